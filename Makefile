@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# qperf: plain `make` works without configure.  Settings come from
+# config.mak.autogen (written by ./configure, optional) and then config.mak
+# (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, SANITIZE=address,undefined, V=1,
+# CC=clang, PREFIX, DESTDIR.
+
+-include config.mak.autogen
+-include config.mak
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+INSTALL ?= install
+
+CFLAGS ?= -O2 -g
+WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I.
+ALL_LDFLAGS = $(LDFLAGS)
+LIBS =
+
+ifdef SANITIZE
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# Optional libraries, found with pkg-config.
+ifndef NO_RDMA
+ifeq ($(shell $(PKG_CONFIG) --exists libibverbs 2>/dev/null && echo y),y)
+HAVE_RDMA = 1
+endif
+ifeq ($(shell $(PKG_CONFIG) --exists librdmacm 2>/dev/null && echo y),y)
+HAVE_RDMACM = 1
+endif
+endif
+ifndef NO_NUMA
+ifeq ($(shell test -f /usr/include/numa.h && echo y),y)
+HAVE_NUMA = 1
+endif
+endif
+
+FEATURES = sockets
+ifdef HAVE_RDMA
+ALL_CFLAGS += -DHAVE_RDMA
+FEATURES += rdma-headers
+endif
+ifdef HAVE_NUMA
+ALL_CFLAGS += -DHAVE_NUMA
+LIBS += -lnuma
+FEATURES += numa
+endif
+
+ifeq ($(V),1)
+Q =
+QUIET_CC =
+QUIET_LINK =
+else
+Q = @
+QUIET_CC = @echo '   CC      ' $@;
+QUIET_LINK = @echo '   LINK    ' $@;
+endif
+
+CORE_OBJS = core/opts.o core/param.o core/help.o core/report.o core/cpu.o \
+	core/ctl.o core/server.o core/client.o core/measure.o core/util.o \
+	transports/table.o transports/sock.o
+OBJS = qperf.o $(CORE_OBJS)
+UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))
+FUZZERS = $(patsubst %.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+all: qperf softverbs
+	@echo "qperf built with: $(FEATURES)$(if $(HAVE_RDMA), softverbs)"
+
+qperf: $(OBJS)
+	$(QUIET_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LIBS)
+
+libqperf.a: $(CORE_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $(CORE_OBJS)
+
+%.o: %.c $(wildcard core/*.h transports/*.h) Makefile
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tests/unit/test_%: tests/unit/test_%.c libqperf.a tests/unit/harness.h
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS)
+
+unit: $(UNIT_TESTS)
+
+ifdef HAVE_RDMA
+softverbs:
+	$(Q)$(MAKE) -C softverbs $(if $(SANITIZE),SANITIZE=$(SANITIZE)) CC=$(CC)
+else
+softverbs:
+	@echo "softverbs skipped (no rdma-core headers, or NO_RDMA=1)"
+endif
+
+check: all unit
+	$(Q)tests/run.sh
+
+install: qperf
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 qperf $(DESTDIR)$(BINDIR)/qperf
+	$(INSTALL) -m 644 docs/qperf.1 $(DESTDIR)$(MANDIR)/man1/qperf.1
+
+clean:
+	rm -f qperf libqperf.a $(OBJS) $(UNIT_TESTS) $(FUZZERS)
+	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
+
+.PHONY: all unit check install clean softverbs

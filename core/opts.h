@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Command-line parsing: the one typed option table (names, short names,
+ * type, limits, loc/rem scope, help) that drives parsing, validation,
+ * --loop, --help and the man-page check.
+ *
+ * Unlike 0.4.11, the whole command line is parsed and validated before
+ * any test runs; the result is a plan.  Each test in the plan carries a
+ * snapshot of the settings as they were when its name was parsed, so
+ * "qperf h tcp_lat -v udp_lat" still runs tcp_lat without -v (spec §1.1).
+ */
+#ifndef QPERF_OPTS_H
+#define QPERF_OPTS_H
+
+#include <stdio.h>
+
+#include "types.h"
+
+struct test_desc;
+
+enum opt_type {
+	OT_INT, /* decimal integer */
+	OT_SIZE, /* size with K/KiB/k/kb/M/... suffix */
+	OT_TIME, /* seconds, fractions allowed, s/m/h/d suffix */
+	OT_STR, /* string, < 64 chars */
+	OT_SL, /* service level 0..15 */
+	OT_SET1, /* no value: sets the targets to 1 */
+	OT_FLAG, /* no value: a switch (verbosity, -uu, ...) */
+	OT_SPECIAL /* host, loop, help, version, listen port ... */
+};
+
+/* One entry of the option table. */
+struct opt_desc {
+	const char *name; /* long form with dashes, e.g. "--msg_size" */
+	const char *abbr; /* short form, e.g. "-m", or NULL */
+	enum opt_type type;
+	int par; /* enum par_id, or -1 */
+	unsigned sides; /* bit 0: SIDE_LOC, bit 1: SIDE_REM */
+	bool server_ok; /* may be given without making this a client */
+	uint64_t min, max; /* accepted range (after unit scaling) */
+	const char *arg; /* argument name for help, e.g. "size", or NULL */
+	const char *help; /* one-line description for --help options */
+	const char *obsolete_for; /* non-NULL: obsolete spelling of this option */
+};
+
+extern const struct opt_desc opt_table[];
+extern const size_t opt_count;
+
+#define LOOP_MAX 8
+
+/* One --loop Var:Init:Last:Incr, validated so that it always terminates. */
+struct loop {
+	const struct opt_desc *opt; /* the variable's option */
+	uint64_t init, last, incr; /* after unit scaling */
+	bool mult; /* Incr had a leading '*' */
+};
+
+/* Everything that options can set, snapshotted per test. */
+struct settings {
+	struct par_set par;
+	struct out_opts out;
+	int nloops;
+	struct loop loops[LOOP_MAX]; /* first given = outermost */
+};
+
+struct plan_item {
+	const struct test_desc *test;
+	struct settings s;
+};
+
+enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION };
+
+#define WARN_MAX 32
+
+struct plan {
+	enum run_mode mode;
+	const char *host; /* client: server host */
+	uint16_t listen_port; /* default 19765; 0 allowed for a server */
+	const char *port_file; /* server: write the bound port here */
+	uint64_t wait_server; /* ns, default 5 s */
+	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
+	bool debug; /* -D */
+	const char *help_topic; /* RUN_HELP: "main" if none */
+	size_t ntests;
+	struct plan_item *tests; /* malloc'd; plan_free() releases */
+	int nwarn;
+	char warn[WARN_MAX][160]; /* warnings found while parsing */
+};
+
+/*
+ * Parse argv into plan.  Returns 0 on success, or -1 with a message in err
+ * (no "qperf: " prefix, no newline) naming the bad option and value; the
+ * caller prints it and exits 2.  Does not print, does not block.
+ */
+int opts_parse(int argc, char **argv, struct plan *plan, char *err,
+	       size_t errlen);
+
+/* Release what opts_parse() allocated. */
+void plan_free(struct plan *plan);
+
+/*
+ * Set opt (the variable of a --loop) to the decimal value v in s, exactly
+ * as if "opt v" had been typed.  Returns 0 or -1 with err filled.
+ */
+int opts_set_value(struct settings *s, const struct opt_desc *opt,
+		   uint64_t v, char *err, size_t errlen);
+
+/*
+ * Expand the loops of s: calls fn once per iteration with the settings of
+ * that iteration (first loop outermost).  Stops and returns fn's value at
+ * the first non-zero return.  Loops always terminate: loop_plan rejects
+ * zero increments, "*1" and multiplying from 0, and stops on overflow.
+ */
+int loops_run(const struct settings *s,
+	      int (*fn)(const struct settings *, void *), void *arg,
+	      char *err, size_t errlen);
+
+/* Parsers, exported for unit tests.  Return 0, or -1 with err filled. */
+int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
+	       size_t errlen);
+int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
+	       size_t errlen);
+int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
+	      size_t errlen);
+
+/*
+ * Per-test preparation (spec §4.7): mark the parameters the test uses,
+ * fill test defaults (time 2 s unless -n, timeout 5 s, msg_size) without
+ * marking them user-set.
+ */
+void param_prepare(const struct test_desc *t, struct par_set *p);
+
+/*
+ * Write into buf one "<opt> set but not used in test <name>" line per
+ * user-set, unused parameter, in parameter-table order, separated by
+ * '\n'.  Returns the number of warnings.
+ */
+int param_unused(const struct test_desc *t, const struct par_set *p,
+		 char *buf, size_t buflen);
+
+/*
+ * Print help for topic ("main", "tests", "opts", "options", "examples",
+ * a test name ...).  Returns 0, or -1 with err filled for an unknown topic.
+ */
+int help_print(FILE *f, const char *topic, char *err, size_t errlen);
+
+#endif

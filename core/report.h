@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Results: the arithmetic of 0.4.11's calc_results (spec §3.4, §6) and the
+ * text report in 0.4.11's exact layout (spec §5).  Pure functions of their
+ * inputs, writing to a FILE*.
+ */
+#ifndef QPERF_REPORT_H
+#define QPERF_REPORT_H
+
+#include <stdio.h>
+
+#include "types.h"
+
+struct test_desc;
+
+/*
+ * Merge the rem_s/rem_r counters and compute every figure.  l is the
+ * client's STAT, r the server's.  Never divides by zero.
+ */
+void calc_results(const struct node_stat *l, const struct node_stat *r,
+		  struct results *res);
+
+/*
+ * Print the table of one finished test (headline, parameters, costs,
+ * per-node block, -D block), without the "<name>:" header line.
+ */
+void report_test(FILE *f, const struct test_desc *t,
+		 const struct results *res, const struct par_set *p,
+		 const struct out_opts *o);
+
+/* Print the conf test's eight lines. */
+void report_conf(FILE *f, const struct conf_info *loc,
+		 const struct conf_info *rem);
+
+/*
+ * Render v with precision significant digits (integer digits never
+ * dropped), commas unless !commas (spec §5.4).  Returns strlen of buf.
+ */
+size_t fmt_number(char *buf, size_t len, double v, int precision,
+		  bool commas);
+
+/* Sample /proc/stat into t[CPU_USER..CPU_STEAL] (ticks).  0 or -1+err. */
+int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
+
+/* Build the cpu string of CONF from /proc/cpuinfo text (spec §5.9). */
+void conf_cpu_string(const char *cpuinfo, char out[64]);
+
+/* Fill node, cpu, os and qperf of this machine. */
+void conf_local(struct conf_info *c);
+
+#endif

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Types shared by every layer of qperf: parameters, per-node statistics,
+ * computed results, configuration strings and output options.
+ *
+ * Invariants: every time value inside the program is in nanoseconds
+ * (uint64_t); conversion to 0.4.11's whole seconds and clock ticks happens
+ * only in the legacy codec (core/ctl.c).  Parameter values are stored as
+ * uint64_t so that parsing can reject, rather than wrap, values that do not
+ * fit the 32-bit wire fields.
+ */
+#ifndef QPERF_TYPES_H
+#define QPERF_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QPERF_VERSION "0.5.0"
+#define QPERF_VER_MAJ 0
+#define QPERF_VER_MIN 5
+#define QPERF_VER_INC 0
+
+#define NS_PER_SEC 1000000000ULL
+
+/*
+ * Parameters, in 0.4.11's parameter-table order.  That order is the order
+ * of the "set but not used" warnings (spec §4.7).
+ */
+enum par_id {
+	PAR_ACCESS_RECV,
+	PAR_AFFINITY,
+	PAR_ALT_PORT,
+	PAR_FLIP,
+	PAR_ID,
+	PAR_MSG_SIZE,
+	PAR_MTU_SIZE,
+	PAR_NO_MSGS,
+	PAR_POLL_MODE,
+	PAR_PORT,
+	PAR_RD_ATOMIC,
+	PAR_SL,
+	PAR_SOCK_BUF_SIZE,
+	PAR_SRC_PATH_BITS,
+	PAR_STATIC_RATE,
+	PAR_TIME,
+	PAR_TIMEOUT,
+	PAR_USE_CM,
+	PAR_COUNT
+};
+
+enum side { SIDE_LOC, SIDE_REM };
+
+#define PAR_STR_MAX 64 /* wire size of id and static_rate, NUL included */
+
+/*
+ * The parameter set of one test run: a local (client) and a remote
+ * (server) value for each parameter.
+ */
+struct par_set {
+	uint64_t val[2][PAR_COUNT]; /* PAR_TIME/PAR_TIMEOUT in ns */
+	char str[2][2][PAR_STR_MAX]; /* [side][0]=id, [side][1]=static_rate */
+	bool set[2][PAR_COUNT]; /* set by the user (or by --loop) */
+	const char *spelling[2][PAR_COUNT]; /* option as typed, for warnings */
+	bool used[PAR_COUNT]; /* marked by the running test */
+};
+
+/* Index into par_set.str[side][] for a string parameter, or -1. */
+static inline int par_str_index(enum par_id p)
+{
+	return p == PAR_ID ? 0 : p == PAR_STATIC_RATE ? 1 : -1;
+}
+
+/* Output options (verbosity classes and formatting switches). */
+struct out_opts {
+	int v_conf, v_stat, v_time, v_used; /* 0, 1 or 2 */
+	bool unify_units; /* -uu */
+	bool unify_nodes; /* -un */
+	bool bits; /* -ub */
+	bool debug; /* -D */
+	int precision; /* -e, significant digits, default 3 */
+};
+
+/* The nine CPU-time fields of STAT, in wire order. */
+enum cpu_field {
+	CPU_REAL,
+	CPU_USER,
+	CPU_NICE,
+	CPU_KERNEL,
+	CPU_IDLE,
+	CPU_IOWAIT,
+	CPU_IRQ,
+	CPU_SOFTIRQ,
+	CPU_STEAL,
+	CPU_COUNT
+};
+
+struct ustat {
+	uint64_t bytes, msgs, errs;
+};
+
+/*
+ * What one node measured over its test window.  time_s/time_e hold
+ * /proc/stat counters in USER_HZ ticks; index CPU_REAL is unused here
+ * because the window is kept at nanosecond resolution in real_s/real_e
+ * (CLOCK_MONOTONIC ns).  The legacy codec converts real_* to ticks.
+ */
+struct node_stat {
+	uint32_t no_cpus;
+	uint32_t no_ticks; /* USER_HZ */
+	uint32_t max_cqes;
+	uint64_t time_s[CPU_COUNT]; /* ticks; [CPU_REAL] see above */
+	uint64_t time_e[CPU_COUNT];
+	uint64_t real_s, real_e; /* ns, monotonic */
+	struct ustat s, r, rem_s, rem_r;
+};
+
+/* Derived per-node figures (spec §6). */
+struct node_res {
+	double real_time; /* seconds */
+	double cpu_time; /* seconds */
+	double cpu_user, cpu_intr, cpu_kernel, cpu_iowait, cpu_total; /* fraction of one CPU */
+};
+
+/* Results of one test (spec §3.4), computed by calc_results(). */
+struct results {
+	struct node_stat l, r; /* after the rem_s/rem_r merge */
+	struct node_res ln, rn;
+	double latency; /* seconds */
+	double msg_rate; /* 1/s */
+	double send_bw, recv_bw; /* bytes/s */
+	double send_cost, recv_cost; /* CPU seconds per byte */
+};
+
+/* The conf test's four strings (CONF message, spec §2.6). */
+struct conf_info {
+	char node[64], cpu[64], os[64], qperf[64];
+};
+
+#endif
