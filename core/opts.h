@@ -29,7 +29,35 @@ enum opt_type {
 	OT_SPECIAL /* host, loop, help, version, listen port ... */
 };
 
-/* One entry of the option table. */
+/*
+ * What an option does besides (or instead of) setting its parameter.
+ * Options that only set a parameter (par >= 0) have OA_NONE.
+ */
+enum opt_act {
+	OA_NONE,
+	OA_HELP, /* -h [topic]: RUN_HELP */
+	OA_VERSION, /* -V: RUN_VERSION */
+	OA_HOST, /* -H host */
+	OA_LOOP, /* -oo Var:Init:Last:Incr */
+	OA_LISTEN_PORT, /* -lp: plan->listen_port */
+	OA_PORT_FILE, /* -lpf: plan->port_file */
+	OA_WAIT_SERVER, /* -ws: plan->wait_server */
+	OA_SERVER_TIMEOUT, /* -lto: also plan->server_timeout */
+	OA_DEBUG, /* -D */
+	OA_PRECISION, /* -e: out.precision */
+	OA_UNIFY_NODES, /* -un */
+	OA_UNIFY_UNITS, /* -uu */
+	OA_BITS, /* -ub */
+	OA_VERBOSE, /* -v: every class to at least 1 */
+	OA_VERBOSE_MORE, /* -vv: every class to 2 */
+	OA_V_CONF, OA_V_STAT, OA_V_TIME, OA_V_USED, /* -vc ...: exactly 1 */
+	OA_VV_CONF, OA_VV_STAT, OA_VV_TIME, OA_VV_USED /* -vvc ...: 2 */
+};
+
+/*
+ * One entry of the option table.  An obsolete spelling carries only name
+ * and obsolete_for; everything else comes from the entry it names.
+ */
 struct opt_desc {
 	const char *name; /* long form with dashes, e.g. "--msg_size" */
 	const char *abbr; /* short form, e.g. "-m", or NULL */
@@ -41,6 +69,7 @@ struct opt_desc {
 	const char *arg; /* argument name for help, e.g. "size", or NULL */
 	const char *help; /* one-line description for --help options */
 	const char *obsolete_for; /* non-NULL: obsolete spelling of this option */
+	enum opt_act act; /* what it does beyond setting par */
 };
 
 extern const struct opt_desc opt_table[];

@@ -1,0 +1,1044 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The option table and the command-line parser (spec §1.1, §4).
+ *
+ * opt_table is the single source for parsing, validation, --loop variable
+ * names, --help opts/options and the man-page check.  Parsing never
+ * prints: messages go to the caller's buffer (errors) or plan->warn
+ * (obsolete spellings).  Every value is range-checked before it is
+ * stored, so nothing that reaches the 32-bit wire fields can wrap, and
+ * every --loop is proven to terminate before any test runs.
+ *
+ * Values quoted in messages are cut at CLIP_MAX characters, so a hostile
+ * argv cannot make a message overflow (0.4.11 overflowed, spec §7.32).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+#include "../transports/transport.h"
+
+#define LOC (1u << SIDE_LOC)
+#define REM (1u << SIDE_REM)
+#define BOTH (LOC | REM)
+#define U32 ((uint64_t)UINT32_MAX)
+#define TIME_MAX (U32 * NS_PER_SEC) /* 0.4.11 sends whole seconds as u32 */
+#define PORT_MAX 65535
+#define DEFAULT_LISTEN_PORT 19765
+#define DEFAULT_WAIT (5 * NS_PER_SEC)
+#define DEFAULT_PRECISION 3
+#define PRECISION_MAX 20 /* beyond this the digits are noise */
+#define CLIP_MAX 60
+
+/* A parameter option with a value; sides picks loc_, rem_ or both. */
+#define P(n, a, t, p, sd, lo, hi, ar, h)                                   \
+	{ .name = n, .abbr = a, .type = t, .par = p, .sides = sd,          \
+	  .min = lo, .max = hi, .arg = ar, .help = h, .act = OA_NONE }
+/* An on/off form such as -ar1: no value, sets the targets to 1. */
+#define SET1(n, p, sd, h)                                                  \
+	{ .name = n, .type = OT_SET1, .par = p, .sides = sd, .min = 1,     \
+	  .max = 1, .help = h, .act = OA_NONE }
+/* An option that acts on the plan or the output, not on a parameter. */
+#define A(n, a, t, act_, srv, lo, hi, ar, h)                               \
+	{ .name = n, .abbr = a, .type = t, .par = -1, .server_ok = srv,    \
+	  .min = lo, .max = hi, .arg = ar, .help = h, .act = act_ }
+#define OBS(old, new_) { .name = old, .par = -1, .obsolete_for = new_ }
+
+/*
+ * 0.4.11's option order (that of its --help options), plus -lpf.  Help
+ * text: the first sentence is the --help opts summary; the whole text is
+ * the --help options description.
+ */
+const struct opt_desc opt_table[] = {
+	P("--access_recv", "-ar", OT_INT, PAR_ACCESS_RECV, BOTH, 0, U32, "OnOff",
+	  "Read every received buffer if OnOff is non-zero. "
+	  "Only the receiver of bandwidth tests does this; it mimics an "
+	  "application that touches its data.  Default 0."),
+	SET1("-ar1", PAR_ACCESS_RECV, BOTH, "Read every received buffer."),
+	P("--alt_port", "-ap", OT_INT, PAR_ALT_PORT, BOTH, 0, 255, "Port",
+	  "Set the InfiniBand alternate path port. "
+	  "As in 0.4.11 no test marks it used, so it always draws a "
+	  "\"set but not used\" warning."),
+	P("--loc_alt_port", "-lap", OT_INT, PAR_ALT_PORT, LOC, 0, 255, "Port",
+	  "Set the local alternate path port."),
+	P("--rem_alt_port", "-rap", OT_INT, PAR_ALT_PORT, REM, 0, 255, "Port",
+	  "Set the remote alternate path port."),
+	P("--cpu_affinity", "-ca", OT_INT, PAR_AFFINITY, BOTH, 0, U32, "PN",
+	  "Pin the test to one CPU. "
+	  "0 (the default) allows any CPU; N pins to CPU number N-1, as in "
+	  "0.4.11."),
+	P("--loc_cpu_affinity", "-lca", OT_INT, PAR_AFFINITY, LOC, 0, U32, "PN",
+	  "Pin the local side to one CPU."),
+	P("--rem_cpu_affinity", "-rca", OT_INT, PAR_AFFINITY, REM, 0, U32, "PN",
+	  "Pin the remote side to one CPU."),
+	A("--debug", "-D", OT_FLAG, OA_DEBUG, true, 0, 0, NULL,
+	  "Print debug information. "
+	  "Debug messages go to stderr, results gain the raw l_* and r_* "
+	  "counters, and a server prints the errors its clients report.  "
+	  "May be given to a server."),
+	P("--flip", "-f", OT_INT, PAR_FLIP, BOTH, 0, U32, "OnOff",
+	  "Ask sender and receiver to swap roles. "
+	  "Sent to the server as in 0.4.11, but no test implements it, so it "
+	  "always draws a \"set but not used\" warning."),
+	SET1("-f1", PAR_FLIP, BOTH, "Ask sender and receiver to swap roles."),
+	A("--help", "-h", OT_SPECIAL, OA_HELP, true, 0, 0, "Topic",
+	  "Print help on Topic and exit. "
+	  "Without a Topic the overview is printed; qperf --help categories "
+	  "lists the topics."),
+	A("--host", "-H", OT_SPECIAL, OA_HOST, false, 0, 0, "Host",
+	  "Run the tests against the qperf server on Host. "
+	  "The first argument that is not an option names the host too; "
+	  "after -H every such argument is a test."),
+	P("--id", "-i", OT_STR, PAR_ID, BOTH, 0, 0, "Device:Port",
+	  "Use this RDMA device and port. "
+	  "Only the RDMA tests use it."),
+	P("--loc_id", "-li", OT_STR, PAR_ID, LOC, 0, 0, "Device:Port",
+	  "Use this local RDMA device and port."),
+	P("--rem_id", "-ri", OT_STR, PAR_ID, REM, 0, 0, "Device:Port",
+	  "Use this remote RDMA device and port."),
+	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
+	  "Port",
+	  "Set the control port the server listens on and the client "
+	  "connects to. "
+	  "Default 19765.  A server may use 0 to let the kernel choose; see "
+	  "--listen_port_file."),
+	A("--listen_port_file", "-lpf", OT_SPECIAL, OA_PORT_FILE, true, 0, 0,
+	  "File",
+	  "Server: write the port actually bound to File. "
+	  "New in this qperf: with -lp 0 it lets scripts start servers "
+	  "without choosing a free port."),
+	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
+	  "Var:Init:Last:Incr",
+	  "Run the following tests once per value of a numeric option. "
+	  "Var starts at Init and grows by Incr (a leading * multiplies) "
+	  "while it does not exceed Last.  Var defaults to msg_size, Init to "
+	  "1 when multiplying and 0 when adding; missing trailing fields "
+	  "repeat the last one given.  Several loops nest, the first given "
+	  "outermost.  Loops that would never end are rejected.  -vu shows "
+	  "the value of each run."),
+	P("--msg_size", "-m", OT_SIZE, PAR_MSG_SIZE, BOTH, 1, U32, "Size",
+	  "Set the message size. "
+	  "The default depends on the test.  Units: k or kb (1000), K, kib "
+	  "or KiB (1024), m or mb, M, mib or MiB, g or gb, G, gib or GiB; "
+	  "fractions such as 1.5K are allowed.  At most 4294967295."),
+	P("--mtu_size", "-mt", OT_SIZE, PAR_MTU_SIZE, BOTH, 256, 4096, "Size",
+	  "Set the InfiniBand path MTU (RDMA tests). "
+	  "One of 256, 512, 1024, 2048 (the default) or 4096."),
+	P("--no_msgs", "-n", OT_INT, PAR_NO_MSGS, BOTH, 1, U32, "Count",
+	  "Send Count messages. "
+	  "When -n is given without -t the test has no time limit."),
+	P("--cq_poll", "-cp", OT_INT, PAR_POLL_MODE, BOTH, 0, U32, "OnOff",
+	  "Poll completion queues instead of waiting for events if OnOff is "
+	  "non-zero (RDMA tests)."),
+	P("--loc_cq_poll", "-lcp", OT_INT, PAR_POLL_MODE, LOC, 0, U32, "OnOff",
+	  "Turn local polling on or off."),
+	P("--rem_cq_poll", "-rcp", OT_INT, PAR_POLL_MODE, REM, 0, U32, "OnOff",
+	  "Turn remote polling on or off."),
+	SET1("-cp1", PAR_POLL_MODE, BOTH, "Turn polling on."),
+	SET1("-lcp1", PAR_POLL_MODE, LOC, "Turn local polling on."),
+	SET1("-rcp1", PAR_POLL_MODE, REM, "Turn remote polling on."),
+	P("--ip_port", "-ip", OT_INT, PAR_PORT, BOTH, 0, PORT_MAX, "Port",
+	  "Run the socket tests' data connection on Port. "
+	  "This is the server's data port, not the control port of "
+	  "--listen_port; 0 (the default) lets the kernel choose."),
+	A("--precision", "-e", OT_INT, OA_PRECISION, false, 1, PRECISION_MAX,
+	  "Digits",
+	  "Show results with this many significant digits. "
+	  "Default 3, at most 20."),
+	P("--rd_atomic", "-nr", OT_INT, PAR_RD_ATOMIC, BOTH, 0, U32, "Max",
+	  "Set the number of RDMA reads or atomics in flight. "
+	  "0 (the default) uses the device maximum."),
+	P("--loc_rd_atomic", "-lnr", OT_INT, PAR_RD_ATOMIC, LOC, 0, U32, "Max",
+	  "Set the local RDMA read/atomic depth."),
+	P("--rem_rd_atomic", "-rnr", OT_INT, PAR_RD_ATOMIC, REM, 0, U32, "Max",
+	  "Set the remote RDMA read/atomic depth."),
+	P("--service_level", "-sl", OT_SL, PAR_SL, BOTH, 0, 15, "SL",
+	  "Set the InfiniBand service level, 0 to 15 (RDMA tests)."),
+	P("--loc_service_level", "-lsl", OT_SL, PAR_SL, LOC, 0, 15, "SL",
+	  "Set the local service level."),
+	P("--rem_service_level", "-rsl", OT_SL, PAR_SL, REM, 0, 15, "SL",
+	  "Set the remote service level."),
+	P("--sock_buf_size", "-sb", OT_SIZE, PAR_SOCK_BUF_SIZE, BOTH, 0, U32,
+	  "Size",
+	  "Set the socket send and receive buffer sizes (socket tests). "
+	  "Units as for --msg_size; 0 keeps the system default."),
+	P("--loc_sock_buf_size", "-lsb", OT_SIZE, PAR_SOCK_BUF_SIZE, LOC, 0, U32,
+	  "Size", "Set the local socket buffer size."),
+	P("--rem_sock_buf_size", "-rsb", OT_SIZE, PAR_SOCK_BUF_SIZE, REM, 0, U32,
+	  "Size", "Set the remote socket buffer size."),
+	P("--src_path_bits", "-sp", OT_SIZE, PAR_SRC_PATH_BITS, BOTH, 0, 127,
+	  "N",
+	  "Set the InfiniBand source path bits. "
+	  "With a non-zero LMC the connection uses the LID whose low bits "
+	  "are N; 0 to 127."),
+	P("--loc_src_path_bits", "-lsp", OT_SIZE, PAR_SRC_PATH_BITS, LOC, 0, 127,
+	  "N", "Set the local source path bits."),
+	P("--rem_src_path_bits", "-rsp", OT_SIZE, PAR_SRC_PATH_BITS, REM, 0, 127,
+	  "N", "Set the remote source path bits."),
+	P("--static_rate", "-sr", OT_STR, PAR_STATIC_RATE, BOTH, 0, 0, "Rate",
+	  "Force an InfiniBand static rate. "
+	  "Rate is max, 2.5, 5, 10, 20, 30, 40, 60, 80, 120 (Gb/s), 1xSDR, "
+	  "1xDDR, 1xQDR, 4xSDR, 4xDDR, 4xQDR, 8xSDR, 8xDDR or 8xQDR."),
+	P("--loc_static_rate", "-lsr", OT_STR, PAR_STATIC_RATE, LOC, 0, 0,
+	  "Rate", "Force the local static rate."),
+	P("--rem_static_rate", "-rsr", OT_STR, PAR_STATIC_RATE, REM, 0, 0,
+	  "Rate", "Force the remote static rate."),
+	P("--time", "-t", OT_TIME, PAR_TIME, BOTH, 1, TIME_MAX, "Time",
+	  "Run each test for Time. "
+	  "Seconds, fractions allowed (0.5), or with a unit s, m, h or d.  "
+	  "Default 2 s, or no limit when -n is given."),
+	P("--timeout", "-to", OT_TIME, PAR_TIMEOUT, BOTH, 1, TIME_MAX, "Time",
+	  "Set the timeout of each control exchange. "
+	  "Units as for --time; default 5 s."),
+	{ .name = "--loc_timeout", .abbr = "-lto", .type = OT_TIME,
+	  .par = PAR_TIMEOUT, .sides = LOC, .server_ok = true, .min = 1,
+	  .max = TIME_MAX, .arg = "Time", .act = OA_SERVER_TIMEOUT,
+	  .help = "Set the local timeout. "
+		  "Given to a server, it bounds the wait for each client's "
+		  "request; the client's own timeout applies after that." },
+	P("--rem_timeout", "-rto", OT_TIME, PAR_TIMEOUT, REM, 1, TIME_MAX,
+	  "Time", "Set the remote timeout."),
+	A("--unify_nodes", "-un", OT_FLAG, OA_UNIFY_NODES, false, 0, 0, NULL,
+	  "Describe the nodes as local and remote rather than send and "
+	  "receive."),
+	A("--unify_units", "-uu", OT_FLAG, OA_UNIFY_UNITS, false, 0, 0, NULL,
+	  "Show all results in the same units. "
+	  "Helpful for scripts."),
+	A("--use_bits_per_sec", "-ub", OT_FLAG, OA_BITS, false, 0, 0, NULL,
+	  "Show bandwidth in bits/sec rather than bytes/sec."),
+	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
+	  "Use the RDMA connection manager if OnOff is non-zero. "
+	  "Needed for iWARP; RC tests only."),
+	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
+	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
+	  "Show more detail. "
+	  "Raises each of -vc, -vs, -vt and -vu to at least level 1."),
+	A("--verbose_conf", "-vc", OT_FLAG, OA_V_CONF, false, 0, 0, NULL,
+	  "Show configuration information (level 1)."),
+	A("--verbose_stat", "-vs", OT_FLAG, OA_V_STAT, false, 0, 0, NULL,
+	  "Show statistics such as msg_rate (level 1)."),
+	A("--verbose_time", "-vt", OT_FLAG, OA_V_TIME, false, 0, 0, NULL,
+	  "Show CPU costs and usage (level 1)."),
+	A("--verbose_used", "-vu", OT_FLAG, OA_V_USED, false, 0, 0, NULL,
+	  "Show the parameters you set that the test used (level 1)."),
+	A("--verbose_more", "-vv", OT_FLAG, OA_VERBOSE_MORE, false, 0, 0, NULL,
+	  "Show even more detail. "
+	  "Sets each of -vvc, -vvs, -vvt and -vvu."),
+	A("--verbose_more_conf", "-vvc", OT_FLAG, OA_VV_CONF, false, 0, 0, NULL,
+	  "Show more configuration information (level 2)."),
+	A("--verbose_more_stat", "-vvs", OT_FLAG, OA_VV_STAT, false, 0, 0, NULL,
+	  "Show byte, message and error counts too (level 2)."),
+	A("--verbose_more_time", "-vvt", OT_FLAG, OA_VV_TIME, false, 0, 0, NULL,
+	  "Show the CPU time breakdown too (level 2)."),
+	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
+	  "Show every parameter the test used, defaults included (level 2)."),
+	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
+	  "Print the version and the compiled-in transports, and exit."),
+	A("--wait_server", "-ws", OT_TIME, OA_WAIT_SERVER, false, 0, TIME_MAX,
+	  "Time",
+	  "Keep trying to reach a server that is not ready for Time. "
+	  "Default 5 s; 0 tries once."),
+
+	/* Obsolete spellings (spec §4.5): accepted with a warning. */
+	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),
+	OBS("--loc_affinity", "--loc_cpu_affinity"), OBS("-la", "-lca"),
+	OBS("--rem_affinity", "--rem_cpu_affinity"), OBS("-ra", "-rca"),
+	OBS("--rate", "--static_rate"), OBS("-r", "-sr"),
+	OBS("--loc_rate", "--loc_static_rate"), OBS("-lr", "-lsr"),
+	OBS("--rem_rate", "--rem_static_rate"), OBS("-rr", "-rsr"),
+	OBS("--port", "--ip_port"), OBS("-p", "-ip"),
+	OBS("--poll", "--cq_poll"), OBS("-P", "-cp"),
+	OBS("--loc_poll", "--loc_cq_poll"), OBS("-lP", "-lcp"),
+	OBS("--rem_poll", "--rem_cq_poll"), OBS("-rP", "-rcp"),
+	OBS("-R", "-nr"), OBS("-lR", "-lnr"), OBS("-rR", "-rnr"),
+	OBS("-T", "-to"), OBS("-lT", "-lto"), OBS("-rT", "-rto"),
+	OBS("-S", "-sb"), OBS("-lS", "-lsb"), OBS("-rS", "-rsb"),
+	OBS("--wait", "--wait_server"), OBS("-W", "-ws"),
+	OBS("-vC", "-vvc"), OBS("-vS", "-vvs"), OBS("-vT", "-vvt"),
+	OBS("-vU", "-vvu"),
+	OBS("-aro", "-ar1"), OBS("-cmo", "-cm1"), OBS("-fo", "-f1"),
+	OBS("-cpo", "-cp1"), OBS("-lcpo", "-lcp1"), OBS("-rcpo", "-rcp1"),
+	OBS("-Ar", "-ar"), OBS("-M", "-mt"), OBS("-u", "-uu"),
+};
+
+const size_t opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
+
+/* Static rate names accepted by -sr (spec §4.4); "" means the default. */
+static const char *const static_rates[] = {
+	"",	 "max",	  "1xSDR", "1xDDR", "1xQDR", "4xSDR", "4xDDR",
+	"4xQDR", "8xSDR", "8xDDR", "8xQDR", "2.5",   "5",     "10",
+	"20",	 "30",	  "40",	   "60",    "80",    "120",
+};
+
+/* A value cut for quoting in a message. */
+struct clip {
+	char s[CLIP_MAX + 4];
+};
+
+static const char *clip(struct clip *c, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n <= CLIP_MAX)
+		return v;
+	memcpy(c->s, v, CLIP_MAX);
+	memcpy(c->s + CLIP_MAX, "...", 4);
+	return c->s;
+}
+
+/*
+ * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is
+ * NULL), opt and v clipped.  Returns -1.
+ */
+__attribute__((format(printf, 5, 6))) static int
+fail(char *err, size_t errlen, const char *opt, const char *v,
+     const char *fmt, ...)
+{
+	struct clip co, cv;
+	char what[256];
+	va_list ap;
+
+	if (!err || !errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (v)
+		snprintf(err, errlen, "%s: %s: %s", clip(&co, opt), clip(&cv, v),
+			 what);
+	else
+		snprintf(err, errlen, "%s: %s", clip(&co, opt), what);
+	return -1;
+}
+
+/*
+ * strtold with the checks 0.4.11 lacked: a number must start the string
+ * (no blanks, no inf/nan), be finite and, unless neg_ok, not negative.
+ * *end is left after the number.  Returns 0, 1 if negative, -1 if bad.
+ */
+static int scan_number(const char *v, long double *x, const char **end)
+{
+	char *e;
+
+	if (!strchr("+-.0123456789", v[0]) || v[0] == '\0')
+		return -1;
+	*x = strtold(v, &e);
+	if (e == v || !isfinite(*x))
+		return -1;
+	*end = e;
+	return (signbit(*x) || v[0] == '-') ? 1 : 0;
+}
+
+/* Size units (spec §4.1, plus KiB/MiB/GiB); case-sensitive like 0.4.11. */
+static const struct {
+	const char *sfx;
+	uint64_t mult;
+} size_units[] = {
+	{ "", 1 },
+	{ "k", 1000 },
+	{ "kb", 1000 },
+	{ "m", 1000000 },
+	{ "mb", 1000000 },
+	{ "g", 1000000000 },
+	{ "gb", 1000000000 },
+	{ "K", 1ULL << 10 },
+	{ "kib", 1ULL << 10 },
+	{ "KiB", 1ULL << 10 },
+	{ "M", 1ULL << 20 },
+	{ "mib", 1ULL << 20 },
+	{ "MiB", 1ULL << 20 },
+	{ "G", 1ULL << 30 },
+	{ "gib", 1ULL << 30 },
+	{ "GiB", 1ULL << 30 },
+};
+
+int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
+	       size_t errlen)
+{
+	const char *end = NULL;
+	long double x, up;
+	uint64_t mult = 0;
+	int neg;
+
+	neg = scan_number(v, &x, &end);
+	if (neg >= 0) {
+		for (size_t i = 0; i < sizeof(size_units) / sizeof(size_units[0]);
+		     i++)
+			if (strcmp(end, size_units[i].sfx) == 0)
+				mult = size_units[i].mult;
+	}
+	if (neg < 0 || !mult)
+		return fail(err, errlen, opt, v,
+			    "bad size; use a number with an optional unit "
+			    "k, kb, K, KiB, m, M, MiB, g, G or GiB");
+	if (neg)
+		return fail(err, errlen, opt, v, "must not be negative");
+	x *= mult;
+	/*
+	 * Decimal fractions are inexact in binary: 1.001k must be 1001, not
+	 * 1000.  Snap values a hair below an integer up before truncating
+	 * (0.4.11 truncates, so 3.99 stays 3).
+	 */
+	if (x >= (long double)U32 + 1)
+		return fail(err, errlen, opt, v,
+			    "too large; must be at most %" PRIu64, U32);
+	/* By hand rather than ceill(): no libm for one call. */
+	up = (long double)(uint64_t)x;
+	if (up < x)
+		up += 1;
+	if (up - x < x * 1e-12L && up <= (long double)U32)
+		x = up;
+	*out = (uint64_t)x;
+	return 0;
+}
+
+int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
+	       size_t errlen)
+{
+	static const char units[] = "sSmMhHdD";
+	static const unsigned secs[] = { 1, 1, 60, 60, 3600, 3600, 86400, 86400 };
+	const char *end = NULL, *u;
+	long double x;
+	unsigned mult = 0;
+	int neg;
+
+	neg = scan_number(v, &x, &end);
+	if (neg >= 0) {
+		if (*end == '\0')
+			mult = 1;
+		else if (end[1] == '\0' && (u = strchr(units, *end)))
+			mult = secs[u - units];
+	}
+	if (neg < 0 || !mult)
+		return fail(err, errlen, opt, v,
+			    "bad time; use seconds with an optional unit "
+			    "s, m, h or d");
+	if (neg)
+		return fail(err, errlen, opt, v, "must not be negative");
+	x *= mult;
+	if (x > (long double)U32)
+		return fail(err, errlen, opt, v,
+			    "too large; must be at most %" PRIu64 " seconds",
+			    U32);
+	/* Nearest nanosecond: 0.01d is 864 s even though 0.01 is inexact. */
+	*ns = (uint64_t)(x * NS_PER_SEC + 0.5L);
+	return 0;
+}
+
+int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
+	      size_t errlen)
+{
+	const char *p = v;
+	uint64_t x = 0;
+	bool big = false;
+
+	if (*p == '-' && p[1] >= '0' && p[1] <= '9')
+		return fail(err, errlen, opt, v, "must not be negative");
+	if (*p == '+')
+		p++;
+	if (*p == '\0')
+		return fail(err, errlen, opt, v,
+			    "bad number; use a decimal integer");
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return fail(err, errlen, opt, v,
+				    "bad number; use a decimal integer");
+		if (x > U32)
+			big = true; /* keep scanning for junk first */
+		else
+			x = x * 10 + (uint64_t)(*p - '0');
+	}
+	if (big || x > U32)
+		return fail(err, errlen, opt, v,
+			    "too large; must be at most %" PRIu64, U32);
+	*out = x;
+	return 0;
+}
+
+/* Exact-name lookup; obsolete spellings are returned as such. */
+static const struct opt_desc *opt_lookup(const char *name, bool dashes)
+{
+	for (size_t i = 0; i < opt_count; i++) {
+		const struct opt_desc *o = &opt_table[i];
+		const char *n = o->name, *a = o->abbr;
+
+		if (!dashes) {
+			n += strspn(n, "-");
+			a = a ? a + strspn(a, "-") : NULL;
+		}
+		if (strcmp(n, name) == 0 || (a && strcmp(a, name) == 0))
+			return o;
+	}
+	return NULL;
+}
+
+/* The entry an obsolete spelling stands for (itself if current). */
+static const struct opt_desc *opt_resolve(const struct opt_desc *o)
+{
+	const struct opt_desc *n;
+
+	if (!o || !o->obsolete_for)
+		return o;
+	n = opt_lookup(o->obsolete_for, true);
+	return n ? n : o;
+}
+
+static bool opt_takes_value(const struct opt_desc *o)
+{
+	switch (o->type) {
+	case OT_INT:
+	case OT_SIZE:
+	case OT_TIME:
+	case OT_STR:
+	case OT_SL:
+		return true;
+	case OT_SPECIAL:
+		return o->arg && o->act != OA_HELP;
+	default:
+		return false;
+	}
+}
+
+/* Only numbers that live in struct settings can be looped. */
+static bool opt_loopable(const struct opt_desc *o)
+{
+	if (o->par < 0 && o->act != OA_PRECISION)
+		return false;
+	return o->type == OT_INT || o->type == OT_SIZE || o->type == OT_TIME ||
+	       o->type == OT_SL;
+}
+
+static void settings_init(struct settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->out.precision = DEFAULT_PRECISION;
+}
+
+static void set_par(struct par_set *p, const struct opt_desc *o,
+		    const char *spelling, uint64_t v, const char *str)
+{
+	int si = par_str_index((enum par_id)o->par);
+
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		if (!(o->sides & (1u << side)))
+			continue;
+		if (si >= 0)
+			snprintf(p->str[side][si], PAR_STR_MAX, "%s", str);
+		else
+			p->val[side][o->par] = v;
+		p->set[side][o->par] = true;
+		p->spelling[side][o->par] = spelling;
+	}
+}
+
+/* Check x (already unit-scaled) against o's range; fills err. */
+static int check_range(const struct opt_desc *o, const char *spelling,
+		       const char *v, uint64_t x, char *err, size_t errlen)
+{
+	bool time = o->type == OT_TIME;
+
+	if (o->type == OT_SL && x > o->max)
+		return fail(err, errlen, spelling, v,
+			    "service level must be between 0 and 15");
+	if (o->par == PAR_MTU_SIZE && (x < o->min || x > o->max || (x & (x - 1))))
+		return fail(err, errlen, spelling, v,
+			    "must be 256, 512, 1024, 2048 or 4096");
+	if (x < o->min) {
+		if (o->min == 1)
+			return fail(err, errlen, spelling, v,
+				    "must be greater than 0");
+		return fail(err, errlen, spelling, v,
+			    "must be at least %" PRIu64, o->min);
+	}
+	if (x > o->max) {
+		if (o->arg && strcmp(o->arg, "Port") == 0)
+			return fail(err, errlen, spelling, v,
+				    "port must be at most %" PRIu64, o->max);
+		return fail(err, errlen, spelling, v,
+			    "too large; must be at most %" PRIu64 "%s",
+			    (uint64_t)(time ? o->max / NS_PER_SEC : o->max),
+			    time ? " seconds" : "");
+	}
+	return 0;
+}
+
+/* Parse v for a valued option, unit-scaled and range-checked. */
+static int parse_value(const struct opt_desc *o, const char *spelling,
+		       const char *v, uint64_t *x, char *err, size_t errlen)
+{
+	int rc;
+
+	switch (o->type) {
+	case OT_SIZE:
+		rc = parse_size(spelling, v, x, err, errlen);
+		break;
+	case OT_TIME:
+		rc = parse_time(spelling, v, x, err, errlen);
+		break;
+	default:
+		rc = parse_int(spelling, v, x, err, errlen);
+		break;
+	}
+	return rc ? rc : check_range(o, spelling, v, *x, err, errlen);
+}
+
+/* Apply a value to an option that lives in struct settings. */
+static int apply_setting(struct settings *s, const struct opt_desc *o,
+			 const char *spelling, const char *v, char *err,
+			 size_t errlen)
+{
+	uint64_t x = 0;
+
+	if (o->type == OT_STR) {
+		bool ok = o->par != PAR_STATIC_RATE;
+
+		if (strlen(v) >= PAR_STR_MAX)
+			return fail(err, errlen, spelling, v,
+				    "too long; must be at most %d characters",
+				    PAR_STR_MAX - 1);
+		for (size_t i = 0; !ok && i < sizeof(static_rates) /
+						 sizeof(static_rates[0]); i++)
+			ok = strcmp(v, static_rates[i]) == 0;
+		if (!ok)
+			return fail(err, errlen, spelling, v,
+				    "bad static rate; try: qperf --help "
+				    "options");
+		set_par(&s->par, o, spelling, 0, v);
+		return 0;
+	}
+	if (parse_value(o, spelling, v, &x, err, errlen))
+		return -1;
+	if (o->act == OA_PRECISION)
+		s->out.precision = (int)x;
+	else
+		set_par(&s->par, o, spelling, x, NULL);
+	return 0;
+}
+
+int opts_set_value(struct settings *s, const struct opt_desc *opt,
+		   uint64_t v, char *err, size_t errlen)
+{
+	char buf[24];
+
+	opt = opt_resolve(opt);
+	if (!opt || !opt_loopable(opt))
+		return fail(err, errlen, opt ? opt->name : "--loop", NULL,
+			    "cannot be set to a number");
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	/* The table's spelling outlives argv copies; use it for warnings. */
+	return apply_setting(s, opt, opt->name, buf, err, errlen);
+}
+
+/* Verbosity (spec §4.2 notes). */
+static void apply_verbose(struct out_opts *out, enum opt_act act)
+{
+	int *cls[4] = { &out->v_conf, &out->v_stat, &out->v_time, &out->v_used };
+
+	switch (act) {
+	case OA_VERBOSE:
+		for (int i = 0; i < 4; i++)
+			if (*cls[i] < 1)
+				*cls[i] = 1;
+		break;
+	case OA_VERBOSE_MORE:
+		for (int i = 0; i < 4; i++)
+			*cls[i] = 2;
+		break;
+	case OA_V_CONF:
+	case OA_V_STAT:
+	case OA_V_TIME:
+	case OA_V_USED:
+		*cls[act - OA_V_CONF] = 1;
+		break;
+	case OA_VV_CONF:
+	case OA_VV_STAT:
+	case OA_VV_TIME:
+	case OA_VV_USED:
+		*cls[act - OA_VV_CONF] = 2;
+		break;
+	default:
+		break;
+	}
+}
+
+/* A loop value as typed for Var, which is seconds for a time option. */
+static uint64_t typed_max(const struct opt_desc *o)
+{
+	return o->type == OT_TIME ? o->max / NS_PER_SEC : o->max;
+}
+
+/*
+ * Parse one --loop argument (spec §4.6) into lp, rejecting every loop
+ * that would not terminate.  s is the settings so far, used to try the
+ * first values.
+ */
+static int parse_loop(const char *spelling, const char *spec,
+		      const struct settings *s, struct loop *lp, char *err,
+		      size_t errlen)
+{
+	char buf[256];
+	char *f[4];
+	const char *var, *incr;
+	const struct opt_desc *o;
+	struct settings tmp;
+	uint64_t v;
+	int n = 1;
+
+	if (strlen(spec) >= sizeof(buf))
+		return fail(err, errlen, spelling, spec, "too long");
+	memcpy(buf, spec, strlen(spec) + 1);
+	/* Missing trailing fields repeat the last one given (0.4.11). */
+	f[0] = buf;
+	while (n < 4) {
+		char *c = strchr(f[n - 1], ':');
+
+		if (!c)
+			break;
+		*c = '\0';
+		f[n++] = c + 1;
+	}
+	for (int i = n; i < 4; i++)
+		f[i] = f[n - 1];
+
+	var = f[0][0] ? f[0] : "msg_size";
+	o = opt_resolve(opt_lookup(var, false));
+	if (!o)
+		return fail(err, errlen, spelling, var, "no such variable");
+	if (!opt_loopable(o))
+		return fail(err, errlen, spelling, var,
+			    "cannot be looped; only numeric options can");
+	memset(lp, 0, sizeof(*lp));
+	lp->opt = o;
+
+	incr = f[3];
+	if (*incr == '*') {
+		lp->mult = true;
+		incr++;
+	}
+	if (*incr == '\0')
+		return fail(err, errlen, spelling, spec,
+			    "empty increment; increment must be positive");
+	if (parse_size(spelling, incr, &lp->incr, err, errlen))
+		return -1;
+	if (lp->incr == 0)
+		return fail(err, errlen, spelling, spec,
+			    "increment must be positive");
+	if (lp->mult && lp->incr == 1)
+		return fail(err, errlen, spelling, spec,
+			    "multiplying by 1 would loop forever");
+
+	if (f[1][0] == '\0')
+		lp->init = lp->mult ? 1 : 0;
+	else if (parse_size(spelling, f[1], &lp->init, err, errlen))
+		return -1;
+	if (f[2][0] == '\0')
+		return fail(err, errlen, spelling, spec, "must specify limit");
+	if (parse_size(spelling, f[2], &lp->last, err, errlen))
+		return -1;
+
+	if (lp->mult && lp->init == 0)
+		return fail(err, errlen, spelling, spec,
+			    "multiplying from 0 would loop forever");
+	if (lp->init > lp->last)
+		return fail(err, errlen, spelling, spec,
+			    "initial value greater than limit");
+	if (lp->last > typed_max(o))
+		return fail(err, errlen, spelling, spec,
+			    "limit too large for %s; must be at most %" PRIu64,
+			    o->name, typed_max(o));
+
+	/*
+	 * Try the first values now, so that a bad one (msg_size 0, an MTU
+	 * that is not a power of two) is a usage error before any test
+	 * runs.  loops_run() checks every value again.
+	 */
+	tmp = *s;
+	v = lp->init;
+	for (int i = 0; i < 64 && v <= lp->last; i++) {
+		char inner[160];
+
+		if (opts_set_value(&tmp, o, v, inner, sizeof(inner)))
+			return fail(err, errlen, spelling, spec, "%s", inner);
+		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
+			     : __builtin_add_overflow(v, lp->incr, &v))
+			break;
+	}
+	return 0;
+}
+
+static int loop_level(struct settings *w, int depth,
+		      int (*fn)(const struct settings *, void *), void *arg,
+		      char *err, size_t errlen)
+{
+	const struct loop *lp;
+	uint64_t v;
+
+	if (depth >= w->nloops)
+		return fn(w, arg);
+	lp = &w->loops[depth];
+	v = lp->init;
+	while (v <= lp->last) {
+		int rc;
+
+		if (opts_set_value(w, lp->opt, v, err, errlen))
+			return -1;
+		rc = loop_level(w, depth + 1, fn, arg, err, errlen);
+		if (rc)
+			return rc;
+		/* Stop rather than wrap: an overflowed value exceeds Last. */
+		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
+			     : __builtin_add_overflow(v, lp->incr, &v))
+			break;
+		if (lp->incr == 0 || (lp->mult && lp->incr < 2))
+			break; /* cannot happen after parse_loop; never spin */
+	}
+	return 0;
+}
+
+int loops_run(const struct settings *s,
+	      int (*fn)(const struct settings *, void *), void *arg,
+	      char *err, size_t errlen)
+{
+	struct settings w = *s;
+
+	if (w.nloops < 0 || w.nloops > LOOP_MAX)
+		return fail(err, errlen, "--loop", NULL, "bad loop count");
+	return loop_level(&w, 0, fn, arg, err, errlen);
+}
+
+static void plan_init(struct plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->mode = RUN_SERVER;
+	plan->listen_port = DEFAULT_LISTEN_PORT;
+	plan->wait_server = DEFAULT_WAIT;
+	plan->server_timeout = DEFAULT_WAIT;
+}
+
+__attribute__((format(printf, 2, 3))) static void
+plan_warn(struct plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (plan->nwarn >= WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(plan->warn[plan->nwarn++], sizeof(plan->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+void plan_free(struct plan *plan)
+{
+	free(plan->tests);
+	plan->tests = NULL;
+	plan->ntests = 0;
+}
+
+static int plan_add(struct plan *plan, const struct test_desc *t,
+		    const struct settings *s, char *err, size_t errlen)
+{
+	struct plan_item *n;
+
+	n = realloc(plan->tests, (plan->ntests + 1) * sizeof(*n));
+	if (!n)
+		return fail(err, errlen, t->name, NULL, "out of memory");
+	plan->tests = n;
+	n[plan->ntests].test = t;
+	n[plan->ntests].s = *s;
+	plan->ntests++;
+	return 0;
+}
+
+/* The options that act on the plan, output or loops rather than a par. */
+static int apply_plan_opt(struct plan *plan, struct settings *s,
+			  const struct opt_desc *o, const char *spelling,
+			  const char *v, char *err, size_t errlen)
+{
+	uint64_t x = 0;
+
+	switch (o->act) {
+	case OA_HOST:
+		plan->host = v;
+		return 0;
+	case OA_PORT_FILE:
+		if (!*v)
+			return fail(err, errlen, spelling, NULL,
+				    "empty file name");
+		plan->port_file = v;
+		return 0;
+	case OA_LOOP:
+		if (s->nloops >= LOOP_MAX)
+			return fail(err, errlen, spelling, v,
+				    "too many loops; at most %d", LOOP_MAX);
+		if (parse_loop(spelling, v, s, &s->loops[s->nloops], err,
+			       errlen))
+			return -1;
+		s->nloops++;
+		return 0;
+	case OA_LISTEN_PORT:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		plan->listen_port = (uint16_t)x;
+		return 0;
+	case OA_WAIT_SERVER:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		plan->wait_server = x;
+		return 0;
+	case OA_SERVER_TIMEOUT:
+		if (apply_setting(s, o, spelling, v, err, errlen))
+			return -1;
+		plan->server_timeout = s->par.val[SIDE_LOC][PAR_TIMEOUT];
+		return 0;
+	case OA_DEBUG:
+		plan->debug = true;
+		s->out.debug = true;
+		return 0;
+	case OA_UNIFY_NODES:
+		s->out.unify_nodes = true;
+		return 0;
+	case OA_UNIFY_UNITS:
+		s->out.unify_units = true;
+		return 0;
+	case OA_BITS:
+		s->out.bits = true;
+		return 0;
+	default:
+		apply_verbose(&s->out, o->act);
+		return 0;
+	}
+}
+
+/* A non-option argument: the host, then tests. */
+static int parse_word(struct plan *plan, const struct settings *s,
+		      const char *w, char *err, size_t errlen)
+{
+	const struct test_desc *t;
+
+	if (!plan->host) {
+		plan->host = w;
+		return 0;
+	}
+	t = test_find(w);
+	if (!t)
+		return fail(err, errlen, w, NULL,
+			    "bad test; try: qperf --help tests");
+	return plan_add(plan, t, s, err, errlen);
+}
+
+/* Client or server, and the errors of spec §1.1. */
+static int decide_mode(struct plan *plan, bool client, char *err,
+		       size_t errlen)
+{
+	if (!client && !plan->host) {
+		plan->mode = RUN_SERVER;
+		return 0;
+	}
+	plan->mode = RUN_CLIENT;
+	if (!plan->host) {
+		snprintf(err, errlen,
+			 "you used a client-only option but did not specify "
+			 "the server name.\nDo you want to be a client or "
+			 "server?");
+		return -1;
+	}
+	if (!plan->ntests) {
+		if (test_find(plan->host))
+			snprintf(err, errlen, "must specify host name first; "
+					      "try: qperf --help");
+		else
+			snprintf(err, errlen, "must specify a test type; "
+					      "try: qperf --help");
+		return -1;
+	}
+	if (plan->listen_port == 0)
+		return fail(err, errlen, "-lp", "0", "a client needs a port "
+						     "between 1 and 65535");
+	if (plan->port_file)
+		plan_warn(plan, "%s set but not used by a client",
+			  "--listen_port_file");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct plan *plan,
+		      struct settings *s, char *err, size_t errlen)
+{
+	bool client = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		const struct opt_desc *o, *typed;
+
+		if (a[0] != '-') {
+			if (parse_word(plan, s, a, err, errlen))
+				return -1;
+			continue;
+		}
+		typed = opt_lookup(a, true);
+		if (!typed)
+			return fail(err, errlen, a, NULL,
+				    "bad option; try: qperf --help options");
+		o = opt_resolve(typed);
+		if (o != typed) {
+			struct clip c;
+
+			plan_warn(plan, "obsolete option: %s; use %s instead",
+				  clip(&c, a), typed->obsolete_for);
+		}
+		if (o->act == OA_HELP) {
+			plan->mode = RUN_HELP;
+			plan->help_topic = "main";
+			if (i + 1 < argc && argv[i + 1][0] != '-')
+				plan->help_topic = argv[i + 1];
+			return 1;
+		}
+		if (o->act == OA_VERSION) {
+			plan->mode = RUN_VERSION;
+			return 1;
+		}
+		if (!o->server_ok)
+			client = true;
+		if (opt_takes_value(o)) {
+			if (i + 1 >= argc) {
+				struct clip c;
+
+				snprintf(err, errlen, "missing argument to %s",
+					 clip(&c, a));
+				return -1;
+			}
+			v = argv[++i];
+		}
+		if (o->type == OT_SET1) {
+			set_par(&s->par, o, a, 1, NULL);
+		} else if ((o->par >= 0 && o->act == OA_NONE) ||
+			   o->act == OA_PRECISION) {
+			if (apply_setting(s, o, a, v, err, errlen))
+				return -1;
+		} else if (apply_plan_opt(plan, s, o, a, v, err, errlen)) {
+			return -1;
+		}
+	}
+	return decide_mode(plan, client, err, errlen);
+}
+
+int opts_parse(int argc, char **argv, struct plan *plan, char *err,
+	       size_t errlen)
+{
+	struct settings s;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	plan_init(plan);
+	settings_init(&s);
+	rc = parse_args(argc, argv, plan, &s, err, errlen);
+	if (rc < 0) {
+		plan_free(plan);
+		return -1;
+	}
+	return 0;
+}
