@@ -42,6 +42,21 @@ size_t fmt_number(char *buf, size_t len, double v, int precision,
 /* Sample /proc/stat into t[CPU_USER..CPU_STEAL] (ticks).  0 or -1+err. */
 int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
 
+/*
+ * Parse the first line of /proc/stat ("cpu  user nice system idle iowait
+ * irq softirq steal ...") into t[CPU_USER..CPU_STEAL]; t[CPU_REAL] = 0 and
+ * a missing steal field reads as 0.  Pure; 0, or -1 with a message in err
+ * and t zeroed.
+ */
+int cpu_parse_stat(const char *text, uint64_t t[CPU_COUNT], char *err,
+		   size_t errlen);
+
+/* Online CPUs (at least 1), for STAT's no_cpus.  Does not block. */
+uint32_t cpu_count(void);
+
+/* Clock ticks per second of /proc/stat (USER_HZ, normally 100). */
+uint32_t cpu_ticks(void);
+
 /* Build the cpu string of CONF from /proc/cpuinfo text (spec §5.9). */
 void conf_cpu_string(const char *cpuinfo, char out[64]);
 
