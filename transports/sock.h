@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 enum sock_style {
@@ -29,5 +30,37 @@ struct xport {
 
 extern const struct xport xport_tcp, xport_udp, xport_sdp, xport_sctp,
 	xport_rds;
+
+struct ctl;
+struct req;
+struct run;
+
+/*
+ * Server half of the data-socket setup for request q on control
+ * connection c: make and bind the data socket, announce its port, and for
+ * stream transports accept the client's connection within the timeout.
+ * lat selects TCP_NODELAY.  Fills r->fd.  Returns 0 or -1 with err filled.
+ */
+int sock_server_open(const struct xport *xp, struct ctl *c,
+		     const struct req *q, bool lat, struct run *r, char *err,
+		     size_t errlen);
+
+/*
+ * Client half: receive the data port and connect to the address the
+ * control connection reached (never re-resolving the name).  bufsize is
+ * the client's own socket buffer size (0 = leave).  Fills r->fd.
+ */
+int sock_client_open(const struct xport *xp, struct ctl *c, uint32_t bufsize,
+		     bool lat, struct run *r, char *err, size_t errlen);
+
+/*
+ * connect() within timeout ns; the socket's blocking mode is kept.
+ * Returns 0, or -1 with errno set (ETIMEDOUT when time ran out).
+ */
+int sock_connect_bounded(int fd, const struct sockaddr *sa, socklen_t len,
+			 uint64_t timeout);
+
+/* Set SO_RCVTIMEO and SO_SNDTIMEO on fd (ns; 0 = none). */
+void sock_set_idle(int fd, uint64_t ns);
 
 #endif

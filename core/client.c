@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The client: for each test of the plan (and each --loop iteration),
+ * connect, send the request, run the test's exchange, collect the
+ * server's results and print the report.
+ *
+ * Dialect negotiation: the first request goes out as version 0.5 with the
+ * extension block.  A 0.4.11 server answers with its "upgrade qperf on
+ * server from 0.4.x" error; the client then remembers that the server is
+ * legacy and retries on a new connection with a plain 0.4.11 request.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netdb.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../transports/sock.h"
+#include "../transports/transport.h"
+#include "ctl.h"
+#include "engine.h"
+#include "measure.h"
+#include "report.h"
+#include "util.h"
+
+#define ERR_MAX 512
+
+struct client {
+	const struct plan *plan;
+	bool legacy; /* the server speaks only 0.4.11's dialect */
+	bool quit; /* a quit test ran: stop */
+};
+
+/* One test attempt's state. */
+struct attempt {
+	const struct test_desc *t;
+	const struct settings *s;
+	struct par_set par; /* after param_prepare() */
+	struct ctl c;
+	struct req q;
+	char err[ERR_MAX];
+};
+
+static void dbg(const struct attempt *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void dbg(const struct attempt *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!a->s->out.debug)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint32_t u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* Whole seconds for the legacy fields, rounded up. */
+static uint32_t secs_up(uint64_t ns)
+{
+	return u32((ns + NS_PER_SEC - 1) / NS_PER_SEC);
+}
+
+static void fill_request(struct attempt *a, bool legacy)
+{
+	const uint64_t *v = a->par.val[SIDE_REM];
+	struct req *q = &a->q;
+
+	memset(q, 0, sizeof(*q));
+	q->ver_maj = legacy ? 0 : QPERF_VER_MAJ;
+	q->ver_min = legacy ? 4 : QPERF_VER_MIN;
+	q->ver_inc = legacy ? 11 : QPERF_VER_INC;
+	q->req_index = a->t->index;
+	q->access_recv = u32(v[PAR_ACCESS_RECV]);
+	q->affinity = u32(v[PAR_AFFINITY]);
+	q->alt_port = u32(v[PAR_ALT_PORT]);
+	q->flip = u32(v[PAR_FLIP]);
+	q->msg_size = u32(v[PAR_MSG_SIZE]);
+	q->mtu_size = u32(v[PAR_MTU_SIZE]);
+	q->no_msgs = u32(v[PAR_NO_MSGS]);
+	q->poll_mode = u32(v[PAR_POLL_MODE]);
+	q->port = u32(v[PAR_PORT]);
+	q->rd_atomic = u32(v[PAR_RD_ATOMIC]);
+	q->sl = u32(v[PAR_SL]);
+	q->sock_buf_size = u32(v[PAR_SOCK_BUF_SIZE]);
+	q->src_path_bits = u32(v[PAR_SRC_PATH_BITS]);
+	q->time = secs_up(v[PAR_TIME]);
+	q->timeout = secs_up(v[PAR_TIMEOUT]);
+	q->use_cm = u32(v[PAR_USE_CM]);
+	xsnprintf(q->id, sizeof(q->id), "%s", a->par.str[SIDE_REM][0]);
+	xsnprintf(q->static_rate, sizeof(q->static_rate), "%s",
+		  a->par.str[SIDE_REM][1]);
+	q->ext = !legacy;
+	q->time_ns = legacy ? (uint64_t)q->time * NS_PER_SEC : v[PAR_TIME];
+	q->timeout_ns = v[PAR_TIMEOUT];
+}
+
+/* Connect the control connection within the --wait_server window. */
+static int ctl_connect(struct attempt *a, const struct plan *p)
+{
+	struct addrinfo hints, *res = NULL;
+	char port[16];
+	uint64_t timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
+	uint64_t deadline = now_ns() + p->wait_server;
+	int e, last = ECONNREFUSED;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	xsnprintf(port, sizeof(port), "%u", p->listen_port);
+	e = getaddrinfo(p->host, port, &hints, &res);
+	if (e)
+		return seterr(a->err, sizeof(a->err),
+			      "getaddrinfo failed: %s: \"%.100s\"",
+			      gai_strerror(e), p->host);
+	for (;;) {
+		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+			uint64_t now = now_ns(), t = timeout;
+			int fd = socket(ai->ai_family,
+					ai->ai_socktype | SOCK_CLOEXEC,
+					ai->ai_protocol);
+
+			if (fd < 0) {
+				last = errno;
+				continue;
+			}
+			if (p->wait_server && deadline > now &&
+			    deadline - now < t)
+				t = deadline - now;
+			if (sock_connect_bounded(fd, ai->ai_addr,
+						 ai->ai_addrlen, t) == 0) {
+				freeaddrinfo(res);
+				fcntl(fd, F_SETFL,
+				      fcntl(fd, F_GETFL) | O_NONBLOCK);
+				a->c.fd = fd;
+				return 0;
+			}
+			last = errno;
+			close(fd);
+		}
+		if (now_ns() + 100000000ULL >= deadline)
+			break;
+		sleep_ns(100000000ULL); /* the server may still be starting */
+	}
+	freeaddrinfo(res);
+	return seterr(a->err, sizeof(a->err), "%.200s: failed to connect: %s",
+		      p->host, strerror(last));
+}
+
+static int send_request(struct attempt *a)
+{
+	uint8_t b[REQ_SIZE], ext[EXT_REQ_SIZE];
+
+	dbg(a, "sending request: %s", a->t->name);
+	req_encode(&a->q, b);
+	if (ctl_send(&a->c, b, sizeof(b), "request data", a->err,
+		     sizeof(a->err)) < 0)
+		return -1;
+	if (!a->q.ext)
+		return 0;
+	ext_req_encode(&a->q, ext);
+	return ctl_send(&a->c, ext, sizeof(ext), "request extension", a->err,
+			sizeof(a->err));
+}
+
+static int set_local_affinity(struct attempt *a)
+{
+	uint64_t aff = a->par.val[SIDE_LOC][PAR_AFFINITY];
+	cpu_set_t set;
+
+	if (!aff)
+		return 0;
+	if (aff - 1 >= CPU_SETSIZE)
+		return seterr(a->err, sizeof(a->err),
+			      "cannot set processor affinity (cpu %llu): %s",
+			      (unsigned long long)aff - 1, strerror(EINVAL));
+	CPU_ZERO(&set);
+	CPU_SET(aff - 1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return seterr_errno(a->err, sizeof(a->err), errno,
+				    "cannot set processor affinity (cpu %llu)",
+				    (unsigned long long)aff - 1);
+	return 0;
+}
+
+static int run_conf(struct attempt *a)
+{
+	uint8_t b[CONF_SIZE];
+	struct conf_info loc, rem;
+
+	if (ctl_recv(&a->c, b, sizeof(b), "configuration", a->err,
+		     sizeof(a->err)) < 0)
+		return -1;
+	conf_decode(b, &rem);
+	conf_local(&loc);
+	report_conf(stdout, &loc, &rem);
+	return 0;
+}
+
+/* A test that measured nothing is a failure, never a zero result. */
+static int check_measured(struct attempt *a, const struct run *r,
+			  const struct results *res)
+{
+	if (r->st.s.msgs == 0 && r->st.s.errs > 0)
+		return seterr(a->err, sizeof(a->err),
+			      "every send failed (%llu errors): %s",
+			      (unsigned long long)r->st.s.errs,
+			      strerror(r->last_errno));
+	if (a->t->measure == MEAS_LATENCY &&
+	    res->l.r.msgs + res->r.r.msgs == 0)
+		return seterr(a->err, sizeof(a->err),
+			      "no message completed a round trip");
+	if (res->l.s.msgs + res->r.s.msgs + res->l.r.msgs + res->r.r.msgs ==
+	    0)
+		return seterr(a->err, sizeof(a->err),
+			      "no messages were transferred");
+	return 0;
+}
+
+static int run_sock(struct attempt *a)
+{
+	const struct par_set *p = &a->par;
+	struct run r;
+	struct node_stat rs;
+	struct results res;
+	uint8_t st[STAT_SIZE], ext[EXT_STAT_SIZE];
+	bool lat = a->t->kind == TK_LAT;
+	char *err = a->err;
+	size_t errlen = sizeof(a->err);
+	int rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.xp = a->t->xp;
+	r.fd = -1;
+	r.msg_size = u32(p->val[SIDE_LOC][PAR_MSG_SIZE]);
+	r.time = a->q.ext ? p->val[SIDE_LOC][PAR_TIME]
+			  : (uint64_t)a->q.time * NS_PER_SEC;
+	r.no_msgs = p->val[SIDE_LOC][PAR_NO_MSGS];
+	r.idle = p->val[SIDE_LOC][PAR_TIMEOUT];
+	dbg(a, "waiting for port");
+	if (sock_client_open(r.xp, &a->c,
+			     u32(p->val[SIDE_LOC][PAR_SOCK_BUF_SIZE]), lat, &r,
+			     err, errlen) < 0)
+		return -1;
+	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
+	sock_set_idle(r.fd, r.idle);
+	dbg(a, "sending synchronization before test");
+	if (ctl_sync(&a->c, SYNC_BEFORE, err, errlen) < 0)
+		goto out;
+	dbg(a, "synchronization complete");
+	if (measure_start(&r, err, errlen) < 0)
+		goto out;
+	rc = lat ? loop_lat(&r, true, err, errlen)
+		 : loop_bw_send(&r, err, errlen);
+	measure_disarm();
+	if (rc < 0)
+		goto out;
+	rc = -1;
+	/* Closing the data socket ends a legacy server's window (EOF). */
+	close(r.fd);
+	r.fd = -1;
+	dbg(a, "waiting for results");
+	if (ctl_recv(&a->c, st, sizeof(st), "results", err, errlen) < 0)
+		goto out;
+	stat_decode(st, &rs);
+	if (a->q.ext) {
+		if (ctl_recv(&a->c, ext, sizeof(ext), "results extension", err,
+			     errlen) < 0)
+			goto out;
+		if (ext_stat_decode(ext, &rs) < 0) {
+			seterr(err, errlen, "bad results extension");
+			goto out;
+		}
+	}
+	dbg(a, "sending synchronization after test");
+	if (ctl_send(&a->c, SYNC_AFTER, strlen(SYNC_AFTER), SYNC_AFTER, err,
+		     errlen) < 0)
+		goto out;
+	calc_results(&r.st, &rs, &res);
+	if (check_measured(a, &r, &res) < 0)
+		goto out;
+	report_test(stdout, a->t, &res, p, &a->s->out);
+	rc = 0;
+out:
+	if (r.fd >= 0)
+		close(r.fd);
+	free(r.buf);
+	return rc;
+}
+
+/* Adjustments a 0.4.11 server needs; may fail with a clear error. */
+static int legacy_adjust(struct attempt *a)
+{
+	uint64_t t = a->par.val[SIDE_LOC][PAR_TIME];
+
+	if (a->par.val[SIDE_REM][PAR_NO_MSGS] && a->t->xp &&
+	    a->t->xp->style != SS_STREAM)
+		return seterr(a->err, sizeof(a->err),
+			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
+			      a->t->name, QPERF_VERSION);
+	if (t % NS_PER_SEC)
+		fprintf(stderr,
+			"qperf: warning: the server runs qperf 0.4, which counts whole seconds; -t rounded up to %llu s\n",
+			(unsigned long long)((t + NS_PER_SEC - 1) / NS_PER_SEC));
+	return 0;
+}
+
+/* One try at the test in the given dialect. */
+static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
+{
+	int rc;
+
+	a->c.fd = -1;
+	a->c.server = false;
+	a->c.timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
+	a->c.debug = a->s->out.debug;
+	a->c.peer_failed = false;
+	if (legacy && legacy_adjust(a) < 0)
+		return -1;
+	fill_request(a, legacy);
+	if (ctl_connect(a, cl->plan) < 0)
+		return -1;
+	rc = send_request(a);
+	if (rc == 0) {
+		switch (a->t->kind) {
+		case TK_CONF:
+			rc = run_conf(a);
+			break;
+		case TK_QUIT:
+			rc = ctl_sync(&a->c, SYNC_BEFORE, a->err,
+				      sizeof(a->err));
+			if (rc == 0)
+				cl->quit = true;
+			break;
+		default:
+			rc = run_sock(a);
+			break;
+		}
+	}
+	if (rc < 0 && !a->c.peer_failed)
+		ctl_send_error(&a->c, a->err);
+	close(a->c.fd);
+	a->c.fd = -1;
+	return rc;
+}
+
+static int run_test(struct client *cl, const struct test_desc *t,
+		    const struct settings *s)
+{
+	struct attempt *a = xcalloc(1, sizeof(*a));
+	char warn[2048];
+	int rc;
+
+	a->t = t;
+	a->s = s;
+	a->par = s->par;
+	param_prepare(t, &a->par);
+	printf("%s:\n", t->name);
+	fflush(stdout);
+	if (t->kind != TK_CONF && param_unused(t, &a->par, warn, sizeof(warn))) {
+		char *save = NULL;
+
+		for (char *l = strtok_r(warn, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "qperf: warning: %s\n", l);
+	}
+	if (t->missing) {
+		fprintf(stderr, "qperf: %s: %s\n", t->name, t->missing);
+		free(a);
+		return 1;
+	}
+	rc = set_local_affinity(a);
+	if (rc == 0) {
+		rc = attempt_run(cl, a, cl->legacy);
+		if (rc < 0 && !cl->legacy && a->c.peer_failed &&
+		    strncmp(a->err, LEGACY_UPGRADE_ERR,
+			    strlen(LEGACY_UPGRADE_ERR)) == 0) {
+			dbg(a, "server speaks qperf 0.4.11; retrying");
+			cl->legacy = true;
+			rc = attempt_run(cl, a, true);
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, "qperf: %s\n", a->err);
+	fflush(stdout);
+	free(a);
+	return rc < 0 ? 1 : 0;
+}
+
+struct loop_arg {
+	struct client *cl;
+	const struct test_desc *t;
+};
+
+static int loop_cb(const struct settings *s, void *arg)
+{
+	struct loop_arg *la = arg;
+
+	if (la->cl->quit)
+		return 0;
+	return run_test(la->cl, la->t, s);
+}
+
+int client_main(const struct plan *p)
+{
+	struct client cl = { p, false, false };
+	char err[ERR_MAX];
+
+	measure_init();
+	for (size_t i = 0; i < p->ntests && !cl.quit; i++) {
+		const struct plan_item *it = &p->tests[i];
+		struct loop_arg la = { &cl, it->test };
+		int rc;
+
+		err[0] = '\0';
+		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
+		if (rc < 0 && err[0])
+			fprintf(stderr, "qperf: %s\n", err);
+		if (rc)
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Control connection codecs and bounded I/O; see ctl.h.
+ *
+ * Every integer is packed little-endian byte by byte with no padding, so
+ * the codecs do not depend on the host's byte order or struct layout.
+ * Every read and write is bounded by the per-message timeout; the socket
+ * is non-blocking and poll() watches for POLLPRI so that a peer's urgent
+ * error notice is never mistaken for message bytes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "util.h"
+
+static void put16(uint8_t **p, uint16_t v)
+{
+	(*p)[0] = (uint8_t)v;
+	(*p)[1] = (uint8_t)(v >> 8);
+	*p += 2;
+}
+
+static void put32(uint8_t **p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		(*p)[i] = (uint8_t)(v >> (8 * i));
+	*p += 4;
+}
+
+static void put64(uint8_t **p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		(*p)[i] = (uint8_t)(v >> (8 * i));
+	*p += 8;
+}
+
+static uint16_t get16(const uint8_t **p)
+{
+	uint16_t v = (uint16_t)((*p)[0] | (*p)[1] << 8);
+
+	*p += 2;
+	return v;
+}
+
+static uint32_t get32(const uint8_t **p)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)(*p)[i] << (8 * i);
+	*p += 4;
+	return v;
+}
+
+static uint64_t get64(const uint8_t **p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)(*p)[i] << (8 * i);
+	*p += 8;
+	return v;
+}
+
+static void putstr(uint8_t **p, const char *s, size_t size)
+{
+	size_t n = strnlen(s, size - 1);
+
+	memset(*p, 0, size);
+	memcpy(*p, s, n);
+	*p += size;
+}
+
+static void getstr(const uint8_t **p, char *s, size_t size)
+{
+	memcpy(s, *p, size);
+	s[size - 1] = '\0';
+	*p += size;
+}
+
+void req_encode(const struct req *q, uint8_t out[REQ_SIZE])
+{
+	uint8_t *p = out;
+
+	put16(&p, q->ver_maj);
+	put16(&p, q->ver_min);
+	put16(&p, q->ver_inc);
+	put16(&p, q->req_index);
+	put32(&p, q->access_recv);
+	put32(&p, q->affinity);
+	put32(&p, q->alt_port);
+	put32(&p, q->flip);
+	put32(&p, q->msg_size);
+	put32(&p, q->mtu_size);
+	put32(&p, q->no_msgs);
+	put32(&p, q->poll_mode);
+	put32(&p, q->port);
+	put32(&p, q->rd_atomic);
+	put32(&p, q->sl);
+	put32(&p, q->sock_buf_size);
+	put32(&p, q->src_path_bits);
+	put32(&p, q->time);
+	put32(&p, q->timeout);
+	put32(&p, q->use_cm);
+	putstr(&p, q->id, sizeof(q->id));
+	putstr(&p, q->static_rate, sizeof(q->static_rate));
+}
+
+void req_decode(const uint8_t in[REQ_SIZE], struct req *q)
+{
+	const uint8_t *p = in;
+
+	memset(q, 0, sizeof(*q));
+	q->ver_maj = get16(&p);
+	q->ver_min = get16(&p);
+	q->ver_inc = get16(&p);
+	q->req_index = get16(&p);
+	q->access_recv = get32(&p);
+	q->affinity = get32(&p);
+	q->alt_port = get32(&p);
+	q->flip = get32(&p);
+	q->msg_size = get32(&p);
+	q->mtu_size = get32(&p);
+	q->no_msgs = get32(&p);
+	q->poll_mode = get32(&p);
+	q->port = get32(&p);
+	q->rd_atomic = get32(&p);
+	q->sl = get32(&p);
+	q->sock_buf_size = get32(&p);
+	q->src_path_bits = get32(&p);
+	q->time = get32(&p);
+	q->timeout = get32(&p);
+	q->use_cm = get32(&p);
+	getstr(&p, q->id, sizeof(q->id));
+	getstr(&p, q->static_rate, sizeof(q->static_rate));
+	q->time_ns = (uint64_t)q->time * NS_PER_SEC;
+	q->timeout_ns = (uint64_t)q->timeout * NS_PER_SEC;
+}
+
+void ext_req_encode(const struct req *q, uint8_t out[EXT_REQ_SIZE])
+{
+	uint8_t *p = out;
+
+	put32(&p, EXT_MAGIC);
+	put32(&p, EXT_REQ_SIZE);
+	put64(&p, q->time_ns);
+	put64(&p, q->timeout_ns);
+}
+
+int ext_req_decode(const uint8_t in[EXT_REQ_SIZE], struct req *q)
+{
+	const uint8_t *p = in;
+
+	if (get32(&p) != EXT_MAGIC || get32(&p) != EXT_REQ_SIZE)
+		return -1;
+	q->time_ns = get64(&p);
+	q->timeout_ns = get64(&p);
+	q->ext = true;
+	return 0;
+}
+
+/* ns → ticks of the node's clock, as 0.4.11's times() would give. */
+static uint64_t ns_to_ticks(uint64_t ns, uint32_t ticks)
+{
+	return (uint64_t)((unsigned __int128)ns * ticks / NS_PER_SEC);
+}
+
+void stat_encode(const struct node_stat *s, uint8_t out[STAT_SIZE])
+{
+	uint8_t *p = out;
+	const struct ustat *u[4] = { &s->s, &s->r, &s->rem_s, &s->rem_r };
+
+	put32(&p, s->no_cpus);
+	put32(&p, s->no_ticks);
+	put32(&p, s->max_cqes);
+	for (int t = 0; t < 2; t++) {
+		const uint64_t *v = t ? s->time_e : s->time_s;
+		uint64_t real = t ? s->real_e : s->real_s;
+
+		put64(&p, ns_to_ticks(real, s->no_ticks));
+		for (int i = CPU_USER; i < CPU_COUNT; i++)
+			put64(&p, v[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		put64(&p, u[i]->bytes);
+		put64(&p, u[i]->msgs);
+		put64(&p, u[i]->errs);
+	}
+	memset(p, 0, (size_t)(out + STAT_SIZE - p));
+}
+
+void stat_decode(const uint8_t in[STAT_SIZE], struct node_stat *s)
+{
+	const uint8_t *p = in;
+	struct ustat *u[4] = { &s->s, &s->r, &s->rem_s, &s->rem_r };
+
+	memset(s, 0, sizeof(*s));
+	s->no_cpus = get32(&p);
+	s->no_ticks = get32(&p);
+	s->max_cqes = get32(&p);
+	for (int t = 0; t < 2; t++) {
+		uint64_t *v = t ? s->time_e : s->time_s;
+
+		for (int i = 0; i < CPU_COUNT; i++)
+			v[i] = get64(&p);
+	}
+	/*
+	 * Only the difference of the real times matters; convert the tick
+	 * counts to ns relative to the start so nothing can overflow.
+	 */
+	if (s->no_ticks) {
+		uint64_t d = s->time_e[CPU_REAL] - s->time_s[CPU_REAL];
+
+		if (s->time_e[CPU_REAL] < s->time_s[CPU_REAL])
+			d = 0;
+		s->real_s = 0;
+		s->real_e = (uint64_t)((unsigned __int128)d * NS_PER_SEC /
+				       s->no_ticks);
+	}
+	s->time_s[CPU_REAL] = s->time_e[CPU_REAL] = 0;
+	for (int i = 0; i < 4; i++) {
+		u[i]->bytes = get64(&p);
+		u[i]->msgs = get64(&p);
+		u[i]->errs = get64(&p);
+	}
+}
+
+void ext_stat_encode(const struct node_stat *s, uint8_t out[EXT_STAT_SIZE])
+{
+	uint8_t *p = out;
+
+	put32(&p, EXT_MAGIC);
+	put32(&p, EXT_STAT_SIZE);
+	put64(&p, s->real_s);
+	put64(&p, s->real_e);
+}
+
+int ext_stat_decode(const uint8_t in[EXT_STAT_SIZE], struct node_stat *s)
+{
+	const uint8_t *p = in;
+	uint64_t rs, re;
+
+	if (get32(&p) != EXT_MAGIC || get32(&p) != EXT_STAT_SIZE)
+		return -1;
+	rs = get64(&p);
+	re = get64(&p);
+	if (re < rs)
+		return -1;
+	s->real_s = rs;
+	s->real_e = re;
+	return 0;
+}
+
+void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE])
+{
+	uint8_t *p = out;
+
+	putstr(&p, c->node, 64);
+	putstr(&p, c->cpu, 64);
+	putstr(&p, c->os, 64);
+	putstr(&p, c->qperf, 64);
+}
+
+void conf_decode(const uint8_t in[CONF_SIZE], struct conf_info *c)
+{
+	const uint8_t *p = in;
+
+	memset(c, 0, sizeof(*c));
+	getstr(&p, c->node, 64);
+	getstr(&p, c->cpu, 64);
+	getstr(&p, c->os, 64);
+	getstr(&p, c->qperf, 64);
+	/* Replace control characters a hostile peer might send. */
+	for (char *s = c->node; s < c->qperf + 64; s++)
+		if (*s && (unsigned char)*s < 0x20)
+			*s = '?';
+}
+
+/* Remaining ms until deadline (ns), for poll(); at least 1 if not due. */
+static int remaining_ms(uint64_t deadline)
+{
+	uint64_t now = now_ns();
+	uint64_t ms;
+
+	if (now >= deadline)
+		return 0;
+	ms = (deadline - now + 999999) / 1000000;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+/*
+ * The peer sent urgent data: read the notice byte, skip in-band bytes up
+ * to the mark, then read the error text until EOF (bounded in time and
+ * length).  Fills err with "<peer>: <text>".
+ */
+static void read_peer_error(struct ctl *c, char *err, size_t errlen)
+{
+	char text[512];
+	size_t n = 0;
+	uint64_t deadline = now_ns() + 3 * NS_PER_SEC;
+	char oob = 0;
+	bool have_oob = false;
+
+	while (now_ns() < deadline) {
+		struct pollfd pfd = { c->fd, POLLIN | POLLPRI, 0 };
+		char junk[256];
+		ssize_t r;
+		int mark;
+
+		if (!have_oob) {
+			r = recv(c->fd, &oob, 1, MSG_OOB);
+			if (r == 1) {
+				have_oob = true;
+				continue;
+			}
+			if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR)
+				break; /* EINVAL: already consumed */
+		}
+		mark = sockatmark(c->fd);
+		if (mark == 1 || (mark < 0))
+			break;
+		r = read(c->fd, junk, sizeof(junk));
+		if (r > 0)
+			continue;
+		if (r == 0)
+			break;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		poll(&pfd, 1, remaining_ms(deadline));
+	}
+	while (n < sizeof(text) - 1 && now_ns() < deadline) {
+		struct pollfd pfd = { c->fd, POLLIN, 0 };
+		ssize_t r = read(c->fd, text + n, sizeof(text) - 1 - n);
+
+		if (r > 0) {
+			n += (size_t)r;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		poll(&pfd, 1, remaining_ms(deadline));
+	}
+	text[n] = '\0';
+	/* Keep the text printable: a hostile peer may send anything. */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			text[i] = text[i] == '\n' && i + 1 == n ? '\0' : '?';
+	c->peer_failed = true;
+	if (have_oob && oob == '.' && n == 0)
+		seterr(err, errlen, "%s finished early",
+		       c->server ? "client" : "server");
+	else
+		seterr(err, errlen, "%s: %s", c->server ? "client" : "server",
+		       n ? text : "failed without a message");
+}
+
+static int io(struct ctl *c, bool sending, void *buf, size_t len,
+	      const char *item, char *err, size_t errlen)
+{
+	uint8_t *p = buf;
+	size_t done = 0;
+	uint64_t deadline = now_ns() + c->timeout;
+	const char *verb = sending ? "send" : "receive";
+
+	while (done < len) {
+		struct pollfd pfd = { c->fd, (short)(POLLPRI |
+					   (sending ? POLLOUT : POLLIN)), 0 };
+		int ms = remaining_ms(deadline);
+		ssize_t r;
+
+		if (ms == 0)
+			return seterr(err, errlen, "failed to %s %s: timed out",
+				      verb, item);
+		r = poll(&pfd, 1, ms);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return seterr_errno(err, errlen, errno,
+					    "failed to %s %s", verb, item);
+		}
+		if (r == 0)
+			continue;
+		if (pfd.revents & POLLPRI) {
+			read_peer_error(c, err, errlen);
+			return -1;
+		}
+		if (sending)
+			r = send(c->fd, p + done, len - done, MSG_NOSIGNAL);
+		else
+			r = read(c->fd, p + done, len - done);
+		if (r > 0) {
+			done += (size_t)r;
+			continue;
+		}
+		if (r == 0 && !sending)
+			return seterr(err, errlen,
+				      "failed to receive %s: %s not responding",
+				      item, c->server ? "client" : "server");
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+			      errno == EINTR))
+			continue;
+		if (r < 0 && !sending && errno == ECONNRESET)
+			return seterr(err, errlen,
+				      "failed to receive %s: %s closed the connection",
+				      item, c->server ? "client" : "server");
+		return seterr_errno(err, errlen, r < 0 ? errno : EPIPE,
+				    "failed to %s %s", verb, item);
+	}
+	return 0;
+}
+
+int ctl_send(struct ctl *c, const void *buf, size_t len, const char *item,
+	     char *err, size_t errlen)
+{
+	return io(c, true, (void *)buf, len, item, err, errlen);
+}
+
+int ctl_recv(struct ctl *c, void *buf, size_t len, const char *item,
+	     char *err, size_t errlen)
+{
+	return io(c, false, buf, len, item, err, errlen);
+}
+
+int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen)
+{
+	char buf[64];
+	size_t n = strlen(text);
+
+	if (ctl_send(c, text, n, text, err, errlen) < 0 ||
+	    ctl_recv(c, buf, n, text, err, errlen) < 0)
+		return -1;
+	if (memcmp(buf, text, n) != 0)
+		return seterr(err, errlen,
+			      "synchronize %s failure: data does not match",
+			      text);
+	return 0;
+}
+
+void ctl_send_error(struct ctl *c, const char *text)
+{
+	size_t n = strnlen(text, 240);
+	uint64_t deadline = now_ns() + NS_PER_SEC;
+	char junk[512];
+
+	if (c->fd < 0)
+		return;
+	if (send(c->fd, "?", 1, MSG_OOB | MSG_NOSIGNAL) == 1) {
+		size_t done = 0;
+
+		while (done < n && now_ns() < deadline) {
+			struct pollfd pfd = { c->fd, POLLOUT, 0 };
+			ssize_t r = send(c->fd, text + done, n - done,
+					 MSG_NOSIGNAL);
+
+			if (r > 0)
+				done += (size_t)r;
+			else if (r < 0 && (errno == EAGAIN || errno == EINTR))
+				poll(&pfd, 1, remaining_ms(deadline));
+			else
+				break;
+		}
+	}
+	shutdown(c->fd, SHUT_WR);
+	/* Drain what the peer already sent, so close() sends FIN, not RST. */
+	while (now_ns() < deadline) {
+		ssize_t r = read(c->fd, junk, sizeof(junk));
+
+		if (r <= 0)
+			break;
+	}
+}

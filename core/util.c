@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Helpers shared by the engine; see util.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static size_t clamp(int n, size_t len)
+{
+	if (n < 0 || len == 0)
+		return 0;
+	return (size_t)n >= len ? len - 1 : (size_t)n;
+}
+
+size_t xsnprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (len == 0)
+		return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		buf[0] = '\0';
+	return clamp(n, len);
+}
+
+int seterr(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || len == 0)
+		return -1;
+	va_start(ap, fmt);
+	if (vsnprintf(buf, len, fmt, ap) < 0)
+		buf[0] = '\0';
+	va_end(ap);
+	return -1;
+}
+
+int seterr_errno(char *buf, size_t len, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+	int r;
+
+	if (!buf || len == 0)
+		return -1;
+	va_start(ap, fmt);
+	r = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		buf[0] = '\0';
+	n = clamp(r, len);
+	xsnprintf(buf + n, len - n, ": %s", strerror(errnum));
+	return -1;
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fputs("qperf: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		fputs("qperf: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ULL),
+			       (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}

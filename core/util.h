@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small helpers: clamped formatting into caller error buffers, the
+ * monotonic clock, allocation that never returns NULL.
+ */
+#ifndef QPERF_UTIL_H
+#define QPERF_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Monotonic time in nanoseconds.  Does not block. */
+uint64_t now_ns(void);
+
+/*
+ * Format into buf (always NUL-terminated, cut at len-1).  Returns the
+ * number of bytes written, never more than len-1.  Returns -1 so that
+ * "return seterr(...)" reads naturally in functions returning int.
+ */
+int seterr(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* As seterr(), appending ": strerror(errnum)". */
+int seterr_errno(char *buf, size_t len, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* snprintf that returns the bytes actually written (clamped). */
+size_t xsnprintf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* malloc/calloc that print "qperf: out of memory" and exit 1 on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+
+/* Sleep for ns nanoseconds, resuming after signals. */
+void sleep_ns(uint64_t ns);
+
+#endif
