@@ -55,12 +55,13 @@
  */
 const struct opt_desc opt_table[] = {
 	P("--access_recv", "-ar", OT_INT, PAR_ACCESS_RECV, BOTH, 0, U32, "OnOff",
-	  "Read every received buffer if OnOff is non-zero. "
-	  "Only the receiver of bandwidth tests does this; it mimics an "
-	  "application that touches its data.  Default 0."),
+	  "Touch received data if OnOff is non-zero. "
+	  "The receiver of a bandwidth test then reads every buffer it "
+	  "receives, as an application would.  Default 0."),
 	SET1("-ar1", PAR_ACCESS_RECV, BOTH, "Read every received buffer."),
 	P("--alt_port", "-ap", OT_INT, PAR_ALT_PORT, BOTH, 0, 255, "Port",
-	  "Set the InfiniBand alternate path port. "
+	  "Set the IB alternate path port. "
+	  "It enables automatic path migration in the RDMA tests.  "
 	  "As in 0.4.11 no test marks it used, so it always draws a "
 	  "\"set but not used\" warning."),
 	P("--loc_alt_port", "-lap", OT_INT, PAR_ALT_PORT, LOC, 0, 255, "Port",
@@ -81,16 +82,16 @@ const struct opt_desc opt_table[] = {
 	  "counters, and a server prints the errors its clients report.  "
 	  "May be given to a server."),
 	P("--flip", "-f", OT_INT, PAR_FLIP, BOTH, 0, U32, "OnOff",
-	  "Ask sender and receiver to swap roles. "
+	  "Swap sender and receiver if non-zero. "
 	  "Sent to the server as in 0.4.11, but no test implements it, so it "
 	  "always draws a \"set but not used\" warning."),
-	SET1("-f1", PAR_FLIP, BOTH, "Ask sender and receiver to swap roles."),
+	SET1("-f1", PAR_FLIP, BOTH, "Swap sender and receiver."),
 	A("--help", "-h", OT_SPECIAL, OA_HELP, true, 0, 0, "Topic",
-	  "Print help on Topic and exit. "
+	  "Print help on Topic. "
 	  "Without a Topic the overview is printed; qperf --help categories "
 	  "lists the topics."),
 	A("--host", "-H", OT_SPECIAL, OA_HOST, false, 0, 0, "Host",
-	  "Run the tests against the qperf server on Host. "
+	  "Name the server node. "
 	  "The first argument that is not an option names the host too; "
 	  "after -H every such argument is a test."),
 	P("--id", "-i", OT_STR, PAR_ID, BOTH, 0, 0, "Device:Port",
@@ -102,18 +103,21 @@ const struct opt_desc opt_table[] = {
 	  "Use this remote RDMA device and port."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
-	  "Set the control port the server listens on and the client "
-	  "connects to. "
-	  "Default 19765.  A server may use 0 to let the kernel choose; see "
+	  "Set the control port. "
+	  "The server listens on it and the client connects to it; default "
+	  "19765.  A server may use 0 to let the kernel choose; see "
 	  "--listen_port_file."),
 	A("--listen_port_file", "-lpf", OT_SPECIAL, OA_PORT_FILE, true, 0, 0,
 	  "File",
-	  "Server: write the port actually bound to File. "
+	  "Server: write the bound port to File. "
+	  "The server writes the port it actually listens on, in decimal, "
+	  "once it is ready.  "
 	  "New in this qperf: with -lp 0 it lets scripts start servers "
 	  "without choosing a free port."),
 	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
 	  "Var:Init:Last:Incr",
-	  "Run the following tests once per value of a numeric option. "
+	  "Run the tests over a range of values. "
+	  "Each test named after this option runs once per value of Var.  "
 	  "Var starts at Init and grows by Incr (a leading * multiplies) "
 	  "while it does not exceed Last.  Var defaults to msg_size, Init to "
 	  "1 when multiplying and 0 when adding; missing trailing fields "
@@ -126,14 +130,15 @@ const struct opt_desc opt_table[] = {
 	  "or KiB (1024), m or mb, M, mib or MiB, g or gb, G, gib or GiB; "
 	  "fractions such as 1.5K are allowed.  At most 4294967295."),
 	P("--mtu_size", "-mt", OT_SIZE, PAR_MTU_SIZE, BOTH, 256, 4096, "Size",
-	  "Set the InfiniBand path MTU (RDMA tests). "
+	  "Set the IB path MTU (RDMA tests). "
 	  "One of 256, 512, 1024, 2048 (the default) or 4096."),
 	P("--no_msgs", "-n", OT_INT, PAR_NO_MSGS, BOTH, 1, U32, "Count",
 	  "Send Count messages. "
 	  "When -n is given without -t the test has no time limit."),
 	P("--cq_poll", "-cp", OT_INT, PAR_POLL_MODE, BOTH, 0, U32, "OnOff",
-	  "Poll completion queues instead of waiting for events if OnOff is "
-	  "non-zero (RDMA tests)."),
+	  "Set RDMA completion polling on or off. "
+	  "If OnOff is non-zero the RDMA tests poll their completion queues "
+	  "instead of waiting for events."),
 	P("--loc_cq_poll", "-lcp", OT_INT, PAR_POLL_MODE, LOC, 0, U32, "OnOff",
 	  "Turn local polling on or off."),
 	P("--rem_cq_poll", "-rcp", OT_INT, PAR_POLL_MODE, REM, 0, U32, "OnOff",
@@ -142,29 +147,32 @@ const struct opt_desc opt_table[] = {
 	SET1("-lcp1", PAR_POLL_MODE, LOC, "Turn local polling on."),
 	SET1("-rcp1", PAR_POLL_MODE, REM, "Turn remote polling on."),
 	P("--ip_port", "-ip", OT_INT, PAR_PORT, BOTH, 0, PORT_MAX, "Port",
-	  "Run the socket tests' data connection on Port. "
+	  "Set the socket tests' data port. "
 	  "This is the server's data port, not the control port of "
 	  "--listen_port; 0 (the default) lets the kernel choose."),
 	A("--precision", "-e", OT_INT, OA_PRECISION, false, 1, PRECISION_MAX,
 	  "Digits",
-	  "Show results with this many significant digits. "
+	  "Set the significant digits shown. "
 	  "Default 3, at most 20."),
 	P("--rd_atomic", "-nr", OT_INT, PAR_RD_ATOMIC, BOTH, 0, U32, "Max",
-	  "Set the number of RDMA reads or atomics in flight. "
+	  "Set the RDMA read/atomic depth. "
+	  "The number of RDMA reads or atomics in flight.  "
 	  "0 (the default) uses the device maximum."),
 	P("--loc_rd_atomic", "-lnr", OT_INT, PAR_RD_ATOMIC, LOC, 0, U32, "Max",
 	  "Set the local RDMA read/atomic depth."),
 	P("--rem_rd_atomic", "-rnr", OT_INT, PAR_RD_ATOMIC, REM, 0, U32, "Max",
 	  "Set the remote RDMA read/atomic depth."),
 	P("--service_level", "-sl", OT_SL, PAR_SL, BOTH, 0, 15, "SL",
-	  "Set the InfiniBand service level, 0 to 15 (RDMA tests)."),
+	  "Set the IB service level. "
+	  "From 0 to 15; RDMA tests only."),
 	P("--loc_service_level", "-lsl", OT_SL, PAR_SL, LOC, 0, 15, "SL",
 	  "Set the local service level."),
 	P("--rem_service_level", "-rsl", OT_SL, PAR_SL, REM, 0, 15, "SL",
 	  "Set the remote service level."),
 	P("--sock_buf_size", "-sb", OT_SIZE, PAR_SOCK_BUF_SIZE, BOTH, 0, U32,
 	  "Size",
-	  "Set the socket send and receive buffer sizes (socket tests). "
+	  "Set the socket buffer sizes. "
+	  "Both SO_SNDBUF and SO_RCVBUF of the socket tests.  "
 	  "Units as for --msg_size; 0 keeps the system default."),
 	P("--loc_sock_buf_size", "-lsb", OT_SIZE, PAR_SOCK_BUF_SIZE, LOC, 0, U32,
 	  "Size", "Set the local socket buffer size."),
@@ -172,7 +180,7 @@ const struct opt_desc opt_table[] = {
 	  "Size", "Set the remote socket buffer size."),
 	P("--src_path_bits", "-sp", OT_SIZE, PAR_SRC_PATH_BITS, BOTH, 0, 127,
 	  "N",
-	  "Set the InfiniBand source path bits. "
+	  "Set the IB source path bits. "
 	  "With a non-zero LMC the connection uses the LID whose low bits "
 	  "are N; 0 to 127."),
 	P("--loc_src_path_bits", "-lsp", OT_SIZE, PAR_SRC_PATH_BITS, LOC, 0, 127,
@@ -180,7 +188,7 @@ const struct opt_desc opt_table[] = {
 	P("--rem_src_path_bits", "-rsp", OT_SIZE, PAR_SRC_PATH_BITS, REM, 0, 127,
 	  "N", "Set the remote source path bits."),
 	P("--static_rate", "-sr", OT_STR, PAR_STATIC_RATE, BOTH, 0, 0, "Rate",
-	  "Force an InfiniBand static rate. "
+	  "Force an IB static rate. "
 	  "Rate is max, 2.5, 5, 10, 20, 30, 40, 60, 80, 120 (Gb/s), 1xSDR, "
 	  "1xDDR, 1xQDR, 4xSDR, 4xDDR, 4xQDR, 8xSDR, 8xDDR or 8xQDR."),
 	P("--loc_static_rate", "-lsr", OT_STR, PAR_STATIC_RATE, LOC, 0, 0,
@@ -192,7 +200,8 @@ const struct opt_desc opt_table[] = {
 	  "Seconds, fractions allowed (0.5), or with a unit s, m, h or d.  "
 	  "Default 2 s, or no limit when -n is given."),
 	P("--timeout", "-to", OT_TIME, PAR_TIMEOUT, BOTH, 1, TIME_MAX, "Time",
-	  "Set the timeout of each control exchange. "
+	  "Set the control timeout. "
+	  "Each control message must arrive within it.  "
 	  "Units as for --time; default 5 s."),
 	{ .name = "--loc_timeout", .abbr = "-lto", .type = OT_TIME,
 	  .par = PAR_TIMEOUT, .sides = LOC, .server_ok = true, .min = 1,
@@ -203,44 +212,54 @@ const struct opt_desc opt_table[] = {
 	P("--rem_timeout", "-rto", OT_TIME, PAR_TIMEOUT, REM, 1, TIME_MAX,
 	  "Time", "Set the remote timeout."),
 	A("--unify_nodes", "-un", OT_FLAG, OA_UNIFY_NODES, false, 0, 0, NULL,
-	  "Describe the nodes as local and remote rather than send and "
-	  "receive."),
+	  "Show nodes as local and remote. "
+	  "Rather than as sender and receiver."),
 	A("--unify_units", "-uu", OT_FLAG, OA_UNIFY_UNITS, false, 0, 0, NULL,
 	  "Show all results in the same units. "
 	  "Helpful for scripts."),
 	A("--use_bits_per_sec", "-ub", OT_FLAG, OA_BITS, false, 0, 0, NULL,
-	  "Show bandwidth in bits/sec rather than bytes/sec."),
+	  "Show bandwidth in bits per second. "
+	  "Rather than in bytes per second."),
 	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
-	  "Use the RDMA connection manager if OnOff is non-zero. "
+	  "Use the RDMA CM if OnOff is non-zero. "
+	  "Connect through the RDMA connection manager.  "
 	  "Needed for iWARP; RC tests only."),
 	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
 	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
 	  "Show more detail. "
 	  "Raises each of -vc, -vs, -vt and -vu to at least level 1."),
 	A("--verbose_conf", "-vc", OT_FLAG, OA_V_CONF, false, 0, 0, NULL,
-	  "Show configuration information (level 1)."),
+	  "Show configuration (level 1)."),
 	A("--verbose_stat", "-vs", OT_FLAG, OA_V_STAT, false, 0, 0, NULL,
-	  "Show statistics such as msg_rate (level 1)."),
+	  "Show statistics (level 1). "
+	  "Such as msg_rate."),
 	A("--verbose_time", "-vt", OT_FLAG, OA_V_TIME, false, 0, 0, NULL,
-	  "Show CPU costs and usage (level 1)."),
+	  "Show CPU usage (level 1). "
+	  "CPU costs per byte and CPUs used."),
 	A("--verbose_used", "-vu", OT_FLAG, OA_V_USED, false, 0, 0, NULL,
-	  "Show the parameters you set that the test used (level 1)."),
+	  "Show parameters set (level 1). "
+	  "The parameters you set that the test used."),
 	A("--verbose_more", "-vv", OT_FLAG, OA_VERBOSE_MORE, false, 0, 0, NULL,
 	  "Show even more detail. "
 	  "Sets each of -vvc, -vvs, -vvt and -vvu."),
 	A("--verbose_more_conf", "-vvc", OT_FLAG, OA_VV_CONF, false, 0, 0, NULL,
-	  "Show more configuration information (level 2)."),
+	  "Show more configuration (level 2)."),
 	A("--verbose_more_stat", "-vvs", OT_FLAG, OA_VV_STAT, false, 0, 0, NULL,
-	  "Show byte, message and error counts too (level 2)."),
+	  "Show more statistics (level 2). "
+	  "Byte, message and error counts too."),
 	A("--verbose_more_time", "-vvt", OT_FLAG, OA_VV_TIME, false, 0, 0, NULL,
-	  "Show the CPU time breakdown too (level 2)."),
+	  "Show more CPU usage (level 2). "
+	  "The CPU time breakdown too."),
 	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
-	  "Show every parameter the test used, defaults included (level 2)."),
+	  "Show parameters used (level 2). "
+	  "Every parameter the test used, defaults included."),
 	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
-	  "Print the version and the compiled-in transports, and exit."),
+	  "Print the version and exit. "
+	  "The compiled-in transports are listed too."),
 	A("--wait_server", "-ws", OT_TIME, OA_WAIT_SERVER, false, 0, TIME_MAX,
 	  "Time",
-	  "Keep trying to reach a server that is not ready for Time. "
+	  "Set the time to wait for the server. "
+	  "A client keeps trying to connect for Time.  "
 	  "Default 5 s; 0 tries once."),
 
 	/* Obsolete spellings (spec §4.5): accepted with a warning. */
