@@ -1,0 +1,551 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# softverbs conformance suite: unmodified Debian RDMA programs
+# (ibverbs-utils, qperf 0.4.11, perftest) and the project's semantics program,
+# each as two processes over loopback, with LD_LIBRARY_PATH pointing at the
+# softverbs build.  Every case asserts on the programs' output, not only on
+# exit codes.
+#
+# Rules kept here: servers are started first and the client only once the
+# server's TCP port is listening (polled with ss; the stock tools cannot
+# publish port 0); every process runs under timeout(1); each case has its own
+# SOFTVERBS_FABRIC and its own port, so parallel runs stay apart; only PIDs
+# started by this script are ever killed.
+#
+# usage: tests/softverbs/run.sh [OPTIONS] [PATTERN...]
+#   PATTERN       shell patterns on case names (default: all); see --list
+#   --asan        use the ASan+UBSan build (softverbs/build-san; same as
+#                 SV_BUILD=build-san)
+#   --repeat N    run the selected cases N times in a row (no-flake check)
+#   --list        list the cases and exit
+#   --keep-logs   keep the logs of passing cases too
+#   --logdir DIR  where logs go (default tests/softverbs/logs/run-PID)
+#   --no-build    do not run make (use what is built)
+# The last line is "N passed, N failed"; the exit status is 1 on any failure.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SV_BUILD=${SV_BUILD:-build}
+REPEAT=1
+LIST=0
+KEEP=0
+BUILD=1
+LOGROOT=
+TMO=${SV_TIMEOUT:-60}		# seconds, per process
+PATTERNS=()
+
+usage() {
+	sed -n '/^# usage:/,/^# The last line/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--asan) SV_BUILD=build-san ;;
+	--repeat)
+		[ $# -ge 2 ] || { echo "run.sh: --repeat needs a count" >&2; exit 2; }
+		REPEAT=$2
+		shift ;;
+	--list | -l) LIST=1 ;;
+	--keep-logs) KEEP=1 ;;
+	--logdir)
+		[ $# -ge 2 ] || { echo "run.sh: --logdir needs a directory" >&2; exit 2; }
+		LOGROOT=$2
+		shift ;;
+	--no-build) BUILD=0 ;;
+	-h | --help) usage; exit 0 ;;
+	-*) echo "run.sh: unknown option '$1'; try --help" >&2; exit 2 ;;
+	*) PATTERNS+=("$1") ;;
+	esac
+	shift
+done
+case $REPEAT in
+'' | *[!0-9]*) echo "run.sh: bad --repeat count '$REPEAT'" >&2; exit 2 ;;
+esac
+
+ASAN=0
+[ "$SV_BUILD" = build-san ] && ASAN=1
+LIB=$ROOT/softverbs/$SV_BUILD
+SEMDIR=$HERE/build
+[ $ASAN = 1 ] && SEMDIR=$HERE/build-san
+SEM=$SEMDIR/semantics
+LOGROOT=${LOGROOT:-$HERE/logs/run-$$}
+mkdir -p "$LOGROOT" || exit 2
+
+# ---------------------------------------------------------------- build
+
+build_lib() {
+	local mk=(make -C "$ROOT/softverbs")
+
+	[ $ASAN = 1 ] && mk+=(SANITIZE=address,undefined)
+	if ! "${mk[@]}" >"$LOGROOT/build-softverbs.log" 2>&1; then
+		echo "run.sh: building softverbs failed; see $LOGROOT/build-softverbs.log" >&2
+		return 1
+	fi
+}
+
+build_sem() {
+	local cf="-O2 -g"
+
+	[ $ASAN = 1 ] && cf="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined"
+	if ! make -C "$HERE" OUT="$SEMDIR" CFLAGS="$cf" \
+		>"$LOGROOT/build-semantics.log" 2>&1; then
+		echo "run.sh: building the semantics program failed; see $LOGROOT/build-semantics.log" >&2
+		return 1
+	fi
+}
+
+BUILD_OK=1
+if [ $BUILD = 1 ]; then
+	build_sem || BUILD_OK=0
+	[ $LIST = 1 ] || build_lib || BUILD_OK=0
+fi
+
+BASE_ENV=(LD_LIBRARY_PATH="$LIB")
+if [ $ASAN = 1 ]; then
+	# The stock programs are not instrumented: the ASan runtime must be
+	# loaded first.  Leak checking is off for them (they leak by design)
+	# and on for the semantics program (see kind_semantics).
+	BASE_ENV+=(LD_PRELOAD="$(gcc -print-file-name=libasan.so)"
+		ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+fi
+
+# ---------------------------------------------------------------- processes
+
+OWN_PIDS=()		# PIDs (of timeout(1)) this script started and not reaped
+LAST_PID=
+CASE_DIR=
+FABRIC=
+
+# spawn NAME [VAR=VAL...] -- CMD ARGS...: start in the background, log to
+# $CASE_DIR/NAME.log, set LAST_PID.
+spawn() {
+	local name=$1 envs=()
+	shift
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	printf '%s\n' "SOFTVERBS_FABRIC=$FABRIC ${envs[*]} $*" >"$CASE_DIR/$name.cmd"
+	timeout -k 5 "$TMO" env "${BASE_ENV[@]}" SOFTVERBS_FABRIC="$FABRIC" \
+		"${envs[@]}" "$@" >"$CASE_DIR/$name.log" 2>&1 </dev/null &
+	LAST_PID=$!
+	OWN_PIDS+=("$LAST_PID")
+}
+
+# reap NAME PID: wait for it; returns (and records) its exit status.
+reap() {
+	local rc p keep=()
+
+	wait "$2"
+	rc=$?
+	echo "$rc" >"$CASE_DIR/$1.rc"
+	for p in "${OWN_PIDS[@]}"; do
+		[ "$p" = "$2" ] || keep+=("$p")
+	done
+	OWN_PIDS=("${keep[@]}")
+	return $rc
+}
+
+# run NAME [VAR=VAL...] -- CMD...: spawn and wait; returns the exit status.
+run() {
+	spawn "$@"
+	reap "$1" "$LAST_PID"
+}
+
+# Kill what this script started and is still running (own PIDs only).
+kill_own() {
+	local p
+
+	for p in "${OWN_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${OWN_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	OWN_PIDS=()
+}
+trap 'kill_own; exit 130' INT TERM
+
+# Ports: the stock tools cannot publish port 0, so probe for a free one,
+# starting from a PID-derived base so that parallel runs rarely meet.
+PORT_NEXT=$((10000 + ($$ * 53) % 20000))
+PORT=
+pick_port() {
+	local p i
+
+	for i in $(seq 1 200); do
+		p=$PORT_NEXT
+		PORT_NEXT=$((PORT_NEXT + 1))
+		[ $PORT_NEXT -lt 30000 ] || PORT_NEXT=10000
+		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
+			PORT=$p
+			return 0
+		fi
+	done
+	fail "no free TCP port found"
+	return 1
+}
+
+# wait_listen PORT PID: poll until PORT is listening; fails if PID ends or
+# after 20 s.
+wait_listen() {
+	local end=$((SECONDS + 20))
+
+	while [ -z "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; do
+		if ! kill -0 "$2" 2>/dev/null; then
+			fail "server ended before listening on port $1"
+			return 1
+		fi
+		if [ $SECONDS -ge $end ]; then
+			fail "server not listening on port $1 after 20 s"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+# ---------------------------------------------------------------- assertions
+
+CASE_ERRS=()
+fail() { CASE_ERRS+=("$*"); }
+
+# expect_rc NAME: the process NAME exited 0.
+expect_rc() {
+	local rc
+
+	rc=$(cat "$CASE_DIR/$1.rc" 2>/dev/null)
+	[ "$rc" = 0 ] || fail "$1 exited with status ${rc:-?}$([ "$rc" = 124 ] && echo ' (timeout)')"
+}
+
+# expect_log NAME ERE [WHAT]: NAME's output has a line matching ERE.
+expect_log() {
+	grep -qE -- "$2" "$CASE_DIR/$1.log" || fail "$1: no line matching '${3:-$2}'"
+}
+
+# expect_nolog NAME ERE: no line matches.
+expect_nolog() {
+	! grep -qE -- "$2" "$CASE_DIR/$1.log" || fail "$1: unexpected '$(grep -m1 -E -- "$2" "$CASE_DIR/$1.log")'"
+}
+
+# expect_positive NAME ERE: every match of ERE (whose last number is the
+# figure) carries a figure > 0, and there is at least one.
+expect_positive() {
+	local n=0 bad=0 line v
+
+	while read -r line; do
+		n=$((n + 1))
+		v=$(printf '%s\n' "$line" | grep -oE '[0-9][0-9,]*(\.[0-9]+)?' | tail -1 | tr -d ,)
+		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || bad=$((bad + 1))
+	done < <(grep -oE -- "$2" "$CASE_DIR/$1.log")
+	if [ $n = 0 ]; then
+		fail "$1: no figure matching '$2'"
+	elif [ $bad != 0 ]; then
+		fail "$1: $bad of $n figures matching '$2' are zero"
+	fi
+}
+
+# ---------------------------------------------------------------- case kinds
+#
+# A case is "NAME KIND ARGS...".  Leading ARGS of the form VAR=VAL set the
+# environment of both processes; @s:VAR=VAL only the server's, @c:VAR=VAL
+# only the client's.  The rest is the program and its arguments.
+
+ENV_BOTH=()
+ENV_SRV=()
+ENV_CLI=()
+ARGV=()
+split_args() {
+	ENV_BOTH=()
+	ENV_SRV=()
+	ENV_CLI=()
+	ARGV=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		@s:*) ENV_SRV+=("${1#@s:}") ;;
+		@c:*) ENV_CLI+=("${1#@c:}") ;;
+		[A-Z]*=*) ENV_BOTH+=("$1") ;;
+		*) break ;;
+		esac
+		shift
+	done
+	ARGV=("$@")
+}
+
+kind_devices() {
+	split_args "$@"
+	run out "${ENV_BOTH[@]}" -- ibv_devices
+	expect_rc out
+	expect_log out '^ +softv0 +[0-9a-f]{16}$' 'softv0 <16-digit GUID>'
+}
+
+kind_devinfo() {
+	local ll=InfiniBand
+
+	split_args "$@"
+	case " ${ENV_BOTH[*]} " in *LINK_LAYER=eth*) ll=Ethernet ;; esac
+	run out "${ENV_BOTH[@]}" -- ibv_devinfo -v
+	expect_rc out
+	expect_log out '^hca_id:[[:space:]]+softv0'
+	expect_log out 'state:[[:space:]]+PORT_ACTIVE'
+	expect_log out "link_layer:[[:space:]]+$ll"
+	expect_log out 'GID\[ *0\]:'
+	expect_log out 'max_qp:[[:space:]]+[1-9]'
+	expect_log out 'board_id:'
+	expect_log out 'atomic_cap:[[:space:]]+ATOMIC_(HCA|GLOB)'
+	[ $ll = InfiniBand ] && expect_log out 'port_lid:[[:space:]]+[1-9]'
+}
+
+# Both processes of a pingpong print a bandwidth line and a latency line.
+kind_pingpong() {
+	local spid prog
+
+	split_args "$@"
+	prog=${ARGV[0]}
+	pick_port || return
+	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" -p "$PORT"
+	spid=$LAST_PID
+	if ! wait_listen "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -p "$PORT" localhost
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	for side in client server; do
+		if [ "$prog" = ibv_xsrq_pingpong ]; then
+			expect_log $side '^success$'
+		else
+			expect_positive $side '[0-9]+ bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec'
+			expect_positive $side '[0-9]+ iters in [0-9.]+ seconds = [0-9.]+ usec/iter'
+		fi
+		expect_nolog $side 'Failed|failed|error|Couldn'
+	done
+}
+
+# perftest: both ends get the same options; the client prints the table.
+kind_perftest() {
+	local spid rows
+
+	split_args "$@"
+	pick_port || return
+	spawn server "${ENV_BOTH[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT"
+	spid=$LAST_PID
+	if ! wait_listen "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	run client "${ENV_BOTH[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT" localhost
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	expect_log client '^ *#bytes +#iterations' '#bytes #iterations ... (the result table)'
+	# a result row: bytes, iterations, then figures; the first must be > 0
+	expect_positive client '^ *[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+'
+	rows=$(grep -cE '^ *[0-9]+ +[0-9]+ +[0-9]+\.[0-9]+' "$CASE_DIR/client.log")
+	case " ${ARGV[*]} " in
+	*" -a "*) [ "$rows" -ge 20 ] || fail "client: -a printed $rows result rows (want >= 20)" ;;
+	esac
+}
+
+# qperf 0.4.11: one server, one client test, then "quit".
+kind_qperf() {
+	local spid test
+
+	split_args "$@"
+	test=${ARGV[${#ARGV[@]} - 1]}
+	pick_port || return
+	spawn server "${ENV_BOTH[@]}" -- qperf -lp "$PORT"
+	spid=$LAST_PID
+	if ! wait_listen "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	run client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]}"
+	run quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
+	reap server "$spid"
+	expect_rc client
+	expect_rc quit
+	expect_rc server
+	expect_log client "^$test:\$"
+	expect_positive client '^ +(bw|latency|msg_rate|send_bw|recv_bw) += +[0-9.,]+'
+	expect_nolog client 'failed|error|warning'
+}
+
+# The semantics program: one of its cases (it forks and execs both roles).
+kind_semantics() {
+	local envs=()
+
+	split_args "$@"
+	[ $ASAN = 1 ] && envs+=(ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0)
+	run out "${ENV_BOTH[@]}" "${envs[@]}" -- "$SEM" "${ARGV[@]}"
+	expect_rc out
+	expect_log out '^[1-9][0-9]* passed, 0 failed$' 'N passed, 0 failed'
+	expect_nolog out '^FAIL'
+}
+
+# ---------------------------------------------------------------- the cases
+
+CASES=()
+defcase() { CASES+=("$*"); }
+
+ROCE=SOFTVERBS_LINK_LAYER=eth
+
+defcase devices devices
+defcase devinfo devinfo
+defcase devinfo_roce devinfo $ROCE
+
+defcase rc_pingpong pingpong ibv_rc_pingpong -n 200
+defcase rc_pingpong_gid pingpong ibv_rc_pingpong -n 200 -g 0
+defcase rc_pingpong_events pingpong ibv_rc_pingpong -n 200 -e
+defcase rc_pingpong_16m pingpong ibv_rc_pingpong -s 16777216 -n 8 -c
+defcase rc_pingpong_chk pingpong ibv_rc_pingpong -n 200 -c
+defcase rc_pingpong_newsend pingpong ibv_rc_pingpong -n 200 -N
+defcase rc_pingpong_ts pingpong ibv_rc_pingpong -n 200 -t
+defcase rc_pingpong_roce pingpong $ROCE ibv_rc_pingpong -n 200 -g 0
+defcase rc_pingpong_2hosts pingpong @s:SOFTVERBS_NODE=1 @c:SOFTVERBS_NODE=2 ibv_rc_pingpong -n 200
+defcase rc_pingpong_2hosts_roce pingpong $ROCE @s:SOFTVERBS_NODE=1 @c:SOFTVERBS_NODE=2 ibv_rc_pingpong -n 200 -g 0
+defcase uc_pingpong pingpong ibv_uc_pingpong -n 200
+defcase ud_pingpong pingpong ibv_ud_pingpong -n 200
+defcase ud_pingpong_gid_events pingpong ibv_ud_pingpong -n 200 -g 0 -e
+defcase ud_pingpong_roce pingpong $ROCE ibv_ud_pingpong -n 200 -g 0
+defcase srq_pingpong pingpong ibv_srq_pingpong -n 100
+defcase srq_pingpong_events pingpong ibv_srq_pingpong -n 100 -e -q 4
+defcase xsrq_pingpong pingpong ibv_xsrq_pingpong
+defcase xsrq_pingpong_events pingpong ibv_xsrq_pingpong -e
+
+for t in rc_bi_bw rc_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat \
+	rc_rdma_write_bw rc_rdma_write_lat rc_rdma_write_poll_lat \
+	rc_compare_swap_mr rc_fetch_add_mr ver_rc_compare_swap \
+	ver_rc_fetch_add uc_bi_bw uc_bw uc_lat uc_rdma_write_bw \
+	uc_rdma_write_lat uc_rdma_write_poll_lat ud_bi_bw ud_bw ud_lat; do
+	defcase "qperf_$t" qperf "$t"
+	defcase "qperf_cp1_$t" qperf -cp1 "$t"
+done
+
+defcase ib_send_lat perftest ib_send_lat -n 500
+defcase ib_send_bw perftest ib_send_bw -n 500
+defcase ib_send_bw_uc perftest ib_send_bw -n 500 -c UC
+defcase ib_send_bw_ud perftest ib_send_bw -n 500 -c UD
+defcase ib_send_bw_all perftest ib_send_bw -a -n 20
+defcase ib_send_bw_bidir perftest ib_send_bw -b -n 500
+defcase ib_send_bw_events perftest ib_send_bw -e -n 500
+defcase ib_send_bw_4qp perftest ib_send_bw -q 4 -n 500
+defcase ib_send_bw_8qp_events perftest ib_send_bw -q 8 -e -n 200
+defcase ib_send_bw_srq perftest ib_send_bw --use-srq -n 500
+defcase ib_send_bw_roce perftest $ROCE ib_send_bw -x 0 -n 500
+defcase ib_write_lat perftest ib_write_lat -n 500
+defcase ib_write_bw perftest ib_write_bw -n 500
+defcase ib_write_bw_all_bidir perftest ib_write_bw -a -b -n 20
+defcase ib_read_lat perftest ib_read_lat -n 500
+defcase ib_read_bw perftest ib_read_bw -n 500
+defcase ib_read_bw_all perftest ib_read_bw -a -n 20
+defcase ib_atomic_lat perftest ib_atomic_lat -n 500
+defcase ib_atomic_bw perftest ib_atomic_bw -n 500
+defcase ib_atomic_bw_cas perftest ib_atomic_bw -A CMP_AND_SWAP -n 500
+
+# The semantics program, one suite case per program case, in IB mode and
+# (all but the two-hosts case, which sets its own nodes) in RoCE mode.
+if [ -x "$SEM" ]; then
+	for t in $("$SEM" -l | awk '{ print $1 }'); do
+		defcase "sem_$t" semantics "$t"
+		case $t in
+		fault_*) ;;
+		*) defcase "sem_roce_$t" semantics $ROCE "$t" ;;
+		esac
+	done
+else
+	defcase semantics semantics
+fi
+
+# ---------------------------------------------------------------- main loop
+
+selected() {
+	local p
+
+	[ ${#PATTERNS[@]} = 0 ] && return 0
+	for p in "${PATTERNS[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $p ]] && return 0
+	done
+	return 1
+}
+
+if [ $LIST = 1 ]; then
+	for c in "${CASES[@]}"; do
+		set -- $c
+		selected "$1" && printf '%-32s %s\n' "$1" "${*:2}"
+	done
+	exit 0
+fi
+
+if [ $BUILD_OK = 0 ]; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if [ ! -e "$LIB/libibverbs.so.1" ]; then
+	echo "run.sh: no $LIB/libibverbs.so.1 (build softverbs first, or drop --no-build)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+PASSED=0
+FAILED=0
+SUMMARY=$LOGROOT/summary.txt
+: >"$SUMMARY"
+START=$SECONDS
+
+run_case() {
+	local name=$1 kind=$2 t0 dt bad
+
+	shift 2
+	CASE_DIR=$RUNDIR/$name
+	mkdir -p "$CASE_DIR"
+	FABRIC=svt$$-$ITER-$CASENO
+	CASE_ERRS=()
+	t0=$(date +%s.%N)
+	"kind_$kind" "$@"
+	if [ ${#OWN_PIDS[@]} -gt 0 ]; then
+		fail "processes still running after the case: ${OWN_PIDS[*]}"
+		kill_own
+	fi
+	bad=$(grep -lE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
+		"$CASE_DIR"/*.log 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')
+	[ -z "$bad" ] || fail "sanitizer report in: $bad"
+	dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	if [ ${#CASE_ERRS[@]} = 0 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok   $name (${dt}s)"
+		echo "ok $name $dt" >>"$SUMMARY"
+		[ $KEEP = 1 ] || rm -rf "$CASE_DIR"
+	else
+		FAILED=$((FAILED + 1))
+		echo "FAIL $name (${dt}s): $(printf '%s; ' "${CASE_ERRS[@]}")logs: $CASE_DIR"
+		echo "FAIL $name $dt" >>"$SUMMARY"
+	fi
+}
+
+ITER=0
+while [ $ITER -lt "$REPEAT" ]; do
+	ITER=$((ITER + 1))
+	RUNDIR=$LOGROOT/iter$ITER
+	mkdir -p "$RUNDIR"
+	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER of $REPEAT"
+	it_fail=$FAILED
+	CASENO=0
+	for c in "${CASES[@]}"; do
+		set -- $c
+		selected "$1" || continue
+		CASENO=$((CASENO + 1))
+		run_case "$@"
+	done
+	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER: $((FAILED - it_fail)) failed ($((SECONDS - START)) s so far)"
+	rmdir "$RUNDIR" 2>/dev/null
+done
+echo "# wall time $((SECONDS - START)) s; logs: $LOGROOT"
+echo "$PASSED passed, $FAILED failed"
+[ $FAILED = 0 ]
