@@ -88,7 +88,7 @@ unit: $(UNIT_TESTS)
 
 ifdef HAVE_RDMA
 softverbs:
-	$(Q)$(MAKE) -C softverbs $(if $(SANITIZE),SANITIZE=$(SANITIZE)) CC=$(CC)
+	$(Q)$(MAKE) -C softverbs $(if $(SANITIZE),SANITIZE=$(SANITIZE)) CC="$(CC)"
 else
 softverbs:
 	@echo "softverbs skipped (no rdma-core headers, or NO_RDMA=1)"

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,26 +173,6 @@ static int send_request(struct attempt *a)
 	ext_req_encode(&a->q, ext);
 	return ctl_send(&a->c, ext, sizeof(ext), "request extension", a->err,
 			sizeof(a->err));
-}
-
-static int set_local_affinity(struct attempt *a)
-{
-	uint64_t aff = a->par.val[SIDE_LOC][PAR_AFFINITY];
-	cpu_set_t set;
-
-	if (!aff)
-		return 0;
-	if (aff - 1 >= CPU_SETSIZE)
-		return seterr(a->err, sizeof(a->err),
-			      "cannot set processor affinity (cpu %llu): %s",
-			      (unsigned long long)aff - 1, strerror(EINVAL));
-	CPU_ZERO(&set);
-	CPU_SET(aff - 1, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		return seterr_errno(a->err, sizeof(a->err), errno,
-				    "cannot set processor affinity (cpu %llu)",
-				    (unsigned long long)aff - 1);
-	return 0;
 }
 
 static int run_conf(struct attempt *a)
@@ -382,7 +361,8 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		free(a);
 		return 1;
 	}
-	rc = set_local_affinity(a);
+	rc = set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], a->err,
+			      sizeof(a->err));
 	if (rc == 0) {
 		rc = attempt_run(cl, a, cl->legacy);
 		if (rc < 0 && !cl->legacy && a->c.peer_failed &&

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,25 +97,6 @@ static int check_version(const struct req *q, char *err, size_t errlen)
 			      cm, cn, q->ver_inc, QPERF_VERSION);
 	return seterr(err, errlen, "upgrade qperf on server from %s to %u.%u.%u",
 		      QPERF_VERSION, cm, cn, q->ver_inc);
-}
-
-static int set_affinity(uint32_t aff, char *err, size_t errlen)
-{
-	cpu_set_t set;
-
-	if (!aff)
-		return 0;
-	if (aff - 1 >= CPU_SETSIZE)
-		return seterr(err, errlen,
-			      "cannot set processor affinity (cpu %u): %s",
-			      aff - 1, strerror(EINVAL));
-	CPU_ZERO(&set);
-	CPU_SET(aff - 1, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		return seterr_errno(err, errlen, errno,
-				    "cannot set processor affinity (cpu %u)",
-				    aff - 1);
-	return 0;
 }
 
 /* The server half of a socket test. */
@@ -259,7 +239,7 @@ static int serve_one(int fd, const struct plan *p)
 		goto fail;
 	c.timeout = q.timeout_ns;
 	watchdog(&tid, &armed, q.time_ns + 6 * q.timeout_ns + 10 * NS_PER_SEC);
-	if (set_affinity(q.affinity, err, sizeof(err)) < 0)
+	if (set_cpu_affinity(q.affinity, err, sizeof(err)) < 0)
 		goto fail;
 	switch (t->kind) {
 	case TK_CONF: {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Helpers shared by the engine; see util.h. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,10 @@
 #include <unistd.h>
 
 #include "util.h"
+
+#ifdef HAVE_NUMA
+#include <numa.h>
+#endif
 
 uint64_t now_ns(void)
 {
@@ -99,4 +104,33 @@ void sleep_ns(uint64_t ns)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+int set_cpu_affinity(uint64_t aff, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	unsigned long long cpu = (unsigned long long)aff - 1;
+
+	if (!aff)
+		return 0;
+	if (cpu >= CPU_SETSIZE)
+		return seterr(err, errlen,
+			      "cannot set processor affinity (cpu %llu): %s",
+			      cpu, strerror(EINVAL));
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return seterr_errno(err, errlen, errno,
+				    "cannot set processor affinity (cpu %llu)",
+				    cpu);
+#ifdef HAVE_NUMA
+	/* Allocate test buffers on the memory node of the chosen CPU. */
+	if (numa_available() >= 0) {
+		int node = numa_node_of_cpu((int)cpu);
+
+		if (node >= 0)
+			numa_set_preferred(node);
+	}
+#endif
+	return 0;
 }

@@ -38,4 +38,10 @@ void *xcalloc(size_t n, size_t size);
 /* Sleep for ns nanoseconds, resuming after signals. */
 void sleep_ns(uint64_t ns);
 
+/*
+ * Pin this process to CPU aff-1 (0.4.11's 1-based -ca; 0 = leave) and, with
+ * libnuma, prefer that CPU's memory node.  Returns 0 or -1 with err filled.
+ */
+int set_cpu_affinity(uint64_t aff, char *err, size_t errlen);
+
 #endif
