@@ -22,6 +22,57 @@ int post_ud(struct ibv_qp *qp, struct ibv_ah *ah, const struct sv_addr *peer,
 
 /* The fault-injection cases (faults.c), spliced into the test table. */
 void t_fault_ud_drop(struct sv_side *s);
+void t_fault_uc_drop(struct sv_side *s);
+void t_fault_ud_dup(struct sv_side *s);
+void t_fault_uc_dup(struct sv_side *s);
+void t_fault_ud_reorder(struct sv_side *s);
+void t_fault_uc_reorder(struct sv_side *s);
+void t_fault_ud_delay(struct sv_side *s);
+void t_fault_uc_delay(struct sv_side *s);
+void t_fault_rc_immune(struct sv_side *s);
+void t_fault_rnr(struct sv_side *s);
+void t_fault_qp_fatal(struct sv_side *s);
+void t_fault_port_down(struct sv_side *s);
+void t_fault_port_down_later(struct sv_side *s);
 
-#define FAULT_CASES
+#define FSEED " SOFTVERBS_FAULT_SEED=12345"
+#define FDROP "SOFTVERBS_FAULT_DROP=0.5" FSEED
+#define FDUP "SOFTVERBS_FAULT_DUP=0.5" FSEED
+#define FREORDER "SOFTVERBS_FAULT_REORDER=0.5" FSEED
+#define FDELAY "SOFTVERBS_FAULT_DELAY=1 SOFTVERBS_FAULT_DELAY_US=30000"
+#define FALL "SOFTVERBS_FAULT_DROP=1 SOFTVERBS_FAULT_DUP=1 " \
+	     "SOFTVERBS_FAULT_REORDER=1 SOFTVERBS_FAULT_DELAY=1"
+#define FRNR "SOFTVERBS_FAULT_RNR=2"
+
+/* Table rows: name, function, env of role A, env of role B, timeout, doc. */
+#define FAULT_CASES							\
+	{ "fault_ud_drop", t_fault_ud_drop, FDROP, FDROP, 0,		\
+	  "SOFTVERBS_FAULT_DROP=0.5: UD loses some datagrams" },	\
+	{ "fault_uc_drop", t_fault_uc_drop, FDROP, FDROP, 0,		\
+	  "SOFTVERBS_FAULT_DROP=0.5: UC loses some messages" },		\
+	{ "fault_ud_dup", t_fault_ud_dup, FDUP, FDUP, 0,		\
+	  "SOFTVERBS_FAULT_DUP=0.5: UD datagrams arrive twice" },	\
+	{ "fault_uc_dup", t_fault_uc_dup, FDUP, FDUP, 0,		\
+	  "SOFTVERBS_FAULT_DUP=0.5: UC messages arrive twice" },	\
+	{ "fault_ud_reorder", t_fault_ud_reorder, FREORDER, FREORDER, 0, \
+	  "SOFTVERBS_FAULT_REORDER=0.5: UD order changes, none lost" },	\
+	{ "fault_uc_reorder", t_fault_uc_reorder, FREORDER, FREORDER, 0, \
+	  "SOFTVERBS_FAULT_REORDER=0.5: UC order changes, none lost" },	\
+	{ "fault_ud_delay", t_fault_ud_delay, FDELAY, FDELAY, 0,	\
+	  "SOFTVERBS_FAULT_DELAY=1, _US=30000: UD arrives >= 30 ms late" }, \
+	{ "fault_uc_delay", t_fault_uc_delay, FDELAY, FDELAY, 0,	\
+	  "SOFTVERBS_FAULT_DELAY=1, _US=30000: UC arrives >= 30 ms late" }, \
+	{ "fault_rc_immune", t_fault_rc_immune, FALL, FALL, 0,		\
+	  "UC/UD fault knobs at rate 1 leave RC reliable and ordered" }, \
+	{ "fault_rnr", t_fault_rnr, FRNR, FRNR, 0,			\
+	  "SOFTVERBS_FAULT_RNR=2: RNR despite a receive; retries win" }, \
+	{ "fault_qp_fatal", t_fault_qp_fatal,				\
+	  "SOFTVERBS_FAULT_QP_FATAL=3", NULL, 0,			\
+	  "SOFTVERBS_FAULT_QP_FATAL=3: QP_FATAL event, ERR, flush" },	\
+	{ "fault_port_down", t_fault_port_down,				\
+	  "SOFTVERBS_FAULT_PORT_DOWN=now", NULL, 0,			\
+	  "SOFTVERBS_FAULT_PORT_DOWN=now: port state DOWN" },		\
+	{ "fault_port_down_later", t_fault_port_down_later,		\
+	  "SOFTVERBS_FAULT_PORT_DOWN=300", NULL, 0,			\
+	  "SOFTVERBS_FAULT_PORT_DOWN=300: PORT_ERR event, DOWN, errors" },
 #endif
