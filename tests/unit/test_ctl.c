@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Control codecs against the exact bytes of 0.4.11 (spec §2), and the
+ * bounded I/O: timeouts, EOF, and the peer's urgent-data error notice.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/ctl.h"
+#include "core/util.h"
+#include "harness.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* `qperf localhost -t 1 tcp_lat` as captured (spec §2.2). */
+TEST(req_encode_captured_tcp_lat)
+{
+	struct req q;
+	uint8_t got[REQ_SIZE], want[REQ_SIZE];
+
+	memset(&q, 0, sizeof(q));
+	q.ver_min = 4;
+	q.ver_inc = 11;
+	q.req_index = 9;
+	q.msg_size = 1;
+	q.time = 1;
+	q.timeout = 5;
+	memset(want, 0, sizeof(want));
+	memcpy(want, "\x00\x00\x04\x00\x0b\x00\x09\x00", 8);
+	want[24] = 1; /* msg_size */
+	want[60] = 1; /* time */
+	want[64] = 5; /* timeout */
+	memset(got, 0xee, sizeof(got));
+	req_encode(&q, got);
+	CHECK(memcmp(got, want, REQ_SIZE) == 0);
+}
+
+TEST(req_field_offsets)
+{
+	struct req q, d;
+	uint8_t b[REQ_SIZE];
+	static const int off[] = { 8,  12, 16, 20, 24, 28, 32, 36,
+				   40, 44, 48, 52, 56, 60, 64, 68 };
+	uint32_t *f[] = { &q.access_recv, &q.affinity,	 &q.alt_port,
+			  &q.flip,	  &q.msg_size,	 &q.mtu_size,
+			  &q.no_msgs,	  &q.poll_mode,	 &q.port,
+			  &q.rd_atomic,	  &q.sl,	 &q.sock_buf_size,
+			  &q.src_path_bits, &q.time,	 &q.timeout,
+			  &q.use_cm };
+
+	memset(&q, 0, sizeof(q));
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		*f[i] = 0x01020300u + (uint32_t)i;
+	strcpy(q.id, "mlx5_0:1");
+	strcpy(q.static_rate, "4xQDR");
+	req_encode(&q, b);
+	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
+		CHECK(b[off[i]] == i && b[off[i] + 1] == 3 &&
+		      b[off[i] + 2] == 2 && b[off[i] + 3] == 1);
+	CHECK(memcmp(b + 72, "mlx5_0:1\0\0", 10) == 0);
+	CHECK(b[135] == 0);
+	CHECK(memcmp(b + 136, "4xQDR\0", 6) == 0);
+	CHECK(b[199] == 0);
+	req_decode(b, &d);
+	CHECK(d.sock_buf_size == q.sock_buf_size && d.use_cm == q.use_cm);
+	CHECK_STR(d.id, "mlx5_0:1");
+	CHECK_STR(d.static_rate, "4xQDR");
+	CHECK(d.time_ns == (uint64_t)q.time * NS_PER_SEC);
+}
+
+/* A hostile request without NULs in its strings decodes safely. */
+TEST(req_decode_unterminated_strings)
+{
+	uint8_t b[REQ_SIZE];
+	struct req q;
+
+	memset(b, 'A', sizeof(b));
+	req_decode(b, &q);
+	CHECK(strlen(q.id) == 63);
+	CHECK(strlen(q.static_rate) == 63);
+	CHECK(q.ver_maj == 0x4141 && q.msg_size == 0x41414141u);
+}
+
+TEST(ext_req_roundtrip_and_rejects)
+{
+	struct req q, d;
+	uint8_t b[EXT_REQ_SIZE];
+
+	memset(&q, 0, sizeof(q));
+	memset(&d, 0, sizeof(d));
+	q.time_ns = 300000000;
+	q.timeout_ns = 5 * NS_PER_SEC;
+	ext_req_encode(&q, b);
+	CHECK(memcmp(b, "QPX1", 4) == 0);
+	CHECK(b[4] == EXT_REQ_SIZE);
+	CHECK(ext_req_decode(b, &d) == 0);
+	CHECK(d.ext && d.time_ns == q.time_ns && d.timeout_ns == q.timeout_ns);
+	b[0] ^= 1;
+	CHECK(ext_req_decode(b, &d) == -1);
+	b[0] ^= 1;
+	b[4] = 99;
+	CHECK(ext_req_decode(b, &d) == -1);
+}
+
+/* The captured server STAT of a tcp_lat run (spec §2.5). */
+TEST(stat_decode_captured)
+{
+	uint8_t b[STAT_SIZE];
+	struct node_stat s;
+	static const uint64_t ts[9] = { 1717992255, 4121, 0,   4903, 58702,
+					366,	    0,	  1468, 95 };
+	static const uint64_t te[9] = { 1717992355, 4125, 0,   4947, 58798,
+					366,	    0,	  1500, 95 };
+
+	memset(b, 0, sizeof(b));
+	put32(b, 2);
+	put32(b + 4, 100);
+	for (int i = 0; i < 9; i++) {
+		put64(b + 12 + 8 * i, ts[i]);
+		put64(b + 84 + 8 * i, te[i]);
+	}
+	put64(b + 156, 40504);
+	put64(b + 164, 40504);
+	put64(b + 180, 40504);
+	put64(b + 188, 40504);
+	stat_decode(b, &s);
+	CHECK(s.no_cpus == 2 && s.no_ticks == 100 && s.max_cqes == 0);
+	CHECK(s.real_e - s.real_s == NS_PER_SEC); /* 100 ticks */
+	CHECK(s.time_s[CPU_USER] == 4121 && s.time_e[CPU_USER] == 4125);
+	CHECK(s.time_e[CPU_SOFTIRQ] == 1500 && s.time_s[CPU_STEAL] == 95);
+	CHECK(s.s.bytes == 40504 && s.s.msgs == 40504 && s.s.errs == 0);
+	CHECK(s.r.bytes == 40504 && s.r.msgs == 40504);
+	CHECK(s.rem_s.bytes == 0 && s.rem_r.msgs == 0);
+}
+
+TEST(stat_encode_layout)
+{
+	struct node_stat s;
+	uint8_t b[STAT_SIZE];
+
+	memset(&s, 0, sizeof(s));
+	s.no_cpus = 2;
+	s.no_ticks = 100;
+	s.real_s = 5 * NS_PER_SEC + 5000000; /* 500.5 ticks → 500 */
+	s.real_e = 6 * NS_PER_SEC + 5000000; /* 600 */
+	s.time_s[CPU_USER] = 7;
+	s.time_e[CPU_STEAL] = 9;
+	s.s.bytes = 0x1122334455667788ULL;
+	s.rem_r.errs = 3;
+	memset(b, 0xee, sizeof(b));
+	stat_encode(&s, b);
+	CHECK(b[0] == 2 && b[4] == 100);
+	CHECK(b[12] == 0xf4 && b[13] == 0x01); /* real start 500 */
+	CHECK(b[20] == 7); /* user start */
+	CHECK(b[84] == 0x58 && b[85] == 0x02); /* real end 600 */
+	CHECK(b[148] == 9); /* steal end */
+	CHECK(b[156] == 0x88 && b[163] == 0x11);
+	CHECK(b[244] == 3); /* rem_r.errs */
+	for (int i = 252; i < 256; i++)
+		CHECK(b[i] == 0); /* no uninitialised padding */
+}
+
+TEST(stat_roundtrip_ext)
+{
+	struct node_stat s, d;
+	uint8_t b[STAT_SIZE], e[EXT_STAT_SIZE];
+
+	memset(&s, 0, sizeof(s));
+	s.no_ticks = 100;
+	s.real_s = 123456789;
+	s.real_e = 123456789 + 300000001;
+	stat_encode(&s, b);
+	stat_decode(b, &d);
+	/* Ticks lose precision ... */
+	CHECK(d.real_e - d.real_s == 300000000);
+	ext_stat_encode(&s, e);
+	CHECK(ext_stat_decode(e, &d) == 0);
+	/* ... the extension restores it. */
+	CHECK(d.real_e - d.real_s == 300000001);
+	put64(e + 16, 1); /* end before start */
+	CHECK(ext_stat_decode(e, &d) == -1);
+}
+
+TEST(conf_codec)
+{
+	struct conf_info c, d;
+	uint8_t b[CONF_SIZE];
+
+	memset(&c, 0, sizeof(c));
+	strcpy(c.node, "vm");
+	strcpy(c.cpu, "2 Cores: Intel Xeon Processor 2.1GHz");
+	strcpy(c.os, "Linux 6.18.44-fc-v657");
+	strcpy(c.qperf, "0.4.11");
+	memset(b, 0xee, sizeof(b));
+	conf_encode(&c, b);
+	CHECK(memcmp(b, "vm\0\0", 4) == 0);
+	CHECK(b[63] == 0 && b[64] == '2' && b[192] == '0');
+	for (int i = 0; i < CONF_SIZE; i++)
+		CHECK(b[i] != 0xee);
+	conf_decode(b, &d);
+	CHECK_STR(d.cpu, c.cpu);
+	CHECK_STR(d.qperf, "0.4.11");
+	/* Garbage after the NUL (as 0.4.11 sends) and control characters. */
+	memcpy(b + 192, "0.4.11\0\xff\xfe", 9);
+	b[1] = '\n';
+	conf_decode(b, &d);
+	CHECK_STR(d.qperf, "0.4.11");
+	CHECK_STR(d.node, "v?");
+}
+
+/* A connected loopback TCP pair: a[0] client, a[1] server side. */
+static int tcp_pair(int fds[2])
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&sin, &len))
+		return -1;
+	fds[0] = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(fds[0], (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return -1;
+	fds[1] = accept(l, NULL, NULL);
+	close(l);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	return fds[1] < 0 ? -1 : 0;
+}
+
+TEST(ctl_recv_timeout_and_eof)
+{
+	int fds[2];
+	struct ctl c;
+	char err[256], buf[4];
+	uint64_t t0;
+
+	CHECK(tcp_pair(fds) == 0);
+	memset(&c, 0, sizeof(c));
+	c.fd = fds[0];
+	c.timeout = 200000000; /* 0.2 s */
+	t0 = now_ns();
+	CHECK(ctl_recv(&c, buf, 4, "port", err, sizeof(err)) == -1);
+	CHECK_STR(err, "failed to receive port: timed out");
+	CHECK(now_ns() - t0 >= 190000000 && now_ns() - t0 < 2000000000ULL);
+	CHECK(write(fds[1], "ab", 2) == 2);
+	close(fds[1]);
+	CHECK(ctl_recv(&c, buf, 4, "port", err, sizeof(err)) == -1);
+	CHECK_STR(err, "failed to receive port: server not responding");
+	CHECK(!c.peer_failed);
+}
+
+/* A peer's error notice is read whole, even if it arrives in pieces. */
+TEST(ctl_recv_peer_error)
+{
+	int fds[2];
+	struct ctl c, s;
+	char err[512], buf[256];
+	char text[230];
+
+	CHECK(tcp_pair(fds) == 0);
+	memset(&c, 0, sizeof(c));
+	c.fd = fds[0];
+	c.timeout = 2 * NS_PER_SEC;
+	memset(&s, 0, sizeof(s));
+	s.fd = fds[1];
+	s.server = true;
+	memset(text, 'x', sizeof(text));
+	memcpy(text, "unable to make SCTP socket ", 27);
+	text[sizeof(text) - 1] = '\0';
+	/* Stale in-band bytes before the notice must be skipped. */
+	CHECK(write(fds[1], "stale", 5) == 5);
+	ctl_send_error(&s, text);
+	CHECK(ctl_recv(&c, buf, 256, "results", err, sizeof(err)) == -1);
+	CHECK(c.peer_failed);
+	CHECK(strncmp(err, "server: unable to make SCTP socket xxx", 38) == 0);
+	CHECK(strlen(err) == strlen("server: ") + strlen(text));
+}
+
+TEST(ctl_sync_mismatch)
+{
+	int fds[2];
+	struct ctl c;
+	char err[256];
+
+	CHECK(tcp_pair(fds) == 0);
+	memset(&c, 0, sizeof(c));
+	c.fd = fds[0];
+	c.timeout = NS_PER_SEC;
+	CHECK(write(fds[1], "synchronization before tesX", 27) == 27);
+	CHECK(ctl_sync(&c, SYNC_BEFORE, err, sizeof(err)) == -1);
+	CHECK_STR(err, "synchronize synchronization before test failure: "
+		       "data does not match");
+}
+
+int main(void)
+{
+	RUN(req_encode_captured_tcp_lat);
+	RUN(req_field_offsets);
+	RUN(req_decode_unterminated_strings);
+	RUN(ext_req_roundtrip_and_rejects);
+	RUN(stat_decode_captured);
+	RUN(stat_encode_layout);
+	RUN(stat_roundtrip_ext);
+	RUN(conf_codec);
+	RUN(ctl_recv_timeout_and_eof);
+	RUN(ctl_recv_peer_error);
+	RUN(ctl_sync_mismatch);
+	return harness_done();
+}
