@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build matrix: gcc and clang with -Werror, NO_RDMA=1, ./configure && make
+# giving the same features as plain make, make install with PREFIX and
+# DESTDIR, make clean.  Each build happens in a scratch copy of the tree.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { # name, command...
+	local name=$1
+	shift
+	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name"; tail -n 20 "$tmp/log"; fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+copy() { # dir: a clean copy of the sources
+	mkdir -p "$1"
+	git ls-files -z | xargs -0 cp --parents -t "$1" 2>/dev/null ||
+		{ echo "copy failed"; return 1; }
+}
+
+copy "$tmp/gcc" && check "gcc -Werror build" make -C "$tmp/gcc" CC=gcc qperf
+check "gcc build: --version" grep -q . <("$tmp/gcc/qperf" --version)
+
+copy "$tmp/clang" && check "clang -Werror build" make -C "$tmp/clang" CC=clang qperf
+
+copy "$tmp/nordma" && check "NO_RDMA=1 build" make -C "$tmp/nordma" NO_RDMA=1
+check "NO_RDMA=1: --version says RDMA is not built" \
+	grep -q "rdma: not built" <("$tmp/nordma/qperf" --version)
+check "NO_RDMA=1: no softverbs built" test ! -e "$tmp/nordma/softverbs/build/libibverbs.so.1"
+out=$("$tmp/nordma/qperf" localhost -ws 0 rc_bw 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "lacks RDMA support" <<<"$out"; then
+	ok "NO_RDMA=1: rc_bw says the build lacks RDMA support"
+else
+	bad "NO_RDMA=1: rc_bw says the build lacks RDMA support (rc=$rc: $out)"
+fi
+
+if command -v autoconf >/dev/null; then
+	copy "$tmp/conf" && check "autoconf && ./configure && make" \
+		sh -c "cd '$tmp/conf' && autoconf && ./configure && make qperf"
+	check "configure and plain make give the same features" \
+		cmp <("$tmp/conf/qperf" --version) <("$tmp/gcc/qperf" --version)
+	copy "$tmp/conf2" && check "./configure --without-rdma" \
+		sh -c "cd '$tmp/conf2' && autoconf && ./configure --without-rdma && make qperf"
+	check "configure --without-rdma: --version says RDMA is not built" \
+		grep -q "rdma: not built" <("$tmp/conf2/qperf" --version)
+else
+	bad "autoconf is not installed (scripts/install-deps --test installs it)"
+fi
+
+check "make install PREFIX DESTDIR" make -C "$tmp/gcc" install PREFIX=/opt/q DESTDIR="$tmp/root"
+check "installed binary" test -x "$tmp/root/opt/q/bin/qperf"
+check "installed man page" test -f "$tmp/root/opt/q/share/man/man1/qperf.1"
+
+check "make clean" make -C "$tmp/gcc" clean
+left=$(cd "$tmp/gcc" && find . -name '*.o' -o -name '*.a' -o -name qperf -type f | head)
+if [ -z "$left" ]; then ok "make clean removes what was built"; else bad "make clean left: $left"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
