@@ -1065,6 +1065,95 @@ TEST(capture_debug)
 		  "    r_r_no_msgs      =  53,032 \n");
 }
 
+/* Captured here from Debian's qperf 0.4.11: -t 1 -vv -D udp_bw. */
+TEST(live_udp_bw_vv_debug)
+{
+	struct node_stat l, r;
+	struct par_set p = mkp(test_find("udp_bw"), true);
+	struct out_opts o = O_VV;
+
+	o.debug = true;
+	tcp_bw_nodes(&l, &r,
+		     (struct cpu_d){ .user = 62, .kernel = 112, .softirq = 25,
+				     .steal = 1 },
+		     39861ULL * 32768, 39861, 19803ULL * 32768, 19803);
+	CHECK_OUT(render("udp_bw", &l, &r, &p, &o),
+		  "    send_bw           =    1.31 GB/sec\n"
+		  "    recv_bw           =     649 MB/sec\n"
+		  "    msg_rate          =    19.8 K/sec\n"
+		  "    msg_size          =      32 KiB (32,768)\n"
+		  "    time              =       1 sec\n"
+		  "    timeout           =       5 sec\n"
+		  "    send_cost         =    1.53 sec/GB\n"
+		  "    recv_cost         =    3.08 sec/GB\n"
+		  "    send_cpus_used    =     200 % cpus\n"
+		  "    send_cpus_user    =      62 % cpus\n"
+		  "    send_cpus_intr    =      25 % cpus\n"
+		  "    send_cpus_kernel  =     113 % cpus\n"
+		  "    send_real_time    =       1 sec\n"
+		  "    send_cpu_time     =       2 sec\n"
+		  "    send_bytes        =    1.31 GB\n"
+		  "    send_msgs         =  39,861 \n"
+		  "    recv_cpus_used    =     200 % cpus\n"
+		  "    recv_cpus_user    =      62 % cpus\n"
+		  "    recv_cpus_intr    =      25 % cpus\n"
+		  "    recv_cpus_kernel  =     113 % cpus\n"
+		  "    recv_real_time    =       1 sec\n"
+		  "    recv_cpu_time     =       2 sec\n"
+		  "    recv_bytes        =     649 MB\n"
+		  "    recv_msgs         =  19,803 \n"
+		  "    l_no_cpus         =       2 \n"
+		  "    l_no_ticks        =     100 \n"
+		  "    l_timer_real      =       1 sec\n"
+		  "    l_timer_user      =     620 ms\n"
+		  "    l_timer_system    =    1.12 sec\n"
+		  "    l_timer_softirq   =     250 ms\n"
+		  "    l_timer_steal     =      10 ms\n"
+		  "    l_s_no_bytes      =    1.31 GB\n"
+		  "    l_s_no_msgs       =  39,861 \n"
+		  "    r_no_cpus         =       2 \n"
+		  "    r_no_ticks        =     100 \n"
+		  "    r_timer_real      =       1 sec\n"
+		  "    r_timer_user      =     620 ms\n"
+		  "    r_timer_system    =    1.12 sec\n"
+		  "    r_timer_softirq   =     250 ms\n"
+		  "    r_timer_steal     =      10 ms\n"
+		  "    r_r_no_bytes      =     649 MB\n"
+		  "    r_r_no_msgs       =  19,803 \n");
+}
+
+/*
+ * Captured here from Debian's qperf 0.4.11:
+ * -t 1 -vu -m 1536K -to 7 -ca 1 -sb 64K -rsb 128K tcp_bw.
+ */
+TEST(live_tcp_bw_vu_params)
+{
+	struct node_stat l, r;
+	struct par_set p = mkp(test_find("tcp_bw"), true);
+	struct out_opts o = mko(0, 0, 1);
+
+	set_msg_size(&p, 1536 * 1024);
+	for (int s = 0; s < 2; s++) {
+		p.val[s][PAR_TIMEOUT] = 7 * NS;
+		p.set[s][PAR_TIMEOUT] = true;
+		p.val[s][PAR_AFFINITY] = 1;
+		p.set[s][PAR_AFFINITY] = true;
+		p.set[s][PAR_SOCK_BUF_SIZE] = true;
+	}
+	p.val[0][PAR_SOCK_BUF_SIZE] = 65536;
+	p.val[1][PAR_SOCK_BUF_SIZE] = 131072;
+	tcp_bw_nodes(&l, &r, (struct cpu_d){ .user = 100 }, 675000000, 429,
+		     675000000, 429);
+	CHECK_OUT(render("tcp_bw", &l, &r, &p, &o),
+		  "    bw                 =   675 MB/sec\n"
+		  "    affinity           =     1 \n"
+		  "    msg_size           =  1.57 MB\n"
+		  "    loc_sock_buf_size  =    64 KiB (65,536)\n"
+		  "    rem_sock_buf_size  =   128 KiB (131,072)\n"
+		  "    time               =     1 sec\n"
+		  "    timeout            =     7 sec\n");
+}
+
 /* The debug block shows the merged counters and every field. */
 TEST(debug_all_fields)
 {
@@ -1348,6 +1437,8 @@ int main(void)
 	RUN(capture_udp_bw_un_vv);
 	RUN(capture_udp_bw_ub);
 	RUN(capture_debug);
+	RUN(live_udp_bw_vv_debug);
+	RUN(live_tcp_bw_vu_params);
 	RUN(debug_all_fields);
 	RUN(scale_counts_sizes_times);
 	RUN(scale_time_before_rounding);
