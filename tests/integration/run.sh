@@ -1,0 +1,453 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Loopback integration tests: our client against our server.
+#
+# One server on an ephemeral port (published in a port file) serves every
+# check; each check asserts on the client's exit status, stdout and stderr.
+# Report layouts are compared with the spec's captured 0.4.11 outputs
+# (§5.11) with the figures replaced by patterns.  Tests run for -t 0.3.
+#
+# Usage: bash tests/integration/run.sh   (QPERF=path to test another binary)
+
+. "$(dirname "$0")/../lib.sh"
+
+TT=${TT:-0.3}
+
+# L NAME VALUE-RE: the pattern of one report line, "    NAME  =  VALUE".
+L() {
+	printf '    %s *  =  *%s' "$1" "$2"
+}
+BW="$POS (bytes|KB|MB|GB|TB)/sec"
+BWB="$POS (bits|Kb|Mb|Gb|Tb)/sec"
+RATE="$POS [KMGT]?/sec"
+TIME="$POS (ns|us|ms|sec)"
+COST="$POS (ns|us|ms|sec)/GB"
+CPUS="$NUM % cpus"
+CNT="$NUM( (thousand|million|billion))? "
+SIZE="$NUM (bytes|KB|MB|GB|TB|KiB \\($NUM\\)|MiB \\($NUM\\)|GiB \\($NUM\\))"
+
+# aligned NAME: every table line of the last stdout has its "  =  " in
+# the same column, and every line with a unit ends its number in the
+# same column (0.4.11's place_show).
+aligned() {
+	local bad
+	bad=$(awk '
+		/^    / {
+			i = index($0, "  =  ")
+			if (i == 0) { print "no =: " $0; next }
+			if (eq && i != eq) print "= column " i " != " eq ": " $0
+			eq = i
+		}
+		/^[a-z_]+:$/ { eq = 0 }
+	' "$OUT_FILE")
+	if [ -z "$bad" ]; then
+		pass "$1"
+	else
+		fail "$1" "$bad" "$(ctx)"
+	fi
+}
+
+# names_in_order NAME FULL REQUIRED: the report names of the last stdout
+# (lines under a single test header) appear in the order of FULL (a
+# space-separated list, the 0.4.11 order), and every name in REQUIRED is
+# present.  Names of FULL may be absent (zero values are hidden).
+names_in_order() {
+	local name=$1 full=$2 req=$3
+	local got
+	got=$(sed -n 's/^    \([a-z_]*\) *  =  .*/\1/p' "$OUT_FILE" | tr '\n' ' ')
+	local why=() n pos=0 i
+	local -a fl=($full)
+	for n in $got; do
+		i=$pos
+		while [ $i -lt ${#fl[@]} ] && [ "${fl[$i]}" != "$n" ]; do
+			i=$((i + 1))
+		done
+		if [ $i -ge ${#fl[@]} ]; then
+			why+=("unexpected or out-of-order line: $n")
+			break
+		fi
+		pos=$((i + 1))
+	done
+	for n in $req; do
+		case " $got " in
+		*" $n "*) ;;
+		*) why+=("missing line: $n") ;;
+		esac
+	done
+	if [ ${#why[@]} -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name" "${why[@]}" "$(ctx)"
+	fi
+}
+
+# 12345 -> 12,345
+commas() {
+	echo "$1" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'
+}
+
+C() {
+	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" "$@"
+}
+
+if ! start_server; then
+	fail "server starts and publishes its port"
+	finish
+fi
+pass "server starts and publishes its port ($SERVER_PORT)"
+
+# --- the four socket tests, default layout --------------------------------
+C -t $TT tcp_bw
+expect "tcp_bw exit 0, nothing on stderr" 0 '' '^$'
+match_lines "tcp_bw layout" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BW")"
+C -t $TT tcp_lat
+expect "tcp_lat exit 0" 0 '' '^$'
+match_lines "tcp_lat layout" "$OUT_FILE" 'tcp_lat:' "$(L latency "$TIME")"
+C -t $TT udp_bw
+expect "udp_bw exit 0" 0 '' '^$'
+match_lines "udp_bw layout" "$OUT_FILE" 'udp_bw:' \
+	"$(L send_bw "$BW")" "$(L recv_bw "$BW")"
+aligned "udp_bw aligned"
+C -t $TT udp_lat
+expect "udp_lat exit 0" 0 '' '^$'
+match_lines "udp_lat layout" "$OUT_FILE" 'udp_lat:' "$(L latency "$TIME")"
+
+# Several tests on one command line, one header each, no blank lines.
+C -t $TT tcp_bw tcp_lat udp_bw udp_lat
+expect "four tests in one run exit 0" 0
+match_lines "four tests in one run layout" "$OUT_FILE" \
+	'tcp_bw:' "$(L bw "$BW")" 'tcp_lat:' "$(L latency "$TIME")" \
+	'udp_bw:' "$(L send_bw "$BW")" "$(L recv_bw "$BW")" \
+	'udp_lat:' "$(L latency "$TIME")"
+
+# --- conf ----------------------------------------------------------------
+C conf
+expect "conf exit 0" 0 '' '^$'
+match_lines "conf prints the 8 lines" "$OUT_FILE" 'conf:' \
+	'    loc_node   =  .+' '    loc_cpu    =  .+' '    loc_os     =  .+' \
+	'    loc_qperf  =  0\.5\.[0-9]+' \
+	'    rem_node   =  .+' '    rem_cpu    =  .+' '    rem_os     =  .+' \
+	'    rem_qperf  =  0\.5\.[0-9]+'
+if has "^    rem_os     =  $(uname -s) $(uname -r | sed 's/[.]/[.]/g')\$"; then
+	pass "conf rem_os is uname"
+else
+	fail "conf rem_os is uname" "$(ctx)"
+fi
+
+# --- verbosity and unit options (spec §5.11) -------------------------------
+C -t 1 -v tcp_bw
+expect "-v tcp_bw exit 0" 0
+match_lines "-v tcp_bw layout" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BW")" \
+	"$(L msg_rate "$RATE")" "$(L time '1 sec')" "$(L send_cost "$COST")" \
+	"$(L recv_cost "$COST")" "$(L send_cpus_used "$CPUS")" \
+	"$(L recv_cpus_used "$CPUS")"
+aligned "-v tcp_bw aligned"
+
+SR_T="cpus_used cpus_user cpus_intr cpus_kernel cpus_iowait real_time cpu_time"
+SR_S="errors bytes msgs max_cqe"
+full="bw msg_rate msg_size time timeout send_cost recv_cost"
+for w in $SR_T $SR_S; do full="$full send_$w"; done
+for w in $SR_T $SR_S; do full="$full recv_$w"; done
+C -t $TT -vv tcp_bw
+expect "-vv tcp_bw exit 0" 0
+names_in_order "-vv tcp_bw lines (spec order)" "$full" \
+	"bw msg_rate msg_size time timeout send_cost recv_cost send_cpus_used
+	 send_real_time send_cpu_time send_bytes send_msgs recv_cpus_used
+	 recv_real_time recv_cpu_time recv_bytes recv_msgs"
+aligned "-vv tcp_bw aligned"
+if has "$(L msg_size '64 KiB \(65,536\)')" && has "$(L timeout '5 sec')" &&
+	has "$(L send_msgs "$CNT")\$"; then
+	pass "-vv tcp_bw msg_size 64 KiB, timeout 5 sec, count with trailing space"
+else
+	fail "-vv tcp_bw msg_size 64 KiB, timeout 5 sec, count with trailing space" "$(ctx)"
+fi
+
+LR_T="cpus_used cpus_user cpus_intr cpus_kernel cpus_iowait real_time cpu_time"
+LR_S="send_errors recv_errors send_bytes recv_bytes send_msgs recv_msgs max_cqe"
+full="latency msg_rate msg_size time timeout"
+for w in $LR_T $LR_S; do full="$full loc_$w"; done
+for w in $LR_T $LR_S; do full="$full rem_$w"; done
+C -t $TT -vv tcp_lat
+expect "-vv tcp_lat exit 0" 0
+names_in_order "-vv tcp_lat lines (loc/rem, spec order)" "$full" \
+	"latency msg_rate msg_size time timeout loc_cpus_used loc_real_time
+	 loc_cpu_time loc_send_bytes loc_recv_bytes loc_send_msgs loc_recv_msgs
+	 rem_cpus_used rem_real_time rem_cpu_time rem_send_bytes rem_recv_bytes
+	 rem_send_msgs rem_recv_msgs"
+has "$(L msg_size '1 bytes')" && pass "-vv tcp_lat msg_size 1 bytes" ||
+	fail "-vv tcp_lat msg_size 1 bytes" "$(ctx)"
+
+C -t $TT -vs tcp_bw
+expect "-vs tcp_bw exit 0" 0
+match_lines "-vs tcp_bw layout" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BW")" \
+	"$(L msg_rate "$RATE")"
+C -t $TT -vt tcp_bw
+expect "-vt tcp_bw exit 0" 0
+match_lines "-vt tcp_bw layout" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BW")" \
+	"$(L send_cost "$COST")" "$(L recv_cost "$COST")" \
+	"$(L send_cpus_used "$CPUS")" "$(L recv_cpus_used "$CPUS")"
+C -t $TT -vvs tcp_bw
+expect "-vvs tcp_bw exit 0" 0
+match_lines "-vvs tcp_bw layout" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BW")" \
+	"$(L msg_rate "$RATE")" "$(L send_bytes "$SIZE")" \
+	"$(L send_msgs "$CNT")" "$(L recv_bytes "$SIZE")" \
+	"$(L recv_msgs "$CNT")"
+C -t 1 -vu tcp_lat
+expect "-vu tcp_lat exit 0" 0
+match_lines "-vu tcp_lat layout (only user-set params)" "$OUT_FILE" \
+	'tcp_lat:' "$(L latency "$TIME")" "$(L time '1 sec')"
+C -t 1 -m 3K -vvu tcp_lat
+expect "-vvu tcp_lat exit 0" 0
+match_lines "-m 3K -vvu tcp_lat layout" "$OUT_FILE" 'tcp_lat:' \
+	"$(L latency "$TIME")" "$(L msg_size '3 KiB \(3,072\)')" \
+	"$(L time '1 sec')" "$(L timeout '5 sec')"
+C -t 1 -uu tcp_bw
+expect "-uu tcp_bw exit 0" 0
+match_lines "-uu tcp_bw layout (bytes/sec, no commas)" "$OUT_FILE" \
+	'tcp_bw:' "$(L bw '[1-9][0-9]* bytes/sec')"
+C -t 1 -vv -uu tcp_bw
+expect "-vv -uu tcp_bw exit 0" 0
+if has "$(L msg_size '65536 bytes')" && has "$(L time '1000000000 ns')" &&
+	has "$(L timeout '5000000000 ns')" && ! has '[0-9],[0-9]'; then
+	pass "-vv -uu tcp_bw: unscaled sizes and times, no commas"
+else
+	fail "-vv -uu tcp_bw: unscaled sizes and times, no commas" "$(ctx)"
+fi
+C -t $TT -ub tcp_bw
+expect "-ub tcp_bw exit 0" 0
+match_lines "-ub tcp_bw layout (bits)" "$OUT_FILE" 'tcp_bw:' "$(L bw "$BWB")"
+C -t $TT -ub -v udp_bw
+expect "-ub -v udp_bw exit 0" 0
+has "$(L send_bw "$BWB")" && has "$(L recv_bw "$BWB")" &&
+	pass "-ub -v udp_bw send_bw/recv_bw in bits" ||
+	fail "-ub -v udp_bw send_bw/recv_bw in bits" "$(ctx)"
+C -t 1 -un -v tcp_bw
+expect "-un -v tcp_bw exit 0" 0
+match_lines "-un -v tcp_bw layout (loc/rem naming)" "$OUT_FILE" 'tcp_bw:' \
+	"$(L bw "$BW")" "$(L msg_rate "$RATE")" "$(L time '1 sec')" \
+	"$(L send_cost "$COST")" "$(L recv_cost "$COST")" \
+	"$(L loc_cpus_used "$CPUS")" "$(L rem_cpus_used "$CPUS")"
+C -t $TT -e 5 tcp_bw
+expect "-e 5 tcp_bw exit 0" 0
+match_lines "-e 5 tcp_bw: 5 significant digits" "$OUT_FILE" 'tcp_bw:' \
+	"$(L bw '([0-9]\.[0-9]{4}|[0-9]{2}\.[0-9]{3}|[0-9]{3}\.[0-9]{2}) (bytes|KB|MB|GB|TB)/sec')"
+C -t $TT -e 0 -v tcp_lat
+expect "-e 0 -v tcp_lat exit 0 (0.4.11 accepts -e 0; BUGS-found.md #1)" 0
+if has "$(L latency '[0-9,]+ (ns|us|ms)')" && ! has '[0-9]\.[0-9]'; then
+	pass "-e 0: no fractions"
+else
+	fail "-e 0: no fractions" "$(ctx)"
+fi
+C -t $TT -v udp_bw
+expect "-v udp_bw exit 0" 0
+match_lines "-v udp_bw layout" "$OUT_FILE" 'udp_bw:' "$(L send_bw "$BW")" \
+	"$(L recv_bw "$BW")" "$(L msg_rate "$RATE")" "$(L time '300 ms')" \
+	"$(L send_cost "$COST")" "$(L recv_cost "$COST")" \
+	"$(L send_cpus_used "$CPUS")" "$(L recv_cpus_used "$CPUS")"
+C -t $TT -v udp_lat
+expect "-v udp_lat exit 0" 0
+match_lines "-v udp_lat layout" "$OUT_FILE" 'udp_lat:' \
+	"$(L latency "$TIME")" "$(L msg_rate "$RATE")" "$(L time '300 ms')" \
+	"$(L loc_cpus_used "$CPUS")" "$(L rem_cpus_used "$CPUS")"
+C -t $TT -un -vv udp_bw
+expect "-un -vv udp_bw exit 0" 0
+if has "$(L loc_send_msgs "$CNT")" && has "$(L rem_recv_msgs "$CNT")" &&
+	! has '^    send_msgs' && ! has 'loc_recv_msgs'; then
+	pass "-un -vv udp_bw: loc_send_*, rem_recv_*"
+else
+	fail "-un -vv udp_bw: loc_send_*, rem_recv_*" "$(ctx)"
+fi
+
+# --- --loop ---------------------------------------------------------------
+C -t $TT --loop msg_size:1:64K:*4 -vu tcp_lat
+expect "--loop msg_size:1:64K:*4 exit 0" 0
+want=()
+for s in '1 bytes' '4 bytes' '16 bytes' '64 bytes' '256 bytes' \
+	'1 KiB \(1,024\)' '4 KiB \(4,096\)' '16 KiB \(16,384\)' \
+	'64 KiB \(65,536\)'; do
+	want+=('tcp_lat:' "$(L latency "$TIME")" "$(L msg_size "$s")" \
+		"$(L time '300 ms')")
+done
+match_lines "--loop runs 9 tests with msg_size 1..64K" "$OUT_FILE" "${want[@]}"
+C -t $TT -oo msg_size:1K:3K:+1K -vu udp_lat
+expect "-oo msg_size:1K:3K:+1K exit 0" 0
+[ "$(count_lines '^udp_lat:$')" = 3 ] &&
+	has "$(L msg_size '2 KiB \(2,048\)')" &&
+	pass "-oo +1K runs 3 tests (1K 2K 3K)" ||
+	fail "-oo +1K runs 3 tests (1K 2K 3K)" "$(ctx)"
+
+# --- -n: count-based runs -------------------------------------------------
+C -n 1000 -vvs tcp_bw
+expect "-n 1000 tcp_bw exit 0" 0
+has "$(L send_msgs '1,000 ')\$" && has "$(L recv_msgs '1,000 ')\$" &&
+	pass "-n 1000 tcp_bw sends and receives exactly 1000" ||
+	fail "-n 1000 tcp_bw sends and receives exactly 1000" "$(ctx)"
+C -n 1000 -vvs tcp_lat
+expect "-n 1000 tcp_lat exit 0" 0
+has "$(L loc_send_msgs '1,000 ')\$" && has "$(L loc_recv_msgs '1,000 ')\$" &&
+	has "$(L rem_send_msgs '1,000 ')\$" &&
+	has "$(L rem_recv_msgs '1,000 ')\$" &&
+	pass "-n 1000 tcp_lat: exactly 1000 each way" ||
+	fail "-n 1000 tcp_lat: exactly 1000 each way" "$(ctx)"
+C -n 1000 -vvs udp_bw
+expect "-n 1000 udp_bw exit 0" 0
+has "$(L send_msgs '1,000 ')\$" && has "$(L recv_msgs "$CNT")" &&
+	pass "-n 1000 udp_bw sends exactly 1000 (receiver may lose some)" ||
+	fail "-n 1000 udp_bw sends exactly 1000 (receiver may lose some)" "$(ctx)"
+C -n 1000 -vvs udp_lat
+expect "-n 1000 udp_lat exit 0" 0
+has "$(L loc_send_msgs '1,000 ')\$" && has "$(L rem_recv_msgs '1,000 ')\$" &&
+	pass "-n 1000 udp_lat: exactly 1000" ||
+	fail "-n 1000 udp_lat: exactly 1000" "$(ctx)"
+
+# --- fractional time ------------------------------------------------------
+C -t 0.3 -vvt tcp_bw
+expect "-t 0.3 exit 0" 0
+rt=$(sed -n 's/^    send_real_time *  =  *\([0-9.]*\) ms$/\1/p' "$OUT_FILE")
+if [ -n "$rt" ] && awk -v t="$rt" 'BEGIN { exit !(t >= 280 && t <= 400) }'; then
+	pass "-t 0.3 runs for about 300 ms ($rt ms)"
+else
+	fail "-t 0.3 runs for about 300 ms" "$(ctx)"
+fi
+C -t 300ms tcp_lat
+[ "$RC" = 0 ] && has "$(L latency "$TIME")" && pass "-t 300ms accepted" || {
+	# A unit of ms is not 0.4.11 syntax; accept a clean usage error too.
+	[ "$RC" = 2 ] && pass "-t 300ms: clean usage error" ||
+		fail "-t 300ms" "$(ctx)"
+}
+
+# --- parameters that change the test --------------------------------------
+C -t $TT -m 1536K -vv tcp_lat
+expect "-m 1536K tcp_lat exit 0" 0 "$(L msg_size '1\.57 MB')"
+C -t $TT -m 1536K -vvs tcp_bw
+expect "-m 1536K tcp_bw exit 0" 0
+b=$(sed -n 's/^    send_bytes *  =  *\(.*\)$/\1/p' "$OUT_FILE")
+m=$(sed -n 's/^    send_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
+if [ -n "$m" ] && [ "$m" -gt 0 ]; then
+	pass "-m 1536K tcp_bw sent $m msgs ($b)"
+else
+	fail "-m 1536K tcp_bw sent msgs" "$(ctx)"
+fi
+C -t $TT -sb 64K -vu tcp_bw
+expect "-sb 64K tcp_bw" 0 "$(L sock_buf_size '64 KiB \(65,536\)')"
+C -t $TT -sb 64K -vu udp_bw
+expect "-sb 64K udp_bw" 0 "$(L sock_buf_size '64 KiB \(65,536\)')"
+C -t $TT -lsb 64K -rsb 128K -vu tcp_lat
+expect "-lsb/-rsb differ: loc_/rem_ lines" 0 \
+	"$(L rem_sock_buf_size '128 KiB \(131,072\)')"
+ip_port=$(free_port)
+C -t $TT -ip "$ip_port" -vu tcp_bw
+expect "-ip $ip_port tcp_bw" 0 "$(L port "$(commas "$ip_port") ")"
+C -t $TT -ip "$ip_port" udp_lat
+expect "-ip $ip_port udp_lat" 0 "$(L latency "$TIME")"
+# The data port really is the one asked for: a port already in use (our
+# own server's listen port) cannot be bound for the data socket.
+C -t $TT -ip "$SERVER_PORT" tcp_bw
+expect "-ip busy port: server reports the bind failure" 1 '' \
+	"^qperf: server: .*$SERVER_PORT.*([Aa]ddress already in use)"
+C -t $TT -ar1 -vu udp_bw
+expect "-ar1 udp_bw" 0 "$(L access_recv '1 ')"
+C -t $TT -ar1 tcp_bw
+expect "-ar1 tcp_bw" 0 "$(L bw "$BW")"
+C -t $TT -ca 1 -vu tcp_lat
+expect "-ca 1 tcp_lat" 0 "$(L affinity '1 ')"
+C -t $TT -lca 1 -rca 2 -vu tcp_lat
+expect "-lca 1 -rca 2: loc_/rem_affinity" 0 "$(L rem_affinity '2 ')"
+C -t $TT -to 3 -vu tcp_lat
+expect "-to 3 shown as timeout" 0 "$(L timeout '3 sec')"
+
+# --- failures that must be clean -------------------------------------------
+for t in sdp_bw sdp_lat sctp_bw sctp_lat rds_bw rds_lat; do
+	fam=$(echo "${t%%_*}" | tr a-z A-Z)
+	C -t $TT $t
+	n=$(grep -c . "$ERR_FILE")
+	if [ "$RC" = 1 ] && [ "$n" = 1 ] && has "$fam" "$ERR_FILE" &&
+		has '^qperf: ' "$ERR_FILE" && [ "$OUT" = "$t:" ]; then
+		pass "$t fails: exit 1, one stderr line naming $fam"
+	else
+		fail "$t fails: exit 1, one stderr line naming $fam" "$(ctx)"
+	fi
+	check_alive "server answers conf after $t" "$SERVER_PORT" "$SERVER_PID"
+done
+C -t $TT rc_bw
+if [ "$RC" = 1 ] && has RDMA "$ERR_FILE" && ! has 'bad test' "$ERR_FILE"; then
+	pass "rc_bw fails with a message about RDMA support"
+else
+	fail "rc_bw fails with a message about RDMA support" "$(ctx)"
+fi
+C -t $TT foo
+expect "unknown test: exit 2, bad test" 2 '' '^qperf: foo: bad test'
+C -t $TT xrc_bw
+[ "$RC" != 0 ] && [ "$RC" != 124 ] && pass "xrc_bw fails cleanly (exit $RC)" ||
+	fail "xrc_bw fails cleanly" "$(ctx)"
+
+# Usage errors: exit 2, the option and the value named.
+usage() {
+	local opt=$1 val=$2
+	shift 2
+	C "$@"
+	if [ "$RC" = 2 ] && has "^qperf: .*$opt" "$ERR_FILE" &&
+		grep -Fq -- "$val" "$ERR_FILE" && [ -z "$OUT" ]; then
+		pass "usage error: $opt $val"
+	else
+		fail "usage error: $opt $val" "$(ctx)"
+	fi
+}
+usage -m 5G -m 5G tcp_bw
+usage -lp 70000 -lp 70000 tcp_bw
+usage -t x -t x tcp_bw
+usage --loop msg_size:1:4: --loop msg_size:1:4: tcp_lat
+usage -oo msg_size:1:4:+0 -oo msg_size:1:4:+0 tcp_lat
+usage -t -1 -t -1 tcp_lat
+usage -x '' -x tcp_bw
+
+# --- help and version -----------------------------------------------------
+run "$QPERF" --version
+expect "--version names 0.5 and the transports" 0 \
+	'^qperf 0\.5\.[0-9]+.*tcp.*udp' '^$'
+run "$QPERF" -V
+expect "-V" 0 '^qperf 0\.5' '^$'
+run "$QPERF" --help
+expect "--help prints the synopsis" 0 'qperf SERVERNODE \[OPTIONS\] TESTS' '^$'
+run "$QPERF" --help tests
+expect "--help tests lists the tests" 0 'tcp_bw' '^$'
+has udp_lat && has rds_bw && has sctp_lat && has conf && has quit &&
+	pass "--help tests lists conf quit tcp/udp/rds/sctp" ||
+	fail "--help tests lists conf quit tcp/udp/rds/sctp" "$(ctx)"
+run "$QPERF" --help nosuchtopic
+[ "$RC" != 0 ] && [ -s "$ERR_FILE" ] &&
+	pass "--help unknown topic fails on stderr" ||
+	fail "--help unknown topic fails on stderr" "$(ctx)"
+
+# --- errors to stderr, results to stdout -------------------------------------
+run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t $TT sctp_bw tcp_lat
+[ "$RC" = 1 ] && has '^sctp_bw:$' && ! has '^qperf' && has '^qperf' "$ERR_FILE" &&
+	pass "errors on stderr, headers and results on stdout" ||
+	fail "errors on stderr, headers and results on stdout" "$(ctx)"
+
+# A client option with no server named.
+run "$QPERF" -t 1 tcp_bw
+[ "$RC" != 0 ] && [ -s "$ERR_FILE" ] && [ -z "$OUT" ] &&
+	pass "test without a host: error on stderr" ||
+	fail "test without a host: error on stderr" "$(ctx)"
+
+# No server: quick failure with -ws 0, exit 1.
+dead=$(free_port)
+run "$QPERF" 127.0.0.1 -lp "$dead" -ws 0 tcp_lat
+expect "no server, -ws 0: exit 1, failed to connect" 1 '' 'failed to connect'
+
+check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
+
+# --- quit --------------------------------------------------------------------
+run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" quit
+expect "quit exit 0" 0 '^quit:$'
+if wait_for 10 pid_gone "$SERVER_PID"; then
+	wait "$SERVER_PID"
+	st=$?
+	[ "$st" = 0 ] && pass "quit stops the server (exit 0)" ||
+		fail "quit stops the server (exit 0)" "server exit $st"
+else
+	fail "quit stops the server (exit 0)" "server still running"
+fi
+
+finish

@@ -1,0 +1,364 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the shell test suites (integration, interop, robust,
+# netns).  Source it from a suite script:
+#
+#   . "$(dirname "$0")/../lib.sh"
+#
+# What it gives:
+#   - QPERF (our binary, default ./qperf at the repo root), LEGACY_QPERF
+#     (Debian's 0.4.11, default /usr/bin/qperf), T (a private temp dir);
+#   - start_server / start_legacy_server: servers whose port we learn by
+#     reading a port file (ours) or polling `ss -ltn` (0.4.11), never by
+#     sleeping a fixed time;
+#   - run: run a command under `timeout`, capturing stdout, stderr, status;
+#   - pass/fail and assertion helpers that count, and finish, which prints
+#     "N passed, N failed" and exits 1 on any failure;
+#   - a cleanup trap that kills only the PIDs these helpers started and
+#     runs any cleanup commands a suite registered (network namespaces).
+#
+# Invariant: every process we start in the background is recorded in
+# LIB_PIDS, and nothing else is ever killed.
+
+LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+QPERF=${QPERF:-$LIB_ROOT/qperf}
+case $QPERF in /*) ;; *) QPERF=$PWD/$QPERF ;; esac
+LEGACY_QPERF=${LEGACY_QPERF:-/usr/bin/qperf}
+TIMEOUT=${TIMEOUT:-20}
+
+PASSED=0
+FAILED=0
+LIB_PIDS=()
+LIB_CLEANUP=()
+T=$(mktemp -d "${TMPDIR:-/tmp}/qperf-test.XXXXXX")
+
+lib_cleanup() {
+	local pid c
+	for pid in "${LIB_PIDS[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			kill "$pid" 2>/dev/null
+		fi
+	done
+	for pid in "${LIB_PIDS[@]}"; do
+		# Give each one a moment, then insist.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			pid_gone "$pid" && break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for c in "${LIB_CLEANUP[@]}"; do
+		eval "$c" >/dev/null 2>&1
+	done
+	rm -rf "$T"
+}
+trap lib_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Register a shell command to run at exit (after killing our PIDs).
+at_exit() {
+	LIB_CLEANUP+=("$1")
+}
+
+# Remember a PID we started so cleanup can kill it.
+track_pid() {
+	LIB_PIDS+=("$1")
+}
+
+pass() {
+	PASSED=$((PASSED + 1))
+	echo "ok   $1"
+}
+
+# fail NAME [DETAIL...]: DETAIL lines are indented under the FAIL line.
+fail() {
+	local name=$1
+	shift
+	FAILED=$((FAILED + 1))
+	echo "FAIL $name"
+	local d
+	for d in "$@"; do
+		printf '%s\n' "$d" | head -n 40 | sed 's/^/     | /'
+	done
+}
+
+# Print the summary line and exit with the right status.
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+	exit $?
+}
+
+# Skip a check that cannot run here, loudly.  It counts as neither.
+skip() {
+	echo "skip $1${2:+ ($2)}"
+}
+
+# run [-t SECS] CMD...: run CMD under timeout with stdout in $OUT_FILE,
+# stderr in $ERR_FILE; sets RC, OUT, ERR.  RC 124 means it timed out.
+OUT_FILE=$T/out
+ERR_FILE=$T/err
+run() {
+	local to=$TIMEOUT
+	if [ "$1" = -t ]; then
+		to=$2
+		shift 2
+	fi
+	timeout -k 2 "$to" "$@" >"$OUT_FILE" 2>"$ERR_FILE" </dev/null
+	RC=$?
+	OUT=$(cat "$OUT_FILE")
+	ERR=$(cat "$ERR_FILE")
+	return 0
+}
+
+# The context printed under a failed check.
+ctx() {
+	printf 'rc=%s\n--- stdout:\n%s\n--- stderr:\n%s' "$RC" "$OUT" "$ERR"
+}
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "command failed: $*"
+	fi
+}
+
+# expect NAME RC-WANTED [REGEX-ON-STDOUT [REGEX-ON-STDERR]]: assert on the
+# last run.  An empty regex is not checked; the special regex '^$' asks
+# for an empty stream.  Regexes are extended (grep -E) over the whole
+# text, matched line by line.
+expect() {
+	local name=$1 want=$2 ore=${3-} ere=${4-}
+	local why=()
+	[ "$RC" = "$want" ] || why+=("exit status $RC, wanted $want")
+	if [ -n "$ore" ]; then
+		if [ "$ore" = '^$' ]; then
+			[ -z "$OUT" ] || why+=("stdout not empty")
+		elif ! grep -Eq -- "$ore" "$OUT_FILE"; then
+			why+=("stdout lacks /$ore/")
+		fi
+	fi
+	if [ -n "$ere" ]; then
+		if [ "$ere" = '^$' ]; then
+			[ -z "$ERR" ] || why+=("stderr not empty")
+		elif ! grep -Eq -- "$ere" "$ERR_FILE"; then
+			why+=("stderr lacks /$ere/")
+		fi
+	fi
+	if [ ${#why[@]} -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name" "${why[@]}" "$(ctx)"
+	fi
+}
+
+# has RE [FILE]: does the last stdout (or FILE) contain a line matching RE?
+has() {
+	grep -Eq -- "$1" "${2:-$OUT_FILE}"
+}
+
+# Count lines of the last stdout matching RE.
+count_lines() {
+	grep -Ec -- "$1" "${2:-$OUT_FILE}"
+}
+
+# match_lines NAME FILE PATTERN...: FILE must have exactly as many lines as
+# patterns, line i matching pattern i in full (grep -Ex).  This is how
+# report layouts are compared with the spec's captured output, with the
+# figures replaced by patterns.
+match_lines() {
+	local name=$1 file=$2
+	shift 2
+	local n=$#
+	local have
+	have=$(wc -l <"$file")
+	if [ "$have" -ne "$n" ]; then
+		fail "$name" "$have lines, wanted $n" "$(ctx)"
+		return
+	fi
+	local i=1 p line
+	for p in "$@"; do
+		line=$(sed -n "${i}p" "$file")
+		if ! printf '%s\n' "$line" | grep -Exq -- "$p"; then
+			fail "$name" "line $i: '$line' !~ /$p/" "$(ctx)"
+			return
+		fi
+		i=$((i + 1))
+	done
+	pass "$name"
+}
+
+# Patterns for report figures: a number as 0.4.11 prints it (commas,
+# optional fraction), and one that must be positive.
+NUM='[0-9][0-9,]*(\.[0-9]+)?'
+POS='([1-9][0-9,]*(\.[0-9]+)?|0\.[0-9]*[1-9][0-9]*)'
+
+# Wait until CMD succeeds, polling every 0.05 s, at most SECS seconds.
+# A CMD status of 2 means "it will never succeed": give up at once.
+wait_for() {
+	local secs=$1 rc
+	shift
+	local end=$((SECONDS + secs + 1))
+	while [ $SECONDS -lt $end ]; do
+		"$@"
+		rc=$?
+		[ $rc -eq 0 ] && return 0
+		[ $rc -eq 2 ] && return 2
+		sleep 0.05
+	done
+	"$@"
+}
+
+# start_server [WRAPPER...] -- [QPERF-ARGS...]: start our server on an
+# ephemeral port; sets SERVER_PID, SERVER_PORT and SERVER_LOG (stdout and
+# stderr of the server).  WRAPPER is e.g. `ip netns exec NS` or
+# `valgrind ...`; both lists may be empty.  Returns 1 if it did not come
+# up within 10 s (or the time in START_WAIT).
+SERVER_N=0
+start_server() {
+	local wrap=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		wrap+=("$1")
+		shift
+	done
+	[ "${1-}" = -- ] && shift
+	SERVER_N=$((SERVER_N + 1))
+	local pf=$T/port.$SERVER_N
+	SERVER_LOG=$T/server.$SERVER_N.log
+	rm -f "$pf"
+	"${wrap[@]}" "$QPERF" -lp 0 -lpf "$pf" "$@" >"$SERVER_LOG" 2>&1 \
+		</dev/null &
+	SERVER_PID=$!
+	track_pid "$SERVER_PID"
+	SERVER_PORT=
+	if ! wait_for "${START_WAIT:-10}" server_up "$pf"; then
+		echo "server did not publish its port; log:" >&2
+		cat "$SERVER_LOG" >&2
+		return 1
+	fi
+	SERVER_PORT=$(cat "$pf")
+	case $SERVER_PORT in
+	'' | *[!0-9]*) return 1 ;;
+	esac
+	return 0
+}
+
+server_up() {
+	[ -s "$1" ] && return 0
+	pid_gone "$SERVER_PID" && return 2
+	return 1
+}
+
+# Is something listening on TCP port $1 (in the current namespace)?
+port_listening() {
+	ss -ltnH "sport = :$1" 2>/dev/null | grep -q LISTEN
+}
+
+# Is TCP port $1 unused (no socket of any state bound to it)?
+port_free() {
+	! ss -tanH "sport = :$1" 2>/dev/null | grep -q . &&
+		! ss -uanH "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# Pick a free port for a server that cannot publish port 0 (0.4.11).
+free_port() {
+	local p
+	for _ in $(seq 200); do
+		p=$((20000 + RANDOM % 30000))
+		if port_free "$p"; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# start_legacy_server [ARGS...]: start Debian's qperf 0.4.11 on a free
+# port; sets LEGACY_PID, LEGACY_PORT, LEGACY_LOG.  Its stdout gets the
+# "upgrade qperf on server" line each time our client falls back.
+LEGACY_N=0
+start_legacy_server() {
+	local tries
+	for tries in 1 2 3; do
+		LEGACY_N=$((LEGACY_N + 1))
+		LEGACY_PORT=$(free_port) || return 1
+		LEGACY_LOG=$T/legacy.$LEGACY_N.log
+		"$LEGACY_QPERF" -lp "$LEGACY_PORT" "$@" >"$LEGACY_LOG" 2>&1 \
+			</dev/null &
+		LEGACY_PID=$!
+		track_pid "$LEGACY_PID"
+		if wait_for 10 legacy_up; then
+			return 0
+		fi
+		# Lost a race for the port (it exited): try another one.
+		kill "$LEGACY_PID" 2>/dev/null
+		wait "$LEGACY_PID" 2>/dev/null
+	done
+	return 1
+}
+legacy_up() {
+	pid_gone "$LEGACY_PID" && return 2
+	port_listening "$LEGACY_PORT"
+}
+
+# Does our server (or any qperf server) at port $1 answer conf?  Optional
+# $2 is a command prefix (e.g. `ip netns exec NS`).
+server_answers() {
+	local port=$1
+	shift
+	timeout -k 2 15 "$@" "$QPERF" 127.0.0.1 -lp "$port" conf \
+		>"$T/alive.out" 2>"$T/alive.err" </dev/null &&
+		grep -q '^    rem_qperf  =  ' "$T/alive.out"
+}
+
+# check_alive NAME PORT [PID]: the server must answer conf (and PID, when
+# given, must still be running).
+check_alive() {
+	local name=$1 port=$2 pid=${3-}
+	if [ -n "$pid" ] && pid_gone "$pid"; then
+		fail "$name" "server process $pid is gone"
+		return 1
+	fi
+	if server_answers "$port"; then
+		pass "$name"
+	else
+		fail "$name" "conf failed:" "$(cat "$T/alive.out" "$T/alive.err")"
+		return 1
+	fi
+}
+
+# stop_server PORT PID [NAME]: send quit and check the server exits 0.
+stop_server() {
+	local port=$1 pid=$2 name=${3-}
+	timeout -k 2 15 "$QPERF" 127.0.0.1 -lp "$port" quit \
+		>/dev/null 2>&1 </dev/null
+	local st=124
+	if wait_for 10 pid_gone "$pid"; then
+		wait "$pid"
+		st=$?
+	fi
+	if [ -n "$name" ]; then
+		if [ "$st" -eq 0 ]; then
+			pass "$name"
+		else
+			fail "$name" "server exit status $st (124: still running)"
+		fi
+	fi
+	return 0
+}
+# Has process $1 exited?  A zombie child (not yet reaped) counts as gone.
+pid_gone() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+
+# Is a python3 interpreter here?  The robust and interop suites use it
+# for fake peers.
+need_python() {
+	command -v python3 >/dev/null 2>&1
+}
