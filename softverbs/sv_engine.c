@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Transport and progress: QP sockets (abstract AF_UNIX datagram names
+ * "softverbs/<fabric>/<node>/<qpn>"), the per-context progress thread
+ * (epoll; sleeps when idle), inline progress from CQ polling, the
+ * non-blocking responder path with its FIFO backlog, and fork handling.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sv_internal.h"
+
+#define SV_WAKE_KEY UINT64_MAX
+#define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
+#define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
+
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sv_context *registry;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* ---- addresses and sockets ------------------------------------------------------- */
+
+void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
+		uint32_t qpn)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
+		     "softverbs/%s/%u/%u", sv_cfg.fabric, node, qpn);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof(a->sun_path) - 2)
+		n = (int)sizeof(a->sun_path) - 2;
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			   (size_t)n);
+}
+
+int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
+{
+	static uint32_t next;
+	int fd, sz = SV_SNDBUF, tries;
+
+	(void)ctx;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (!__atomic_load_n(&next, __ATOMIC_RELAXED))
+		__atomic_store_n(&next,
+				 ((uint32_t)getpid() * 2654435761u ^
+				  (uint32_t)sv_now_ns()) & 0xffffff,
+				 __ATOMIC_RELAXED);
+	for (tries = 0; tries < 1 << 20; tries++) {
+		struct sockaddr_un a;
+		socklen_t len;
+		uint32_t n = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) &
+			     0xffffff;
+
+		if (n < 16 || n == 0xffffff)
+			continue;
+		sv_addr_of(&a, &len, sv_cfg.node, n);
+		if (bind(fd, (struct sockaddr *)&a, len) == 0) {
+			*qpn = n;
+			return fd;
+		}
+		if (errno != EADDRINUSE)
+			break;
+	}
+	close(fd);
+	return -1;
+}
+
+int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
+		     size_t len)
+{
+	struct sockaddr_un a;
+	socklen_t alen;
+
+	sv_addr_of(&a, &alen, node, qpn);
+	for (;;) {
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&a, alen) >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOBUFS || errno == ENOMEM || errno == EAGAIN) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		return -errno;
+	}
+}
+
+/* ---- responder output ------------------------------------------------------------- */
+
+static int try_send(struct sv_context *ctx, const struct sockaddr_un *a,
+		    socklen_t alen, const struct sv_pkt *pkt, const void *data,
+		    size_t len)
+{
+	struct iovec iov[2] = {
+		{ (void *)pkt, sizeof(*pkt) },
+		{ (void *)data, len },
+	};
+	struct msghdr m;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_name = (void *)a;
+	m.msg_namelen = alen;
+	m.msg_iov = iov;
+	m.msg_iovlen = len ? 2 : 1;
+	for (;;) {
+		if (sendmsg(ctx->resp_fd, &m, MSG_DONTWAIT) >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM)
+			return 1;	/* try again later */
+		return -1;		/* peer gone: drop */
+	}
+}
+
+/* send what the backlog holds, in order, until the first would-block */
+static void backlog_push_out(struct sv_context *ctx)
+{
+	while (ctx->bl_head) {
+		struct sv_backlog *b = ctx->bl_head;
+
+		if (try_send(ctx, &b->addr, b->alen, &b->pkt, b + 1, b->len) > 0)
+			return;
+		ctx->bl_head = b->next;
+		if (!ctx->bl_head)
+			ctx->bl_tail = NULL;
+		free(b);
+	}
+}
+
+void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
+		struct sv_pkt *pkt, const void *data, size_t len)
+{
+	struct sockaddr_un a;
+	socklen_t alen;
+	struct sv_backlog *b;
+	bool was_empty;
+
+	pkt->magic = SV_PKT_MAGIC;
+	pkt->src_node = sv_cfg.node;
+	pkt->dst_qpn = qpn;
+	pkt->chunk = (uint32_t)len;
+	sv_addr_of(&a, &alen, node, qpn);
+	if (!ctx->bl_head && try_send(ctx, &a, alen, pkt, data, len) <= 0)
+		return;
+	b = malloc(sizeof(*b) + len);
+	if (!b)
+		return;		/* like a lost packet: the requester times out */
+	b->next = NULL;
+	b->addr = a;
+	b->alen = alen;
+	b->len = len;
+	b->pkt = *pkt;
+	if (len)
+		memcpy(b + 1, data, len);
+	was_empty = !ctx->bl_head;
+	if (ctx->bl_tail)
+		ctx->bl_tail->next = b;
+	else
+		ctx->bl_head = b;
+	ctx->bl_tail = b;
+	if (was_empty)
+		sv_wake(ctx);
+}
+
+void sv_flush_backlog(struct sv_context *ctx, int wait_ms)
+{
+	uint64_t end = sv_now_ns() + (uint64_t)wait_ms * 1000000ull;
+
+	for (;;) {
+		bool empty;
+
+		pthread_mutex_lock(&ctx->mu);
+		backlog_push_out(ctx);
+		empty = !ctx->bl_head;
+		pthread_mutex_unlock(&ctx->mu);
+		if (empty || sv_now_ns() >= end)
+			return;
+		usleep(100);
+	}
+}
+
+/* ACKs are coalesced: one per QP after each batch of packets */
+static void emit_acks(struct sv_context *ctx)
+{
+	struct sv_list *l;
+
+	for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {
+		struct sv_qp *qp = sv_container(l, struct sv_qp, link);
+		struct sv_pkt ack;
+
+		if (!qp->ack_pending)
+			continue;
+		qp->ack_pending = false;
+		memset(&ack, 0, sizeof(ack));
+		ack.op = SV_OP_ACK;
+		ack.msn = qp->last_msn;
+		ack.src_qpn = qp->qpn;
+		sv_respond(ctx, qp->last_src_node, qp->last_src_qpn, &ack,
+			   NULL, 0);
+	}
+}
+
+/* ---- progress ------------------------------------------------------------------------ */
+
+void sv_wake(struct sv_context *ctx)
+{
+	uint64_t one = 1;
+	ssize_t n = write(ctx->wake_fd, &one, sizeof(one));
+
+	(void)n;
+}
+
+static void drain_fd(struct sv_context *ctx, uint32_t qpn)
+{
+	struct sv_qp *qp;
+	int i;
+
+	pthread_mutex_lock(&ctx->mu);
+	qp = sv_qp_find(ctx, qpn);
+	pthread_mutex_unlock(&ctx->mu);
+	if (!qp)
+		return;
+	/* rx_lock is held, so qp cannot be destroyed meanwhile */
+	for (i = 0; i < 256; i++) {
+		ssize_t n = recv(qp->fd, ctx->rxbuf, SV_PKT_MAX, MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		pthread_mutex_lock(&ctx->mu);
+		sv_handle_packet(ctx, qp, (struct sv_pkt *)ctx->rxbuf,
+				 (size_t)n);
+		pthread_mutex_unlock(&ctx->mu);
+	}
+}
+
+static void process_events(struct sv_context *ctx, struct epoll_event *ev,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.u64 == SV_WAKE_KEY) {
+			uint64_t v;
+			ssize_t r = read(ctx->wake_fd, &v, sizeof(v));
+
+			(void)r;
+			continue;
+		}
+		drain_fd(ctx, (uint32_t)ev[i].data.u64);
+	}
+	pthread_mutex_lock(&ctx->mu);
+	emit_acks(ctx);
+	backlog_push_out(ctx);
+	pthread_mutex_unlock(&ctx->mu);
+}
+
+void sv_progress(struct sv_context *ctx, bool blocking)
+{
+	struct epoll_event ev[64];
+	int n;
+
+	if (blocking)
+		pthread_mutex_lock(&ctx->rx_lock);
+	else if (pthread_mutex_trylock(&ctx->rx_lock))
+		return;
+	n = epoll_wait(ctx->epfd, ev, 64, 0);
+	if (n > 0)
+		process_events(ctx, ev, n);
+	pthread_mutex_unlock(&ctx->rx_lock);
+}
+
+static void *progress_thread(void *arg)
+{
+	struct sv_context *ctx = arg;
+	struct epoll_event ev[64];
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!ctx->stopping) {
+		uint64_t next;
+		struct timespec ts, *tsp = NULL;
+		int n;
+
+		pthread_mutex_lock(&ctx->rx_lock);
+		pthread_mutex_lock(&ctx->mu);
+		next = sv_run_timers(ctx);
+		backlog_push_out(ctx);
+		if (ctx->bl_head && next > SV_BACKLOG_RETRY_NS)
+			next = SV_BACKLOG_RETRY_NS;
+		pthread_mutex_unlock(&ctx->mu);
+		pthread_mutex_unlock(&ctx->rx_lock);
+		if (next != UINT64_MAX) {
+			ts.tv_sec = (time_t)(next / 1000000000ull);
+			ts.tv_nsec = (long)(next % 1000000000ull);
+			tsp = &ts;
+		}
+		n = epoll_pwait2(ctx->epfd, ev, 64, tsp, NULL);
+		if (n <= 0)
+			continue;
+		pthread_mutex_lock(&ctx->rx_lock);
+		process_events(ctx, ev, n);
+		pthread_mutex_unlock(&ctx->rx_lock);
+	}
+	return NULL;
+}
+
+static void atfork_child(void);
+
+static void atfork_setup(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+int sv_engine_start(struct sv_context *ctx)
+{
+	struct epoll_event ev;
+	int sz = SV_SNDBUF;
+
+	pthread_once(&atfork_once, atfork_setup);
+	ctx->rxbuf = malloc(SV_PKT_MAX);
+	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
+	ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ctx->resp_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (!ctx->rxbuf || ctx->epfd < 0 || ctx->wake_fd < 0 ||
+	    ctx->resp_fd < 0)
+		goto err;
+	setsockopt(ctx->resp_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = SV_WAKE_KEY;
+	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->wake_fd, &ev))
+		goto err;
+	if (pthread_create(&ctx->thread, NULL, progress_thread, ctx))
+		goto err;
+	ctx->thread_started = true;
+	return 0;
+err:
+	sv_engine_stop(ctx);
+	return -1;
+}
+
+void sv_engine_stop(struct sv_context *ctx)
+{
+	if (ctx->thread_started) {
+		ctx->stopping = true;
+		sv_wake(ctx);
+		pthread_join(ctx->thread, NULL);
+		ctx->thread_started = false;
+	}
+	while (ctx->bl_head) {
+		struct sv_backlog *b = ctx->bl_head;
+
+		ctx->bl_head = b->next;
+		free(b);
+	}
+	ctx->bl_tail = NULL;
+	if (ctx->epfd >= 0)
+		close(ctx->epfd);
+	if (ctx->wake_fd >= 0)
+		close(ctx->wake_fd);
+	if (ctx->resp_fd >= 0)
+		close(ctx->resp_fd);
+	ctx->epfd = ctx->wake_fd = ctx->resp_fd = -1;
+	free(ctx->rxbuf);
+	ctx->rxbuf = NULL;
+}
+
+/* ---- registry: fork and exit ---------------------------------------------------------- */
+
+void sv_registry_add(struct sv_context *ctx)
+{
+	pthread_mutex_lock(&registry_mu);
+	ctx->next_ctx = registry;
+	registry = ctx;
+	pthread_mutex_unlock(&registry_mu);
+}
+
+void sv_registry_del(struct sv_context *ctx)
+{
+	struct sv_context **p;
+
+	pthread_mutex_lock(&registry_mu);
+	for (p = &registry; *p; p = &(*p)->next_ctx)
+		if (*p == ctx) {
+			*p = ctx->next_ctx;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+}
+
+/*
+ * The child of a fork may not use the parent's contexts (as with hardware).
+ * Close its copies of the sockets so that a long-lived child does not keep
+ * the parent's QP names bound after the parent is gone.
+ */
+static void atfork_child(void)
+{
+	struct sv_context *ctx;
+
+	pthread_mutex_init(&registry_mu, NULL);
+	for (ctx = registry; ctx; ctx = ctx->next_ctx) {
+		struct sv_list *l;
+
+		for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {
+			struct sv_qp *qp = sv_container(l, struct sv_qp, link);
+
+			if (qp->fd >= 0)
+				close(qp->fd);
+			qp->fd = -1;
+		}
+		if (ctx->resp_fd >= 0)
+			close(ctx->resp_fd);
+		if (ctx->epfd >= 0)
+			close(ctx->epfd);
+		ctx->resp_fd = ctx->epfd = -1;
+		ctx->thread_started = false;
+	}
+	registry = NULL;
+}
+
+/* at exit: pending ACKs and responses still go out (best effort) */
+__attribute__((destructor)) static void sv_at_exit(void)
+{
+	struct sv_context *ctx;
+
+	pthread_mutex_lock(&registry_mu);
+	for (ctx = registry; ctx; ctx = ctx->next_ctx) {
+		if (!sv_ctx_usable(ctx))
+			continue;
+		pthread_mutex_lock(&ctx->mu);
+		emit_acks(ctx);
+		pthread_mutex_unlock(&ctx->mu);
+		sv_flush_backlog(ctx, 100);
+	}
+	pthread_mutex_unlock(&registry_mu);
+}

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * softverbs internals: a user-space libibverbs.so.1 that moves data between
+ * processes of one machine over AF_UNIX datagram sockets.
+ *
+ * Invariants (see docs/softverbs.md for the user view):
+ *  - every QP owns one SOCK_DGRAM socket bound to the abstract name
+ *    "softverbs/<fabric>/<node>/<qpn>"; a successful bind allocates the QPN;
+ *  - requests (SEND, WRITE, READ request, atomics) are sent blocking by the
+ *    application thread in post_send, never while holding ctx->mu;
+ *  - everything a responder emits (ACK, NAK, READ response, atomic response)
+ *    is sent non-blocking from ctx->resp_fd; what does not fit goes to the
+ *    context's FIFO backlog, so packet processing never blocks;
+ *  - packets of a context are processed by one thread at a time (rx_lock),
+ *    either the progress thread or an application thread polling a CQ;
+ *  - all QP/CQ/SRQ state of a context is protected by ctx->mu.
+ */
+#ifndef SV_INTERNAL_H
+#define SV_INTERNAL_H
+
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define SV_EXPORT __attribute__((visibility("default")))
+
+#define SV_CHUNK (64 * 1024)		/* bytes of payload per datagram */
+#define SV_MAX_SGE 32
+#define SV_MAX_INLINE 1024		/* bytes */
+#define SV_MAX_WR 32768
+#define SV_MAX_CQE (4 * 1024 * 1024)
+#define SV_MAX_RD_ATOMIC 16
+#define SV_MAX_MR (1 << 20)
+#define SV_MAX_QP 65536
+#define SV_PKT_MAGIC 0x53563031u	/* "SV01" */
+
+/* ---- configuration (environment, read once) -------------------------- */
+
+struct sv_config {
+	char dev_name[64];
+	char fabric[64];
+	uint32_t node;			/* emulated host: LID and GID suffix */
+	bool roce;			/* Ethernet link layer: LID 0, GRH */
+	enum ibv_mtu mtu;		/* active MTU */
+	int debug;
+	/* fault injection for UC and UD, probabilities in [0,1] */
+	double drop, dup, reorder, delay;
+	uint32_t delay_us;		/* microseconds */
+	uint64_t seed;
+	uint32_t force_rnr;		/* first N SENDs per RC QP get an RNR */
+	uint32_t qp_fatal_after;	/* QP fatal after N posted send WRs */
+	bool port_down;			/* port DOWN from the start */
+	uint32_t port_down_ms;		/* port goes down N ms after open */
+};
+
+extern struct sv_config sv_cfg;
+void sv_config_load(void);
+void sv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define SV_DBG(...)                                                      \
+	do {                                                             \
+		if (sv_cfg.debug)                                        \
+			sv_log(__VA_ARGS__);                             \
+	} while (0)
+
+uint64_t sv_now_ns(void);
+uint64_t sv_transport_timeout_ns(uint8_t timeout, uint8_t retry_cnt);
+uint64_t sv_rnr_timer_ns(uint8_t code);
+double sv_random(void);
+
+/* ---- wire format ------------------------------------------------------ */
+
+enum sv_op {
+	SV_OP_SEND = 1,
+	SV_OP_WRITE,
+	SV_OP_READ_REQ,
+	SV_OP_CMP_SWAP,
+	SV_OP_FETCH_ADD,
+	SV_OP_ACK,
+	SV_OP_NAK,
+	SV_OP_READ_RESP,
+	SV_OP_ATOMIC_RESP,
+	SV_OP_PING,
+};
+
+enum {
+	SV_F_FIRST = 1 << 0,
+	SV_F_LAST = 1 << 1,
+	SV_F_IMM = 1 << 2,
+	SV_F_SOLICITED = 1 << 3,
+	SV_F_GRH = 1 << 4,
+};
+
+/* NAK syndromes */
+enum sv_syndrome {
+	SV_NAK_NONE = 0,
+	SV_NAK_PSN,		/* PSN sequence error */
+	SV_NAK_ACCESS,		/* remote access error */
+	SV_NAK_INV_REQ,		/* invalid request (length, opcode) */
+	SV_NAK_OP,		/* remote operational error */
+	SV_NAK_RNR_EXC,		/* RNR retries exceeded */
+	SV_NAK_RETRY_EXC,	/* transport retries exceeded */
+	SV_NAK_DEAD,		/* no response will ever come: time out */
+};
+
+struct sv_pkt {
+	uint32_t magic;
+	uint8_t op;
+	uint8_t flags;
+	uint8_t qp_type;	/* enum ibv_qp_type of the sender */
+	uint8_t syndrome;	/* NAK */
+	uint32_t src_node;
+	uint32_t src_qpn;
+	uint32_t dst_qpn;
+	uint32_t psn;		/* first PSN of the message */
+	uint32_t npkts;		/* PSNs the message consumes */
+	uint32_t msn;		/* requester's message number */
+	uint32_t len;		/* bytes, whole message */
+	uint32_t off;		/* bytes, offset of this chunk */
+	uint32_t chunk;		/* bytes of payload that follow */
+	uint32_t imm;		/* network order, as posted */
+	uint32_t rkey;
+	uint32_t qkey;
+	uint32_t srqn;		/* XRC: remote SRQ number */
+	uint64_t raddr;
+	uint64_t atom_a;	/* compare / add; also atomic result */
+	uint64_t atom_b;	/* swap */
+	uint8_t timeout;	/* requester's QP attributes, for deadlines */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t sl;
+	uint8_t hop_limit;
+	uint8_t tclass;
+	uint16_t pkey_index;
+	uint32_t flow_label;
+	uint16_t slid;
+	uint16_t pad;
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+};
+
+#define SV_PKT_MAX (sizeof(struct sv_pkt) + SV_CHUNK)
+
+/* ---- objects ------------------------------------------------------------ */
+
+struct sv_list {
+	struct sv_list *next, *prev;
+};
+
+struct sv_device {
+	struct ibv_device dev;
+	/* room for a verbs_device-shaped tail that provider code may read */
+	void *verbs_tail[32];
+};
+
+struct sv_context;
+
+struct sv_pd {
+	struct ibv_pd pd;
+};
+
+struct sv_mr {
+	struct ibv_mr mr;
+	uint64_t iova;
+	uint32_t index;
+	unsigned int access;
+};
+
+struct sv_ah {
+	struct ibv_ah ah;
+	struct ibv_ah_attr attr;
+	uint32_t node;		/* destination emulated host */
+};
+
+struct sv_xrcd {
+	struct ibv_xrcd xrcd;
+};
+
+struct sv_comp_channel {
+	struct ibv_comp_channel ch;
+	int wfd;		/* write end of the pipe; ch.fd is the read end */
+};
+
+struct sv_cqe {
+	struct ibv_wc wc;
+	uint64_t ts;		/* completion time, ns */
+};
+
+struct sv_cq {
+	struct ibv_cq_ex cq;	/* ibv_cq is a prefix of ibv_cq_ex */
+	void *stub_tail[16];
+	struct sv_context *ctx;
+	struct sv_cqe *ring;
+	uint32_t cap, head, count;
+	bool armed, solicited_only;
+	struct sv_cqe cur;	/* the entry the ex poll API is reading */
+	uint64_t wc_flags_ex;
+};
+
+/* a posted receive */
+struct sv_rwqe {
+	uint64_t wr_id;
+	uint32_t nsge;
+	struct ibv_sge sge[SV_MAX_SGE];
+};
+
+struct sv_rq {
+	struct sv_rwqe *ring;
+	uint32_t cap, head, count;
+	uint32_t max_sge;
+};
+
+struct sv_srq {
+	struct ibv_srq srq;
+	struct sv_rq rq;
+	uint32_t limit;
+	uint32_t srqn;
+	struct sv_cq *cq;	/* XRC SRQ completions */
+	struct sv_xrcd *xrcd;
+	struct sv_list link;	/* ctx->srqs */
+};
+
+/* a send WQE awaiting its response (RC, XRC) */
+struct sv_swqe {
+	uint64_t wr_id;
+	uint32_t msn;
+	enum ibv_wc_opcode opcode;
+	uint32_t len;		/* bytes */
+	bool signaled, done, needs_resp;
+	enum ibv_wc_status status;
+	uint32_t nsge;
+	struct ibv_sge sge[SV_MAX_SGE];	/* READ / atomic destination */
+};
+
+/* a datagram held by the responder (RNR or QP not yet RTR) */
+struct sv_held {
+	struct sv_held *next;
+	size_t len;
+	struct sv_pkt pkt;	/* followed by payload */
+};
+
+/* a request delayed by fault injection (UC, UD) */
+struct sv_delayed {
+	struct sv_delayed *next;
+	uint64_t due;		/* ns */
+	uint32_t dnode;		/* destination emulated host */
+	size_t len;
+	struct sv_pkt pkt;
+};
+
+struct sv_qp {
+	struct ibv_qp_ex qpx;	/* ibv_qp is a prefix of ibv_qp_ex */
+	void *stub_tail[16];	/* ops added to ibv_qp_ex by newer headers */
+	void *ex;		/* ibv_wr_* state (sv_ex.c) */
+	struct sv_context *ctx;
+	struct sv_list link;	/* ctx->qps */
+	int fd;			/* the QP's datagram socket */
+	uint32_t qpn;
+	struct ibv_qp_cap cap;
+	bool sq_sig_all;
+	struct ibv_qp_attr attr;	/* as last modified */
+	uint32_t dest_node;
+	struct sv_cq *scq, *rcq;
+	struct sv_srq *srq;
+	struct sv_xrcd *xrcd;
+	struct sv_rq rq;
+
+	/* requester */
+	pthread_mutex_t send_mu;	/* orders posters; held while blocking */
+	pthread_cond_t send_cv;		/* rd_atomic slots, SQ space */
+	struct sv_swqe *sq;
+	uint32_t sq_cap, sq_head, sq_count;
+	uint32_t next_msn;		/* next message number to post */
+	uint32_t sq_psn;
+	uint32_t rd_inflight;		/* READ/atomic awaiting response */
+	uint64_t last_activity;		/* ns, last response or post */
+	uint64_t dead_at;		/* ns, RETRY_EXC deadline, 0 = none */
+	uint32_t posted;		/* send WRs, for the QP-fatal knob */
+	uint8_t *pktbuf;		/* header + chunk, under send_mu */
+	struct sv_delayed *delayed;	/* fault injection, under ctx->mu */
+
+	/* responder */
+	uint32_t rq_psn;		/* expected PSN */
+	uint32_t last_msn;		/* last message completed, for ACKs */
+	uint32_t last_src_node, last_src_qpn;
+	bool ack_pending;
+	bool comm_est_sent;
+	/* the message being received */
+	bool in_msg, in_discard, in_has_wqe;
+	struct sv_rwqe in_wqe;
+	struct sv_srq *in_srq;		/* whose WQE (for the CQ choice) */
+	uint64_t in_addr;		/* WRITE: local VA of raddr */
+	uint32_t in_msn;
+	/* held datagrams */
+	struct sv_held *held, *held_tail;
+	uint64_t hold_retry_at;		/* ns: next RNR retry */
+	uint64_t hold_deadline;		/* ns: pre-RTR give-up time */
+	int rnr_left;			/* RNR retries left, -1 = infinite */
+	bool rnr_active, rnr_forced;
+	uint32_t forced_rnr_left;
+	bool destroyed;
+};
+
+struct sv_backlog {
+	struct sv_backlog *next;
+	struct sockaddr_un addr;
+	socklen_t alen;
+	size_t len;
+	struct sv_pkt pkt;	/* followed by payload */
+};
+
+struct sv_context {
+	struct verbs_context vctx;	/* ibv_context is its last member */
+	struct sv_device *sdev;
+	pid_t owner;			/* fork: children may not use it */
+	pthread_mutex_t mu;		/* all object state */
+	pthread_mutex_t rx_lock;	/* one packet processor at a time */
+	int epfd, wake_fd;
+	int resp_fd;			/* responder traffic, non-blocking */
+	int async_wfd;			/* write end of the async event pipe */
+	pthread_t thread;
+	bool thread_started;
+	volatile bool stopping;
+	struct sv_list qps, srqs;
+	uint32_t nqps;
+	uint32_t next_srqn;
+	struct sv_mr **mrs;		/* rkey/lkey index -> MR */
+	uint32_t nmrs;
+	uint32_t mr_gen;
+	struct sv_backlog *bl_head, *bl_tail;
+	uint8_t *rxbuf;			/* under rx_lock */
+	bool port_is_down;
+	uint64_t port_down_at;		/* ns, 0 = never */
+	struct sv_context *next_ctx;	/* global registry (fork) */
+};
+
+static inline struct sv_context *sv_ctx(struct ibv_context *c)
+{
+	return (struct sv_context *)((char *)c -
+				     offsetof(struct sv_context, vctx.context));
+}
+static inline struct sv_qp *sv_qp(struct ibv_qp *q)
+{
+	return (struct sv_qp *)q;
+}
+static inline struct sv_cq *sv_cq(struct ibv_cq *c)
+{
+	return (struct sv_cq *)c;
+}
+static inline struct sv_srq *sv_srq(struct ibv_srq *s)
+{
+	return (struct sv_srq *)s;
+}
+
+/* lists */
+void sv_list_init(struct sv_list *l);
+void sv_list_add(struct sv_list *head, struct sv_list *n);
+void sv_list_del(struct sv_list *n);
+#define sv_container(ptr, type, member)                                  \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- sv_dev.c ------------------------------------------------------------ */
+/* true when the calling process may use ctx (not inherited through fork) */
+bool sv_ctx_usable(struct sv_context *ctx);
+void sv_gid_of_node(uint32_t node, union ibv_gid *gid);
+/* node encoded in a GID, 0 when it is not a softverbs GID */
+uint32_t sv_node_of_gid(const union ibv_gid *gid);
+/* MR lookups, under ctx->mu; NULL when the key is unknown */
+struct sv_mr *sv_mr_lookup(struct sv_context *ctx, uint32_t key);
+/* checks an SGE list against lkeys/PD/bounds; returns an IBV_WC status */
+enum ibv_wc_status sv_check_sges(struct sv_context *ctx, struct ibv_pd *pd,
+				 const struct ibv_sge *sge, uint32_t n,
+				 bool need_write);
+int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a);
+
+/* ---- sv_cq.c -------------------------------------------------------------- */
+/* queue a completion (ctx->mu held); signals an armed channel */
+void sv_cq_push(struct sv_cq *cq, const struct ibv_wc *wc, bool solicited);
+/* queue an async event (never blocks) */
+void sv_async_event(struct sv_context *ctx, enum ibv_event_type type,
+		    void *obj);
+int sv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int sv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *sv_create_cq_ex(struct ibv_context *c,
+				  struct ibv_cq_init_attr_ex *attr);
+
+/* ---- sv_qp.c -------------------------------------------------------------- */
+struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
+			       struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *sv_create_srq_ex(struct ibv_context *c,
+				 struct ibv_srq_init_attr_ex *attr);
+struct ibv_xrcd *sv_open_xrcd(struct ibv_context *c,
+			      struct ibv_xrcd_init_attr *attr);
+int sv_close_xrcd(struct ibv_xrcd *x);
+int sv_get_srq_num(struct ibv_srq *srq, uint32_t *num);
+struct ibv_qp *sv_open_qp(struct ibv_context *c, struct ibv_qp_open_attr *a);
+int sv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		 struct ibv_recv_wr **bad);
+int sv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad);
+/* move the QP to ERR, flush its queues (ctx->mu held) */
+void sv_qp_to_error(struct sv_qp *qp);
+struct sv_qp *sv_qp_find(struct sv_context *ctx, uint32_t qpn);
+struct sv_srq *sv_srq_find(struct sv_context *ctx, uint32_t srqn);
+/* pop a receive WQE; false when the queue is empty (ctx->mu held) */
+bool sv_rq_pop(struct sv_rq *rq, struct sv_rwqe *out);
+
+/* ---- sv_engine.c ---------------------------------------------------------- */
+int sv_engine_start(struct sv_context *ctx);
+void sv_engine_stop(struct sv_context *ctx);
+/* bind a new QP socket, allocating its QPN; returns the fd or -1 */
+int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn);
+void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
+		uint32_t qpn);
+/* drain ready sockets; blocking=false only tries the lock */
+void sv_progress(struct sv_context *ctx, bool blocking);
+void sv_wake(struct sv_context *ctx);
+/* send a response without blocking, queueing it if needed (ctx->mu held) */
+void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
+		struct sv_pkt *pkt, const void *data, size_t len);
+void sv_flush_backlog(struct sv_context *ctx, int wait_ms);
+/* send a datagram to (node, qpn) from fd, blocking; 0 or -errno */
+int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
+		     size_t len);
+
+/* ---- sv_resp.c ------------------------------------------------------------ */
+/* handle one received datagram (ctx->mu held) */
+void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
+		      struct sv_pkt *pkt, size_t len);
+/* retry held datagrams of qp (after post_recv, RTR, timers) */
+void sv_retry_held(struct sv_qp *qp);
+void sv_drop_held(struct sv_qp *qp, enum sv_syndrome nak);
+/* timers of all QPs; returns ns until the next one, or UINT64_MAX */
+uint64_t sv_run_timers(struct sv_context *ctx);
+
+/* ---- sv_send.c ------------------------------------------------------------ */
+int sv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		 struct ibv_send_wr **bad);
+/* requester side of a response packet (ctx->mu held) */
+void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len);
+/* complete finished SQ entries in order (ctx->mu held) */
+void sv_sq_retire(struct sv_qp *qp);
+/* fail the oldest outstanding send WQE with status, QP to ERR */
+void sv_sq_fail(struct sv_qp *qp, enum ibv_wc_status st);
+void sv_send_flush_delayed(struct sv_qp *qp, bool all);
+
+/* ---- sv_ex.c -------------------------------------------------------------- */
+void sv_qp_ex_init(struct sv_qp *qp);
+void sv_cq_ex_init(struct sv_cq *cq);
+void sv_qp_ex_free(struct sv_qp *qp);
+
+/* ---- sv_misc.c ------------------------------------------------------------ */
+/* ordered copy: increasing addresses, last byte last with a release fence */
+void sv_copy_ordered(void *dst, const void *src, size_t len);
+/* scatter len bytes at offset off of a message into an SGE list */
+void sv_scatter(const struct ibv_sge *sge, uint32_t n, uint32_t off,
+		const void *src, size_t len);
+void sv_gather(const struct ibv_sge *sge, uint32_t n, uint32_t off,
+	       void *dst, size_t len);
+uint64_t sv_sge_total(const struct ibv_sge *sge, uint32_t n);
+void sv_registry_add(struct sv_context *ctx);
+void sv_registry_del(struct sv_context *ctx);
+
+/* entry points of the private provider ABI that softverbs implements */
+int ibv_query_gid_type(struct ibv_context *c, uint8_t port, unsigned int index,
+		       enum ibv_gid_type *type);
+void verbs_register_driver_34(const void *ops);
+/* exported by libibverbs but declared only in rdma-core's private headers */
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+
+#endif
