@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -312,16 +313,15 @@ static const struct {
 /* arm64: "<implementer> <part>" from the CPU implementer/part lines. */
 static bool cpu_arm_name(const char *text, struct cpu_sbuf *sb, bool *mixed)
 {
-	struct cpu_line impl, part;
-	bool mixed_impl, mixed_part;
+	struct cpu_line impl, part = { NULL, 0 };
+	bool mixed_impl, mixed_part = false;
 	unsigned long id, pn;
 	const char *iname = NULL, *pname = NULL;
 	char tmp[48];
 
 	if (!cpu_find_key(text, "CPU implementer", &impl, NULL, &mixed_impl))
 		return false;
-	if (!cpu_find_key(text, "CPU part", &part, NULL, &mixed_part))
-		mixed_part = false, part.n = 0;
+	cpu_find_key(text, "CPU part", &part, NULL, &mixed_part);
 	*mixed = mixed_impl || mixed_part;
 	if (*mixed)
 		return true;
