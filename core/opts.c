@@ -89,7 +89,8 @@ const struct opt_desc opt_table[] = {
 	A("--help", "-h", OT_SPECIAL, OA_HELP, true, 0, 0, "Topic",
 	  "Print help on Topic. "
 	  "Without a Topic the overview is printed; qperf --help categories "
-	  "lists the topics."),
+	  "lists the topics.  Topic is the next argument unless it starts "
+	  "with a dash."),
 	A("--host", "-H", OT_SPECIAL, OA_HOST, false, 0, 0, "Host",
 	  "Name the server node. "
 	  "The first argument that is not an option names the host too; "
@@ -156,7 +157,7 @@ const struct opt_desc opt_table[] = {
 	  "Default 3, at most 20."),
 	P("--rd_atomic", "-nr", OT_INT, PAR_RD_ATOMIC, BOTH, 0, U32, "Max",
 	  "Set the RDMA read/atomic depth. "
-	  "The number of RDMA reads or atomics in flight.  "
+	  "This is the number of RDMA reads or atomics in flight; "
 	  "0 (the default) uses the device maximum."),
 	P("--loc_rd_atomic", "-lnr", OT_INT, PAR_RD_ATOMIC, LOC, 0, U32, "Max",
 	  "Set the local RDMA read/atomic depth."),
@@ -172,7 +173,7 @@ const struct opt_desc opt_table[] = {
 	P("--sock_buf_size", "-sb", OT_SIZE, PAR_SOCK_BUF_SIZE, BOTH, 0, U32,
 	  "Size",
 	  "Set the socket buffer sizes. "
-	  "Both SO_SNDBUF and SO_RCVBUF of the socket tests.  "
+	  "It sets SO_SNDBUF and SO_RCVBUF in the socket tests.  "
 	  "Units as for --msg_size; 0 keeps the system default."),
 	P("--loc_sock_buf_size", "-lsb", OT_SIZE, PAR_SOCK_BUF_SIZE, LOC, 0, U32,
 	  "Size", "Set the local socket buffer size."),
@@ -213,17 +214,18 @@ const struct opt_desc opt_table[] = {
 	  "Time", "Set the remote timeout."),
 	A("--unify_nodes", "-un", OT_FLAG, OA_UNIFY_NODES, false, 0, 0, NULL,
 	  "Show nodes as local and remote. "
-	  "Rather than as sender and receiver."),
+	  "Without it the per-node figures are labelled by role, send and "
+	  "recv."),
 	A("--unify_units", "-uu", OT_FLAG, OA_UNIFY_UNITS, false, 0, 0, NULL,
 	  "Show all results in the same units. "
 	  "Helpful for scripts."),
 	A("--use_bits_per_sec", "-ub", OT_FLAG, OA_BITS, false, 0, 0, NULL,
 	  "Show bandwidth in bits per second. "
-	  "Rather than in bytes per second."),
+	  "The default is bytes per second."),
 	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
 	  "Use the RDMA CM if OnOff is non-zero. "
-	  "Connect through the RDMA connection manager.  "
-	  "Needed for iWARP; RC tests only."),
+	  "The RDMA connection manager is needed for iWARP; RC tests "
+	  "only."),
 	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
 	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
 	  "Show more detail. "
@@ -232,13 +234,13 @@ const struct opt_desc opt_table[] = {
 	  "Show configuration (level 1)."),
 	A("--verbose_stat", "-vs", OT_FLAG, OA_V_STAT, false, 0, 0, NULL,
 	  "Show statistics (level 1). "
-	  "Such as msg_rate."),
+	  "Adds msg_rate."),
 	A("--verbose_time", "-vt", OT_FLAG, OA_V_TIME, false, 0, 0, NULL,
 	  "Show CPU usage (level 1). "
-	  "CPU costs per byte and CPUs used."),
+	  "Adds the CPU cost per byte and the CPUs used."),
 	A("--verbose_used", "-vu", OT_FLAG, OA_V_USED, false, 0, 0, NULL,
 	  "Show parameters set (level 1). "
-	  "The parameters you set that the test used."),
+	  "Lists the parameters you set that the test used."),
 	A("--verbose_more", "-vv", OT_FLAG, OA_VERBOSE_MORE, false, 0, 0, NULL,
 	  "Show even more detail. "
 	  "Sets each of -vvc, -vvs, -vvt and -vvu."),
@@ -246,16 +248,16 @@ const struct opt_desc opt_table[] = {
 	  "Show more configuration (level 2)."),
 	A("--verbose_more_stat", "-vvs", OT_FLAG, OA_VV_STAT, false, 0, 0, NULL,
 	  "Show more statistics (level 2). "
-	  "Byte, message and error counts too."),
+	  "Adds byte, message and error counts."),
 	A("--verbose_more_time", "-vvt", OT_FLAG, OA_VV_TIME, false, 0, 0, NULL,
 	  "Show more CPU usage (level 2). "
-	  "The CPU time breakdown too."),
+	  "Adds the CPU time breakdown."),
 	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
 	  "Show parameters used (level 2). "
-	  "Every parameter the test used, defaults included."),
+	  "Lists every parameter the test used, defaults included."),
 	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
 	  "Print the version and exit. "
-	  "The compiled-in transports are listed too."),
+	  "It also lists the compiled-in transports."),
 	A("--wait_server", "-ws", OT_TIME, OA_WAIT_SERVER, false, 0, TIME_MAX,
 	  "Time",
 	  "Set the time to wait for the server. "

@@ -1,0 +1,134 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The option table, `qperf --help` and docs/qperf.1 must agree (as git's
+# t0450 checks its docs against -h):
+#  - every option name of the table (long and short, obsolete included,
+#    from the hidden `--help optnames`) is in `--help options` and in the
+#    man page's OPTIONS section;
+#  - every option the man page's OPTIONS section lists is in the table;
+#  - every test is in the man page, and every help topic prints.
+# Run from the top of the tree after `make`.  QPERF overrides ./qperf.
+# The last line is "N passed, N failed"; the exit status is 1 on failure.
+
+QPERF=${QPERF:-./qperf}
+MAN=${MAN:-docs/qperf.1}
+passed=0
+failed=0
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+# check NAME: the previous command's status says whether NAME passed.
+check() { if [ "$?" -eq 0 ]; then ok "$1"; else fail "$1"; fi; }
+
+if [ ! -x "$QPERF" ] || [ ! -f "$MAN" ]; then
+	fail "need $QPERF (run make) and $MAN"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+
+"$QPERF" --help optnames >"$tmp/names"
+test "$?" -eq 0 && test "$(wc -l <"$tmp/names")" -gt 100
+check "--help optnames lists the table"
+
+# Option names of --help options, one a line: those its headings and its
+# obsolete list show (help_names), and any it mentions (help_words).
+"$QPERF" --help options >"$tmp/options"
+check "--help options"
+words() { sed 's/[(),]/ /g' | tr ' ' '\n' | sed 's/[.;:]*$//' | grep '^-' | sort -u; }
+{
+	grep -E '^(  )?-' "$tmp/options"
+	sed -n '/^Obsolete spellings/,$p' "$tmp/options"
+} | words >"$tmp/help_names"
+words <"$tmp/options" >"$tmp/help_words"
+
+# The bold option names of the man page's OPTIONS section.
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$MAN" |
+	grep -o '\\fB\(\\-\)\{1,2\}[A-Za-z0-9_]*\\fR' |
+	sed 's/\\fB//; s/\\fR//; s/\\-/-/g' | sort -u >"$tmp/man_words"
+test -s "$tmp/man_words"
+check "man page has an OPTIONS section with option names"
+
+missing=0
+while read -r name; do
+	if ! grep -qxF -- "$name" "$tmp/help_names"; then
+		echo "    $name is not in --help options"
+		missing=1
+	fi
+done <"$tmp/names"
+test "$missing" -eq 0
+check "every table option is in --help options"
+
+missing=0
+while read -r name; do
+	if ! grep -qxF -- "$name" "$tmp/man_words"; then
+		echo "    $name is not in $MAN"
+		missing=1
+	fi
+done <"$tmp/names"
+test "$missing" -eq 0
+check "every table option is in the man page"
+
+unknown=0
+while read -r name; do
+	if ! grep -qxF -- "$name" "$tmp/names"; then
+		echo "    $MAN lists $name, which qperf does not know"
+		unknown=1
+	fi
+done <"$tmp/man_words"
+test "$unknown" -eq 0
+check "every man page option is in the table"
+
+unknown=0
+while read -r name; do
+	if ! grep -qxF -- "$name" "$tmp/names"; then
+		echo "    --help options shows $name, which qperf does not know"
+		unknown=1
+	fi
+done <"$tmp/help_words"
+test "$unknown" -eq 0
+check "every option --help options names is in the table"
+
+# Tests: the topics after "CATEGORY may also be one of the following tests".
+"$QPERF" --help categories >"$tmp/cats"
+check "--help categories"
+sed -n '/following tests/,$p' "$tmp/cats" | sed 1d | awk '{print $1}' \
+	>"$tmp/tests"
+test "$(wc -l <"$tmp/tests")" -ge 12
+check "--help categories lists the tests"
+
+missing=0
+sed -n '/^\.SH TESTS/,/^\.SH OPTIONS/p' "$MAN" | sed 's/\\-/-/g' \
+	>"$tmp/man_tests"
+while read -r t; do
+	if ! grep -qw -- "$t" "$tmp/man_tests"; then
+		echo "    test $t is not in $MAN"
+		missing=1
+	fi
+	if ! "$QPERF" --help "$t" >/dev/null 2>&1; then
+		echo "    qperf --help $t failed"
+		missing=1
+	fi
+done <"$tmp/tests"
+test "$missing" -eq 0
+check "every test is in the man page and has help"
+
+for topic in main categories examples opts options tests; do
+	"$QPERF" --help "$topic" >/dev/null 2>&1
+	check "--help $topic"
+done
+
+"$QPERF" --help nosuchtopic >/dev/null 2>"$tmp/err"
+test "$?" -ne 0 && grep -q 'cannot find help category nosuchtopic' "$tmp/err"
+check "--help of an unknown topic fails"
+
+if command -v groff >/dev/null 2>&1; then
+	test -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)"
+	check "man page renders without groff warnings"
+fi
+
+echo "$passed passed, $failed failed"
+test "$failed" -eq 0
