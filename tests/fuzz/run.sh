@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build each libFuzzer harness with clang (ASan+UBSan) and run it briefly.
+# FUZZ_SECONDS (default 20) per harness.  Last line: "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+secs=${FUZZ_SECONDS:-20}
+pass=0 fail=0
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+if ! command -v clang >/dev/null; then
+	echo "FAIL clang is not installed"; echo "0 passed, 1 failed"; exit 1
+fi
+srcs="core/opts.c core/param.c core/help.c core/ctl.c core/util.c transports/table.c transports/sock.c core/report.c core/cpu.c core/measure.c"
+for h in tests/fuzz/fuzz_*.c; do
+	name=$(basename "$h" .c)
+	mkdir -p "$out/corpus-$name"
+	if ! clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-o "$out/$name" "$h" $srcs 2>"$out/$name.build"; then
+		echo "FAIL $name: build"; cat "$out/$name.build"; fail=$((fail + 1)); continue
+	fi
+	if "$out/$name" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+		"$out/corpus-$name" >"$out/$name.log" 2>&1; then
+		echo "ok   $name ($(grep -o 'Done [0-9]* runs' "$out/$name.log"))"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name"; tail -n 30 "$out/$name.log"; fail=$((fail + 1))
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
