@@ -415,12 +415,14 @@ void conf_cpu_string(const char *cpuinfo, char out[64])
 			else if (!cpu_line_eq(name, l))
 				mixed = true;
 		} else if (cpu_has_prefix(l.p, l.n, "cpu MHz")) {
-			if (mixed)
-				continue;
+			/*
+			 * 0.4.11 calls CPUs whose current clock differs
+			 * "Mixed"; with frequency scaling that is nearly every
+			 * machine, so only the model name decides here and
+			 * the first core's clock is shown.
+			 */
 			if (!mhz.p)
 				mhz = l;
-			else if (!cpu_line_eq(mhz, l))
-				mixed = true;
 		}
 	}
 	if (count == 0)

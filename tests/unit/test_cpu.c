@@ -186,12 +186,12 @@ TEST(conf_cpu_mixed)
 	CHECK_STR(cpu_str(X86_CPU("Intel(R) Xeon(R) A", "2100.000")
 				  X86_CPU("Intel(R) Xeon(R) B", "2100.000")),
 		  "2 Cores: Mixed CPUs");
-	/* As 0.4.11: a different cpu MHz alone makes the CPUs "mixed". */
+	/* Unlike 0.4.11, clock differences alone (scaling) are not "mixed". */
 	CHECK_STR(cpu_str(X86_CPU("Intel(R) Xeon(R) A", "2100.000")
 				  X86_CPU("Intel(R) Xeon(R) A", "1200.000")
 					  X86_CPU("Intel(R) Xeon(R) A",
 						  "2100.000")),
-		  "3 Cores: Mixed CPUs");
+		  "3 Cores: Intel Xeon A 2.1GHz");
 }
 
 TEST(conf_cpu_truncated)
