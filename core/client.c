@@ -46,21 +46,6 @@ struct attempt {
 	char err[ERR_MAX];
 };
 
-static void dbg(const struct attempt *a, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void dbg(const struct attempt *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!a->s->out.debug)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static uint32_t u32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
@@ -163,7 +148,7 @@ static int send_request(struct attempt *a)
 {
 	uint8_t b[REQ_SIZE], ext[EXT_REQ_SIZE];
 
-	dbg(a, "sending request: %s", a->t->name);
+	debugf(a->s->out.debug, "sending request: %s", a->t->name);
 	req_encode(&a->q, b);
 	if (ctl_send(&a->c, b, sizeof(b), "request data", a->err,
 		     sizeof(a->err)) < 0)
@@ -229,17 +214,17 @@ static int run_sock(struct attempt *a)
 			  : (uint64_t)a->q.time * NS_PER_SEC;
 	r.no_msgs = p->val[SIDE_LOC][PAR_NO_MSGS];
 	r.idle = p->val[SIDE_LOC][PAR_TIMEOUT];
-	dbg(a, "waiting for port");
+	debugf(a->s->out.debug, "waiting for port");
 	if (sock_client_open(r.xp, &a->c,
 			     u32(p->val[SIDE_LOC][PAR_SOCK_BUF_SIZE]), lat, &r,
 			     err, errlen) < 0)
 		return -1;
 	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
 	sock_set_idle(r.fd, r.idle);
-	dbg(a, "sending synchronization before test");
+	debugf(a->s->out.debug, "sending synchronization before test");
 	if (ctl_sync(&a->c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
-	dbg(a, "synchronization complete");
+	debugf(a->s->out.debug, "synchronization complete");
 	if (measure_start(&r, err, errlen) < 0)
 		goto out;
 	rc = lat ? loop_lat(&r, true, err, errlen)
@@ -251,7 +236,7 @@ static int run_sock(struct attempt *a)
 	/* Closing the data socket ends a legacy server's window (EOF). */
 	close(r.fd);
 	r.fd = -1;
-	dbg(a, "waiting for results");
+	debugf(a->s->out.debug, "waiting for results");
 	if (ctl_recv(&a->c, st, sizeof(st), "results", err, errlen) < 0)
 		goto out;
 	stat_decode(st, &rs);
@@ -264,7 +249,7 @@ static int run_sock(struct attempt *a)
 			goto out;
 		}
 	}
-	dbg(a, "sending synchronization after test");
+	debugf(a->s->out.debug, "sending synchronization after test");
 	if (ctl_send(&a->c, SYNC_AFTER, strlen(SYNC_AFTER), SYNC_AFTER, err,
 		     errlen) < 0)
 		goto out;
@@ -368,7 +353,7 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		if (rc < 0 && !cl->legacy && a->c.peer_failed &&
 		    strncmp(a->err, LEGACY_UPGRADE_ERR,
 			    strlen(LEGACY_UPGRADE_ERR)) == 0) {
-			dbg(a, "server speaks qperf 0.4.11; retrying");
+			debugf(a->s->out.debug, "server speaks qperf 0.4.11; retrying");
 			cl->legacy = true;
 			rc = attempt_run(cl, a, true);
 		}

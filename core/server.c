@@ -43,21 +43,6 @@ static void on_quit(int sig)
 	quit_requested = 1;
 }
 
-static void dbg(bool on, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void dbg(bool on, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!on)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /*
  * Kill this child with SIGKILL after ns, whatever it is doing: the last
  * line of defence against a wait we failed to bound.
@@ -129,7 +114,7 @@ static int serve_sock(struct ctl *c, const struct test_desc *t,
 		return -1;
 	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
 	sock_set_idle(r.fd, r.idle);
-	dbg(c->debug, "waiting for synchronization before test");
+	debugf(c->debug, "waiting for synchronization before test");
 	if (ctl_sync(c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
 	if (measure_start(&r, err, errlen) < 0)
@@ -146,7 +131,7 @@ static int serve_sock(struct ctl *c, const struct test_desc *t,
 	close(r.fd);
 	r.fd = -1;
 	stat_encode(&r.st, st);
-	dbg(c->debug, "sending results");
+	debugf(c->debug, "sending results");
 	if (ctl_send(c, st, sizeof(st), "results", err, errlen) < 0)
 		goto out;
 	if (q->ext) {
@@ -234,7 +219,7 @@ static int serve_one(int fd, const struct plan *p)
 	if (read_request(&c, &q, err, sizeof(err)) < 0)
 		goto fail;
 	t = test_by_index(q.req_index);
-	dbg(p->debug, "received request: %s", t ? t->name : "?");
+	debugf(p->debug, "received request: %s", t ? t->name : "?");
 	if (validate(t, &q, err, sizeof(err)) < 0)
 		goto fail;
 	c.timeout = q.timeout_ns;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Helpers shared by the engine; see util.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,4 +134,16 @@ int set_cpu_affinity(uint64_t aff, char *err, size_t errlen)
 	}
 #endif
 	return 0;
+}
+
+void debugf(bool on, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!on)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }

@@ -7,6 +7,7 @@
 #define QPERF_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,6 +38,9 @@ void *xcalloc(size_t n, size_t size);
 
 /* Sleep for ns nanoseconds, resuming after signals. */
 void sleep_ns(uint64_t ns);
+
+/* With on set, print one debug line (-D) to stderr. */
+void debugf(bool on, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Pin this process to CPU aff-1 (0.4.11's 1-based -ca; 0 = leave) and, with
