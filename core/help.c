@@ -205,7 +205,8 @@ static void opt_label(char *buf, size_t len, const struct opt_desc *o)
 /* loc_/rem_ variants and on/off forms are indented under their option. */
 static bool opt_is_variant(const struct opt_desc *o)
 {
-	return o->type == OT_SET1 || (o->par >= 0 && o->sides != 3u);
+	return o->type == OT_SET1 ||
+	       (o->par >= 0 && o->sides != (1u << SIDE_LOC | 1u << SIDE_REM));
 }
 
 static void print_opts(FILE *f)

@@ -7,13 +7,13 @@
  * prints: messages go to the caller's buffer (errors) or plan->warn
  * (obsolete spellings).  Every value is range-checked before it is
  * stored, so nothing that reaches the 32-bit wire fields can wrap, and
- * every --loop is proven to terminate before any test runs.
+ * every --loop is proven to terminate before any test runs.  The value
+ * parsers themselves (parse_size, parse_time, parse_int) are in param.c.
  *
  * Values quoted in messages are cut at CLIP_MAX characters, so a hostile
  * argv cannot make a message overflow (0.4.11 overflowed, spec §7.32).
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,150 +334,6 @@ fail(char *err, size_t errlen, const char *opt, const char *v,
 	else
 		snprintf(err, errlen, "%s: %s", clip(&co, opt), what);
 	return -1;
-}
-
-/*
- * strtold with the checks 0.4.11 lacked: a number must start the string
- * (no blanks, no inf/nan), be finite and, unless neg_ok, not negative.
- * *end is left after the number.  Returns 0, 1 if negative, -1 if bad.
- */
-static int scan_number(const char *v, long double *x, const char **end)
-{
-	char *e;
-
-	if (!strchr("+-.0123456789", v[0]) || v[0] == '\0')
-		return -1;
-	*x = strtold(v, &e);
-	if (e == v || !isfinite(*x))
-		return -1;
-	*end = e;
-	return (signbit(*x) || v[0] == '-') ? 1 : 0;
-}
-
-/* Size units (spec §4.1, plus KiB/MiB/GiB); case-sensitive like 0.4.11. */
-static const struct {
-	const char *sfx;
-	uint64_t mult;
-} size_units[] = {
-	{ "", 1 },
-	{ "k", 1000 },
-	{ "kb", 1000 },
-	{ "m", 1000000 },
-	{ "mb", 1000000 },
-	{ "g", 1000000000 },
-	{ "gb", 1000000000 },
-	{ "K", 1ULL << 10 },
-	{ "kib", 1ULL << 10 },
-	{ "KiB", 1ULL << 10 },
-	{ "M", 1ULL << 20 },
-	{ "mib", 1ULL << 20 },
-	{ "MiB", 1ULL << 20 },
-	{ "G", 1ULL << 30 },
-	{ "gib", 1ULL << 30 },
-	{ "GiB", 1ULL << 30 },
-};
-
-int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
-	       size_t errlen)
-{
-	const char *end = NULL;
-	long double x, up;
-	uint64_t mult = 0;
-	int neg;
-
-	neg = scan_number(v, &x, &end);
-	if (neg >= 0) {
-		for (size_t i = 0; i < sizeof(size_units) / sizeof(size_units[0]);
-		     i++)
-			if (strcmp(end, size_units[i].sfx) == 0)
-				mult = size_units[i].mult;
-	}
-	if (neg < 0 || !mult)
-		return fail(err, errlen, opt, v,
-			    "bad size; use a number with an optional unit "
-			    "k, kb, K, KiB, m, M, MiB, g, G or GiB");
-	if (neg)
-		return fail(err, errlen, opt, v, "must not be negative");
-	x *= mult;
-	/*
-	 * Decimal fractions are inexact in binary: 1.001k must be 1001, not
-	 * 1000.  Snap values a hair below an integer up before truncating
-	 * (0.4.11 truncates, so 3.99 stays 3).
-	 */
-	if (x >= (long double)U32 + 1)
-		return fail(err, errlen, opt, v,
-			    "too large; must be at most %" PRIu64, U32);
-	/* By hand rather than ceill(): no libm for one call. */
-	up = (long double)(uint64_t)x;
-	if (up < x)
-		up += 1;
-	if (up - x < x * 1e-12L && up <= (long double)U32)
-		x = up;
-	*out = (uint64_t)x;
-	return 0;
-}
-
-int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
-	       size_t errlen)
-{
-	static const char units[] = "sSmMhHdD";
-	static const unsigned secs[] = { 1, 1, 60, 60, 3600, 3600, 86400, 86400 };
-	const char *end = NULL, *u;
-	long double x;
-	unsigned mult = 0;
-	int neg;
-
-	neg = scan_number(v, &x, &end);
-	if (neg >= 0) {
-		if (*end == '\0')
-			mult = 1;
-		else if (end[1] == '\0' && (u = strchr(units, *end)))
-			mult = secs[u - units];
-	}
-	if (neg < 0 || !mult)
-		return fail(err, errlen, opt, v,
-			    "bad time; use seconds with an optional unit "
-			    "s, m, h or d");
-	if (neg)
-		return fail(err, errlen, opt, v, "must not be negative");
-	x *= mult;
-	if (x > (long double)U32)
-		return fail(err, errlen, opt, v,
-			    "too large; must be at most %" PRIu64 " seconds",
-			    U32);
-	/* Nearest nanosecond: 0.01d is 864 s even though 0.01 is inexact. */
-	*ns = (uint64_t)(x * NS_PER_SEC + 0.5L);
-	return 0;
-}
-
-int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
-	      size_t errlen)
-{
-	const char *p = v;
-	uint64_t x = 0;
-	bool big = false;
-
-	if (*p == '-' && p[1] >= '0' && p[1] <= '9')
-		return fail(err, errlen, opt, v, "must not be negative");
-	if (*p == '+')
-		p++;
-	if (*p == '\0')
-		return fail(err, errlen, opt, v,
-			    "bad number; use a decimal integer");
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return fail(err, errlen, opt, v,
-				    "bad number; use a decimal integer");
-		if (x > U32)
-			big = true; /* keep scanning for junk first */
-		else
-			x = x * 10 + (uint64_t)(*p - '0');
-	}
-	if (big || x > U32)
-		return fail(err, errlen, opt, v,
-			    "too large; must be at most %" PRIu64, U32);
-	*out = x;
-	return 0;
 }
 
 /* Exact-name lookup; obsolete spellings are returned as such. */
