@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,9 @@
 
 #include "sv_internal.h"
 
-#define SV_WAKE_KEY UINT64_MAX
 #define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
 #define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
+#define SV_POLLER_GRACE_NS 200000	/* app polled this recently: it drains */
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sv_context *registry;
@@ -203,20 +204,8 @@ static void emit_acks(struct sv_context *ctx)
 {
 	struct sv_list *l;
 
-	for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {
-		struct sv_qp *qp = sv_container(l, struct sv_qp, link);
-		struct sv_pkt ack;
-
-		if (!qp->ack_pending)
-			continue;
-		qp->ack_pending = false;
-		memset(&ack, 0, sizeof(ack));
-		ack.op = SV_OP_ACK;
-		ack.msn = qp->last_msn;
-		ack.src_qpn = qp->qpn;
-		sv_respond(ctx, qp->last_src_node, qp->last_src_qpn, &ack,
-			   NULL, 0);
-	}
+	for (l = ctx->qps.next; l != &ctx->qps; l = l->next)
+		sv_emit_ack(sv_container(l, struct sv_qp, link));
 }
 
 /* ---- progress ------------------------------------------------------------------------ */
@@ -260,16 +249,8 @@ static void process_events(struct sv_context *ctx, struct epoll_event *ev,
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		if (ev[i].data.u64 == SV_WAKE_KEY) {
-			uint64_t v;
-			ssize_t r = read(ctx->wake_fd, &v, sizeof(v));
-
-			(void)r;
-			continue;
-		}
+	for (i = 0; i < n; i++)
 		drain_fd(ctx, (uint32_t)ev[i].data.u64);
-	}
 	pthread_mutex_lock(&ctx->mu);
 	emit_acks(ctx);
 	backlog_push_out(ctx);
@@ -281,16 +262,33 @@ void sv_progress(struct sv_context *ctx, bool blocking)
 	struct epoll_event ev[64];
 	int n;
 
-	if (blocking)
+	if (blocking) {
 		pthread_mutex_lock(&ctx->rx_lock);
-	else if (pthread_mutex_trylock(&ctx->rx_lock))
-		return;
+	} else {
+		__atomic_store_n(&ctx->inline_poll_ns, sv_now_ns(),
+				 __ATOMIC_RELAXED);
+		if (pthread_mutex_trylock(&ctx->rx_lock))
+			return;
+	}
 	n = epoll_wait(ctx->epfd, ev, 64, 0);
 	if (n > 0)
 		process_events(ctx, ev, n);
 	pthread_mutex_unlock(&ctx->rx_lock);
 }
 
+static bool app_is_polling(struct sv_context *ctx, uint64_t now)
+{
+	return now - __atomic_load_n(&ctx->inline_poll_ns, __ATOMIC_RELAXED) <
+	       SV_POLLER_GRACE_NS;
+}
+
+/*
+ * The progress thread sleeps in poll() on the epoll fd (QP sockets) and on
+ * the wake eventfd.  While an application thread busy-polls a CQ it drains
+ * the sockets itself, so the thread then waits on the eventfd only: being
+ * woken for every packet, or preempted while holding rx_lock, would stall
+ * the polling thread on small machines.
+ */
 static void *progress_thread(void *arg)
 {
 	struct sv_context *ctx = arg;
@@ -300,9 +298,10 @@ static void *progress_thread(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!ctx->stopping) {
-		uint64_t next;
+		struct pollfd pfd[2];
+		uint64_t next, now;
 		struct timespec ts, *tsp = NULL;
-		int n;
+		int n, npfd;
 
 		pthread_mutex_lock(&ctx->rx_lock);
 		pthread_mutex_lock(&ctx->mu);
@@ -312,16 +311,38 @@ static void *progress_thread(void *arg)
 			next = SV_BACKLOG_RETRY_NS;
 		pthread_mutex_unlock(&ctx->mu);
 		pthread_mutex_unlock(&ctx->rx_lock);
+		now = sv_now_ns();
+		pfd[0].fd = ctx->wake_fd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = ctx->epfd;
+		pfd[1].events = POLLIN;
+		npfd = 2;
+		if (app_is_polling(ctx, now)) {
+			npfd = 1;
+			if (next > SV_POLLER_GRACE_NS)
+				next = SV_POLLER_GRACE_NS;
+		}
 		if (next != UINT64_MAX) {
 			ts.tv_sec = (time_t)(next / 1000000000ull);
 			ts.tv_nsec = (long)(next % 1000000000ull);
 			tsp = &ts;
 		}
-		n = epoll_pwait2(ctx->epfd, ev, 64, tsp, NULL);
+		n = ppoll(pfd, (nfds_t)npfd, tsp, NULL);
 		if (n <= 0)
 			continue;
+		if (pfd[0].revents & POLLIN) {
+			uint64_t v;
+			ssize_t r = read(ctx->wake_fd, &v, sizeof(v));
+
+			(void)r;
+		}
+		if (npfd < 2 || !(pfd[1].revents & POLLIN) ||
+		    app_is_polling(ctx, sv_now_ns()))
+			continue;
 		pthread_mutex_lock(&ctx->rx_lock);
-		process_events(ctx, ev, n);
+		n = epoll_wait(ctx->epfd, ev, 64, 0);
+		if (n > 0)
+			process_events(ctx, ev, n);
 		pthread_mutex_unlock(&ctx->rx_lock);
 	}
 	return NULL;
@@ -336,7 +357,6 @@ static void atfork_setup(void)
 
 int sv_engine_start(struct sv_context *ctx)
 {
-	struct epoll_event ev;
 	int sz = SV_SNDBUF;
 
 	pthread_once(&atfork_once, atfork_setup);
@@ -348,11 +368,6 @@ int sv_engine_start(struct sv_context *ctx)
 	    ctx->resp_fd < 0)
 		goto err;
 	setsockopt(ctx->resp_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.u64 = SV_WAKE_KEY;
-	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->wake_fd, &ev))
-		goto err;
 	if (pthread_create(&ctx->thread, NULL, progress_thread, ctx))
 		goto err;
 	ctx->thread_started = true;

@@ -333,6 +333,7 @@ struct sv_context {
 	uint32_t mr_gen;
 	struct sv_backlog *bl_head, *bl_tail;
 	uint8_t *rxbuf;			/* under rx_lock */
+	uint64_t inline_poll_ns;	/* last inline progress by the app */
 	bool port_is_down;
 	uint64_t port_down_at;		/* ns, 0 = never */
 	struct sv_context *next_ctx;	/* global registry (fork) */
@@ -434,6 +435,8 @@ void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
 /* retry held datagrams of qp (after post_recv, RTR, timers) */
 void sv_retry_held(struct sv_qp *qp);
 void sv_drop_held(struct sv_qp *qp, enum sv_syndrome nak);
+/* send the coalesced ACK of qp if one is pending */
+void sv_emit_ack(struct sv_qp *qp);
 /* timers of all QPs; returns ns until the next one, or UINT64_MAX */
 uint64_t sv_run_timers(struct sv_context *ctx);
 

@@ -423,16 +423,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	sv_list_del(&qp->link);
 	ctx->nqps--;
 	/* pending ACKs go out before the socket disappears */
-	if (qp->ack_pending) {
-		struct sv_pkt ack;
-
-		memset(&ack, 0, sizeof(ack));
-		ack.op = SV_OP_ACK;
-		ack.msn = qp->last_msn;
-		sv_respond(ctx, qp->last_src_node, qp->last_src_qpn, &ack,
-			   NULL, 0);
-		qp->ack_pending = false;
-	}
+	sv_emit_ack(qp);
 	pthread_mutex_unlock(&ctx->mu);
 	pthread_mutex_unlock(&ctx->rx_lock);
 	sv_flush_backlog(ctx, 100);

@@ -573,19 +573,36 @@ void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
 		hold(qp, pkt, len, false);
 }
 
+void sv_emit_ack(struct sv_qp *qp)
+{
+	struct sv_pkt ack;
+
+	if (!qp->ack_pending)
+		return;
+	qp->ack_pending = false;
+	memset(&ack, 0, sizeof(ack));
+	ack.op = SV_OP_ACK;
+	ack.msn = qp->last_msn;
+	ack.src_qpn = qp->qpn;
+	sv_respond(qp->ctx, qp->last_src_node, qp->last_src_qpn, &ack, NULL, 0);
+}
+
 void sv_retry_held(struct sv_qp *qp)
 {
 	while (qp->held) {
 		struct sv_held *h = qp->held;
 
-		if (process_request(qp, &h->pkt) == SV_HOLD)
+		if (process_request(qp, &h->pkt) == SV_HOLD) {
+			sv_emit_ack(qp);
 			return;
+		}
 		qp->held = h->next;
 		if (!qp->held)
 			qp->held_tail = NULL;
 		free(h);
 	}
 	qp->hold_deadline = 0;
+	sv_emit_ack(qp);
 }
 
 /* ---- timers ---------------------------------------------------------------------------- */
