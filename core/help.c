@@ -202,9 +202,14 @@ static void opt_label(char *buf, size_t len, const struct opt_desc *o)
 		 o->abbr ? o->abbr : "", o->abbr ? ")" : "");
 }
 
-/* loc_/rem_ variants and on/off forms are indented under their option. */
+/*
+ * loc_/rem_ variants, on/off forms and the finer verbosity switches are
+ * indented under their option, as 0.4.11 shows them.
+ */
 static bool opt_is_variant(const struct opt_desc *o)
 {
+	if (o->act >= OA_VERBOSE_MORE && o->act <= OA_VV_USED)
+		return true;
 	return o->type == OT_SET1 ||
 	       (o->par >= 0 && o->sides != (1u << SIDE_LOC | 1u << SIDE_REM));
 }
