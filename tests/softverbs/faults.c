@@ -415,7 +415,10 @@ out:
 	finish(s, q7, &b, NULL);
 }
 
-/* SOFTVERBS_FAULT_QP_FATAL=3 (role A): the QP dies after 3 send WRs. */
+/*
+ * SOFTVERBS_FAULT_QP_FATAL=3 (role A): 3 send WRs go through; posting the
+ * 4th makes the QP fatal (async event, ERR, flush).
+ */
 void t_fault_qp_fatal(struct sv_side *s)
 {
 	struct sv_conn c = { 0 };
@@ -437,24 +440,22 @@ void t_fault_qp_fatal(struct sv_side *s)
 		ctl_sync(s, 'R');
 		ctl_sync(s, 'D');
 	} else {
-		struct ibv_wc wc;
-
 		ctl_sync(s, 'R');
-		CHECK(!post_one(qp, IBV_WR_SEND, 0, &b, 0, 64, 0, 0,
-				IBV_SEND_SIGNALED), "post SEND 1");
-		expect_wc(s->cq, 0, IBV_WC_SUCCESS, "SEND 1 before the fault",
-			  NULL);
-		for (i = 1; i < 3; i++)
-			post_one(qp, IBV_WR_SEND, (uint64_t)i, &b, 0, 64, 0,
-				 0, IBV_SEND_SIGNALED);
+		for (i = 0; i < 3; i++) {
+			CHECK(!post_one(qp, IBV_WR_SEND, (uint64_t)i, &b, 0, 64,
+					0, 0, IBV_SEND_SIGNALED),
+			      "post SEND %d of 3", i + 1);
+			expect_wc(s->cq, (uint64_t)i, IBV_WC_SUCCESS,
+				  "a SEND before the fault", NULL);
+		}
+		expect_state(qp, IBV_QPS_RTS, "QP after 3 sends");
+		CHECK(!post_one(qp, IBV_WR_SEND, 3, &b, 0, 64, 0, 0,
+				IBV_SEND_SIGNALED), "post SEND 4");
 		if (CHECK(async_wait(s->ctx, WAIT_MS, IBV_EVENT_QP_FATAL, &ev),
-			  "async event IBV_EVENT_QP_FATAL after 3 sends"))
+			  "async event IBV_EVENT_QP_FATAL on the 4th post"))
 			CHECK(ev.element.qp == qp, "the event names our QP");
 		expect_state(qp, IBV_QPS_ERR, "QP after the fatal error");
-		/* drain what the two later sends produced */
-		while (wc_wait(s->cq, 100, &wc) == 1)
-			note("completion wr_id %llu: %s",
-			     (unsigned long long)wc.wr_id, wc_name(wc.status));
+		expect_wc(s->cq, 3, IBV_WC_WR_FLUSH_ERR, "the 4th SEND", NULL);
 		CHECK(!post_one(qp, IBV_WR_SEND, 9, &b, 0, 64, 0, 0,
 				IBV_SEND_SIGNALED), "post after the fault");
 		expect_wc(s->cq, 9, IBV_WC_WR_FLUSH_ERR, "SEND on the dead QP",

@@ -53,6 +53,22 @@ int check_at(const char *file, int line, int ok, const char *fmt, ...)
 	return ok;
 }
 
+int setup_at(const char *file, int line, int ok, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	int n;
+
+	if (ok)
+		return 1;
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	return check_at(file, line, 0, "setup: %s", msg);
+}
+
 void note(const char *fmt, ...)
 {
 	char msg[512];

@@ -40,6 +40,14 @@ int check_at(const char *file, int line, int ok, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define CHECK(ok, ...) check_at(__FILE__, __LINE__, !!(ok), __VA_ARGS__)
 
+/*
+ * setup_at - like check_at for a setup step: silent and not counted when it
+ * succeeds, one FAIL when it does not.  Returns ok.
+ */
+int setup_at(const char *file, int line, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define SETUP(ok, ...) setup_at(__FILE__, __LINE__, !!(ok), __VA_ARGS__)
+
 /* note - a diagnostic line ("# ...") that is not a check. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -26,7 +26,7 @@ int side_open(struct sv_side *s, int cqe, int with_channel)
 
 	s->port_num = 1;
 	list = ibv_get_device_list(&n);
-	if (!CHECK(list && n > 0, "ibv_get_device_list finds a device (%d)",
+	if (!SETUP(list && n > 0, "ibv_get_device_list finds a device (%d)",
 		   n)) {
 		if (list)
 			ibv_free_device_list(list);
@@ -38,26 +38,26 @@ int side_open(struct sv_side *s, int cqe, int with_channel)
 	if (i < n)
 		s->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
-	if (!CHECK(s->ctx, "ibv_open_device"))
+	if (!SETUP(s->ctx, "ibv_open_device"))
 		return -1;
-	if (!CHECK(!ibv_query_device(s->ctx, &s->dev), "ibv_query_device") ||
-	    !CHECK(!ibv_query_port(s->ctx, s->port_num, &s->port),
+	if (!SETUP(!ibv_query_device(s->ctx, &s->dev), "ibv_query_device") ||
+	    !SETUP(!ibv_query_port(s->ctx, s->port_num, &s->port),
 		   "ibv_query_port") ||
-	    !CHECK(!ibv_query_gid(s->ctx, s->port_num, 0, &s->gid),
+	    !SETUP(!ibv_query_gid(s->ctx, s->port_num, 0, &s->gid),
 		   "ibv_query_gid"))
 		return -1;
 	s->global = s->port.link_layer == IBV_LINK_LAYER_ETHERNET ||
 		    s->port.lid == 0;
 	s->pd = ibv_alloc_pd(s->ctx);
-	if (!CHECK(s->pd, "ibv_alloc_pd"))
+	if (!SETUP(s->pd, "ibv_alloc_pd"))
 		return -1;
 	if (with_channel) {
 		s->chan = ibv_create_comp_channel(s->ctx);
-		if (!CHECK(s->chan, "ibv_create_comp_channel"))
+		if (!SETUP(s->chan, "ibv_create_comp_channel"))
 			return -1;
 	}
 	s->cq = ibv_create_cq(s->ctx, cqe, NULL, s->chan, 0);
-	if (!CHECK(s->cq, "ibv_create_cq(%d)", cqe))
+	if (!SETUP(s->cq, "ibv_create_cq(%d)", cqe))
 		return -1;
 	return 0;
 }
@@ -65,13 +65,13 @@ int side_open(struct sv_side *s, int cqe, int with_channel)
 void side_close(struct sv_side *s)
 {
 	if (s->cq && ibv_destroy_cq(s->cq))
-		CHECK(0, "ibv_destroy_cq: %s", strerror(errno));
+		SETUP(0, "ibv_destroy_cq: %s", strerror(errno));
 	if (s->chan && ibv_destroy_comp_channel(s->chan))
-		CHECK(0, "ibv_destroy_comp_channel: %s", strerror(errno));
+		SETUP(0, "ibv_destroy_comp_channel: %s", strerror(errno));
 	if (s->pd && ibv_dealloc_pd(s->pd))
-		CHECK(0, "ibv_dealloc_pd: %s", strerror(errno));
+		SETUP(0, "ibv_dealloc_pd: %s", strerror(errno));
 	if (s->ctx && ibv_close_device(s->ctx))
-		CHECK(0, "ibv_close_device: %s", strerror(errno));
+		SETUP(0, "ibv_close_device: %s", strerror(errno));
 	s->cq = NULL;
 	s->chan = NULL;
 	s->pd = NULL;
@@ -103,12 +103,12 @@ static int ud_to_rts(struct sv_side *s, struct ibv_qp *qp,
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	if (!CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE), "UD QP to RTR"))
+	if (!SETUP(!ibv_modify_qp(qp, &a, IBV_QP_STATE), "UD QP to RTR"))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = conn_sq_psn(c);
-	if (!CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
+	if (!SETUP(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN),
 		   "UD QP to RTS"))
 		return -1;
 	(void)s;
@@ -132,7 +132,7 @@ struct ibv_qp *qp_new(struct sv_side *s, const struct sv_conn *c)
 	ia.cap.max_recv_sge = 4;
 	ia.cap.max_inline_data = c->max_inline;
 	qp = ibv_create_qp(s->pd, &ia);
-	if (!CHECK(qp, "ibv_create_qp(type %d): %s", ia.qp_type,
+	if (!SETUP(qp, "ibv_create_qp(type %d): %s", ia.qp_type,
 		   qp ? "ok" : strerror(errno)))
 		return NULL;
 	memset(&a, 0, sizeof(a));
@@ -147,7 +147,7 @@ struct ibv_qp *qp_new(struct sv_side *s, const struct sv_conn *c)
 		a.qp_access_flags = conn_access(c);
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
-	if (!CHECK(!ibv_modify_qp(qp, &a, mask), "QP to INIT") ||
+	if (!SETUP(!ibv_modify_qp(qp, &a, mask), "QP to INIT") ||
 	    (ia.qp_type == IBV_QPT_UD && ud_to_rts(s, qp, c) < 0)) {
 		ibv_destroy_qp(qp);
 		return NULL;
@@ -202,7 +202,7 @@ int qp_connect(struct sv_side *s, struct ibv_qp *qp, const struct sv_conn *c,
 		a.min_rnr_timer = c->min_rnr_timer ? c->min_rnr_timer : 1;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	}
-	if (!CHECK(!ibv_modify_qp(qp, &a, mask), "QP to RTR"))
+	if (!SETUP(!ibv_modify_qp(qp, &a, mask), "QP to RTR"))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -216,7 +216,7 @@ int qp_connect(struct sv_side *s, struct ibv_qp *qp, const struct sv_conn *c,
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
-	if (!CHECK(!ibv_modify_qp(qp, &a, mask), "QP to RTS"))
+	if (!SETUP(!ibv_modify_qp(qp, &a, mask), "QP to RTS"))
 		return -1;
 	return 0;
 }
@@ -267,7 +267,7 @@ struct ibv_ah *ah_to(struct sv_side *s, const struct sv_addr *peer)
 
 	ah_attr_fill(s, peer, &ah);
 	h = ibv_create_ah(s->pd, &ah);
-	CHECK(h, "ibv_create_ah");
+	SETUP(h, "ibv_create_ah");
 	return h;
 }
 
@@ -279,7 +279,7 @@ int buf_new_iova(struct sv_side *s, struct sv_buf *b, size_t len,
 	memset(b, 0, sizeof(*b));
 	b->p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!CHECK(b->p != MAP_FAILED, "mmap %zu bytes", maplen)) {
+	if (!SETUP(b->p != MAP_FAILED, "mmap %zu bytes", maplen)) {
 		b->p = NULL;
 		return -1;
 	}
@@ -289,7 +289,7 @@ int buf_new_iova(struct sv_side *s, struct sv_buf *b, size_t len,
 		b->mr = ibv_reg_mr_iova(s->pd, b->p, maplen, iova, access);
 	else
 		b->mr = ibv_reg_mr(s->pd, b->p, maplen, access);
-	if (!CHECK(b->mr, "ibv_reg_mr %zu bytes access 0x%x%s", maplen,
+	if (!SETUP(b->mr, "ibv_reg_mr %zu bytes access 0x%x%s", maplen,
 		   access, iova ? " with iova" : "")) {
 		munmap(b->p, maplen);
 		b->p = NULL;
@@ -306,7 +306,7 @@ int buf_new(struct sv_side *s, struct sv_buf *b, size_t len, int access)
 void buf_free(struct sv_buf *b)
 {
 	if (b->mr && ibv_dereg_mr(b->mr))
-		CHECK(0, "ibv_dereg_mr: %s", strerror(errno));
+		SETUP(0, "ibv_dereg_mr: %s", strerror(errno));
 	if (b->p)
 		munmap(b->p, b->len ? b->len : 1);
 	memset(b, 0, sizeof(*b));
@@ -472,7 +472,7 @@ int ctl_send(struct sv_side *s, uint32_t tag, const void *p, size_t len)
 
 	if (io_full(s->sock, &h, sizeof(h), 1) < 0 ||
 	    (len && io_full(s->sock, (void *)p, len, 1) < 0)) {
-		CHECK(0, "control send '%c' to the peer role", (int)tag);
+		SETUP(0, "control send '%c' to the peer role", (int)tag);
 		return -1;
 	}
 	return 0;
@@ -485,13 +485,13 @@ int ctl_recv(struct sv_side *s, uint32_t tag, void *p, size_t len)
 
 	for (;;) {
 		if (io_full(s->sock, &h, sizeof(h), 0) < 0) {
-			CHECK(0, "control receive '%c' from the peer role "
+			SETUP(0, "control receive '%c' from the peer role "
 				 "(peer gone or silent for %d ms)",
 			      (int)tag, CTL_DEADLINE_MS);
 			return -1;
 		}
 		if (h.tag == 'X') {
-			CHECK(0, "peer role gave up (setup failed there)");
+			SETUP(0, "peer role gave up (setup failed there)");
 			return -1;
 		}
 		if (h.tag == tag && h.len == len)
