@@ -469,8 +469,9 @@ void sv_registry_add(struct sv_context *ctx);
 void sv_registry_del(struct sv_context *ctx);
 
 /* entry points of the private provider ABI that softverbs implements */
+/* type: rdma-core's enum ibv_gid_type_sysfs (0 = IB/RoCE v1, 1 = RoCE v2) */
 int ibv_query_gid_type(struct ibv_context *c, uint8_t port, unsigned int index,
-		       enum ibv_gid_type *type);
+		       int *type);
 void verbs_register_driver_34(const void *ops);
 /* exported by libibverbs but declared only in rdma-core's private headers */
 const char *ibv_get_sysfs_path(void);
