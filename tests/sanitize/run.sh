@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Build qperf with ASan+UBSan in a scratch copy and run its unit tests and
+# every socket test (client and server both instrumented); any sanitizer
+# report is a failure.  Last line: "N passed, N failed".
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+tmp=$(mktemp -d)
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+
+git ls-files -z | xargs -0 cp --parents -t "$tmp"
+if make -C "$tmp" -s SANITIZE=address,undefined qperf unit >"$tmp/build.log" 2>&1; then
+	ok "ASan+UBSan build"
+else
+	bad "ASan+UBSan build"; tail -n 30 "$tmp/build.log"
+	echo "$pass passed, $fail failed"; exit 1
+fi
+for t in "$tmp"/tests/unit/test_*; do
+	case $t in *.c|*.sh) continue ;; esac
+	if "$t" >"$tmp/unit.log" 2>&1; then ok "sanitized $(basename "$t")"
+	else bad "sanitized $(basename "$t")"; tail -n 20 "$tmp/unit.log"; fi
+done
+
+Q=$tmp/qperf
+"$Q" -lp 0 -lpf "$tmp/port" 2>"$tmp/server.err" &
+server=$!
+for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+port=$(cat "$tmp/port" 2>/dev/null)
+run() { # expected-status, args...
+	local want=$1 rc
+	shift
+	timeout 60 "$Q" localhost -lp "$port" "$@" >>"$tmp/client.out" 2>>"$tmp/client.err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "sanitized qperf $* (exit $rc)"
+	else bad "sanitized qperf $* (exit $rc, wanted $want)"; tail -n 5 "$tmp/client.err"; fi
+}
+run 0 conf
+run 0 -t 0.3 -vv -D tcp_bw tcp_lat udp_bw udp_lat
+run 0 -n 500 -vv tcp_bw tcp_lat udp_lat
+run 0 -t 0.2 --loop msg_size:1:64K:*16 -vu tcp_lat
+run 1 -t 0.2 sctp_bw
+run 1 -t 0.2 sdp_lat
+run 1 -t 0.2 rds_bw
+run 1 -t 0.2 rc_bw
+run 2 -m 5G tcp_bw
+run 0 quit
+wait "$server"
+rc=$?
+server=
+if [ "$rc" -eq 0 ]; then ok "server exited 0 after quit"; else bad "server exit status $rc"; fi
+if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$tmp/server.err" "$tmp/client.err"; then
+	bad "no sanitizer reports"
+	grep -E -A5 "runtime error|AddressSanitizer|LeakSanitizer" "$tmp/server.err" "$tmp/client.err" | head -40
+else
+	ok "no sanitizer reports"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
