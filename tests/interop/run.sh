@@ -1,0 +1,390 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Interoperability with Debian's qperf 0.4.11 (/usr/bin/qperf), both ways:
+#   X: our client  -> 0.4.11 server
+#   Y: 0.4.11 client -> our server
+# for conf, quit, tcp_bw, tcp_lat, udp_bw, udp_lat and the options -m, -t,
+# -v, -vv, -uu, -ub, --loop, -lp, -ip, -sb, -ar1, -ca, -to, -ws (each in
+# both directions), remote errors both ways, the version-mismatch texts,
+# and the exact bytes of our legacy request (a python fake server records
+# them; they must equal the spec's layout and 0.4.11's own request).
+#
+# Usage: bash tests/interop/run.sh   (QPERF=..., LEGACY_QPERF=... override)
+# Needs the Debian package qperf (apt-get install qperf) and python3.
+
+. "$(dirname "$0")/../lib.sh"
+PEER=$LIB_ROOT/tests/robust/peer.py
+
+if [ ! -x "$LEGACY_QPERF" ] || ! "$LEGACY_QPERF" --version 2>&1 | grep -q 0.4.11; then
+	fail "qperf 0.4.11 is installed at $LEGACY_QPERF (apt-get install qperf)"
+	finish
+fi
+
+L() {
+	printf '    %s *  =  *%s' "$1" "$2"
+}
+BW="$POS (bytes|KB|MB|GB|TB)/sec"
+TIME="$POS (ns|us|ms|sec)"
+CNT="$NUM( (thousand|million|billion))? "
+
+if ! start_legacy_server; then
+	fail "0.4.11 server starts"
+	finish
+fi
+pass "0.4.11 server listens on $LEGACY_PORT"
+if ! start_server; then
+	fail "our server starts"
+	finish
+fi
+pass "our server listens on $SERVER_PORT"
+
+X() {	# our client -> 0.4.11 server
+	run "$QPERF" 127.0.0.1 -lp "$LEGACY_PORT" "$@"
+}
+Y() {	# 0.4.11 client -> our server
+	run "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" "$@"
+}
+
+# both NAME ARGS... / then checks use $DIR: run the same command in both
+# directions via a callback: each call of `both` runs the function
+# named in CHECK with DIR set to X or Y after running the command.
+both() {
+	local name=$1
+	shift
+	local d
+	for d in X Y; do
+		DIR=$d
+		"$d" "$@"
+		"$CHECK" "$d: $name"
+	done
+}
+
+# --- conf ----------------------------------------------------------------
+X conf
+expect "X: conf exit 0" 0 "$(L rem_qperf '0\.4\.11')" '^$'
+has "$(L loc_qperf '0\.5\.[0-9]+')" && [ "$(count_lines '^    (loc|rem)_')" = 8 ] &&
+	pass "X: conf prints 8 lines, loc 0.5, rem 0.4.11" ||
+	fail "X: conf prints 8 lines, loc 0.5, rem 0.4.11" "$(ctx)"
+Y conf
+expect "Y: conf exit 0" 0 "$(L rem_qperf '0\.5\.[0-9]+')" '^$'
+has "$(L loc_qperf '0\.4\.11')" && has "$(L rem_os "$(uname -s) .+")" &&
+	[ "$(count_lines '^    (loc|rem)_')" = 8 ] &&
+	pass "Y: conf prints 8 lines, rem 0.5 with our os" ||
+	fail "Y: conf prints 8 lines, rem 0.5 with our os" "$(ctx)"
+
+# --- the four tests, with the options ---------------------------------------
+ck_bw() {
+	expect "$1 exit 0" 0 "$(L bw "$BW")"
+}
+CHECK=ck_bw both "tcp_bw -t 1" -t 1 tcp_bw
+
+ck_lat_v() {
+	expect "$1 exit 0" 0 "$(L latency "$TIME")"
+	has "$(L msg_rate "$POS [KM]?/sec")" && has "$(L time '1 sec')" &&
+		has "$(L loc_cpus_used "$NUM % cpus")" &&
+		has "$(L rem_cpus_used "$NUM % cpus")" &&
+		[ "$(count_lines '^    ')" = 5 ] &&
+		pass "$1 -v layout" || fail "$1 -v layout" "$(ctx)"
+}
+CHECK=ck_lat_v both "tcp_lat -t 1 -v" -t 1 -v tcp_lat
+
+ck_udp_vv() {
+	expect "$1 exit 0" 0 "$(L send_bw "$BW")"
+	has "$(L recv_bw "$BW")" && has "$(L msg_size '32 KiB \(32,768\)')" &&
+		has "$(L timeout '5 sec')" && has "$(L send_msgs "$CNT")" &&
+		has "$(L recv_msgs "$CNT")" &&
+		has "$(L send_cpus_used "$NUM % cpus")" &&
+		pass "$1 -vv lines" || fail "$1 -vv lines" "$(ctx)"
+	local s r
+	s=$(sed -n 's/^    send_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
+	r=$(sed -n 's/^    recv_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
+	[ -n "$s" ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$r" -le "$s" ] &&
+		pass "$1: 0 < recv_msgs ($r) <= send_msgs ($s)" ||
+		fail "$1: 0 < recv_msgs <= send_msgs" "$(ctx)"
+}
+CHECK=ck_udp_vv both "udp_bw -t 1 -vv" -t 1 -vv udp_bw
+
+ck_uu() {
+	expect "$1 exit 0" 0 "$(L latency '[1-9][0-9]* ns')"
+	! has '[0-9],[0-9]' && pass "$1: no commas" || fail "$1: no commas" "$(ctx)"
+}
+CHECK=ck_uu both "udp_lat -t 1 -uu" -t 1 -uu udp_lat
+
+ck_ub() {
+	expect "$1 exit 0" 0 "$(L bw "$POS (bits|Kb|Mb|Gb|Tb)/sec")"
+}
+CHECK=ck_ub both "tcp_bw -t 1 -ub" -t 1 -ub tcp_bw
+
+ck_m() {
+	expect "$1 exit 0" 0 "$(L msg_size '16 KiB \(16,384\)')"
+	has "$(L bw "$BW")" && pass "$1 bw" || fail "$1 bw" "$(ctx)"
+}
+CHECK=ck_m both "tcp_bw -m 16K -vu" -t 1 -m 16K -vu tcp_bw
+
+ck_m2() {
+	expect "$1 exit 0" 0 "$(L msg_size '1\.4 KB')"
+	has "$(L recv_bw "$BW")" && pass "$1 recv_bw" || fail "$1 recv_bw" "$(ctx)"
+}
+CHECK=ck_m2 both "udp_bw -m 1400 -vu" -t 1 -m 1400 -vu udp_bw
+
+ck_loop() {
+	expect "$1 exit 0" 0
+	local want=() s
+	for s in '1 bytes' '4 bytes' '16 bytes' '64 bytes' '256 bytes' \
+		'1 KiB \(1,024\)'; do
+		want+=('udp_lat:' "$(L latency "$TIME")" "$(L msg_size "$s")" \
+			"$(L time '1 sec')")
+	done
+	match_lines "$1: 6 tests, msg_size 1..1K" "$OUT_FILE" "${want[@]}"
+}
+CHECK=ck_loop both "--loop msg_size:1:1K:*4 -vu udp_lat" \
+	-t 1 --loop msg_size:1:1K:*4 -vu udp_lat
+
+IPX=$(free_port)
+ck_ip() {
+	local p=$IPX
+	expect "$1 exit 0" 0 "$(L port "$(echo "$p" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') ")"
+}
+CHECK=ck_ip both "tcp_bw -ip $IPX -vu" -t 1 -ip "$IPX" -vu tcp_bw
+CHECK=ck_ip both "udp_lat -ip $IPX -vu" -t 1 -ip "$IPX" -vu udp_lat
+
+ck_sb() {
+	expect "$1 exit 0" 0 "$(L sock_buf_size '64 KiB \(65,536\)')"
+}
+CHECK=ck_sb both "tcp_bw -sb 64K -vu" -t 1 -sb 64K -vu tcp_bw
+CHECK=ck_sb both "udp_bw -sb 64K -vu" -t 1 -sb 64K -vu udp_bw
+
+ck_ar() {
+	expect "$1 exit 0" 0 "$(L access_recv '1 ')"
+}
+CHECK=ck_ar both "udp_bw -ar1 -vu" -t 1 -ar1 -vu udp_bw
+CHECK=ck_ar both "tcp_bw -ar1 -vu" -t 1 -ar1 -vu tcp_bw
+
+ck_ca() {
+	expect "$1 exit 0" 0 "$(L affinity '1 ')"
+	has "$(L latency "$TIME")" && pass "$1 latency" || fail "$1 latency" "$(ctx)"
+}
+CHECK=ck_ca both "tcp_lat -ca 1 -vu" -t 1 -ca 1 -vu tcp_lat
+ck_rca() {
+	expect "$1 exit 0" 0 "$(L rem_affinity '2 ')"
+}
+CHECK=ck_rca both "udp_lat -rca 2 -vu" -t 1 -rca 2 -vu udp_lat
+
+ck_to() {
+	expect "$1 exit 0" 0 "$(L timeout '7 sec')"
+}
+CHECK=ck_to both "tcp_lat -to 7 -vu" -t 1 -to 7 -vu tcp_lat
+ck_rto() {
+	expect "$1 exit 0" 0 "$(L rem_timeout '9 sec')"
+}
+CHECK=ck_rto both "udp_bw -rto 9 -vu" -t 1 -rto 9 -vu udp_bw
+
+ck_ws() {
+	expect "$1 exit 0" 0 "$(L latency "$TIME")"
+}
+CHECK=ck_ws both "tcp_lat -ws 2" -t 1 -ws 2 tcp_lat
+
+ck_t() {
+	expect "$1 exit 0" 0 "$(L time '2 sec')"
+	local rt
+	rt=$(sed -n 's/^    loc_real_time *  =  *\([0-9.]*\) sec$/\1/p' "$OUT_FILE")
+	[ -n "$rt" ] && awk -v t="$rt" 'BEGIN { exit !(t >= 1.9 && t <= 2.3) }' &&
+		pass "$1: ran 2 s ($rt)" || fail "$1: ran 2 s" "$(ctx)"
+}
+CHECK=ck_t both "udp_lat -t 2 -vvu -vvt" -t 2 -vvu -vvt udp_lat
+
+# Our client with a fractional -t against 0.4.11 (whole seconds): it
+# still works, and says how it rounded.
+X -t 0.5 tcp_bw
+expect "X: -t 0.5 against 0.4.11 works, warns about rounding" 0 \
+	"$(L bw "$BW")" 'warning: .*(round|whole)'
+# Our client's -n against 0.4.11: tcp_lat ends after the count.
+X -n 500 -vvs tcp_lat
+expect "X: -n 500 tcp_lat against 0.4.11" 0 "$(L loc_send_msgs '500 ')"
+
+# -ws waiting for a server that starts later, both ways.
+wsport=$(free_port)
+"$QPERF" 127.0.0.1 -lp "$wsport" -ws 8 -t 1 tcp_lat >"$T/ws.out" 2>"$T/ws.err" &
+wspid=$!
+track_pid $wspid
+"$LEGACY_QPERF" -lp "$wsport" >/dev/null 2>&1 &
+wsl=$!
+track_pid $wsl
+if wait_for 15 pid_gone $wspid; then
+	wait $wspid
+	st=$?
+else
+	st=124
+fi
+[ "$st" = 0 ] && grep -q '^    latency' "$T/ws.out" &&
+	pass "X: -ws 8 waits for a 0.4.11 server started later" ||
+	fail "X: -ws 8 waits for a 0.4.11 server started later" "rc=$st" \
+		"$(cat "$T/ws.out" "$T/ws.err")"
+kill $wsl 2>/dev/null
+
+wsport=$(free_port)
+"$LEGACY_QPERF" 127.0.0.1 -lp "$wsport" -ws 8 -t 1 tcp_lat >"$T/ws.out" 2>"$T/ws.err" &
+wspid=$!
+track_pid $wspid
+"$QPERF" -lp "$wsport" >/dev/null 2>&1 &
+wss=$!
+track_pid $wss
+if wait_for 15 pid_gone $wspid; then
+	wait $wspid
+	st=$?
+else
+	st=124
+fi
+[ "$st" = 0 ] && grep -q '^    latency' "$T/ws.out" &&
+	pass "Y: -ws 8 waits for our server started later" ||
+	fail "Y: -ws 8 waits for our server started later" "rc=$st" \
+		"$(cat "$T/ws.out" "$T/ws.err")"
+kill $wss 2>/dev/null
+
+# --- remote errors both ways ------------------------------------------------
+X -t 1 -rca 5000 tcp_lat
+expect "X: -rca 5000: server error on stderr, exit 1" 1 '' \
+	'^qperf: server: cannot set processor affinity \(cpu 4999\): Invalid argument$'
+[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "X: -rca 5000: one stderr line" ||
+	fail "X: -rca 5000: one stderr line" "$(ctx)"
+X -t 1 sctp_bw
+expect "X: sctp_bw: 0.4.11's error shown as server:, exit 1" 1 '' \
+	'^qperf: server: unable to make SCTP socket$'
+X -t 1 -ip "$LEGACY_PORT" tcp_bw
+expect "X: -ip busy port: 0.4.11's bind error shown as server:, exit 1" 1 '' \
+	'^qperf: server: '
+Y -t 1 -ip "$SERVER_PORT" tcp_bw
+expect "Y: -ip busy port: our bind error reaches the 0.4.11 client, exit 1" 1
+
+# The 0.4.11 client may print just "server: " because of its own race
+# (spec §7 item 6: it reads the text without waiting).  Our server must
+# always send it; give the old client up to 8 tries to read it whole.
+got=
+for i in 1 2 3 4 5 6 7 8; do
+	Y -t 1 -rca 5000 tcp_lat
+	[ "$RC" = 1 ] && has '^server: ' "$ERR_FILE" || break
+	if has '^server: cannot set processor affinity \(cpu 4999\): Invalid argument$' "$ERR_FILE"; then
+		got=$i
+		break
+	fi
+done
+[ -n "$got" ] && pass "Y: -rca 5000: 0.4.11 client shows server: cannot set processor affinity... (try $got)" ||
+	fail "Y: -rca 5000: 0.4.11 client shows server: cannot set processor affinity..." "$(ctx)"
+got=
+for i in 1 2 3 4 5 6 7 8; do
+	Y -t 1 sdp_lat
+	[ "$RC" = 1 ] || break
+	if has '^server: .*SDP' "$ERR_FILE"; then
+		got=$i
+		break
+	fi
+done
+[ -n "$got" ] && pass "Y: sdp_lat: 0.4.11 client shows our server's SDP error, exit 1" ||
+	fail "Y: sdp_lat: 0.4.11 client shows our server's SDP error, exit 1" "$(ctx)"
+check_alive "our server still answers after the errors" "$SERVER_PORT" "$SERVER_PID"
+
+# --- version mismatch texts ---------------------------------------------------
+V() {
+	run python3 "$PEER" client 127.0.0.1 "$1" "req:ver=$2" wait:5
+}
+V "$SERVER_PORT" 0.3.9
+expect "our server to a 0.3.9 request: urgent '?' and 'upgrade qperf on client from 0.3.9 to 0.5.0'" 0 \
+	"^reply after .* urgent=\\? eof=yes .* text='upgrade qperf on client from 0\\.3\\.9 to 0\\.5\\.0'\$"
+V "$SERVER_PORT" 1.4.11
+expect "our server to a 1.4.11 request: 'upgrade qperf on server from 0.5.0 to 1.4.11'" 0 \
+	"^reply after .* urgent=\\? eof=yes .* text='upgrade qperf on server from 0\\.5\\.0 to 1\\.4\\.11'\$"
+# The same script against 0.4.11 gives the texts of spec §2.3, which
+# shows the script builds requests the way 0.4.11 reads them.
+V "$LEGACY_PORT" 0.3.9
+expect "0.4.11 server to the same 0.3.9 request (script check)" 0 \
+	"text='upgrade qperf on client from 0\\.3\\.9 to 0\\.4\\.11'"
+V "$LEGACY_PORT" 0.4.99
+expect "0.4.11 server accepts 0.4.99 (script check: conf answered, no error)" 0 \
+	"urgent=none"
+V "$SERVER_PORT" 0.4.99
+expect "our server accepts 0.4.99 like 0.4.11 (no upgrade error)" 0 \
+	"urgent=none"
+
+# --- our legacy request, byte for byte ---------------------------------------
+# 200 bytes as hex: ver 0.4.11, then fields; see spec §2.2.
+hexreq() {
+	python3 - "$@" <<'EOF'
+import struct, sys
+kw = dict(a.split("=") for a in sys.argv[1:])
+names = ["access_recv", "affinity", "alt_port", "flip", "msg_size",
+         "mtu_size", "no_msgs", "poll_mode", "port", "rd_atomic", "sl",
+         "sock_buf_size", "src_path_bits", "time", "timeout", "use_cm"]
+v = [int(kw.get(n, 0)) for n in names]
+b = struct.pack("<4H", 0, 4, 11, int(kw["idx"])) + struct.pack("<16I", *v)
+print((b + b"\0" * 128).hex())
+EOF
+}
+# record CLIENT ARGS...: the 200 legacy bytes CLIENT sends, in $REC.
+record() {
+	local pf=$T/rec.port rf=$T/rec.hex
+	rm -f "$pf" "$rf"
+	python3 "$PEER" legacy-recorder "$pf" "$rf" >/dev/null 2>&1 &
+	local rp=$!
+	track_pid $rp
+	REC=
+	wait_for 10 test -s "$pf" || return
+	timeout 10 "$1" 127.0.0.1 -lp "$(cat "$pf")" "${@:2}" >/dev/null 2>&1
+	wait_for 5 pid_gone $rp
+	REC=$(cat "$rf" 2>/dev/null)
+}
+bytes_check() {
+	local name=$1 want=$2
+	shift 2
+	record "$QPERF" "$@"
+	local ours=$REC
+	record "$LEGACY_QPERF" "$@"
+	local theirs=$REC
+	if [ -n "$ours" ] && [ "$ours" = "$want" ]; then
+		pass "legacy request bytes, $name: as spec §2.2"
+	else
+		fail "legacy request bytes, $name: as spec §2.2" \
+			"ours:   $ours" "wanted: $want"
+	fi
+	if [ -n "$ours" ] && [ "$ours" = "$theirs" ]; then
+		pass "legacy request bytes, $name: identical to 0.4.11's"
+	else
+		fail "legacy request bytes, $name: identical to 0.4.11's" \
+			"ours:   $ours" "0.4.11: $theirs"
+	fi
+}
+bytes_check "-t 1 tcp_lat" "$(hexreq idx=9 msg_size=1 time=1 timeout=5)" \
+	-t 1 tcp_lat
+bytes_check "conf" "$(hexreq idx=0 time=2 timeout=5)" conf
+bytes_check "-t 3 -m 1400 -ip 5000 -rsb 1000 -ar1 -rca 2 -rto 9 udp_bw" \
+	"$(hexreq idx=10 access_recv=1 affinity=2 msg_size=1400 port=5000 \
+		sock_buf_size=1000 time=3 timeout=9)" \
+	-t 3 -m 1400 -ip 5000 -rsb 1000 -ar1 -rca 2 -rto 9 udp_bw
+
+# --- quit both ways -----------------------------------------------------------
+X quit
+expect "X: quit exit 0" 0 '^quit:$'
+if wait_for 10 pid_gone "$LEGACY_PID"; then
+	wait "$LEGACY_PID"
+	st=$?
+else
+	st=running
+fi
+[ "$st" = 0 ] && pass "X: our quit stops the 0.4.11 server (exit 0)" ||
+	fail "X: our quit stops the 0.4.11 server (exit 0)" "status $st"
+has 'upgrade qperf on server from 0\.4\.11 to 0\.5\.0' "$LEGACY_LOG" &&
+	pass "X: the 0.4.11 server saw (and rejected) our 0.5 requests first" ||
+	fail "X: the 0.4.11 server saw (and rejected) our 0.5 requests first" \
+		"$(cat "$LEGACY_LOG")"
+
+Y quit
+expect "Y: quit exit 0" 0 '^quit:$'
+if wait_for 10 pid_gone "$SERVER_PID"; then
+	wait "$SERVER_PID"
+	st=$?
+else
+	st=running
+fi
+[ "$st" = 0 ] && pass "Y: 0.4.11's quit stops our server (exit 0)" ||
+	fail "Y: 0.4.11's quit stops our server (exit 0)" "status $st"
+
+finish

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""A scriptable qperf control peer for the robustness and interop suites.
+
+Client mode plays a (mis)behaving client against a qperf server:
+
+    peer.py client HOST PORT ACTION...
+
+ACTIONs run in order; each prints one line the shell scripts grep:
+
+    req[:k=v,...]     send a 200-byte request (spec §2.2).  Keys: ver=0.4.11,
+                      idx, msg_size, time, timeout, port, no_msgs, affinity,
+                      sock_buf_size, access_recv
+    part:N[:k=v,...]  send only the first N bytes of that request
+    junk:N            send N bytes of deterministic garbage
+    port              receive the 4-byte data port        -> "port N"
+    data:tcp|udp      open the data socket to that port     -> "data ok"
+    stream:SECS       write on the data socket for SECS
+    sync              send, then receive the "before" sync   -> "sync ok"
+    recv:N            receive N bytes on the control socket  -> "recv N"
+    conf              receive CONF, print its strings        -> "conf ..."
+    sleep:SECS        do nothing for SECS
+    wait:SECS         wait up to SECS for the server to react on the control
+                      socket: urgent byte, text, end of stream ->
+                      "reply after T urgent=X eof=Y text=REPR"
+    close | rst       close (FIN) or abort (RST) the control socket
+    exit              _exit(0) at once: the kernel closes every socket
+
+Server modes play a fake server for our client:
+
+    peer.py legacy-recorder PORTFILE OUTFILE
+        Acts as a 0.4.11 server that rejects the 0.5 request with the
+        "upgrade qperf on server" error, records (as hex) the 200 bytes of
+        the legacy request that follows, answers it with an error and exits.
+    peer.py error-server PORTFILE TEXT
+        Answers every request (for 10 s) with urgent '?' and TEXT.
+    peer.py dead-udp-server PORTFILE
+        A 0.4.11-style server for udp_bw/udp_lat that announces a UDP port
+        nobody listens on, runs the syncs, and reports zero received.
+
+Every wait is bounded; nothing here can hang a test suite.
+"""
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+SYNC_BEFORE = b"synchronization before test"
+SYNC_AFTER = b"synchronization after test"
+
+
+def request(**kw):
+    ver = tuple(int(x) for x in str(kw.get("ver", "0.4.11")).split("."))
+    names = ["access_recv", "affinity", "alt_port", "flip", "msg_size",
+             "mtu_size", "no_msgs", "poll_mode", "port", "rd_atomic", "sl",
+             "sock_buf_size", "src_path_bits", "time", "timeout", "use_cm"]
+    dflt = {"time": 2, "timeout": 5}
+    vals = [int(kw.get(n, dflt.get(n, 0))) & 0xFFFFFFFF for n in names]
+    b = struct.pack("<4H", ver[0], ver[1], ver[2], int(kw.get("idx", 0)))
+    b += struct.pack("<16I", *vals) + b"\0" * 128
+    assert len(b) == 200
+    return b
+
+
+def kv(s):
+    d = {}
+    for item in filter(None, s.split(",")):
+        k, v = item.split("=", 1)
+        d[k] = v
+    return d
+
+
+def out(*a):
+    print(*a, flush=True)
+
+
+def recv_exact(s, n, secs):
+    """Receive n bytes within secs; returns bytes (short on EOF/timeout)."""
+    buf = b""
+    end = time.monotonic() + secs
+    while len(buf) < n:
+        left = end - time.monotonic()
+        if left <= 0:
+            break
+        r, _, x = select.select([s], [], [s], left)
+        if x:
+            return buf  # urgent data: an error notice
+        if not r:
+            continue
+        try:
+            d = s.recv(n - len(buf))
+        except (ConnectionResetError, BlockingIOError):
+            break
+        if not d:
+            break
+        buf += d
+    return buf
+
+
+def wait_reply(s, secs):
+    """Collect the server's reaction: urgent byte, text, EOF."""
+    t0 = time.monotonic()
+    end = t0 + secs
+    urgent, text, eof, reset = None, b"", False, False
+    while time.monotonic() < end:
+        r, _, x = select.select([s], [], [s], max(0, end - time.monotonic()))
+        if x and urgent is None:
+            try:
+                urgent = s.recv(1, socket.MSG_OOB)
+                continue
+            except OSError:
+                pass
+        if r:
+            try:
+                d = s.recv(4096)
+            except ConnectionResetError:
+                reset = True
+                break
+            except OSError:
+                continue
+            if not d:
+                eof = True
+                break
+            text += d
+        if not r and not x:
+            break
+    if urgent is None:
+        try:
+            urgent = s.recv(1, socket.MSG_OOB)
+        except OSError:
+            pass
+    dt = time.monotonic() - t0
+    u = urgent.decode("latin-1") if urgent else "none"
+    out("reply after %.2f urgent=%s eof=%s reset=%s len=%d text=%r" %
+        (dt, u, "yes" if eof else "no", "yes" if reset else "no",
+         len(text), text.decode("latin-1")))
+
+
+def client(host, port, actions):
+    s = socket.create_connection((host, int(port)), timeout=10)
+    s.settimeout(None)
+    data = None
+    dport = None
+    for a in actions:
+        name, _, arg = a.partition(":")
+        if name == "req":
+            s.sendall(request(**kv(arg)))
+            out("sent request")
+        elif name == "part":
+            n, _, rest = arg.partition(":")
+            s.sendall(request(**kv(rest))[:int(n)])
+            out("sent %s bytes" % n)
+        elif name == "junk":
+            n = int(arg)
+            b = bytes((i * 131 + 17) & 0xFF for i in range(n))
+            try:
+                s.sendall(b)
+                out("sent %d junk bytes" % n)
+            except OSError as e:
+                out("send failed: %s" % e)
+        elif name == "port":
+            b = recv_exact(s, 4, 30)
+            if len(b) != 4:
+                out("no port (%d bytes)" % len(b))
+                wait_reply(s, 5)
+                return 1
+            dport = struct.unpack("<I", b)[0]
+            out("port %d" % dport)
+        elif name == "data":
+            if arg == "udp":
+                data = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                data.connect((host, dport))
+            else:
+                data = socket.create_connection((host, dport), timeout=10)
+            out("data ok")
+        elif name == "stream":
+            end = time.monotonic() + float(arg)
+            buf = b"x" * 65536
+            data.settimeout(0.2)
+            n = 0
+            while time.monotonic() < end:
+                try:
+                    n += data.send(buf)
+                except socket.timeout:
+                    pass
+                except OSError as e:
+                    out("stream error: %s" % e)
+                    break
+            out("streamed %d bytes" % n)
+        elif name == "sync":
+            s.sendall(SYNC_BEFORE)
+            b = recv_exact(s, len(SYNC_BEFORE), 30)
+            out("sync ok" if b == SYNC_BEFORE else "sync bad %r" % b)
+        elif name == "recv":
+            b = recv_exact(s, int(arg), 30)
+            out("recv %d" % len(b))
+        elif name == "conf":
+            b = recv_exact(s, 256, 30)
+            f = [b[i:i + 64].split(b"\0")[0].decode("latin-1")
+                 for i in range(0, len(b), 64)]
+            out("conf %d %s" % (len(b), "|".join(f)))
+        elif name == "sleep":
+            time.sleep(float(arg))
+        elif name == "wait":
+            wait_reply(s, float(arg))
+        elif name == "close":
+            s.close()
+            out("closed")
+            return 0
+        elif name == "rst":
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                         struct.pack("ii", 1, 0))
+            s.close()
+            out("reset")
+            return 0
+        elif name == "exit":
+            out("exit")
+            os._exit(0)
+        else:
+            out("unknown action %s" % a)
+            return 2
+    return 0
+
+
+def listen(portfile):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    tmp = portfile + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % ls.getsockname()[1])
+    os.rename(tmp, portfile)
+    ls.settimeout(20)
+    return ls
+
+
+def send_error(c, text):
+    """0.4.11's error path (spec §2.8): urgent '?', text, FIN, drain."""
+    try:
+        c.send(b"?", socket.MSG_OOB)
+        c.sendall(text.encode())
+        c.shutdown(socket.SHUT_WR)
+        c.settimeout(1)
+        while c.recv(4096):
+            pass
+    except OSError:
+        pass
+    c.close()
+
+
+def legacy_recorder(portfile, outfile):
+    ls = listen(portfile)
+    for _ in range(4):
+        c, _ = ls.accept()
+        v = recv_exact(c, 6, 5)
+        maj, mnr, inc = struct.unpack("<3H", v)
+        if (maj, mnr) != (0, 4):
+            send_error(c, "upgrade qperf on server from 0.4.11 to %d.%d.%d"
+                       % (maj, mnr, inc))
+            continue
+        rest = recv_exact(c, 194, 5)
+        with open(outfile, "w") as f:
+            f.write((v + rest).hex() + "\n")
+        send_error(c, "request recorded")
+        return 0
+    return 1
+
+
+def error_server(portfile, text):
+    ls = listen(portfile)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            break
+        recv_exact(c, 200, 2)
+        send_error(c, text)
+    return 0
+
+
+def stat(no_ticks, secs, s_msgs, s_bytes, r_msgs, r_bytes):
+    real = 1000
+    ts = [real, 10, 0, 10, 10, 0, 0, 0, 0]
+    te = [real + int(no_ticks * secs), 10, 0, 10, 10 + int(no_ticks * secs),
+          0, 0, 0, 0]
+    b = struct.pack("<3I", 2, no_ticks, 0) + struct.pack("<9Q", *ts)
+    b += struct.pack("<9Q", *te)
+    b += struct.pack("<3Q", s_bytes, s_msgs, 0)
+    b += struct.pack("<3Q", r_bytes, r_msgs, 0)
+    b += b"\0" * (256 - len(b))
+    return b
+
+
+def dead_udp_server(portfile):
+    ls = listen(portfile)
+    for _ in range(4):
+        c, _ = ls.accept()
+        v = recv_exact(c, 6, 5)
+        maj, mnr, inc = struct.unpack("<3H", v)
+        if (maj, mnr) != (0, 4):
+            send_error(c, "upgrade qperf on server from 0.4.11 to %d.%d.%d"
+                       % (maj, mnr, inc))
+            continue
+        rest = recv_exact(c, 194, 5)
+        t = struct.unpack("<I", rest[54:58])[0] or 1
+        # A UDP port nobody listens on: bind, learn it, close.
+        u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        u.bind(("::", 0))
+        dport = u.getsockname()[1]
+        u.close()
+        c.sendall(struct.pack("<I", dport))
+        c.sendall(SYNC_BEFORE)
+        recv_exact(c, len(SYNC_BEFORE), 5)
+        time.sleep(t)
+        c.sendall(stat(100, t, 0, 0, 0, 0))
+        recv_exact(c, len(SYNC_AFTER), 5)
+        c.close()
+        return 0
+    return 1
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    mode = argv[1]
+    if mode == "client":
+        return client(argv[2], argv[3], argv[4:])
+    if mode == "legacy-recorder":
+        return legacy_recorder(argv[2], argv[3])
+    if mode == "error-server":
+        return error_server(argv[2], argv[3])
+    if mode == "dead-udp-server":
+        return dead_udp_server(argv[2])
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
