@@ -245,9 +245,12 @@ SV_EXPORT int ibv_get_device_index(struct ibv_device *d)
 
 /* ---- contexts ------------------------------------------------------------- */
 
+/* getpid() is a system call in current glibc: cache it, refreshed on fork */
+pid_t sv_pid;
+
 bool sv_ctx_usable(struct sv_context *ctx)
 {
-	return ctx->owner == getpid();
+	return ctx->owner == sv_pid;
 }
 
 static int sv_query_port_ex(struct ibv_context *c, uint8_t port,
@@ -273,10 +276,20 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	if (!ctx)
 		return NULL;
 	ctx->sdev = &sv_the_device;
-	ctx->owner = getpid();
+	if (!sv_pid)
+		sv_pid = getpid();
+	ctx->owner = sv_pid;
 	ctx->epfd = ctx->wake_fd = ctx->resp_fd = -1;
-	pthread_mutex_init(&ctx->mu, NULL);
-	pthread_mutex_init(&ctx->rx_lock, NULL);
+	{
+		/* short critical sections: spin a little before sleeping */
+		pthread_mutexattr_t ma;
+
+		pthread_mutexattr_init(&ma);
+		pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+		pthread_mutex_init(&ctx->mu, &ma);
+		pthread_mutex_init(&ctx->rx_lock, &ma);
+		pthread_mutexattr_destroy(&ma);
+	}
 	sv_list_init(&ctx->qps);
 	sv_list_init(&ctx->srqs);
 	ctx->next_srqn = 1;

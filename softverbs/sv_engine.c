@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
 #define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
+#define SV_SEND_SPIN_NS 2000000ull	/* yield-retry a full queue this long */
 #define SV_POLLER_GRACE_NS 200000	/* app polled this recently: it drains */
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -82,22 +84,34 @@ int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
 	return -1;
 }
 
+/*
+ * A full receive queue would put us to sleep in the kernel, and the
+ * receiver's wake-up is a "sync" one that can leave us waiting for its CPU
+ * for a whole scheduler tick while it busy-polls.  So first retry without
+ * blocking, yielding the CPU, for a short while.
+ */
 int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
 		     size_t len)
 {
 	struct sockaddr_un a;
 	socklen_t alen;
+	uint64_t give_up = 0;
 
 	sv_addr_of(&a, &alen, node, qpn);
 	for (;;) {
-		if (sendto(fd, buf, len, 0, (struct sockaddr *)&a, alen) >= 0)
+		int flags = MSG_DONTWAIT;
+
+		if (give_up && sv_now_ns() > give_up)
+			flags = 0;
+		if (sendto(fd, buf, len, flags, (struct sockaddr *)&a,
+			   alen) >= 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
-		if (errno == ENOBUFS || errno == ENOMEM || errno == EAGAIN) {
-			struct timespec ts = { 0, 50000 };
-
-			nanosleep(&ts, NULL);
+		if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM) {
+			if (!give_up)
+				give_up = sv_now_ns() + SV_SEND_SPIN_NS;
+			sched_yield();
 			continue;
 		}
 		return -errno;
@@ -435,6 +449,7 @@ static void atfork_child(void)
 {
 	struct sv_context *ctx;
 
+	sv_pid = getpid();
 	pthread_mutex_init(&registry_mu, NULL);
 	for (ctx = registry; ctx; ctx = ctx->next_ctx) {
 		struct sv_list *l;

@@ -367,6 +367,7 @@ void sv_list_del(struct sv_list *n);
 /* ---- sv_dev.c ------------------------------------------------------------ */
 /* true when the calling process may use ctx (not inherited through fork) */
 bool sv_ctx_usable(struct sv_context *ctx);
+extern pid_t sv_pid;		/* this process, refreshed in fork children */
 void sv_gid_of_node(uint32_t node, union ibv_gid *gid);
 /* node encoded in a GID, 0 when it is not a softverbs GID */
 uint32_t sv_node_of_gid(const union ibv_gid *gid);

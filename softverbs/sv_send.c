@@ -587,6 +587,8 @@ int sv_post_send(struct ibv_qp *q, struct ibv_send_wr *wr,
 		*bad = wr;
 		return EINVAL;
 	}
+	/* an active application will poll soon: let it do the progress */
+	__atomic_store_n(&qp->ctx->inline_poll_ns, sv_now_ns(), __ATOMIC_RELAXED);
 	pthread_mutex_lock(&qp->send_mu);
 	for (; wr; wr = wr->next) {
 		err = post_one(qp, wr);
