@@ -200,7 +200,11 @@ def client(host, port, actions):
             b = recv_exact(s, 256, 30)
             f = [b[i:i + 64].split(b"\0")[0].decode("latin-1")
                  for i in range(0, len(b), 64)]
-            out("conf %d %s" % (len(b), "|".join(f)))
+            # Bytes after each string's NUL must be zero (no leaked memory).
+            tails = all(not any(b[i:i + 64].partition(b"\0")[2])
+                        for i in range(0, len(b), 64))
+            out("conf %d tails=%s %s" % (len(b), "zero" if tails else "DIRTY",
+                                         "|".join(f)))
         elif name == "sleep":
             time.sleep(float(arg))
         elif name == "wait":
