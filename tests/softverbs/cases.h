@@ -20,6 +20,26 @@ int post_ud(struct ibv_qp *qp, struct ibv_ah *ah, const struct sv_addr *peer,
 	    uint32_t qkey, uint64_t wr_id, struct sv_buf *b, size_t off,
 	    uint32_t len);
 
+/* The error cases (errors.c). */
+void t_bad_rkey(struct sv_side *s);
+void t_mr_no_remote(struct sv_side *s);
+void t_qp_no_remote(struct sv_side *s);
+void t_out_of_bounds(struct sv_side *s);
+void t_below_start(struct sv_side *s);
+void t_bad_lkey(struct sv_side *s);
+void t_rnr_exceeded(struct sv_side *s);
+void t_rnr_wait(struct sv_side *s);
+void t_recv_too_small(struct sv_side *s);
+void t_psn_mismatch(struct sv_side *s);
+void t_peer_destroyed(struct sv_side *s);
+void t_peer_exit(struct sv_side *s);
+
+/* More cases (extended.c). */
+void t_uc_silent(struct sv_side *s);
+void t_ud_no_recv_mtu(struct sv_side *s);
+void t_qp_ex(struct sv_side *s);
+void t_fork_child(struct sv_side *s);
+
 /* The fault-injection cases (faults.c), spliced into the test table. */
 void t_fault_ud_drop(struct sv_side *s);
 void t_fault_uc_drop(struct sv_side *s);

@@ -115,12 +115,33 @@ static int ud_to_rts(struct sv_side *s, struct ibv_qp *qp,
 	return 0;
 }
 
+int qp_init(struct sv_side *s, struct ibv_qp *qp, const struct sv_conn *c)
+{
+	struct ibv_qp_attr a;
+	int mask;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = s->port_num;
+	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	if (conn_type(c) == IBV_QPT_UD) {
+		a.qkey = c->qkey ? c->qkey : SV_QKEY;
+		mask |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = conn_access(c);
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	if (!SETUP(!ibv_modify_qp(qp, &a, mask), "QP to INIT") ||
+	    (conn_type(c) == IBV_QPT_UD && ud_to_rts(s, qp, c) < 0))
+		return -1;
+	return 0;
+}
+
 struct ibv_qp *qp_new(struct sv_side *s, const struct sv_conn *c)
 {
 	struct ibv_qp_init_attr ia;
-	struct ibv_qp_attr a;
 	struct ibv_qp *qp;
-	int mask;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = s->cq;
@@ -135,20 +156,7 @@ struct ibv_qp *qp_new(struct sv_side *s, const struct sv_conn *c)
 	if (!SETUP(qp, "ibv_create_qp(type %d): %s", ia.qp_type,
 		   qp ? "ok" : strerror(errno)))
 		return NULL;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = s->port_num;
-	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-	if (ia.qp_type == IBV_QPT_UD) {
-		a.qkey = c->qkey ? c->qkey : SV_QKEY;
-		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = conn_access(c);
-		mask |= IBV_QP_ACCESS_FLAGS;
-	}
-	if (!SETUP(!ibv_modify_qp(qp, &a, mask), "QP to INIT") ||
-	    (ia.qp_type == IBV_QPT_UD && ud_to_rts(s, qp, c) < 0)) {
+	if (qp_init(s, qp, c) < 0) {
 		ibv_destroy_qp(qp);
 		return NULL;
 	}

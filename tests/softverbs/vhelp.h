@@ -73,6 +73,8 @@ int side_open(struct sv_side *s, int cqe, int with_channel);
 /* Release everything side_open() made; safe on a partly opened side. */
 void side_close(struct sv_side *s);
 
+/* Move a new QP to INIT (UD: all the way to RTS).  0 or -1. */
+int qp_init(struct sv_side *s, struct ibv_qp *qp, const struct sv_conn *c);
 /* Create a QP and move it to INIT (UD: all the way to RTS). */
 struct ibv_qp *qp_new(struct sv_side *s, const struct sv_conn *c);
 /* Fill *a with our QP's address (and no buffer). */

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * More semantics cases: the unreliable transports' silent drops (UC, UD),
+ * the UD MTU limit, the extended verbs (ibv_qp_ex ibv_wr_* posting and
+ * ibv_cq_ex polling), and fork safety (a forked child must not disturb the
+ * parent's traffic).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "vhelp.h"
+#include "cases.h"
+
+#define WAIT_MS 5000
+#define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	    IBV_ACCESS_REMOTE_READ)
+
+/*
+ * UC: a SEND without a posted receive and a WRITE with a bad rkey complete
+ * successfully at the sender and vanish at the receiver, whose QP stays
+ * in RTS; a later SEND is received normally.
+ */
+void t_uc_silent(struct sv_side *s)
+{
+	struct sv_conn c = { .type = IBV_QPT_UC };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer;
+	struct ibv_qp *qp = NULL;
+	struct ibv_wc wc;
+
+	if (side_open(s, 64, 0) < 0 || buf_new(s, &b, 8192, RW) < 0)
+		goto out;
+	qp = qp_pair(s, &c, &b, &peer);
+	if (!qp)
+		goto out;
+	if (s->role == ROLE_A) {
+		pattern_fill(b.p, 64, 1);
+		CHECK(!post_one(qp, IBV_WR_SEND, 1, &b, 0, 64, 0, 0,
+				IBV_SEND_SIGNALED), "post UC SEND, no receive "
+		      "posted");
+		expect_wc(s->cq, 1, IBV_WC_SUCCESS, "UC SEND without a "
+			  "receive", NULL);
+		CHECK(!post_one(qp, IBV_WR_RDMA_WRITE, 2, &b, 0, 64, peer.addr,
+				peer.rkey ^ 0x80, IBV_SEND_SIGNALED),
+		      "post UC WRITE with a bad rkey");
+		expect_wc(s->cq, 2, IBV_WC_SUCCESS, "UC WRITE with a bad rkey",
+			  NULL);
+		expect_state(qp, IBV_QPS_RTS, "UC requester");
+		ctl_sync(s, 'R');
+		ctl_sync(s, 'P');
+		pattern_fill(b.p + 100, 64, 2);
+		CHECK(!post_one(qp, IBV_WR_SEND, 3, &b, 100, 64, 0, 0,
+				IBV_SEND_SIGNALED), "post UC SEND after the "
+		      "receive is there");
+		expect_wc(s->cq, 3, IBV_WC_SUCCESS, "UC SEND", NULL);
+	} else {
+		ctl_sync(s, 'R');
+		expect_quiet(s->cq, "UC receiver");
+		expect_state(qp, IBV_QPS_RTS, "UC receiver after the drops");
+		CHECK(pattern_check(b.p, 64, 1) >= 0, "bad-rkey WRITE did not "
+		      "land");
+		memset(b.p + 4096, 0, 64);
+		CHECK(!post_recv_one(qp, 7, &b, 4096, 4096), "post receive");
+		ctl_sync(s, 'P');
+		if (expect_wc(s->cq, 7, IBV_WC_SUCCESS, "the later SEND", &wc))
+			CHECK(wc.byte_len == 64 &&
+			      pattern_check(b.p + 4096, 64, 2) < 0,
+			      "receives the later message, not the dropped "
+			      "one (byte_len %u)", wc.byte_len);
+	}
+	ctl_sync(s, 'D');
+out:
+	finish(s, qp, &b, NULL);
+}
+
+static uint32_t mtu_bytes(enum ibv_mtu m)
+{
+	return 128u << m;		/* IBV_MTU_256 is 1 */
+}
+
+/*
+ * UD: a datagram without a posted receive is dropped (not queued); one
+ * longer than the path MTU is refused at the sender.
+ */
+void t_ud_no_recv_mtu(struct sv_side *s)
+{
+	struct sv_conn c = { .type = IBV_QPT_UD };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer;
+	struct ibv_qp *qp = NULL;
+	struct ibv_ah *ah = NULL;
+	struct ibv_wc wc;
+	uint32_t mtu;
+
+	if (side_open(s, 64, 0) < 0)
+		goto out;
+	mtu = mtu_bytes(s->port.active_mtu);
+	if (buf_new(s, &b, 2 * (mtu + 40) + 8192, RW) < 0)
+		goto out;
+	qp = qp_pair(s, &c, NULL, &peer);
+	if (!qp)
+		goto out;
+	if (s->role == ROLE_A) {
+		int r;
+
+		ah = ah_to(s, &peer);
+		if (!ah)
+			goto out;
+		pattern_fill(b.p, 64, 3);
+		CHECK(!post_ud(qp, ah, &peer, peer.qkey, 1, &b, 0, 64),
+		      "post UD SEND, no receive posted");
+		expect_wc(s->cq, 1, IBV_WC_SUCCESS, "UD SEND without a "
+			  "receive", NULL);
+		ctl_sync(s, 'R');
+		ctl_sync(s, 'P');
+		pattern_fill(b.p + 100, 64, 4);
+		CHECK(!post_ud(qp, ah, &peer, peer.qkey, 2, &b, 100, 64),
+		      "post UD SEND after the receive is there");
+		expect_wc(s->cq, 2, IBV_WC_SUCCESS, "UD SEND", NULL);
+		ctl_sync(s, 'S');
+		r = post_ud(qp, ah, &peer, peer.qkey, 3, &b, 0, mtu + 1);
+		if (r) {
+			CHECK(1, "UD SEND of MTU+1 (%u) bytes refused at post "
+			      "(%d)", mtu + 1, r);
+		} else if (CHECK(wc_wait(s->cq, WAIT_MS, &wc) == 1,
+				 "UD SEND of MTU+1 bytes completes")) {
+			CHECK(wc.status == IBV_WC_LOC_LEN_ERR,
+			      "UD SEND of MTU+1 (%u) bytes: LOC_LEN_ERR "
+			      "(got %s)", mtu + 1, wc_name(wc.status));
+		}
+		ctl_sync(s, 'M');
+	} else {
+		ctl_sync(s, 'R');
+		/*
+		 * The datagram sent without a receive is on its way (A saw its
+		 * completion); polling lets the library process it before a
+		 * receive exists, as on the wire.
+		 */
+		expect_quiet(s->cq, "datagram without a receive is dropped");
+		CHECK(!post_recv_one(qp, 7, &b, 0, mtu + 40) &&
+		      !post_recv_one(qp, 8, &b, mtu + 40, mtu + 40),
+		      "post two receives");
+		ctl_sync(s, 'P');
+		ctl_sync(s, 'S');
+		if (expect_wc(s->cq, 7, IBV_WC_SUCCESS, "the later datagram",
+			      &wc))
+			CHECK(wc.byte_len == 64 + 40 &&
+			      pattern_check(b.p + 40, 64, 4) < 0,
+			      "receives the later datagram, not the dropped "
+			      "one (byte_len %u; mismatch at %ld; the dropped "
+			      "one would mismatch at %ld)", wc.byte_len,
+			      pattern_check(b.p + 40, 64, 4),
+			      pattern_check(b.p + 40, 64, 3));
+		ctl_sync(s, 'M');
+		expect_quiet(s->cq, "nothing of the oversized datagram");
+	}
+	ctl_sync(s, 'D');
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	finish(s, qp, &b, NULL);
+}
+
+/* Poll a cq_ex for one completion within WAIT_MS; 1 got, 0 not. */
+struct exwc {
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t qp_num;
+};
+
+static int cqx_collect(struct ibv_cq_ex *cq, struct exwc *out, int want)
+{
+	struct ibv_poll_cq_attr pa;
+	double end = now_ms() + WAIT_MS;
+	int n = 0, r;
+
+	while (n < want && now_ms() < end) {
+		memset(&pa, 0, sizeof(pa));
+		r = ibv_start_poll(cq, &pa);
+		if (r == ENOENT)
+			continue;
+		if (r)
+			return n;
+		do {
+			out[n].wr_id = cq->wr_id;
+			out[n].status = cq->status;
+			out[n].opcode = ibv_wc_read_opcode(cq);
+			out[n].byte_len = ibv_wc_read_byte_len(cq);
+			out[n].qp_num = ibv_wc_read_qp_num(cq);
+			n++;
+		} while (n < want && ibv_next_poll(cq) == 0);
+		ibv_end_poll(cq);
+	}
+	return n;
+}
+
+/*
+ * The extended API: a QP from ibv_create_qp_ex posting WRITE, READ and
+ * FETCH_AND_ADD with ibv_wr_* in one batch, completions read through an
+ * ibv_cq_ex; role B checks the bytes.
+ */
+void t_qp_ex(struct sv_side *s)
+{
+	enum { WLEN = 4096, ROFF = 4096, RLEN = 64, AOFF = 8000 };
+	struct sv_conn c = { 0 };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer, me;
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq_ex *cqx = NULL;
+	uint64_t *word;
+
+	if (side_open(s, 64, 0) < 0 ||
+	    buf_new(s, &b, 8192, RW | IBV_ACCESS_REMOTE_ATOMIC) < 0)
+		goto out;
+	word = (uint64_t *)(void *)(b.p + AOFF);
+	if (s->role == ROLE_B) {
+		pattern_fill(b.p + ROFF, RLEN, 131);
+		*word = 40;
+		qp = qp_pair(s, &c, &b, &peer);
+		if (!qp)
+			goto out;
+		ctl_sync(s, 'D');
+		CHECK(pattern_check(b.p, WLEN, 130) < 0, "ibv_wr_rdma_write "
+		      "data landed");
+		CHECK(*word == 47, "ibv_wr_atomic_fetch_add added 7 (%llu)",
+		      (unsigned long long)*word);
+	} else {
+		struct ibv_device_attr_ex dx;
+		struct ibv_cq_init_attr_ex ca;
+		struct ibv_qp_init_attr_ex ia;
+		struct ibv_qp_ex *qx;
+		struct exwc wc[3];
+		int n;
+
+		memset(&dx, 0, sizeof(dx));
+		CHECK(!ibv_query_device_ex(s->ctx, NULL, &dx) &&
+		      dx.orig_attr.max_qp > 0, "ibv_query_device_ex");
+		memset(&ca, 0, sizeof(ca));
+		ca.cqe = 64;
+		ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+		cqx = ibv_create_cq_ex(s->ctx, &ca);
+		if (!CHECK(cqx, "ibv_create_cq_ex"))
+			goto bail;
+		memset(&ia, 0, sizeof(ia));
+		ia.qp_type = IBV_QPT_RC;
+		ia.send_cq = ibv_cq_ex_to_cq(cqx);
+		ia.recv_cq = ibv_cq_ex_to_cq(cqx);
+		ia.cap.max_send_wr = 16;
+		ia.cap.max_recv_wr = 16;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ia.pd = s->pd;
+		ia.comp_mask = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				    IBV_QP_EX_WITH_RDMA_READ |
+				    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		qp = ibv_create_qp_ex(s->ctx, &ia);
+		if (!CHECK(qp, "ibv_create_qp_ex with send_ops_flags") ||
+		    qp_init(s, qp, &c) < 0)
+			goto bail;
+		addr_of(s, qp, &c, &me);
+		if (ctl_send(s, 'A', &me, sizeof(me)) < 0 ||
+		    ctl_recv(s, 'A', &peer, sizeof(peer)) < 0 ||
+		    qp_connect(s, qp, &c, &peer) < 0 || ctl_sync(s, 'C') < 0)
+			goto bail;
+		qx = ibv_qp_to_qp_ex(qp);
+		if (!CHECK(qx, "ibv_qp_to_qp_ex"))
+			goto bail;
+		pattern_fill(b.p, WLEN, 130);
+		ibv_wr_start(qx);
+		qx->wr_id = 1;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(qx, peer.rkey, peer.addr);
+		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)b.p, WLEN);
+		qx->wr_id = 2;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_read(qx, peer.rkey, peer.addr + ROFF);
+		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)(b.p + ROFF), RLEN);
+		qx->wr_id = 3;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_fetch_add(qx, peer.rkey, peer.addr + AOFF, 7);
+		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)(b.p + AOFF), 8);
+		CHECK(!ibv_wr_complete(qx), "ibv_wr_complete posts 3 WRs");
+		n = cqx_collect(cqx, wc, 3);
+		if (CHECK(n == 3, "3 completions through ibv_start_poll/"
+			  "ibv_next_poll (%d)", n)) {
+			CHECK(wc[0].wr_id == 1 && wc[1].wr_id == 2 &&
+			      wc[2].wr_id == 3, "in posting order");
+			CHECK(wc[0].status == IBV_WC_SUCCESS &&
+			      wc[1].status == IBV_WC_SUCCESS &&
+			      wc[2].status == IBV_WC_SUCCESS, "all succeed");
+			CHECK(wc[0].opcode == IBV_WC_RDMA_WRITE &&
+			      wc[1].opcode == IBV_WC_RDMA_READ &&
+			      wc[2].opcode == IBV_WC_FETCH_ADD,
+			      "ibv_wc_read_opcode: WRITE, READ, FETCH_ADD");
+			CHECK(wc[1].byte_len == RLEN, "ibv_wc_read_byte_len of "
+			      "the READ is %d (%u)", RLEN, wc[1].byte_len);
+			CHECK(wc[0].qp_num == qp->qp_num,
+			      "ibv_wc_read_qp_num is ours");
+		}
+		CHECK(pattern_check(b.p + ROFF, RLEN, 131) < 0,
+		      "ibv_wr_rdma_read data");
+		CHECK(*word == 40, "ibv_wr_atomic_fetch_add returned 40 "
+		      "(%llu)", (unsigned long long)*word);
+		ctl_sync(s, 'D');
+	}
+	goto out;
+bail:
+	ctl_send(s, 'X', NULL, 0);
+out:
+	if (qp && ibv_destroy_qp(qp))
+		CHECK(0, "ibv_destroy_qp");
+	qp = NULL;
+	if (cqx && ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)))
+		CHECK(0, "ibv_destroy_cq of the cq_ex");
+	finish(s, NULL, &b, NULL);
+}
+
+/*
+ * fork: a child of role A that polls the inherited CQ and posts on the
+ * inherited QP must neither crash nor steal or disturb the parent's
+ * traffic; the child can open the device afresh.
+ */
+void t_fork_child(struct sv_side *s)
+{
+	enum { N = 50, LEN = 256 };
+	struct sv_conn c = { .max_send = 64, .max_recv = 64 };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer;
+	struct ibv_qp *qp = NULL;
+	int i;
+
+	if (side_open(s, 128, 0) < 0 ||
+	    buf_new(s, &b, (size_t)N * LEN, RW) < 0)
+		goto out;
+	qp = qp_pair(s, &c, NULL, &peer);
+	if (!qp)
+		goto out;
+	if (s->role == ROLE_B) {
+		int got = 0, good = 0;
+		struct ibv_wc wc;
+
+		for (i = 0; i < N; i++)
+			post_recv_one(qp, (uint64_t)i, &b, (size_t)i * LEN,
+				      LEN);
+		ctl_sync(s, 'R');
+		while (got < N && wc_wait(s->cq, WAIT_MS, &wc) == 1) {
+			good += wc.status == IBV_WC_SUCCESS &&
+				wc.wr_id == (uint64_t)got &&
+				pattern_check(b.p + got * LEN, LEN,
+					      (unsigned int)(140 + got)) < 0;
+			got++;
+		}
+		CHECK(got == N && good == N, "all %d SENDs arrive in order "
+		      "and intact while A has a forked child (%d, %d good)",
+		      N, got, good);
+	} else {
+		int done = 0, ok = 0, st = 0, p[2];
+		struct ibv_wc wc;
+		pid_t pid;
+
+		for (i = 0; i < N; i++)
+			pattern_fill(b.p + i * LEN, LEN,
+				     (unsigned int)(140 + i));
+		if (!SETUP(pipe(p) == 0, "pipe"))
+			goto out;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			/* the child: poke at the inherited objects */
+			struct ibv_device **l;
+			struct ibv_context *ctx = NULL;
+			double end;
+			int r, n = 0;
+			char ch;
+
+			close(p[1]);
+			r = post_one(qp, IBV_WR_SEND, 999, &b, 0, LEN, 0, 0,
+				     IBV_SEND_SIGNALED);
+			end = now_ms() + 300;
+			while (now_ms() < end)
+				n += ibv_poll_cq(s->cq, 1, &wc) > 0 &&
+				     wc.wr_id != 999;
+			l = ibv_get_device_list(NULL);
+			if (l && l[0])
+				ctx = ibv_open_device(l[0]);
+			if (l)
+				ibv_free_device_list(l);
+			printf("#    fork_child[a-child]: post on the inherited "
+			       "QP returned %d, %d completions stolen, fresh "
+			       "open %s\n", r, n, ctx ? "ok" : "failed");
+			fflush(stdout);
+			if (ctx)
+				ibv_close_device(ctx);
+			/* wait until the parent is done */
+			if (read(p[0], &ch, 1) < 0)
+				ch = 0;
+			_exit(n == 0 && ctx ? 0 : 3);
+		}
+		close(p[0]);
+		ctl_sync(s, 'R');
+		for (i = 0; i < N; i++)
+			if (post_one(qp, IBV_WR_SEND, (uint64_t)i, &b,
+				     (size_t)i * LEN, LEN, 0, 0,
+				     IBV_SEND_SIGNALED))
+				break;
+		while (done < i && wc_wait(s->cq, WAIT_MS, &wc) == 1) {
+			ok += wc.status == IBV_WC_SUCCESS;
+			done++;
+		}
+		CHECK(done == N && ok == N, "parent: %d SENDs complete while "
+		      "the child runs (%d, %d ok)", N, done, ok);
+		close(p[1]);
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid &&
+		      WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "child stole no completion, opened the device afresh "
+		      "and exited cleanly (status 0x%x)", st);
+	}
+	ctl_sync(s, 'D');
+out:
+	finish(s, qp, &b, NULL);
+}
