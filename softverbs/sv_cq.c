@@ -59,6 +59,7 @@ SV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	struct sv_cq *scq;
 	ssize_t n;
 
+	sv_app_sleeps(sv_ctx(channel->context));
 	n = read(channel->fd, &scq, sizeof(scq));
 	if (n != (ssize_t)sizeof(scq))
 		return -1;
@@ -317,6 +318,8 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *c)
 	struct sv_cq *cq = sv_cq(c);
 	struct sv_context *ctx = cq->ctx;
 	struct sv_list *l;
+	if (!sv_ctx_usable(ctx))
+		return EINVAL;
 
 	pthread_mutex_lock(&ctx->mu);
 	for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {

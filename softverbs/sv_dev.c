@@ -596,6 +596,8 @@ SV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct sv_context *ctx = sv_ctx(pd->context);
 	uint32_t i;
+	if (!sv_ctx_usable(ctx))
+		return EINVAL;
 
 	pthread_mutex_lock(&ctx->mu);
 	for (i = 0; i < ctx->nmrs; i++) {
@@ -758,6 +760,8 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *m)
 	struct sv_mr *mr = (struct sv_mr *)m;
 	struct sv_context *ctx = sv_ctx(m->context);
 
+	if (!sv_ctx_usable(ctx))
+		return EINVAL;
 	/* rx_lock: no responder is copying into the region right now */
 	pthread_mutex_lock(&ctx->rx_lock);
 	pthread_mutex_lock(&ctx->mu);

@@ -24,7 +24,8 @@
 #define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
 #define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
 #define SV_SEND_SPIN_NS 2000000ull	/* yield-retry a full queue this long */
-#define SV_POLLER_GRACE_NS 200000	/* app polled this recently: it drains */
+#define SV_POLLER_GRACE_NS 100000	/* app polled this recently: it drains */
+#define SV_POLLER_NAP_NS 200000		/* how long the thread then stays away */
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sv_context *registry;
@@ -271,6 +272,13 @@ static void process_events(struct sv_context *ctx, struct epoll_event *ev,
 	pthread_mutex_unlock(&ctx->mu);
 }
 
+void sv_app_sleeps(struct sv_context *ctx)
+{
+	__atomic_store_n(&ctx->inline_poll_ns, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&ctx->thread_napping, __ATOMIC_RELAXED))
+		sv_wake(ctx);
+}
+
 void sv_progress(struct sv_context *ctx, bool blocking)
 {
 	struct epoll_event ev[64];
@@ -333,8 +341,10 @@ static void *progress_thread(void *arg)
 		npfd = 2;
 		if (app_is_polling(ctx, now)) {
 			npfd = 1;
-			if (next > SV_POLLER_GRACE_NS)
-				next = SV_POLLER_GRACE_NS;
+			if (next > SV_POLLER_NAP_NS)
+				next = SV_POLLER_NAP_NS;
+			__atomic_store_n(&ctx->thread_napping, true,
+					 __ATOMIC_RELAXED);
 		}
 		if (next != UINT64_MAX) {
 			ts.tv_sec = (time_t)(next / 1000000000ull);
@@ -342,6 +352,7 @@ static void *progress_thread(void *arg)
 			tsp = &ts;
 		}
 		n = ppoll(pfd, (nfds_t)npfd, tsp, NULL);
+		__atomic_store_n(&ctx->thread_napping, false, __ATOMIC_RELAXED);
 		if (n <= 0)
 			continue;
 		if (pfd[0].revents & POLLIN) {

@@ -334,6 +334,7 @@ struct sv_context {
 	struct sv_backlog *bl_head, *bl_tail;
 	uint8_t *rxbuf;			/* under rx_lock */
 	uint64_t inline_poll_ns;	/* last inline progress by the app */
+	bool thread_napping;		/* progress thread leaves sockets alone */
 	bool port_is_down;
 	uint64_t port_down_at;		/* ns, 0 = never */
 	struct sv_context *next_ctx;	/* global registry (fork) */
@@ -421,6 +422,8 @@ void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
 /* drain ready sockets; blocking=false only tries the lock */
 void sv_progress(struct sv_context *ctx, bool blocking);
 void sv_wake(struct sv_context *ctx);
+/* the application is about to block: the progress thread takes over */
+void sv_app_sleeps(struct sv_context *ctx);
 /* send a response without blocking, queueing it if needed (ctx->mu held) */
 void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
 		struct sv_pkt *pkt, const void *data, size_t len);

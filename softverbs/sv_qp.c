@@ -395,6 +395,8 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	struct sv_qp *qp = sv_qp(q);
 	struct sv_context *ctx = qp->ctx;
 
+	if (!sv_ctx_usable(ctx))
+		return EINVAL;
 	pthread_mutex_lock(&ctx->rx_lock);
 	pthread_mutex_lock(&ctx->mu);
 	sv_send_flush_delayed(qp, true);
@@ -829,6 +831,8 @@ SV_EXPORT int ibv_destroy_srq(struct ibv_srq *s)
 	struct sv_srq *srq = sv_srq(s);
 	struct sv_context *ctx = sv_ctx(s->context);
 	struct sv_list *l;
+	if (!sv_ctx_usable(ctx))
+		return EINVAL;
 
 	pthread_mutex_lock(&ctx->mu);
 	for (l = ctx->qps.next; l != &ctx->qps; l = l->next)
