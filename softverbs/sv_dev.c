@@ -762,13 +762,11 @@ SV_EXPORT int ibv_dereg_mr(struct ibv_mr *m)
 
 	if (!sv_ctx_usable(ctx))
 		return EINVAL;
-	/* rx_lock: no responder is copying into the region right now */
-	pthread_mutex_lock(&ctx->rx_lock);
+	/* responders copy under ctx->mu: none is using the region after this */
 	pthread_mutex_lock(&ctx->mu);
 	if (mr->index < ctx->nmrs && ctx->mrs[mr->index] == mr)
 		ctx->mrs[mr->index] = NULL;
 	pthread_mutex_unlock(&ctx->mu);
-	pthread_mutex_unlock(&ctx->rx_lock);
 	free(mr);
 	return 0;
 }
@@ -785,7 +783,6 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *m, int flags, struct ibv_pd *pd,
 	if ((flags & IBV_REREG_MR_CHANGE_ACCESS) &&
 	    ((unsigned int)access & ~SV_ACCESS_OK))
 		return IBV_REREG_MR_ERR_INPUT;
-	pthread_mutex_lock(&ctx->rx_lock);
 	pthread_mutex_lock(&ctx->mu);
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		m->addr = addr;
@@ -797,7 +794,6 @@ SV_EXPORT int ibv_rereg_mr(struct ibv_mr *m, int flags, struct ibv_pd *pd,
 	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
 		mr->access = (unsigned int)access;
 	pthread_mutex_unlock(&ctx->mu);
-	pthread_mutex_unlock(&ctx->rx_lock);
 	return 0;
 }
 

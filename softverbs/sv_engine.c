@@ -325,14 +325,13 @@ static void *progress_thread(void *arg)
 		struct timespec ts, *tsp = NULL;
 		int n, npfd;
 
-		pthread_mutex_lock(&ctx->rx_lock);
+		/* timers need ctx->mu only: rx_lock stays free for pollers */
 		pthread_mutex_lock(&ctx->mu);
 		next = sv_run_timers(ctx);
 		backlog_push_out(ctx);
 		if (ctx->bl_head && next > SV_BACKLOG_RETRY_NS)
 			next = SV_BACKLOG_RETRY_NS;
 		pthread_mutex_unlock(&ctx->mu);
-		pthread_mutex_unlock(&ctx->rx_lock);
 		now = sv_now_ns();
 		pfd[0].fd = ctx->wake_fd;
 		pfd[0].events = POLLIN;

@@ -511,6 +511,7 @@ static int process_request(struct sv_qp *qp, const struct sv_pkt *pkt)
 			qp->in_msg = true;
 			qp->in_discard = true;
 			qp->in_has_wqe = false;
+			qp->in_msn = pkt->msn;
 		}
 		if (rc) {
 			qp->last_src_node = pkt->src_node;
