@@ -17,6 +17,8 @@
 #   PATTERN       shell patterns on case names (default: all); see --list
 #   --asan        use the ASan+UBSan build (softverbs/build-san; same as
 #                 SV_BUILD=build-san)
+#   --with-asan   after the normal pass, run the same cases again with --asan
+#                 (the default when CI=true; SV_ASAN_PASS=0 turns it off)
 #   --repeat N    run the selected cases N times in a row (no-flake check)
 #   --list        list the cases and exit
 #   --keep-logs   keep the logs of passing cases too
@@ -38,6 +40,11 @@ BUILD=1
 LOGROOT=
 TMO=${SV_TIMEOUT:-60}		# seconds, per process
 PATTERNS=()
+ORIG_ARGS=("$@")
+# In CI (CI=true) a second pass runs the same cases on the ASan+UBSan build.
+WITH_ASAN=0
+[ "${CI:-}" = true ] && WITH_ASAN=1
+[ -n "${SV_ASAN_PASS:-}" ] && WITH_ASAN=$SV_ASAN_PASS
 
 usage() {
 	sed -n '/^# usage:/,/^# The last line/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
@@ -45,7 +52,8 @@ usage() {
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--asan) SV_BUILD=build-san ;;
+	--asan) SV_BUILD=build-san; WITH_ASAN=0 ;;
+	--with-asan) WITH_ASAN=1 ;;
 	--repeat)
 		[ $# -ge 2 ] || { echo "run.sh: --repeat needs a count" >&2; exit 2; }
 		REPEAT=$2
@@ -565,5 +573,20 @@ while [ $ITER -lt "$REPEAT" ]; do
 	rmdir "$RUNDIR" 2>/dev/null
 done
 echo "# wall time $((SECONDS - START)) s; logs: $LOGROOT"
+if [ "$WITH_ASAN" = 1 ] && [ $ASAN = 0 ]; then
+	echo "$PASSED passed, $FAILED failed (normal build)"
+	echo "# second pass: the same cases on the ASan+UBSan build"
+	asan_out=$LOGROOT/asan-pass.txt
+	SV_ASAN_PASS=0 SV_LIBDIR= bash "${BASH_SOURCE[0]}" --asan \
+		--logdir "$LOGROOT/asan" "${ORIG_ARGS[@]}" | tee "$asan_out"
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$asan_out" | tail -1)
+	if [ -n "$last" ]; then
+		PASSED=$((PASSED + ${last%% passed*}))
+		last=${last#*passed, }
+		FAILED=$((FAILED + ${last%% failed*}))
+	else
+		FAILED=$((FAILED + 1))
+	fi
+fi
 echo "$PASSED passed, $FAILED failed"
 [ $FAILED = 0 ]
