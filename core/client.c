@@ -187,10 +187,13 @@ static int check_measured(struct attempt *a, const struct run *r,
 	    res->l.r.msgs + res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
 			      "no message completed a round trip");
-	if (res->l.s.msgs + res->r.s.msgs + res->l.r.msgs + res->r.r.msgs ==
-	    0)
+	if (a->t->kind == TK_BW && res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
-			      "no messages were transferred");
+			      "no message reached the server (%llu sent, %llu send errors%s%s)",
+			      (unsigned long long)r->st.s.msgs,
+			      (unsigned long long)r->st.s.errs,
+			      r->st.s.errs ? ": " : "",
+			      r->st.s.errs ? strerror(r->last_errno) : "");
 	return 0;
 }
 

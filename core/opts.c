@@ -151,7 +151,7 @@ const struct opt_desc opt_table[] = {
 	  "Set the socket tests' data port. "
 	  "This is the server's data port, not the control port of "
 	  "--listen_port; 0 (the default) lets the kernel choose."),
-	A("--precision", "-e", OT_INT, OA_PRECISION, false, 1, PRECISION_MAX,
+	A("--precision", "-e", OT_INT, OA_PRECISION, false, 0, PRECISION_MAX,
 	  "Digits",
 	  "Set the significant digits shown. "
 	  "Default 3, at most 20."),

@@ -193,6 +193,11 @@ static int validate(const struct test_desc *t, struct req *q, char *err,
 		return seterr(err, errlen,
 			      "message size %u is larger than this server allows (%u)",
 			      q->msg_size, SERVER_MAX_MSG);
+	/* An empty stream message moves nothing and cannot detect a stall. */
+	if (t->xp && t->xp->style == SS_STREAM && q->msg_size == 0)
+		return seterr(err, errlen,
+			      "%s: message size 0 has nothing to measure",
+			      t->name);
 	if (q->port > 65535)
 		return seterr(err, errlen, "bad port: %u", q->port);
 	/* Bound every wait, whatever the client asked for. */

@@ -656,7 +656,6 @@ TEST(rejections)
 	REJECT("h -sr MAX rc_bw", "-sr: MAX: bad static rate; try: qperf "
 				  "--help options");
 	REJECT("h -e 21 tcp_lat", "-e: 21: too large; must be at most 20");
-	REJECT("h -e 0 tcp_lat", "-e: 0: must be greater than 0");
 	REJECT("h -sp 128 rc_bw", "-sp: 128: too large; must be at most 127");
 	REJECT("h -ca any tcp_lat", "-ca: any: bad number; use a decimal "
 				    "integer");
@@ -705,6 +704,10 @@ TEST(accepted_edges)
 		CHECK_STR(ps->str[SIDE_REM][1], "");
 		plan_free(&p);
 	}
+	/* -e 0: whole numbers only (0.4.11 accepts it too). */
+	CHECK(parse("h -e 0 tcp_lat", &p, err, sizeof(err)) == 0);
+	CHECK(p.tests[0].s.out.precision == 0);
+	plan_free(&p);
 }
 
 /* Long hostile values are clipped, never overflow the message. */
