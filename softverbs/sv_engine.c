@@ -91,21 +91,26 @@ int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
  * for a whole scheduler tick while it busy-polls.  So first retry without
  * blocking, yielding the CPU, for a short while.
  */
-int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
-		     size_t len)
+int sv_sendv_blocking(int fd, uint32_t node, uint32_t qpn, struct iovec *iov,
+		      int iovcnt)
 {
 	struct sockaddr_un a;
-	socklen_t alen;
+	struct msghdr m;
 	uint64_t give_up = 0;
 
-	sv_addr_of(&a, &alen, node, qpn);
+	sv_addr_of(&a, &m.msg_namelen, node, qpn);
+	m.msg_name = &a;
+	m.msg_iov = iov;
+	m.msg_iovlen = (size_t)iovcnt;
+	m.msg_control = NULL;
+	m.msg_controllen = 0;
+	m.msg_flags = 0;
 	for (;;) {
 		int flags = MSG_DONTWAIT;
 
 		if (give_up && sv_now_ns() > give_up)
 			flags = 0;
-		if (sendto(fd, buf, len, flags, (struct sockaddr *)&a,
-			   alen) >= 0)
+		if (sendmsg(fd, &m, flags) >= 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
@@ -117,6 +122,14 @@ int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
 		}
 		return -errno;
 	}
+}
+
+int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
+		     size_t len)
+{
+	struct iovec iov = { (void *)buf, len };
+
+	return sv_sendv_blocking(fd, node, qpn, &iov, 1);
 }
 
 /* ---- responder output ------------------------------------------------------------- */

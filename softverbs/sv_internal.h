@@ -431,6 +431,9 @@ void sv_flush_backlog(struct sv_context *ctx, int wait_ms);
 /* send a datagram to (node, qpn) from fd, blocking; 0 or -errno */
 int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
 		     size_t len);
+struct iovec;
+int sv_sendv_blocking(int fd, uint32_t node, uint32_t qpn, struct iovec *iov,
+		      int iovcnt);
 
 /* ---- sv_resp.c ------------------------------------------------------------ */
 /* handle one received datagram (ctx->mu held) */

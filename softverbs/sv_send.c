@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "sv_internal.h"
 
@@ -285,12 +286,14 @@ static int send_message(struct sv_qp *qp, struct sv_pkt *h,
 			const struct ibv_send_wr *wr, uint32_t dnode,
 			uint32_t dqpn, bool data)
 {
-	uint8_t *buf = qp->pktbuf;
+	struct iovec iov[SV_MAX_SGE + 1];
 	uint32_t off = 0;
 	int err;
 
+	(void)qp;
 	do {
-		uint32_t n = h->len - off;
+		uint32_t n = h->len - off, skip = off, left, i;
+		int cnt = 1;
 
 		if (!data)
 			n = 0;
@@ -303,12 +306,27 @@ static int send_message(struct sv_qp *qp, struct sv_pkt *h,
 			h->flags |= SV_F_FIRST;
 		if (!data || off + n == h->len)
 			h->flags |= SV_F_LAST;
-		memcpy(buf, h, sizeof(*h));
-		if (n)
-			sv_gather(wr->sg_list, (uint32_t)wr->num_sge, off,
-				  buf + sizeof(*h), n);
-		err = sv_send_blocking(qp->fd, dnode, dqpn, buf,
-				       sizeof(*h) + n);
+		iov[0].iov_base = h;
+		iov[0].iov_len = sizeof(*h);
+		/* the payload goes straight from the SGEs: no staging copy */
+		for (i = 0, left = n; left && i < (uint32_t)wr->num_sge; i++) {
+			const struct ibv_sge *g = &wr->sg_list[i];
+			uint32_t take;
+
+			if (skip >= g->length) {
+				skip -= g->length;
+				continue;
+			}
+			take = g->length - skip;
+			if (take > left)
+				take = left;
+			iov[cnt].iov_base = (void *)(uintptr_t)(g->addr + skip);
+			iov[cnt].iov_len = take;
+			cnt++;
+			left -= take;
+			skip = 0;
+		}
+		err = sv_sendv_blocking(qp->fd, dnode, dqpn, iov, cnt);
 		if (err)
 			return err;
 		off += n;
