@@ -88,7 +88,7 @@ void t_fault_port_down_later(struct sv_side *s);
 	  "SOFTVERBS_FAULT_RNR=2: RNR despite a receive; retries win" }, \
 	{ "fault_qp_fatal", t_fault_qp_fatal,				\
 	  "SOFTVERBS_FAULT_QP_FATAL=3", NULL, 0,			\
-	  "SOFTVERBS_FAULT_QP_FATAL=3: 4th post: QP_FATAL, ERR, flush" },	\
+	  "SOFTVERBS_FAULT_QP_FATAL=3: 4th post: QP_FATAL, ERR, flush" }, \
 	{ "fault_port_down", t_fault_port_down,				\
 	  "SOFTVERBS_FAULT_PORT_DOWN=now", NULL, 0,			\
 	  "SOFTVERBS_FAULT_PORT_DOWN=now: port state DOWN" },		\

@@ -394,9 +394,10 @@ void t_fork_child(struct sv_side *s)
 				ctx = ibv_open_device(l[0]);
 			if (l)
 				ibv_free_device_list(l);
-			printf("#    fork_child[a-child]: post on the inherited "
-			       "QP returned %d, %d completions stolen, fresh "
-			       "open %s\n", r, n, ctx ? "ok" : "failed");
+			printf("#    fork_child[a-child]: post on the "
+			       "inherited QP returned %d, %d completions "
+			       "stolen, fresh open %s\n", r, n,
+			       ctx ? "ok" : "failed");
 			fflush(stdout);
 			if (ctx)
 				ibv_close_device(ctx);

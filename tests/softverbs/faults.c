@@ -380,12 +380,15 @@ void t_fault_rnr(struct sv_side *s)
 			post_recv_one(q7, (uint64_t)i, &b,
 				      512 + (size_t)i * 256, 256);
 		ctl_sync(s, 'R');
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 3; i++) {
+			unsigned int seed = 110 + (unsigned int)i;
+
 			if (expect_wc(s->cq, (uint64_t)i, IBV_WC_SUCCESS,
 				      "receive on QP 2", &wc))
 				CHECK(pattern_check(b.p + 512 + i * 256, 64,
-						    (unsigned int)(110 + i)) < 0,
+						    seed) < 0,
 				      "data of SEND %d", i);
+		}
 		ctl_sync(s, 'D');
 		expect_quiet(s->cq, "QP 1's receive was never consumed");
 	} else {

@@ -180,7 +180,8 @@ static void t_rdma_read(struct sv_side *s)
 	struct ibv_wc wc;
 
 	if (side_open(s, 64, 0) < 0 ||
-	    buf_new(s, &b, LEN, s->role == ROLE_B ? RW : IBV_ACCESS_LOCAL_WRITE))
+	    buf_new(s, &b, LEN,
+		    s->role == ROLE_B ? RW : IBV_ACCESS_LOCAL_WRITE))
 		goto out;
 	if (s->role == ROLE_B)
 		pattern_fill(b.p, LEN, 21);
