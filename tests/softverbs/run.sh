@@ -95,7 +95,7 @@ mkdir -p "$LOGROOT" || exit 2
 build_lib() {
 	local mk=(make -C "$ROOT/softverbs")
 
-	[ $ASAN = 1 ] && mk+=(SANITIZE=address,undefined)
+	[ $ASAN = 1 ] && mk+=('SANITIZE=address,undefined')
 	if ! "${mk[@]}" >"$LOGROOT/build-softverbs.log" 2>&1; then
 		echo "run.sh: building softverbs failed; see $LOGROOT/build-softverbs.log" >&2
 		return 1
@@ -192,9 +192,9 @@ trap 'kill_own; exit 130' INT TERM
 PORT_NEXT=$((10000 + ($$ * 53) % 20000))
 PORT=
 pick_port() {
-	local p i
+	local p
 
-	for i in $(seq 1 200); do
+	for _ in $(seq 1 200); do
 		p=$PORT_NEXT
 		PORT_NEXT=$((PORT_NEXT + 1))
 		[ $PORT_NEXT -lt 30000 ] || PORT_NEXT=10000
@@ -503,6 +503,7 @@ selected() {
 
 if [ $LIST = 1 ]; then
 	for c in "${CASES[@]}"; do
+		# shellcheck disable=SC2086 # the case line is split into words
 		set -- $c
 		selected "$1" && printf '%-32s %s\n' "$1" "${*:2}"
 	done
@@ -548,8 +549,10 @@ run_case() {
 			fail "processes still running after the case: ${OWN_PIDS[*]}"
 			kill_own
 		fi
-		[ $attempt -lt 3 ] && [ ${#CASE_ERRS[@]} -gt 0 ] &&
-			perftest_clock_failed || break
+		if [ $attempt -ge 3 ] || [ ${#CASE_ERRS[@]} = 0 ] ||
+			! perftest_clock_failed; then
+			break
+		fi
 		# perftest calibrates its cycle counter against gettimeofday
 		# and gives up ("Correlation coefficient r^2 < 0.9 / Can't
 		# produce a report") when the CPU is contended: a property of
@@ -585,6 +588,7 @@ while [ $ITER -lt "$REPEAT" ]; do
 	it_fail=$FAILED
 	CASENO=0
 	for c in "${CASES[@]}"; do
+		# shellcheck disable=SC2086 # the case line is split into words
 		set -- $c
 		selected "$1" || continue
 		CASENO=$((CASENO + 1))
@@ -598,7 +602,7 @@ if [ "$WITH_ASAN" = 1 ] && [ $ASAN = 0 ]; then
 	echo "$PASSED passed, $FAILED failed (normal build)"
 	echo "# second pass: the same cases on the ASan+UBSan build"
 	asan_out=$LOGROOT/asan-pass.txt
-	SV_ASAN_PASS=0 SV_LIBDIR= bash "${BASH_SOURCE[0]}" --asan \
+	SV_ASAN_PASS=0 SV_LIBDIR='' bash "${BASH_SOURCE[0]}" --asan \
 		--logdir "$LOGROOT/asan" "${ORIG_ARGS[@]}" | tee "$asan_out"
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$asan_out" | tail -1)
 	if [ -n "$last" ]; then
