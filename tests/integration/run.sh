@@ -227,10 +227,16 @@ match_lines "-un -v tcp_bw layout (loc/rem naming)" "$OUT_FILE" 'tcp_bw:' \
 	"$(L bw "$BW")" "$(L msg_rate "$RATE")" "$(L time '1 sec')" \
 	"$(L send_cost "$COST")" "$(L recv_cost "$COST")" \
 	"$(L loc_cpus_used "$CPUS")" "$(L rem_cpus_used "$CPUS")"
+# Trailing zeros are stripped, so "at most P significant digits"; with
+# P=8 at least 6 remain unless 3 trailing zeros come up (1 in 1000).
 C -t $TT -e 5 tcp_bw
 expect "-e 5 tcp_bw exit 0" 0
-match_lines "-e 5 tcp_bw: 5 significant digits" "$OUT_FILE" 'tcp_bw:' \
-	"$(L bw '([0-9]\.[0-9]{4}|[0-9]{2}\.[0-9]{3}|[0-9]{3}\.[0-9]{2}) (bytes|KB|MB|GB|TB)/sec')"
+match_lines "-e 5 tcp_bw: at most 5 significant digits" "$OUT_FILE" 'tcp_bw:' \
+	"$(L bw '([0-9](\.[0-9]{1,4})?|[0-9]{2}(\.[0-9]{1,3})?|[0-9]{3}(\.[0-9]{1,2})?) (bytes|KB|MB|GB|TB)/sec')"
+C -t $TT -e 8 tcp_lat
+expect "-e 8 tcp_lat exit 0" 0
+match_lines "-e 8 tcp_lat: 6 to 8 significant digits" "$OUT_FILE" 'tcp_lat:' \
+	"$(L latency '([0-9]\.[0-9]{5,7}|[0-9]{2}\.[0-9]{4,6}|[0-9]{3}\.[0-9]{3,5}) (ns|us|ms)')"
 C -t $TT -e 0 -v tcp_lat
 expect "-e 0 -v tcp_lat exit 0 (0.4.11 accepts -e 0; BUGS-found.md #1)" 0
 if has "$(L latency '[0-9,]+ (ns|us|ms)')" && ! has '[0-9]\.[0-9]'; then

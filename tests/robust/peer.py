@@ -9,7 +9,8 @@ Client mode plays a (mis)behaving client against a qperf server:
 ACTIONs run in order; each prints one line the shell scripts grep:
 
     req[:k=v,...]     send a 200-byte request (spec §2.2).  Keys: ver=0.4.11,
-                      idx, msg_size, time, timeout, port, no_msgs, affinity,
+                      idx, msg_size (default: the test's 0.4.11 default),
+                      time (2), timeout (5), port, no_msgs, affinity,
                       sock_buf_size, access_recv
     part:N[:k=v,...]  send only the first N bytes of that request
     junk:N            send N bytes of deterministic garbage
@@ -18,6 +19,7 @@ ACTIONs run in order; each prints one line the shell scripts grep:
     stream:SECS       write on the data socket for SECS
     sync              send, then receive the "before" sync   -> "sync ok"
     recv:N            receive N bytes on the control socket  -> "recv N"
+    stat              receive STAT, send the "after" sync    -> "stat ..."
     conf              receive CONF, print its strings        -> "conf ..."
     sleep:SECS        do nothing for SECS
     wait:SECS         wait up to SECS for the server to react on the control
@@ -56,7 +58,10 @@ def request(**kw):
     names = ["access_recv", "affinity", "alt_port", "flip", "msg_size",
              "mtu_size", "no_msgs", "poll_mode", "port", "rd_atomic", "sl",
              "sock_buf_size", "src_path_bits", "time", "timeout", "use_cm"]
-    dflt = {"time": 2, "timeout": 5}
+    # 0.4.11's default message sizes (spec §3) unless msg_size is given.
+    sizes = {8: 65536, 9: 1, 10: 32768, 11: 1}
+    dflt = {"time": 2, "timeout": 5,
+            "msg_size": sizes.get(int(kw.get("idx", 0)), 0)}
     vals = [int(kw.get(n, dflt.get(n, 0))) & 0xFFFFFFFF for n in names]
     b = struct.pack("<4H", ver[0], ver[1], ver[2], int(kw.get("idx", 0)))
     b += struct.pack("<16I", *vals) + b"\0" * 128
@@ -205,6 +210,21 @@ def client(host, port, actions):
                         for i in range(0, len(b), 64))
             out("conf %d tails=%s %s" % (len(b), "zero" if tails else "DIRTY",
                                          "|".join(f)))
+        elif name == "stat":
+            # STAT (spec §2.5), then the "after" sync, as a 0.4.11 client.
+            b = recv_exact(s, 256, 30)
+            if len(b) != 256:
+                out("no stat (%d bytes)" % len(b))
+                wait_reply(s, 5)
+                return 1
+            cpus, ticks, _ = struct.unpack("<3I", b[:12])
+            real = struct.unpack("<Q", b[84:92])[0] - \
+                struct.unpack("<Q", b[12:20])[0]
+            sb, sm, _, rb, rm, _ = struct.unpack("<6Q", b[156:204])
+            out("stat cpus=%d ticks=%d real_ticks=%d s=%d/%d r=%d/%d pad=%s" %
+                (cpus, ticks, real, sb, sm, rb, rm,
+                 "zero" if b[252:] == b"\0" * 4 else b[252:].hex()))
+            s.sendall(SYNC_AFTER)
         elif name == "sleep":
             time.sleep(float(arg))
         elif name == "wait":

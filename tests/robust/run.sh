@@ -364,6 +364,12 @@ fi
 # --- no uninitialised bytes sent ------------------------------------------------------
 P req:idx=0 conf
 expect "CONF: bytes after each string are zero" 0 '^conf 256 tails=zero '
+# A whole legacy tcp_bw exchange by the independent python peer: STAT has
+# 0.4.11's layout (ticks, a 1 s window of 100 ticks, receive counts) and
+# its 4 padding bytes are zero.
+P req:idx=8,time=1,msg_size=65536,timeout=3 port data:tcp sync stream:1.3 stat
+expect "STAT from a legacy tcp_bw: layout as spec §2.5, padding zero" 0 \
+	'^stat cpus=[1-9][0-9]* ticks=100 real_ticks=(99|100|101) s=0/0 r=[1-9][0-9]*/[1-9][0-9]* pad=zero$'
 if command -v valgrind >/dev/null; then
 	VG=(valgrind --track-origins=yes --log-file="$T/vg.%p")
 	START_WAIT=30 start_server "${VG[@]}" -- -lto 5
