@@ -24,8 +24,9 @@
 #define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
 #define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
 #define SV_SEND_SPIN_NS 2000000ull	/* yield-retry a full queue this long */
-#define SV_POLLER_GRACE_NS 100000	/* app polled this recently: it drains */
-#define SV_POLLER_NAP_NS 200000		/* how long the thread then stays away */
+#define SV_POLLER_GRACE_NS 30000	/* app polled this recently: it drains */
+#define SV_NAP_MIN_NS 20000		/* the thread then stays away this long, */
+#define SV_NAP_MAX_NS 1000000		/* doubling while the app keeps polling */
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sv_context *registry;
@@ -285,6 +286,12 @@ static void process_events(struct sv_context *ctx, struct epoll_event *ev,
 	pthread_mutex_unlock(&ctx->mu);
 }
 
+void sv_timer_armed(struct sv_context *ctx, uint64_t when)
+{
+	if (when < __atomic_load_n(&ctx->thread_wake_at, __ATOMIC_RELAXED))
+		sv_wake(ctx);
+}
+
 void sv_app_sleeps(struct sv_context *ctx)
 {
 	__atomic_store_n(&ctx->inline_poll_ns, 0, __ATOMIC_RELAXED);
@@ -328,6 +335,7 @@ static void *progress_thread(void *arg)
 {
 	struct sv_context *ctx = arg;
 	struct epoll_event ev[64];
+	uint64_t nap = SV_NAP_MIN_NS;
 	sigset_t all;
 
 	sigfillset(&all);
@@ -344,7 +352,6 @@ static void *progress_thread(void *arg)
 		backlog_push_out(ctx);
 		if (ctx->bl_head && next > SV_BACKLOG_RETRY_NS)
 			next = SV_BACKLOG_RETRY_NS;
-		pthread_mutex_unlock(&ctx->mu);
 		now = sv_now_ns();
 		pfd[0].fd = ctx->wake_fd;
 		pfd[0].events = POLLIN;
@@ -353,17 +360,29 @@ static void *progress_thread(void *arg)
 		npfd = 2;
 		if (app_is_polling(ctx, now)) {
 			npfd = 1;
-			if (next > SV_POLLER_NAP_NS)
-				next = SV_POLLER_NAP_NS;
+			if (next > nap)
+				next = nap;
+			nap = nap * 2 < SV_NAP_MAX_NS ? nap * 2 : SV_NAP_MAX_NS;
 			__atomic_store_n(&ctx->thread_napping, true,
 					 __ATOMIC_RELAXED);
+		} else {
+			nap = SV_NAP_MIN_NS;
 		}
 		if (next != UINT64_MAX) {
 			ts.tv_sec = (time_t)(next / 1000000000ull);
 			ts.tv_nsec = (long)(next % 1000000000ull);
 			tsp = &ts;
 		}
+		/*
+		 * Timers are armed under ctx->mu: one armed after this point and
+		 * earlier than our wake-up writes the eventfd (sv_timer_armed).
+		 */
+		__atomic_store_n(&ctx->thread_wake_at,
+				 next == UINT64_MAX ? UINT64_MAX : now + next,
+				 __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&ctx->mu);
 		n = ppoll(pfd, (nfds_t)npfd, tsp, NULL);
+		__atomic_store_n(&ctx->thread_wake_at, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&ctx->thread_napping, false, __ATOMIC_RELAXED);
 		if (n <= 0)
 			continue;

@@ -335,6 +335,7 @@ struct sv_context {
 	uint8_t *rxbuf;			/* under rx_lock */
 	uint64_t inline_poll_ns;	/* last inline progress by the app */
 	bool thread_napping;		/* progress thread leaves sockets alone */
+	uint64_t thread_wake_at;	/* ns: when the sleeping thread wakes */
 	bool port_is_down;
 	uint64_t port_down_at;		/* ns, 0 = never */
 	struct sv_context *next_ctx;	/* global registry (fork) */
@@ -422,6 +423,8 @@ void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
 /* drain ready sockets; blocking=false only tries the lock */
 void sv_progress(struct sv_context *ctx, bool blocking);
 void sv_wake(struct sv_context *ctx);
+/* a timer of ctx now expires at when (ns): make the progress thread see it */
+void sv_timer_armed(struct sv_context *ctx, uint64_t when);
 /* the application is about to block: the progress thread takes over */
 void sv_app_sleeps(struct sv_context *ctx);
 /* send a response without blocking, queueing it if needed (ctx->mu held) */

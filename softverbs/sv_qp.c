@@ -809,8 +809,13 @@ SV_EXPORT int ibv_modify_srq(struct ibv_srq *s, struct ibv_srq_attr *a,
 		srq->rq.head = 0;
 		srq->rq.cap = a->max_wr;
 	}
-	if (mask & IBV_SRQ_LIMIT)
+	if (mask & IBV_SRQ_LIMIT) {
+		if (a->srq_limit > srq->rq.cap) {
+			err = EINVAL;
+			goto out;
+		}
 		srq->limit = a->srq_limit;
+	}
 out:
 	pthread_mutex_unlock(&ctx->mu);
 	return err;

@@ -211,6 +211,7 @@ static int rnr(struct sv_qp *qp, const struct sv_pkt *pkt, bool forced)
 		qp->hold_retry_at = sv_now_ns() +
 				    sv_rnr_timer_ns(qp->attr.min_rnr_timer);
 		qp->rnr_forced = forced;
+		sv_timer_armed(qp->ctx, qp->hold_retry_at);
 		SV_DBG("qp %u: RNR%s on msn %u", qp->qpn,
 		       forced ? " (forced)" : "", pkt->msn);
 	}
@@ -489,6 +490,7 @@ static int process_request(struct sv_qp *qp, const struct sv_pkt *pkt)
 
 			qp->hold_deadline = t == UINT64_MAX ? UINT64_MAX :
 							      sv_now_ns() + t;
+			sv_timer_armed(qp->ctx, qp->hold_deadline);
 		}
 		return SV_HOLD;
 	}

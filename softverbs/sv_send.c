@@ -156,7 +156,7 @@ void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len)
 
 			if (!qp->dead_at && t != UINT64_MAX) {
 				qp->dead_at = qp->last_activity + t;
-				sv_wake(qp->ctx);
+				sv_timer_armed(qp->ctx, qp->dead_at);
 			}
 			break;
 		}
@@ -541,8 +541,14 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 			       e->nsge * sizeof(e->sge[0]));
 		}
 		qp->sq_count++;
-		if (qp->sq_count == 1)
+		if (qp->sq_count == 1) {
+			uint64_t t = sv_transport_timeout_ns(
+				qp->attr.timeout, qp->attr.retry_cnt);
+
 			qp->last_activity = sv_now_ns();
+			if (t != UINT64_MAX)	/* the liveness probe */
+				sv_timer_armed(ctx, qp->last_activity + t);
+		}
 		/* RDMA READ / atomics: at most max_rd_atomic in flight */
 		if (rd) {
 			while (qp->rd_inflight >= max_rd &&
