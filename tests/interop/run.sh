@@ -305,6 +305,28 @@ V "$SERVER_PORT" 0.4.99
 expect "our server accepts 0.4.99 like 0.4.11 (no upgrade error)" 0 \
 	"urgent=none"
 
+# Our client facing version errors from other servers (fake, python):
+# a newer server asks to upgrade the client: shown, exit 1, no retry loop;
+# a server that rejects even the legacy request: exit 1, bounded.
+verr() {
+	local pf=$T/ve.port
+	rm -f "$pf"
+	python3 "$PEER" error-server "$pf" "$1" >/dev/null 2>&1 &
+	local vp=$!
+	track_pid $vp
+	wait_for 10 test -s "$pf"
+	run -t 30 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -t 1 tcp_lat
+	kill $vp 2>/dev/null
+	wait $vp 2>/dev/null
+}
+verr "upgrade qperf on client from 0.5.0 to 0.6.0"
+expect "newer server: 'server: upgrade qperf on client from 0.5.0 to 0.6.0', exit 1" 1 '' \
+	'^qperf: server: upgrade qperf on client from 0\.5\.0 to 0\.6\.0$'
+verr "upgrade qperf on server from 0.4.11 to 0.5.0"
+[ "$RC" = 1 ] && has '^qperf: server: upgrade qperf on server' "$ERR_FILE" &&
+	pass "server rejecting the legacy request too: exit 1, no endless retry" ||
+	fail "server rejecting the legacy request too: exit 1, no endless retry" "$(ctx)"
+
 # --- our legacy request, byte for byte ---------------------------------------
 # 200 bytes as hex: ver 0.4.11, then fields; see spec §2.2.
 hexreq() {
