@@ -429,3 +429,37 @@ void t_fork_child(struct sv_side *s)
 out:
 	finish(s, qp, &b, NULL);
 }
+
+/*
+ * SOFTVERBS_FABRIC keeps runs apart: role B lives in another fabric, so
+ * A's SEND to B's QP number finds nobody (RETRY_EXC_ERR) and B receives
+ * nothing, although both run on one host with the same node id.
+ */
+void t_fabric_apart(struct sv_side *s)
+{
+	struct sv_conn c = { .timeout = 12, .retry_set = 1, .retry_cnt = 1 };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer;
+	struct ibv_qp *qp = NULL;
+
+	if (side_open(s, 64, 0) < 0 || buf_new(s, &b, 4096, RW) < 0)
+		goto out;
+	qp = qp_pair(s, &c, NULL, &peer);
+	if (!qp)
+		goto out;
+	if (s->role == ROLE_B) {
+		CHECK(!post_recv_one(qp, 1, &b, 0, 4096), "post receive");
+		ctl_sync(s, 'R');
+		ctl_sync(s, 'D');
+		expect_quiet(s->cq, "receiver in another fabric");
+	} else {
+		ctl_sync(s, 'R');
+		CHECK(!post_one(qp, IBV_WR_SEND, 1, &b, 0, 64, 0, 0,
+				IBV_SEND_SIGNALED), "post SEND across fabrics");
+		expect_wc(s->cq, 1, IBV_WC_RETRY_EXC_ERR, "SEND to a QP in "
+			  "another fabric", NULL);
+		ctl_sync(s, 'D');
+	}
+out:
+	finish(s, qp, &b, NULL);
+}

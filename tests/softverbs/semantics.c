@@ -923,6 +923,9 @@ const struct sv_test sv_tests[] = {
 	  "ibv_wr_* WRITE/READ/FAA batch, ibv_cq_ex polling" },
 	{ "fork_child", t_fork_child, NULL, NULL, 0,
 	  "a forked child neither crashes nor steals the parent's traffic" },
+	{ "fabric_apart", t_fabric_apart, NULL,
+	  "SOFTVERBS_FABRIC=sv-semantics-elsewhere", 0,
+	  "another SOFTVERBS_FABRIC is unreachable (RETRY_EXC_ERR)" },
 	FAULT_CASES
 	{ NULL, NULL, NULL, NULL, 0, NULL },
 };
