@@ -513,19 +513,32 @@ static void atfork_child(void)
 	registry = NULL;
 }
 
-/* at exit: pending ACKs and responses still go out (best effort) */
+/*
+ * At exit: pending ACKs and responses still go out (best effort).  exit()
+ * may come from a signal handler that interrupted this very thread inside
+ * the library, so locks are only tried.
+ */
 __attribute__((destructor)) static void sv_at_exit(void)
 {
 	struct sv_context *ctx;
 
-	pthread_mutex_lock(&registry_mu);
+	if (pthread_mutex_trylock(&registry_mu))
+		return;
 	for (ctx = registry; ctx; ctx = ctx->next_ctx) {
-		if (!sv_ctx_usable(ctx))
+		uint64_t end = sv_now_ns() + 100000000ull;	/* 100 ms */
+
+		if (!sv_ctx_usable(ctx) || pthread_mutex_trylock(&ctx->mu))
 			continue;
-		pthread_mutex_lock(&ctx->mu);
 		emit_acks(ctx);
+		for (;;) {
+			backlog_push_out(ctx);
+			if (!ctx->bl_head || sv_now_ns() >= end)
+				break;
+			pthread_mutex_unlock(&ctx->mu);
+			usleep(100);
+			pthread_mutex_lock(&ctx->mu);
+		}
 		pthread_mutex_unlock(&ctx->mu);
-		sv_flush_backlog(ctx, 100);
 	}
 	pthread_mutex_unlock(&registry_mu);
 }
