@@ -92,8 +92,8 @@ int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
  * for a whole scheduler tick while it busy-polls.  So first retry without
  * blocking, yielding the CPU, for a short while.
  */
-int sv_sendv_blocking(int fd, uint32_t node, uint32_t qpn, struct iovec *iov,
-		      int iovcnt)
+int sv_sendv_blocking(struct sv_context *ctx, int fd, uint32_t node,
+		      uint32_t qpn, struct iovec *iov, int iovcnt)
 {
 	struct sockaddr_un a;
 	struct msghdr m;
@@ -116,21 +116,17 @@ int sv_sendv_blocking(int fd, uint32_t node, uint32_t qpn, struct iovec *iov,
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM) {
-			if (!give_up)
+			if (!give_up) {
 				give_up = sv_now_ns() + SV_SEND_SPIN_NS;
+				/* we will not poll for a while: hand over */
+				if (ctx)
+					sv_app_sleeps(ctx);
+			}
 			sched_yield();
 			continue;
 		}
 		return -errno;
 	}
-}
-
-int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
-		     size_t len)
-{
-	struct iovec iov = { (void *)buf, len };
-
-	return sv_sendv_blocking(fd, node, qpn, &iov, 1);
 }
 
 /* ---- responder output ------------------------------------------------------------- */

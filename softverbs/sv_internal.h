@@ -431,12 +431,13 @@ void sv_app_sleeps(struct sv_context *ctx);
 void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
 		struct sv_pkt *pkt, const void *data, size_t len);
 void sv_flush_backlog(struct sv_context *ctx, int wait_ms);
-/* send a datagram to (node, qpn) from fd, blocking; 0 or -errno */
-int sv_send_blocking(int fd, uint32_t node, uint32_t qpn, const void *buf,
-		     size_t len);
 struct iovec;
-int sv_sendv_blocking(int fd, uint32_t node, uint32_t qpn, struct iovec *iov,
-		      int iovcnt);
+/*
+ * send a datagram to (node, qpn) from fd, blocking while the peer's queue
+ * is full; 0 or -errno.  ctx (may be NULL) learns when the app waits.
+ */
+int sv_sendv_blocking(struct sv_context *ctx, int fd, uint32_t node,
+		      uint32_t qpn, struct iovec *iov, int iovcnt);
 
 /* ---- sv_resp.c ------------------------------------------------------------ */
 /* handle one received datagram (ctx->mu held) */

@@ -326,7 +326,8 @@ static int send_message(struct sv_qp *qp, struct sv_pkt *h,
 			left -= take;
 			skip = 0;
 		}
-		err = sv_sendv_blocking(qp->fd, dnode, dqpn, iov, cnt);
+		err = sv_sendv_blocking(qp->ctx, qp->fd, dnode, dqpn, iov,
+					cnt);
 		if (err)
 			return err;
 		off += n;
@@ -552,8 +553,10 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 		/* RDMA READ / atomics: at most max_rd_atomic in flight */
 		if (rd) {
 			while (qp->rd_inflight >= max_rd &&
-			       q->state != IBV_QPS_ERR)
+			       q->state != IBV_QPS_ERR) {
+				sv_app_sleeps(ctx);	/* the thread must progress */
 				pthread_cond_wait(&qp->send_cv, &ctx->mu);
+			}
 			qp->rd_inflight++;
 		}
 		if (ctx->port_is_down && !qp->dead_at) {
