@@ -29,6 +29,7 @@
 #include "util.h"
 
 #define ERR_MAX 512
+#define UDP_MAX_PAYLOAD 65507 /* 65535 - IPv4 and UDP headers */
 
 struct client {
 	const struct plan *plan;
@@ -223,7 +224,9 @@ static int run_sock(struct attempt *a)
 			     err, errlen) < 0)
 		return -1;
 	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
-	sock_set_idle(r.fd, r.idle);
+	/* A timed test's alarm already ends every blocking call. */
+	if (!r.time || r.idle < r.time)
+		sock_set_idle(r.fd, r.idle);
 	debugf(a->s->out.debug, "sending synchronization before test");
 	if (ctl_sync(&a->c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
@@ -343,6 +346,16 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		for (char *l = strtok_r(warn, "\n", &save); l;
 		     l = strtok_r(NULL, "\n", &save))
 			fprintf(stderr, "qperf: warning: %s\n", l);
+	}
+	if (t->xp && t->xp->style == SS_DGRAM &&
+	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > UDP_MAX_PAYLOAD) {
+		fprintf(stderr,
+			"qperf: %s: message size %llu is larger than a UDP datagram can carry (%u)\n",
+			t->name,
+			(unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
+			UDP_MAX_PAYLOAD);
+		free(a);
+		return 1;
 	}
 	if (t->missing) {
 		fprintf(stderr, "qperf: %s: %s\n", t->name, t->missing);

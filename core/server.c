@@ -113,7 +113,9 @@ static int serve_sock(struct ctl *c, const struct test_desc *t,
 	if (sock_server_open(t->xp, c, q, lat, &r, err, errlen) < 0)
 		return -1;
 	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
-	sock_set_idle(r.fd, r.idle);
+	/* A timed test's alarm already ends every blocking call. */
+	if (!r.time || r.idle < r.time)
+		sock_set_idle(r.fd, r.idle);
 	debugf(c->debug, "waiting for synchronization before test");
 	if (ctl_sync(c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
