@@ -82,8 +82,20 @@ fail() {
 	done
 }
 
-# Print the summary line and exit with the right status.
+# Print the summary line and exit with the right status.  First, our
+# servers' logs must hold no sanitizer or crash reports (they matter when
+# QPERF is a SANITIZE=address,undefined build).
 finish() {
+	local logs bad
+	logs=$(ls "$T"/server.*.log 2>/dev/null)
+	if [ -n "$logs" ]; then
+		bad=$(grep -l -E 'AddressSanitizer|LeakSanitizer|runtime error:|Segmentation fault|core dumped' $logs)
+		if [ -z "$bad" ]; then
+			pass "server logs: no sanitizer or crash reports"
+		else
+			fail "server logs: no sanitizer or crash reports" "$(cat $bad | head -40)"
+		fi
+	fi
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 	exit $?
@@ -355,6 +367,11 @@ pid_gone() {
 	local st
 	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
 	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+
+# Is QPERF built with AddressSanitizer (valgrind cannot run it)?
+qperf_is_asan() {
+	grep -q __asan_init "$QPERF" 2>/dev/null
 }
 
 # Is a python3 interpreter here?  The robust and interop suites use it
