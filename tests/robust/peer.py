@@ -28,6 +28,10 @@ ACTIONs run in order; each prints one line the shell scripts grep:
     close | rst       close (FIN) or abort (RST) the control socket
     exit              _exit(0) at once: the kernel closes every socket
 
+    peer.py fuzz HOST PORT N SEED
+        N connections with random plausible requests (never quit), each
+        closed, aborted or half-followed at random.
+
 Server modes play a fake server for our client:
 
     peer.py legacy-recorder PORTFILE OUTFILE
@@ -347,6 +351,64 @@ def dead_udp_server(portfile):
     return 1
 
 
+def fuzz(host, port, n, seed):
+    """n connections with random but plausible requests (never quit), each
+    followed by a random behaviour; prints a tally of what came back."""
+    import random
+    rnd = random.Random(int(seed))
+    sizes = [0, 1, 100, 1400, 65536, 1 << 20, 1 << 30, (1 << 30) + 1,
+             0xFFFFFFFF]
+    tally = {}
+    for _ in range(int(n)):
+        idx = rnd.choice([0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 20, 32,
+                          33, 40, 0xFFFF])
+        kw = dict(idx=idx, msg_size=rnd.choice(sizes),
+                  time=rnd.choice([0, 1]), timeout=rnd.choice([0, 1, 2]),
+                  port=rnd.choice([0, 0, rnd.randrange(1024, 65536),
+                                   70000]),
+                  affinity=rnd.choice([0, 1, 2, 5000, 0xFFFFFFFF]),
+                  sock_buf_size=rnd.choice([0, 1, 4096, 1 << 31,
+                                            0xFFFFFFFF]),
+                  access_recv=rnd.choice([0, 1]),
+                  no_msgs=rnd.choice([0, 1, 10]))
+        b = bytearray(request(**kw))
+        if rnd.random() < 0.3:
+            b[2:4] = struct.pack("<H", 5)  # 0.5.x: an extension follows
+            b += bytes(rnd.randrange(256) for _ in range(24))
+        if rnd.random() < 0.2:  # flip some bytes of the strings
+            for _ in range(8):
+                b[rnd.randrange(72, 200)] = rnd.randrange(256)
+        try:
+            s = socket.create_connection((host, int(port)), timeout=5)
+            s.sendall(bytes(b))
+            how = rnd.choice(["close", "rst", "read", "port-sync"])
+            if how == "rst":
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                             struct.pack("ii", 1, 0))
+            elif how == "read":
+                s.settimeout(0.3)
+                try:
+                    s.recv(4096)
+                except OSError:
+                    pass
+            elif how == "port-sync":
+                s.settimeout(0.3)
+                try:
+                    if len(s.recv(4)) == 4:
+                        s.sendall(SYNC_BEFORE)
+                        s.recv(4096)
+                except OSError:
+                    pass
+            s.close()
+            tally[how] = tally.get(how, 0) + 1
+        except OSError as e:
+            tally["connect/send error"] = tally.get("connect/send error",
+                                                    0) + 1
+    out("fuzz done %s" % " ".join("%s=%d" % kv for kv in
+                                  sorted(tally.items())))
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -354,6 +416,8 @@ def main(argv):
     mode = argv[1]
     if mode == "client":
         return client(argv[2], argv[3], argv[4:])
+    if mode == "fuzz":
+        return fuzz(argv[2], argv[3], argv[4], argv[5])
     if mode == "legacy-recorder":
         return legacy_recorder(argv[2], argv[3])
     if mode == "error-server":

@@ -196,6 +196,14 @@ P req:idx=8,port=70000 wait:5
 reply "data port 70000 in the request: refused" 1 '70000'
 settled "bad requests"
 
+# --- random requests ----------------------------------------------------------------
+for seed in 1 2; do
+	run -t 120 python3 "$PEER" fuzz 127.0.0.1 "$MAIN_PORT" 300 "$seed"
+	expect "300 random requests (seed $seed), each closed, aborted or half-followed" \
+		0 '^fuzz done '
+	settled "after 300 random requests (seed $seed)" 20
+done
+
 # --- timeouts: -lto and the request's (client's -rto) --------------------------
 if start_server -- -lto 1; then
 	run -t 20 python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" wait:10
