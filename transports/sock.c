@@ -150,24 +150,34 @@ static int recv_port(struct ctl *c, uint16_t *port, const char *item,
 	return 0;
 }
 
-/* accept() within timeout ns; returns the fd or -1 with err filled. */
-static int accept_bounded(int lfd, uint64_t timeout, char *err, size_t errlen)
+/*
+ * accept() within timeout ns; returns the fd or -1 with err filled.  The
+ * control connection is watched too: if the client hangs up or reports
+ * an error meanwhile, there is nobody left to wait for.  (Its POLLIN is
+ * not a sign of trouble: the client may send its sync before we accept.)
+ */
+static int accept_bounded(int lfd, int ctlfd, uint64_t timeout, char *err,
+			  size_t errlen)
 {
 	uint64_t deadline = now_ns() + timeout;
 
 	for (;;) {
-		struct pollfd pfd = { lfd, POLLIN, 0 };
+		struct pollfd pfd[2] = { { lfd, POLLIN, 0 },
+					 { ctlfd, POLLPRI | POLLRDHUP, 0 } };
 		uint64_t now = now_ns();
 		int fd, r;
 
 		if (now >= deadline)
 			return seterr(err, errlen,
 				      "failed to accept data connection: timed out");
-		r = poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1));
+		r = poll(pfd, 2, (int)((deadline - now) / 1000000 + 1));
 		if (r < 0 && errno != EINTR)
 			return seterr_errno(err, errlen, errno, "poll failed");
 		if (r <= 0)
 			continue;
+		if (pfd[1].revents)
+			return seterr(err, errlen,
+				      "failed to accept data connection: client not responding");
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
 			return fd;
@@ -342,7 +352,7 @@ static int rds_server(const struct xport *xp, struct ctl *c,
 		close(lfd);
 		return -1;
 	}
-	fd = accept_bounded(lfd, c->timeout, err, errlen);
+	fd = accept_bounded(lfd, c->fd, c->timeout, err, errlen);
 	close(lfd);
 	if (fd < 0)
 		return -1;
@@ -427,7 +437,7 @@ int sock_server_open(const struct xport *xp, struct ctl *c,
 		return -1;
 	}
 	if (xp->style == SS_STREAM) {
-		int afd = accept_bounded(fd, c->timeout, err, errlen);
+		int afd = accept_bounded(fd, c->fd, c->timeout, err, errlen);
 
 		close(fd);
 		if (afd < 0)
