@@ -193,11 +193,36 @@ ck_t() {
 }
 CHECK=ck_t both "udp_lat -t 2 -vvu -vvt" -t 2 -vvu -vvt udp_lat
 
+# The peer's STAT as the other side reads it: both windows about 1 s
+# (0.4.11 ticks are 10 ms), receive counts present and not above the
+# sender's.
+ck_stat() {
+	expect "$1 exit 0" 0 "$(L send_real_time '1(\.0[0-3])? sec')"
+	has "$(L recv_real_time '1(\.0[0-3])? sec')" &&
+		pass "$1: both real times about 1 s" ||
+		fail "$1: both real times about 1 s" "$(ctx)"
+	local s r
+	s=$(sed -n 's/^    send_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
+	r=$(sed -n 's/^    recv_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
+	[ -n "$s" ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$r" -le "$s" ] &&
+		pass "$1: 0 < recv_msgs ($r) <= send_msgs ($s)" ||
+		fail "$1: 0 < recv_msgs <= send_msgs" "$(ctx)"
+}
+CHECK=ck_stat both "tcp_bw -t 1 -vv (STAT both ways)" -t 1 -vv tcp_bw
+
 # Our client with a fractional -t against 0.4.11 (whole seconds): it
 # still works, and says how it rounded.
 X -t 0.5 tcp_bw
 expect "X: -t 0.5 against 0.4.11 works, warns about rounding" 0 \
 	"$(L bw "$BW")" 'warning: .*(round|whole)'
+# ... and the parameter list shows the time that was run (BUGS-found #5).
+X -t 0.5 -vu -vvt tcp_lat
+if [ "$RC" = 0 ] && has "$(L loc_real_time '1(\.0[0-3])? sec')" &&
+	has "$(L time '1 sec')"; then
+	pass "X: -t 0.5 -vu against 0.4.11: 'time' shows the 1 s that ran"
+else
+	fail "X: -t 0.5 -vu against 0.4.11: 'time' shows the 1 s that ran" "$(ctx)"
+fi
 # Our client's -n against 0.4.11: tcp_lat ends after the count.
 X -n 500 -vvs tcp_lat
 expect "X: -n 500 tcp_lat against 0.4.11" 0 "$(L loc_send_msgs '500 ')"
