@@ -23,7 +23,9 @@
 
 #define SV_BACKLOG_RETRY_NS 100000ull	/* 100 us */
 #define SV_SNDBUF (2 * 1024 * 1024)	/* bytes */
-#define SV_SEND_SPIN_NS 2000000ull	/* yield-retry a full queue this long */
+#define SV_SEND_SPIN_NS 500000ull	/* yield-retry a full queue this long, */
+#define SV_SEND_NAP_MIN_NS 20000ull	/* then sleep this long, doubling */
+#define SV_SEND_NAP_MAX_NS 250000ull	/* up to this */
 #define SV_POLLER_GRACE_NS 30000	/* app polled this recently: it drains */
 #define SV_NAP_MIN_NS 20000		/* the thread then stays away this long, */
 #define SV_NAP_MAX_NS 1000000		/* doubling while the app keeps polling */
@@ -89,15 +91,17 @@ int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
 /*
  * A full receive queue would put us to sleep in the kernel, and the
  * receiver's wake-up is a "sync" one that can leave us waiting for its CPU
- * for a whole scheduler tick while it busy-polls.  So first retry without
- * blocking, yielding the CPU, for a short while.
+ * for a whole scheduler tick while it busy-polls.  So retry without
+ * blocking: yield the CPU for a few microseconds, then sleep with a growing
+ * timeout (20 us up to 250 us), which neither spins nor depends on that
+ * wake-up.
  */
 int sv_sendv_blocking(struct sv_context *ctx, int fd, uint32_t node,
 		      uint32_t qpn, struct iovec *iov, int iovcnt)
 {
 	struct sockaddr_un a;
 	struct msghdr m;
-	uint64_t give_up = 0;
+	uint64_t spin_until = 0, nap = SV_SEND_NAP_MIN_NS;
 
 	sv_addr_of(&a, &m.msg_namelen, node, qpn);
 	m.msg_name = &a;
@@ -107,25 +111,29 @@ int sv_sendv_blocking(struct sv_context *ctx, int fd, uint32_t node,
 	m.msg_controllen = 0;
 	m.msg_flags = 0;
 	for (;;) {
-		int flags = MSG_DONTWAIT;
+		struct timespec ts;
 
-		if (give_up && sv_now_ns() > give_up)
-			flags = 0;
-		if (sendmsg(fd, &m, flags) >= 0)
+		if (sendmsg(fd, &m, MSG_DONTWAIT) >= 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == ENOBUFS || errno == ENOMEM) {
-			if (!give_up) {
-				give_up = sv_now_ns() + SV_SEND_SPIN_NS;
-				/* we will not poll for a while: hand over */
-				if (ctx)
-					sv_app_sleeps(ctx);
-			}
+		if (errno != EAGAIN && errno != ENOBUFS && errno != ENOMEM)
+			return -errno;
+		if (!spin_until) {
+			spin_until = sv_now_ns() + SV_SEND_SPIN_NS;
+			/* we will not poll for a while: hand over */
+			if (ctx)
+				sv_app_sleeps(ctx);
+		}
+		if (sv_now_ns() < spin_until) {
 			sched_yield();
 			continue;
 		}
-		return -errno;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)nap;
+		nanosleep(&ts, NULL);
+		if (nap < SV_SEND_NAP_MAX_NS)
+			nap *= 2;
 	}
 }
 

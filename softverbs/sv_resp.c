@@ -499,6 +499,14 @@ static int process_request(struct sv_qp *qp, const struct sv_pkt *pkt)
 			nak(qp, pkt, SV_NAK_DEAD);
 		return SV_DONE;
 	}
+	/* a connected QP only hears its peer (e.g. not an earlier one) */
+	if (pkt->src_qpn != qp->attr.dest_qp_num ||
+	    pkt->src_node != qp->dest_node) {
+		SV_DBG("qp %u: packet from %u/%u, not from the peer %u/%u",
+		       qp->qpn, pkt->src_node, pkt->src_qpn, qp->dest_node,
+		       qp->attr.dest_qp_num);
+		return SV_DONE;
+	}
 	if (pkt->flags & SV_F_FIRST) {
 		if (qp->in_msg && qp->in_has_wqe) {
 			/* previous message never finished (UC loss) */
