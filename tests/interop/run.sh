@@ -266,6 +266,47 @@ fi
 		"$(cat "$T/ws.out" "$T/ws.err")"
 kill $wss 2>/dev/null
 
+# --- same lines as 0.4.11's client ---------------------------------------------
+# Our client and 0.4.11's, run side by side against our server, must
+# print the same report lines in the same order (names only; figures
+# differ from run to run, and lines whose value may be zero by chance are
+# left out), and the same "set but not used" and obsolete-option warnings.
+names() {
+	sed -n 's/^    \([a-z_]*\) *  =  .*/\1/p' "$1" |
+		grep -vE '(iowait|intr|user|kernel|errors|max_cqe)$' | tr '\n' ' '
+}
+warns() {
+	sed -n 's/^\(qperf: \)\{0,1\}warning: //p' "$1" | sort | tr '\n' '|'
+}
+same_as_legacy() {
+	local what=$1 name=$2
+	shift 2
+	timeout 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" "$@" >"$T/z.ours" 2>&1 &
+	local zp=$!
+	timeout 20 "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" "$@" >"$T/z.theirs" 2>&1
+	wait $zp
+	local a b
+	a=$($what "$T/z.ours")
+	b=$($what "$T/z.theirs")
+	if [ -n "$b" ] && [ "$a" = "$b" ]; then
+		pass "$name: same as 0.4.11's client"
+	else
+		fail "$name: same as 0.4.11's client" "ours:   $a" "0.4.11: $b" \
+			"$(cat "$T/z.ours")"
+	fi
+}
+for o in "-vv" "-vs" "-vt" "-vu" "-un -vv" "-uu -ub -v"; do
+	for t in tcp_bw tcp_lat udp_bw udp_lat; do
+		same_as_legacy names "report lines of -t 1 $o $t" -t 1 $o $t
+	done
+done
+same_as_legacy names "report lines of -t 1 --loop msg_size:1:4K:*8 -vvu tcp_lat" \
+	-t 1 --loop msg_size:1:4K:*8 -vvu tcp_lat
+for o in "-f 1 -ap 2 -sl 3" "-ar1" "-sr 10 -cm1" "-a 1"; do
+	same_as_legacy warns "warnings of -t 1 $o tcp_lat" -t 1 $o tcp_lat
+done
+same_as_legacy warns "warnings of -t 1 -i mlx5_0 -cp1 udp_bw" -t 1 -i mlx5_0 -cp1 udp_bw
+
 # --- remote errors both ways ------------------------------------------------
 X -t 1 -rca 5000 tcp_lat
 expect "X: -rca 5000: server error on stderr, exit 1" 1 '' \
