@@ -6,8 +6,9 @@
  * Invariants (see docs/softverbs.md for the user view):
  *  - every QP owns one SOCK_DGRAM socket bound to the abstract name
  *    "softverbs/<fabric>/<node>/<qpn>"; a successful bind allocates the QPN;
- *  - requests (SEND, WRITE, READ request, atomics) are sent blocking by the
- *    application thread in post_send, never while holding ctx->mu;
+ *  - requests (SEND, WRITE, READ request, atomics) are sent by the
+ *    application thread in post_send, which waits while the peer's queue is
+ *    full, never while holding ctx->mu;
  *  - everything a responder emits (ACK, NAK, READ response, atomic response)
  *    is sent non-blocking from ctx->resp_fd; what does not fit goes to the
  *    context's FIFO backlog, so packet processing never blocks;

@@ -106,7 +106,7 @@ static struct ibv_pd *resp_pd(struct sv_qp *qp, struct sv_srq **srq,
 	return qp->qpx.qp_base.pd;
 }
 
-/* rkey check in hardware order; returns the local address or 0 */
+/* rkey check in hardware order; *va receives the local address */
 static enum sv_syndrome check_rkey(struct sv_qp *qp, const struct sv_pkt *pkt,
 				   unsigned int need, uint64_t *va)
 {
@@ -124,9 +124,10 @@ static enum sv_syndrome check_rkey(struct sv_qp *qp, const struct sv_pkt *pkt,
 	if (pkt->raddr < mr->iova || pkt->raddr + len < pkt->raddr ||
 	    pkt->raddr + len > mr->iova + mr->mr.length)
 		return SV_NAK_ACCESS;
-	if (len == 8 && need == IBV_ACCESS_REMOTE_ATOMIC && (pkt->raddr & 7))
-		return SV_NAK_INV_REQ;
 	*va = (uint64_t)(uintptr_t)mr->mr.addr + (pkt->raddr - mr->iova);
+	/* atomics: aligned by iova and, for the CPU atomics, by address */
+	if (need == IBV_ACCESS_REMOTE_ATOMIC && ((pkt->raddr | *va) & 7))
+		return SV_NAK_INV_REQ;
 	return SV_NAK_NONE;
 }
 
