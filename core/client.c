@@ -281,10 +281,15 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
 			      a->t->name, QPERF_VERSION);
-	if (t % NS_PER_SEC)
+	if (t % NS_PER_SEC) {
+		t = (t + NS_PER_SEC - 1) / NS_PER_SEC * NS_PER_SEC;
 		fprintf(stderr,
 			"qperf: warning: the server runs qperf 0.4, which counts whole seconds; -t rounded up to %llu s\n",
-			(unsigned long long)((t + NS_PER_SEC - 1) / NS_PER_SEC));
+			(unsigned long long)(t / NS_PER_SEC));
+		/* The report shows the time that actually ran. */
+		a->par.val[SIDE_LOC][PAR_TIME] = t;
+		a->par.val[SIDE_REM][PAR_TIME] = t;
+	}
 	return 0;
 }
 
