@@ -40,6 +40,10 @@ Server modes play a fake server for our client:
         the legacy request that follows, answers it with an error and exits.
     peer.py error-server PORTFILE TEXT
         Answers every request (for 10 s) with urgent '?' and TEXT.
+    peer.py silent-server PORTFILE
+        Accepts and reads, never answers.
+    peer.py junk-server PORTFILE N
+        Answers every request with N bytes of garbage, then closes.
     peer.py dead-udp-server PORTFILE
         A 0.4.11-style server for udp_bw/udp_lat that announces a UDP port
         nobody listens on, runs the syncs, and reports zero received.
@@ -310,6 +314,43 @@ def error_server(portfile, text):
     return 0
 
 
+def silent_server(portfile):
+    """Accept connections, read what comes, never answer (20 s)."""
+    ls = listen(portfile)
+    conns = []
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            break
+        conns.append(c)
+    return 0
+
+
+def junk_server(portfile, n):
+    """Answer every request with n bytes of junk, then close (20 s)."""
+    ls = listen(portfile)
+    end = time.monotonic() + 20
+    junk = bytes((i * 97 + 13) & 0xFF for i in range(int(n)))
+    while time.monotonic() < end:
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            break
+        recv_exact(c, 200, 2)
+        try:
+            c.sendall(junk)
+            c.shutdown(socket.SHUT_WR)
+            c.settimeout(1)
+            while c.recv(4096):
+                pass
+        except OSError:
+            pass
+        c.close()
+    return 0
+
+
 def stat(no_ticks, secs, s_msgs, s_bytes, r_msgs, r_bytes):
     real = 1000
     ts = [real, 10, 0, 10, 10, 0, 0, 0, 0]
@@ -422,6 +463,10 @@ def main(argv):
         return legacy_recorder(argv[2], argv[3])
     if mode == "error-server":
         return error_server(argv[2], argv[3])
+    if mode == "silent-server":
+        return silent_server(argv[2])
+    if mode == "junk-server":
+        return junk_server(argv[2], argv[3])
     if mode == "dead-udp-server":
         return dead_udp_server(argv[2])
     print(__doc__)

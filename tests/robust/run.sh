@@ -357,6 +357,61 @@ run "$QPERF" "${longname:0:300}.invalid" -ws 0 tcp_lat
 	pass "300-char host name: one printable error line, exit 1" ||
 	fail "300-char host name: one printable error line, exit 1" "$(ctx)"
 
+# --- our client against misbehaving servers ------------------------------------------
+# fakesrv MODE [ARG]: start a python fake server; sets FPID, FPORT.
+fakesrv() {
+	local pf=$T/fake.port
+	rm -f "$pf"
+	python3 "$PEER" "$1" "$pf" ${2+"$2"} >/dev/null 2>&1 &
+	FPID=$!
+	track_pid $FPID
+	wait_for 10 test -s "$pf"
+	FPORT=$(cat "$pf")
+}
+fakestop() {
+	kill $FPID 2>/dev/null
+	wait $FPID 2>/dev/null
+}
+fakesrv silent-server
+for t in conf tcp_lat udp_bw quit; do
+	SECONDS=0
+	run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 $t
+	took=$SECONDS
+	[ "$RC" = 1 ] && has '^qperf: .*timed out' "$ERR_FILE" && [ "$took" -le 5 ] &&
+		pass "silent server, $t -to 2: 'timed out', exit 1 (${took}s)" ||
+		fail "silent server, $t -to 2: 'timed out', exit 1 within 5 s" "${took}s" "$(ctx)"
+done
+fakestop
+fakesrv junk-server 3
+for t in conf tcp_bw quit; do
+	run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 $t
+	[ "$RC" = 1 ] && has '^qperf: .*not responding' "$ERR_FILE" &&
+		pass "server sends 3 junk bytes and closes, $t: 'not responding', exit 1" ||
+		fail "server sends 3 junk bytes and closes, $t: 'not responding', exit 1" "$(ctx)"
+done
+fakestop
+fakesrv junk-server 4096
+for t in tcp_lat udp_bw quit; do
+	run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 $t
+	[ "$RC" = 1 ] && [ "$(wc -l <"$ERR_FILE")" -le 2 ] && printable "$ERR_FILE" &&
+		pass "server answers 4 KB of junk, $t: clean error, exit 1" ||
+		fail "server answers 4 KB of junk, $t: clean error, exit 1" "$(ctx)"
+done
+# conf takes any 256 bytes as CONF; what it prints must be printable
+# (no raw control or 8-bit bytes from the peer: BUGS-found.md #6).
+run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 conf
+[ "$RC" -le 1 ] && [ "$(count_lines '^    (loc|rem)_')" -le 8 ] && printable "$OUT_FILE" &&
+	pass "server answers conf with 4 KB of junk: printable output" ||
+	fail "server answers conf with 4 KB of junk: printable output" "$(cat -v "$OUT_FILE")"
+fakestop
+errsrv "$(printf 'bad Â31m 8-bit Ã¿ bytes')"
+run "$QPERF" 127.0.0.1 -lp "$ESPORT" -t 1 tcp_lat
+[ "$RC" = 1 ] && printable "$ERR_FILE" && has '^qperf: server: bad' "$ERR_FILE" &&
+	pass "remote error with 8-bit bytes (C1 CSI): printed printable" ||
+	fail "remote error with 8-bit bytes (C1 CSI): printed printable" "$(cat -v "$ERR_FILE")"
+kill $ESP 2>/dev/null
+wait $ESP 2>/dev/null
+
 # --- a test that measured nothing is an error ----------------------------------------
 deadsrv() {
 	local pf=$T/du.port
