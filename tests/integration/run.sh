@@ -408,6 +408,34 @@ usage -oo msg_size:1:4:+0 -oo msg_size:1:4:+0 tcp_lat
 usage -t -1 -t -1 tcp_lat
 usage -x '' -x tcp_bw
 
+# Command-line order (spec §1.1): a test runs with the options seen so
+# far; -H names the host; a trailing option is parsed and ignored.
+C -t $TT tcp_lat -v udp_lat -uu
+[ "$RC" = 0 ] && [ "$(sed -n '2p' "$OUT_FILE" | grep -c '^    latency  =  ')" = 1 ] &&
+	[ "$(sed -n '3p' "$OUT_FILE")" = 'udp_lat:' ] &&
+	has "$(L loc_cpus_used "$CPUS")" && ! has ' ns$' &&
+	pass "options apply to the tests after them: tcp_lat plain, udp_lat -v, -uu ignored" ||
+	fail "options apply to the tests after them: tcp_lat plain, udp_lat -v, -uu ignored" "$(ctx)"
+run "$QPERF" -t $TT -H 127.0.0.1 -lp "$SERVER_PORT" tcp_lat
+expect "-H HOST before the options" 0 "$(L latency "$TIME")"
+run "$QPERF" -t 1
+expect "client option without a host: exit 2" 2 '^$' 'client-only option'
+run "$QPERF" tcp_lat
+expect "test name as host: 'must specify host name first', exit 2" 2 '^$' \
+	'must specify host name first'
+run "$QPERF" 127.0.0.1
+expect "host without a test: 'must specify a test type', exit 2" 2 '^$' \
+	'must specify a test type'
+
+# Server start-up errors: the port is taken; the port file cannot be
+# written.  Exit 1, a message on stderr.
+run "$QPERF" -lp "$SERVER_PORT"
+expect "second server on a busy -lp: exit 1, address in use" 1 '^$' \
+	"^qperf: .*$SERVER_PORT.*[Aa]ddress already in use"
+run "$QPERF" -lp 0 -lpf /nonexistent-dir/port
+expect "-lpf in a missing directory: exit 1, error on stderr" 1 '^$' \
+	'^qperf: .*nonexistent-dir'
+
 # --- help and version -----------------------------------------------------
 run "$QPERF" --version
 expect "--version names 0.5 and the transports" 0 \
