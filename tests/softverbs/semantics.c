@@ -538,6 +538,8 @@ static void t_mr_iova(struct sv_side *s)
 	if (side_open(s, 64, 0) < 0 ||
 	    buf_new_iova(s, &b, LEN, s->role == ROLE_B ? iova : 0, RW) < 0)
 		goto out;
+	if (s->role == ROLE_B)		/* what A will READ, before connecting */
+		pattern_fill(b.p + LEN - 64, 64, 62);
 	qp = qp_pair(s, &c, &b, &peer);
 	if (!qp)
 		goto out;
@@ -562,7 +564,6 @@ static void t_mr_iova(struct sv_side *s)
 			  "WRITE past the iova range", NULL);
 		ctl_sync(s, 'E');
 	} else {
-		pattern_fill(b.p + LEN - 64, 64, 62);
 		ctl_sync(s, 'D');
 		CHECK(pattern_check(b.p + 200, 100, 61) < 0 &&
 		      all_zero(b.p, 200) && all_zero(b.p + 300, 100),
