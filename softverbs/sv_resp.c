@@ -561,7 +561,8 @@ void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
 {
 	(void)ctx;
 	if (len < sizeof(*pkt) || pkt->magic != SV_PKT_MAGIC ||
-	    pkt->chunk != len - sizeof(*pkt))
+	    pkt->chunk != len - sizeof(*pkt) ||
+	    (uint64_t)pkt->off + pkt->chunk > pkt->len)
 		return;
 	if (ctx->port_is_down)
 		return;
