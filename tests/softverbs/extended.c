@@ -100,6 +100,10 @@ void t_ud_no_recv_mtu(struct sv_side *s)
 	if (side_open(s, 64, 0) < 0)
 		goto out;
 	mtu = mtu_bytes(s->port.active_mtu);
+	if (getenv("SOFTVERBS_MTU"))
+		CHECK(mtu == (uint32_t)atoi(getenv("SOFTVERBS_MTU")),
+		      "active_mtu follows SOFTVERBS_MTU=%s (%u)",
+		      getenv("SOFTVERBS_MTU"), mtu);
 	if (buf_new(s, &b, 2 * (mtu + 40) + 8192, RW) < 0)
 		goto out;
 	qp = qp_pair(s, &c, NULL, &peer);
