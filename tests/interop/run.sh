@@ -194,8 +194,9 @@ ck_t() {
 CHECK=ck_t both "udp_lat -t 2 -vvu -vvt" -t 2 -vvu -vvt udp_lat
 
 # The peer's STAT as the other side reads it: both windows about 1 s
-# (0.4.11 ticks are 10 ms), receive counts present and not above the
-# sender's.
+# (0.4.11 ticks are 10 ms), receive counts present and at most one above
+# the sender's (0.4.11 counts the last, partial read as a message: spec
+# §5.11 shows send_msgs 53,425 and recv_msgs 53,426).
 ck_stat() {
 	expect "$1 exit 0" 0 "$(L send_real_time '1(\.0[0-3])? sec')"
 	has "$(L recv_real_time '1(\.0[0-3])? sec')" &&
@@ -204,9 +205,9 @@ ck_stat() {
 	local s r
 	s=$(sed -n 's/^    send_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
 	r=$(sed -n 's/^    recv_msgs *  =  *\([0-9,]*\) $/\1/p' "$OUT_FILE" | tr -d ,)
-	[ -n "$s" ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$r" -le "$s" ] &&
-		pass "$1: 0 < recv_msgs ($r) <= send_msgs ($s)" ||
-		fail "$1: 0 < recv_msgs <= send_msgs" "$(ctx)"
+	[ -n "$s" ] && [ -n "$r" ] && [ "$r" -gt 0 ] && [ "$r" -le $((s + 1)) ] &&
+		pass "$1: 0 < recv_msgs ($r) <= send_msgs + 1 ($s + 1)" ||
+		fail "$1: 0 < recv_msgs <= send_msgs + 1" "$(ctx)"
 }
 CHECK=ck_stat both "tcp_bw -t 1 -vv (STAT both ways)" -t 1 -vv tcp_bw
 
