@@ -676,7 +676,7 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 
 		if (t != UINT64_MAX) {
 			if (now - qp->last_activity >= t) {
-				/* still alive?  probe the peer's socket */
+				/* port down, or peer gone?  probe its socket */
 				struct sv_pkt p;
 				struct sockaddr_un a;
 				socklen_t alen;
@@ -686,9 +686,10 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 				p.op = SV_OP_PING;
 				sv_addr_of(&a, &alen, qp->dest_node,
 					   qp->attr.dest_qp_num);
-				if (sendto(qp->fd, &p, sizeof(p), MSG_DONTWAIT,
-					   (struct sockaddr *)&a, alen) < 0 &&
-				    (errno == ECONNREFUSED || errno == ENOENT))
+				if (qp->ctx->port_is_down ||
+				    (sendto(qp->fd, &p, sizeof(p), MSG_DONTWAIT,
+					    (struct sockaddr *)&a, alen) < 0 &&
+				     (errno == ECONNREFUSED || errno == ENOENT)))
 					sv_sq_fail(qp, IBV_WC_RETRY_EXC_ERR);
 				qp->last_activity = now;
 			}
