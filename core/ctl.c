@@ -256,6 +256,17 @@ int ext_stat_decode(const uint8_t in[EXT_STAT_SIZE], struct node_stat *s)
 	return 0;
 }
 
+/*
+ * Text from the peer is shown on a terminal: anything outside printable
+ * ASCII (controls, and 8-bit bytes such as the C1 CSI 0x9b) becomes '?'.
+ */
+static bool printable(char ch)
+{
+	unsigned char u = (unsigned char)ch;
+
+	return u >= 0x20 && u < 0x7f;
+}
+
 void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE])
 {
 	uint8_t *p = out;
@@ -275,9 +286,9 @@ void conf_decode(const uint8_t in[CONF_SIZE], struct conf_info *c)
 	getstr(&p, c->cpu, 64);
 	getstr(&p, c->os, 64);
 	getstr(&p, c->qperf, 64);
-	/* Replace control characters a hostile peer might send. */
+	/* Keep only printable ASCII: a hostile peer may send escapes. */
 	for (char *s = c->node; s < c->qperf + 64; s++)
-		if (*s && (unsigned char)*s < 0x20)
+		if (*s && !printable(*s))
 			*s = '?';
 }
 
@@ -351,7 +362,7 @@ static void read_peer_error(struct ctl *c, char *err, size_t errlen)
 	text[n] = '\0';
 	/* Keep the text printable: a hostile peer may send anything. */
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+		if (!printable(text[i]))
 			text[i] = text[i] == '\n' && i + 1 == n ? '\0' : '?';
 	c->peer_failed = true;
 	if (have_oob && oob == '.' && n == 0)

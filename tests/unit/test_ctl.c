@@ -216,9 +216,11 @@ TEST(conf_codec)
 	/* Garbage after the NUL (as 0.4.11 sends) and control characters. */
 	memcpy(b + 192, "0.4.11\0\xff\xfe", 9);
 	b[1] = '\n';
+	b[64] = (char)0x9b; /* 8-bit CSI */
 	conf_decode(b, &d);
 	CHECK_STR(d.qperf, "0.4.11");
 	CHECK_STR(d.node, "v?");
+	CHECK(d.cpu[0] == '?');
 }
 
 /* A connected loopback TCP pair: a[0] client, a[1] server side. */
