@@ -334,6 +334,11 @@ if [ -n "$m" ] && [ "$m" -gt 0 ]; then
 else
 	fail "-m 1536K tcp_bw sent msgs" "$(ctx)"
 fi
+C -t $TT -m 65507 -vu udp_bw
+expect "-m 65507 udp_bw (largest IPv4 datagram)" 0 "$(L msg_size '65\.5 KB')"
+C -t $TT -m 65508 udp_bw
+expect "-m 65508 udp_bw: clean error, exit 1" 1 '^udp_bw:$' \
+	'^qperf: .*65508.*(datagram|UDP)'
 C -t $TT -sb 64K -vu tcp_bw
 expect "-sb 64K tcp_bw" 0 "$(L sock_buf_size '64 KiB \(65,536\)')"
 C -t $TT -sb 64K -vu udp_bw

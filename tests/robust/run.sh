@@ -196,6 +196,20 @@ P req:idx=8,port=70000 wait:5
 reply "data port 70000 in the request: refused" 1 '70000'
 settled "bad requests"
 
+# --- many honest clients at once ------------------------------------------------------
+par=()
+for i in $(seq 8); do
+	timeout 30 "$QPERF" 127.0.0.1 -lp "$MAIN_PORT" -t 0.5 tcp_lat udp_bw \
+		>"$T/par.$i" 2>&1 &
+	par+=($!)
+	track_pid $!
+done
+wait "${par[@]}"
+n=$(cat "$T"/par.* | grep -cE '^    (latency|send_bw)  =  ')
+[ "$n" = 16 ] && pass "8 clients at once, 2 tests each: all 16 reports" ||
+	fail "8 clients at once, 2 tests each: all 16 reports" "$(cat "$T"/par.*)"
+settled "after 8 clients at once"
+
 # --- random requests ----------------------------------------------------------------
 for seed in 1 2; do
 	run -t 120 python3 "$PEER" fuzz 127.0.0.1 "$MAIN_PORT" 300 "$seed"
