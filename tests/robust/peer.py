@@ -40,6 +40,8 @@ Server modes play a fake server for our client:
         the legacy request that follows, answers it with an error and exits.
     peer.py error-server PORTFILE TEXT
         Answers every request (for 10 s) with urgent '?' and TEXT.
+    peer.py vanish-server PORTFILE close|rst
+        Syncs, takes data for 0.5 s, then closes or aborts every socket.
     peer.py silent-server PORTFILE
         Accepts and reads, never answers.
     peer.py junk-server PORTFILE N
@@ -351,6 +353,53 @@ def junk_server(portfile, n):
     return 0
 
 
+def vanish_server(portfile, how):
+    """A 0.4.11-style server that syncs, takes data for 0.5 s and then
+    vanishes: closes (FIN) or aborts (RST) every socket, without STAT."""
+    ls = listen(portfile)
+    for _ in range(4):
+        c, _ = ls.accept()
+        v = recv_exact(c, 6, 5)
+        maj, mnr, inc = struct.unpack("<3H", v)
+        if (maj, mnr) != (0, 4):
+            send_error(c, "upgrade qperf on server from 0.4.11 to %d.%d.%d"
+                       % (maj, mnr, inc))
+            continue
+        rest = recv_exact(c, 194, 5)
+        idx = struct.unpack("<H", rest[:2])[0]
+        udp = idx in (10, 11)
+        if udp:
+            d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            d.bind(("127.0.0.1", 0))
+        else:
+            dl = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            dl.bind(("127.0.0.1", 0))
+            dl.listen(1)
+            d = None
+        c.sendall(struct.pack("<I", (d or dl).getsockname()[1]))
+        if not udp:
+            dl.settimeout(5)
+            d, _ = dl.accept()
+        c.sendall(SYNC_BEFORE)
+        recv_exact(c, len(SYNC_BEFORE), 5)
+        end = time.monotonic() + 0.5
+        d.settimeout(0.1)
+        while time.monotonic() < end:
+            try:
+                b, a = d.recvfrom(65536)
+                if idx in (9, 11) and b:  # echo for the latency tests
+                    d.sendto(b, a) if udp else d.sendall(b)
+            except OSError:
+                pass
+        for sk in (c, d):
+            if how == "rst" and sk.type == socket.SOCK_STREAM:
+                sk.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                              struct.pack("ii", 1, 0))
+            sk.close()
+        return 0
+    return 1
+
+
 def stat(no_ticks, secs, s_msgs, s_bytes, r_msgs, r_bytes):
     real = 1000
     ts = [real, 10, 0, 10, 10, 0, 0, 0, 0]
@@ -463,6 +512,8 @@ def main(argv):
         return legacy_recorder(argv[2], argv[3])
     if mode == "error-server":
         return error_server(argv[2], argv[3])
+    if mode == "vanish-server":
+        return vanish_server(argv[2], argv[3])
     if mode == "silent-server":
         return silent_server(argv[2])
     if mode == "junk-server":

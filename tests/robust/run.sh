@@ -396,6 +396,21 @@ for t in conf tcp_lat udp_bw quit; do
 		fail "silent server, $t -to 2: 'timed out', exit 1 within 5 s" "${took}s" "$(ctx)"
 done
 fakestop
+# The server vanishes mid-test (closes or aborts every socket, no STAT):
+# exit 1 with an error, within the test time plus the timeout.
+for how in close rst; do
+	for t in tcp_bw tcp_lat udp_bw udp_lat; do
+		fakesrv vanish-server $how
+		SECONDS=0
+		run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 3 -to 2 $t
+		took=$SECONDS
+		[ "$RC" = 1 ] && [ "$(grep -c '^qperf: ' "$ERR_FILE")" -ge 1 ] &&
+			[ "$took" -le 7 ] && ! has '  =  ' &&
+			pass "server vanishes mid $t ($how): error, exit 1 (${took}s)" ||
+			fail "server vanishes mid $t ($how): error, exit 1 within 7 s" "${took}s" "$(ctx)"
+		fakestop
+	done
+done
 fakesrv junk-server 3
 for t in conf tcp_bw quit; do
 	run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 $t
