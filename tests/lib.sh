@@ -31,20 +31,27 @@ LIB_PIDS=()
 LIB_CLEANUP=()
 T=$(mktemp -d "${TMPDIR:-/tmp}/qperf-test.XXXXXX")
 
+# Is $1 still a live child of this shell?  (Never signal a PID that has
+# been reaped and perhaps reused by someone else's process.)
+our_child() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	set -- $st
+	[ "$1" != Z ] && [ "$2" = "$$" ]
+}
+
 lib_cleanup() {
 	local pid c
 	for pid in "${LIB_PIDS[@]}"; do
-		if kill -0 "$pid" 2>/dev/null; then
-			kill "$pid" 2>/dev/null
-		fi
+		our_child "$pid" && kill "$pid" 2>/dev/null
 	done
 	for pid in "${LIB_PIDS[@]}"; do
 		# Give each one a moment, then insist.
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			pid_gone "$pid" && break
+			our_child "$pid" || break
 			sleep 0.1
 		done
-		kill -9 "$pid" 2>/dev/null
+		our_child "$pid" && kill -9 "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	done
 	for c in "${LIB_CLEANUP[@]}"; do
