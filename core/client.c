@@ -223,25 +223,8 @@ static int run_sock(struct attempt *a)
 			     u32(p->val[SIDE_LOC][PAR_SOCK_BUF_SIZE]), lat, &r,
 			     err, errlen) < 0)
 		return -1;
-	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
-	/* A timed test's alarm already ends every blocking call. */
-	if (!r.time || r.idle < r.time)
-		sock_set_idle(r.fd, r.idle);
-	debugf(a->s->out.debug, "sending synchronization before test");
-	if (ctl_sync(&a->c, SYNC_BEFORE, err, errlen) < 0)
+	if (measure_phase(&r, &a->c, lat, err, errlen) < 0)
 		goto out;
-	debugf(a->s->out.debug, "synchronization complete");
-	if (measure_start(&r, err, errlen) < 0)
-		goto out;
-	rc = lat ? loop_lat(&r, true, err, errlen)
-		 : loop_bw_send(&r, err, errlen);
-	measure_disarm();
-	if (rc < 0)
-		goto out;
-	rc = -1;
-	/* Closing the data socket ends a legacy server's window (EOF). */
-	close(r.fd);
-	r.fd = -1;
 	debugf(a->s->out.debug, "waiting for results");
 	if (ctl_recv(&a->c, st, sizeof(st), "results", err, errlen) < 0)
 		goto out;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../transports/sock.h"
+#include "ctl.h"
 #include "measure.h"
 #include "report.h"
 #include "util.h"
@@ -329,4 +330,35 @@ int loop_lat(struct run *r, bool initiator, char *err, size_t errlen)
 	}
 	measure_stop(r);
 	return 0;
+}
+
+int measure_phase(struct run *r, struct ctl *c, bool lat, char *err,
+		  size_t errlen)
+{
+	int rc;
+
+	r->buf = xcalloc(1, r->msg_size ? r->msg_size : 1);
+	/* A timed test's alarm already ends every blocking call. */
+	if (!r->time || r->idle < r->time)
+		sock_set_idle(r->fd, r->idle);
+	debugf(c->debug, "waiting for synchronization before test");
+	if (ctl_sync(c, SYNC_BEFORE, err, errlen) < 0)
+		return -1;
+	debugf(c->debug, "synchronization complete");
+	if (measure_start(r, err, errlen) < 0)
+		return -1;
+	if (lat)
+		rc = loop_lat(r, !r->server, err, errlen);
+	else if (r->server)
+		rc = loop_bw_recv(r, err, errlen);
+	else
+		rc = loop_bw_send(r, err, errlen);
+	measure_disarm();
+	/*
+	 * Close the data socket now: a legacy server's window ends at EOF,
+	 * and a peer blocked sending to us returns.
+	 */
+	close(r->fd);
+	r->fd = -1;
+	return rc;
 }

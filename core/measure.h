@@ -59,6 +59,18 @@ int loop_bw_send(struct run *r, char *err, size_t errlen);
 int loop_bw_recv(struct run *r, char *err, size_t errlen);
 int loop_lat(struct run *r, bool initiator, char *err, size_t errlen);
 
+struct ctl;
+
+/*
+ * The measured phase, the same on both sides: allocate r->buf (the
+ * caller frees it), set the idle limit on the data socket, exchange the
+ * "before" sync on c, run this side's loop (lat: ping-pong, the client
+ * starting; else the client sends and the server receives) and close the
+ * data socket.  Returns 0 or -1 with err filled.
+ */
+int measure_phase(struct run *r, struct ctl *c, bool lat, char *err,
+		  size_t errlen);
+
 /* True once the timer has fired. */
 bool measure_finished(void);
 

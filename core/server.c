@@ -112,26 +112,8 @@ static int serve_sock(struct ctl *c, const struct test_desc *t,
 	}
 	if (sock_server_open(t->xp, c, q, lat, &r, err, errlen) < 0)
 		return -1;
-	r.buf = xcalloc(1, r.msg_size ? r.msg_size : 1);
-	/* A timed test's alarm already ends every blocking call. */
-	if (!r.time || r.idle < r.time)
-		sock_set_idle(r.fd, r.idle);
-	debugf(c->debug, "waiting for synchronization before test");
-	if (ctl_sync(c, SYNC_BEFORE, err, errlen) < 0)
+	if (measure_phase(&r, c, lat, err, errlen) < 0)
 		goto out;
-	if (measure_start(&r, err, errlen) < 0)
-		goto out;
-	if (lat)
-		rc = loop_lat(&r, false, err, errlen);
-	else
-		rc = loop_bw_recv(&r, err, errlen);
-	measure_disarm();
-	if (rc < 0)
-		goto out;
-	rc = -1;
-	/* Close the data socket first so a blocked client sender returns. */
-	close(r.fd);
-	r.fd = -1;
 	stat_encode(&r.st, st);
 	debugf(c->debug, "sending results");
 	if (ctl_send(c, st, sizeof(st), "results", err, errlen) < 0)
