@@ -315,9 +315,8 @@ static const char *clip(struct clip *c, const char *v)
  * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is
  * NULL), opt and v clipped.  Returns -1.
  */
-__attribute__((format(printf, 5, 6))) static int
-fail(char *err, size_t errlen, const char *opt, const char *v,
-     const char *fmt, ...)
+int opts_fail(char *err, size_t errlen, const char *opt, const char *v,
+	      const char *fmt, ...)
 {
 	struct clip co, cv;
 	char what[256];
@@ -419,23 +418,23 @@ static int check_range(const struct opt_desc *o, const char *spelling,
 	bool time = o->type == OT_TIME;
 
 	if (o->type == OT_SL && x > o->max)
-		return fail(err, errlen, spelling, v,
+		return opts_fail(err, errlen, spelling, v,
 			    "service level must be between 0 and 15");
 	if (o->par == PAR_MTU_SIZE && (x < o->min || x > o->max || (x & (x - 1))))
-		return fail(err, errlen, spelling, v,
+		return opts_fail(err, errlen, spelling, v,
 			    "must be 256, 512, 1024, 2048 or 4096");
 	if (x < o->min) {
 		if (o->min == 1)
-			return fail(err, errlen, spelling, v,
+			return opts_fail(err, errlen, spelling, v,
 				    "must be greater than 0");
-		return fail(err, errlen, spelling, v,
+		return opts_fail(err, errlen, spelling, v,
 			    "must be at least %" PRIu64, o->min);
 	}
 	if (x > o->max) {
 		if (o->arg && strcmp(o->arg, "Port") == 0)
-			return fail(err, errlen, spelling, v,
+			return opts_fail(err, errlen, spelling, v,
 				    "port must be at most %" PRIu64, o->max);
-		return fail(err, errlen, spelling, v,
+		return opts_fail(err, errlen, spelling, v,
 			    "too large; must be at most %" PRIu64 "%s",
 			    (uint64_t)(time ? o->max / NS_PER_SEC : o->max),
 			    time ? " seconds" : "");
@@ -474,14 +473,14 @@ static int apply_setting(struct settings *s, const struct opt_desc *o,
 		bool ok = o->par != PAR_STATIC_RATE;
 
 		if (strlen(v) >= PAR_STR_MAX)
-			return fail(err, errlen, spelling, v,
+			return opts_fail(err, errlen, spelling, v,
 				    "too long; must be at most %d characters",
 				    PAR_STR_MAX - 1);
 		for (size_t i = 0; !ok && i < sizeof(static_rates) /
 						 sizeof(static_rates[0]); i++)
 			ok = strcmp(v, static_rates[i]) == 0;
 		if (!ok)
-			return fail(err, errlen, spelling, v,
+			return opts_fail(err, errlen, spelling, v,
 				    "bad static rate; try: qperf --help "
 				    "options");
 		set_par(&s->par, o, spelling, 0, v);
@@ -503,7 +502,7 @@ int opts_set_value(struct settings *s, const struct opt_desc *opt,
 
 	opt = opt_resolve(opt);
 	if (!opt || !opt_loopable(opt))
-		return fail(err, errlen, opt ? opt->name : "--loop", NULL,
+		return opts_fail(err, errlen, opt ? opt->name : "--loop", NULL,
 			    "cannot be set to a number");
 	snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	/* The table's spelling outlives argv copies; use it for warnings. */
@@ -566,7 +565,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	int n = 1;
 
 	if (strlen(spec) >= sizeof(buf))
-		return fail(err, errlen, spelling, spec, "too long");
+		return opts_fail(err, errlen, spelling, spec, "too long");
 	memcpy(buf, spec, strlen(spec) + 1);
 	/* Missing trailing fields repeat the last one given (0.4.11). */
 	f[0] = buf;
@@ -584,9 +583,9 @@ static int parse_loop(const char *spelling, const char *spec,
 	var = f[0][0] ? f[0] : "msg_size";
 	o = opt_resolve(opt_lookup(var, false));
 	if (!o)
-		return fail(err, errlen, spelling, var, "no such variable");
+		return opts_fail(err, errlen, spelling, var, "no such variable");
 	if (!opt_loopable(o))
-		return fail(err, errlen, spelling, var,
+		return opts_fail(err, errlen, spelling, var,
 			    "cannot be looped; only numeric options can");
 	memset(lp, 0, sizeof(*lp));
 	lp->opt = o;
@@ -597,15 +596,15 @@ static int parse_loop(const char *spelling, const char *spec,
 		incr++;
 	}
 	if (*incr == '\0')
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "empty increment; increment must be positive");
 	if (parse_size(spelling, incr, &lp->incr, err, errlen))
 		return -1;
 	if (lp->incr == 0)
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "increment must be positive");
 	if (lp->mult && lp->incr == 1)
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "multiplying by 1 would loop forever");
 
 	if (f[1][0] == '\0')
@@ -613,18 +612,18 @@ static int parse_loop(const char *spelling, const char *spec,
 	else if (parse_size(spelling, f[1], &lp->init, err, errlen))
 		return -1;
 	if (f[2][0] == '\0')
-		return fail(err, errlen, spelling, spec, "must specify limit");
+		return opts_fail(err, errlen, spelling, spec, "must specify limit");
 	if (parse_size(spelling, f[2], &lp->last, err, errlen))
 		return -1;
 
 	if (lp->mult && lp->init == 0)
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "multiplying from 0 would loop forever");
 	if (lp->init > lp->last)
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "initial value greater than limit");
 	if (lp->last > typed_max(o))
-		return fail(err, errlen, spelling, spec,
+		return opts_fail(err, errlen, spelling, spec,
 			    "limit too large for %s; must be at most %" PRIu64,
 			    o->name, typed_max(o));
 
@@ -639,7 +638,7 @@ static int parse_loop(const char *spelling, const char *spec,
 		char inner[160];
 
 		if (opts_set_value(&tmp, o, v, inner, sizeof(inner)))
-			return fail(err, errlen, spelling, spec, "%s", inner);
+			return opts_fail(err, errlen, spelling, spec, "%s", inner);
 		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
 			     : __builtin_add_overflow(v, lp->incr, &v))
 			break;
@@ -683,7 +682,7 @@ int loops_run(const struct settings *s,
 	struct settings w = *s;
 
 	if (w.nloops < 0 || w.nloops > LOOP_MAX)
-		return fail(err, errlen, "--loop", NULL, "bad loop count");
+		return opts_fail(err, errlen, "--loop", NULL, "bad loop count");
 	return loop_level(&w, 0, fn, arg, err, errlen);
 }
 
@@ -722,7 +721,7 @@ static int plan_add(struct plan *plan, const struct test_desc *t,
 
 	n = realloc(plan->tests, (plan->ntests + 1) * sizeof(*n));
 	if (!n)
-		return fail(err, errlen, t->name, NULL, "out of memory");
+		return opts_fail(err, errlen, t->name, NULL, "out of memory");
 	plan->tests = n;
 	n[plan->ntests].test = t;
 	n[plan->ntests].s = *s;
@@ -743,13 +742,13 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		return 0;
 	case OA_PORT_FILE:
 		if (!*v)
-			return fail(err, errlen, spelling, NULL,
+			return opts_fail(err, errlen, spelling, NULL,
 				    "empty file name");
 		plan->port_file = v;
 		return 0;
 	case OA_LOOP:
 		if (s->nloops >= LOOP_MAX)
-			return fail(err, errlen, spelling, v,
+			return opts_fail(err, errlen, spelling, v,
 				    "too many loops; at most %d", LOOP_MAX);
 		if (parse_loop(spelling, v, s, &s->loops[s->nloops], err,
 			       errlen))
@@ -802,7 +801,7 @@ static int parse_word(struct plan *plan, const struct settings *s,
 	}
 	t = test_find(w);
 	if (!t)
-		return fail(err, errlen, w, NULL,
+		return opts_fail(err, errlen, w, NULL,
 			    "bad test; try: qperf --help tests");
 	return plan_add(plan, t, s, err, errlen);
 }
@@ -833,7 +832,7 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 		return -1;
 	}
 	if (plan->listen_port == 0)
-		return fail(err, errlen, "-lp", "0", "a client needs a port "
+		return opts_fail(err, errlen, "-lp", "0", "a client needs a port "
 						     "between 1 and 65535");
 	if (plan->port_file)
 		plan_warn(plan, "%s set but not used by a client",
@@ -857,7 +856,7 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 		}
 		typed = opt_lookup(a, true);
 		if (!typed)
-			return fail(err, errlen, a, NULL,
+			return opts_fail(err, errlen, a, NULL,
 				    "bad option; try: qperf --help options");
 		o = opt_resolve(typed);
 		if (o != typed) {

@@ -144,6 +144,14 @@ int loops_run(const struct settings *s,
 	      int (*fn)(const struct settings *, void *), void *arg,
 	      char *err, size_t errlen);
 
+/*
+ * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is NULL),
+ * opt and v clipped to 60 characters.  Returns -1.  For opts.c and
+ * param.c.
+ */
+int opts_fail(char *err, size_t errlen, const char *opt, const char *v,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Parsers, exported for unit tests.  Return 0, or -1 with err filled. */
 int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
 	       size_t errlen);

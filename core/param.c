@@ -22,26 +22,6 @@
 #include "../transports/transport.h"
 
 #define U32 ((uint64_t)UINT32_MAX)
-#define CLIP_MAX 60 /* as in opts.c: quoted values are cut here */
-
-/* Fill err with "<opt>: <v>: <what>", opt and v clipped.  Returns -1. */
-__attribute__((format(printf, 5, 6))) static int
-fail(char *err, size_t errlen, const char *opt, const char *v,
-     const char *fmt, ...)
-{
-	char what[160];
-	va_list ap;
-
-	if (!err || !errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	snprintf(err, errlen, "%.*s%s: %.*s%s: %s", CLIP_MAX, opt,
-		 strlen(opt) > CLIP_MAX ? "..." : "", CLIP_MAX, v,
-		 strlen(v) > CLIP_MAX ? "..." : "", what);
-	return -1;
-}
 
 /*
  * strtold with the checks 0.4.11 lacked: a number must start the string
@@ -100,11 +80,11 @@ int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
 				mult = size_units[i].mult;
 	}
 	if (neg < 0 || !mult)
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "bad size; use a number with an optional unit "
 			    "k, kb, K, KiB, m, M, MiB, g, G or GiB");
 	if (neg)
-		return fail(err, errlen, opt, v, "must not be negative");
+		return opts_fail(err, errlen, opt, v, "must not be negative");
 	x *= mult;
 	/*
 	 * Decimal fractions are inexact in binary: 1.001k must be 1001, not
@@ -112,7 +92,7 @@ int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
 	 * (0.4.11 truncates, so 3.99 stays 3).
 	 */
 	if (x >= (long double)U32 + 1)
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "too large; must be at most %" PRIu64, U32);
 	/* By hand rather than ceill(): no libm for one call. */
 	up = (long double)(uint64_t)x;
@@ -142,14 +122,14 @@ int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
 			mult = secs[u - units];
 	}
 	if (neg < 0 || !mult)
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "bad time; use seconds with an optional unit "
 			    "s, m, h or d");
 	if (neg)
-		return fail(err, errlen, opt, v, "must not be negative");
+		return opts_fail(err, errlen, opt, v, "must not be negative");
 	x *= mult;
 	if (x > (long double)U32)
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "too large; must be at most %" PRIu64 " seconds",
 			    U32);
 	/* Nearest nanosecond: 0.01d is 864 s even though 0.01 is inexact. */
@@ -165,15 +145,15 @@ int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
 	bool big = false;
 
 	if (*p == '-' && p[1] >= '0' && p[1] <= '9')
-		return fail(err, errlen, opt, v, "must not be negative");
+		return opts_fail(err, errlen, opt, v, "must not be negative");
 	if (*p == '+')
 		p++;
 	if (*p == '\0')
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "bad number; use a decimal integer");
 	for (; *p; p++) {
 		if (*p < '0' || *p > '9')
-			return fail(err, errlen, opt, v,
+			return opts_fail(err, errlen, opt, v,
 				    "bad number; use a decimal integer");
 		if (x > U32)
 			big = true; /* keep scanning for junk first */
@@ -181,7 +161,7 @@ int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
 			x = x * 10 + (uint64_t)(*p - '0');
 	}
 	if (big || x > U32)
-		return fail(err, errlen, opt, v,
+		return opts_fail(err, errlen, opt, v,
 			    "too large; must be at most %" PRIu64, U32);
 	*out = x;
 	return 0;
