@@ -133,14 +133,20 @@ static const struct sv_rate sv_rates[] = {
 
 #define SV_NRATES (sizeof(sv_rates) / sizeof(sv_rates[0]))
 
+/* The table entry of rate, or NULL. */
+static const struct sv_rate *sv_rate_find(enum ibv_rate rate)
+{
+	for (size_t i = 0; i < SV_NRATES; i++)
+		if (sv_rates[i].rate == rate)
+			return &sv_rates[i];
+	return NULL;
+}
+
 SV_EXPORT int ibv_rate_to_mult(enum ibv_rate rate)
 {
-	size_t i;
+	const struct sv_rate *r = sv_rate_find(rate);
 
-	for (i = 0; i < SV_NRATES; i++)
-		if (sv_rates[i].rate == rate)
-			return sv_rates[i].mult;
-	return -1;
+	return r ? r->mult : -1;
 }
 
 SV_EXPORT enum ibv_rate mult_to_ibv_rate(int mult)
@@ -155,12 +161,9 @@ SV_EXPORT enum ibv_rate mult_to_ibv_rate(int mult)
 
 SV_EXPORT int ibv_rate_to_mbps(enum ibv_rate rate)
 {
-	size_t i;
+	const struct sv_rate *r = sv_rate_find(rate);
 
-	for (i = 0; i < SV_NRATES; i++)
-		if (sv_rates[i].rate == rate)
-			return sv_rates[i].mbps;
-	return -1;
+	return r ? r->mbps : -1;
 }
 
 SV_EXPORT enum ibv_rate mbps_to_ibv_rate(int mbps)
