@@ -1,11 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Test descriptors: one static const entry per test in transports/table.c,
- * in 0.4.11's wire-index order (spec §2.4).  The engine finds tests only
- * through this table; it never names a transport.
+ * The transport interface.  A transport (tcp, udp, sdp, sctp, rds, rc, uc,
+ * ud, xrc, and the in-memory one of the unit tests) is a static const
+ * descriptor with operations; a test is a descriptor naming its transport,
+ * its measurement loop and its data operation.  Every test lives in one
+ * table (transports/table.c) in 0.4.11's wire-index order (spec §2.4).
+ *
+ * The engine (core/) runs each loop once for every transport through the
+ * operations below; it makes no socket or verbs data-path call and never
+ * branches on a transport.  Transports never print, never exit and never
+ * read options: they get a struct tparams and a narrow control channel,
+ * and return errors in a caller's buffer.
+ *
+ * Life of one side of one test (both roles, core/session.c):
+ *   s = session with tp, test, params, channel
+ *   tp->open(s)              data sockets / device, PD, CQ, MR, QP,
+ *                            NODE exchange, QP to RTS; sets s->buf
+ *   loop prep                initial receives, marker bytes
+ *   "before" sync            (core, on the control connection)
+ *   loop run                 tp->post() / tp->poll() until done
+ *   tp->close(s)             releases everything, past failures too
  */
 #ifndef QPERF_TRANSPORT_H
 #define QPERF_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 #include "../core/types.h"
 
@@ -21,12 +43,181 @@ enum measure {
 enum test_kind {
 	TK_CONF,
 	TK_QUIT,
-	TK_BW, /* one-way bandwidth */
-	TK_LAT, /* ping-pong latency */
-	TK_RDMA /* RDMA verbs tests (not implemented by this build) */
+	TK_DATA /* everything that runs a measurement loop */
 };
 
-struct xport; /* socket transport operations, transports/sock.h */
+/* The measurement loops of core/measure.c, each written once. */
+enum loop_kind {
+	LOOP_NONE, /* conf, quit */
+	LOOP_STREAM_BW, /* client sends (or writes with imm), server receives */
+	LOOP_BI_BW, /* both send and receive */
+	LOOP_PINGPONG, /* ping-pong latency, client starts */
+	LOOP_ONESIDED, /* client reads / does atomics, server idles */
+	LOOP_WRITE_POLL, /* RDMA write, spin on own buffer */
+	LOOP_ATOMIC_VER /* atomics with the returned values checked */
+};
+
+/* Data operations. */
+enum op {
+	OP_SEND,
+	OP_RECV,
+	OP_WRITE, /* RDMA write, signalled */
+	OP_WRITE_IMM, /* RDMA write with immediate: consumes a receive */
+	OP_READ,
+	OP_FADD, /* fetch and add */
+	OP_CSWAP /* compare and swap */
+};
+
+/* Transport flags. */
+#define TF_LOSSY 0x1u /* messages may be lost (udp, uc, ud) */
+#define TF_LEGACY_N 0x2u /* a 0.4.11 peer honours -n (tcp: stream ends) */
+#define TF_RDMA 0x4u /* verbs transport (mtu_size and friends apply) */
+#define TF_XRC 0x8u /* needs the peer's XRC capability */
+
+/* This side's parameters for one test (client: loc_ values; server: the
+ * request).  Times in ns. */
+struct tparams {
+	uint32_t msg_size; /* bytes */
+	uint32_t mtu_size; /* bytes; RDMA path MTU asked for */
+	bool mtu_explicit; /* -mt given (else: min(mtu_size, active MTUs)) */
+	uint32_t poll_mode; /* 0: wait for CQ events; else busy-poll */
+	uint32_t port; /* socket data port on the server (0 = any) */
+	uint32_t rd_atomic; /* 0: the device's maximum */
+	uint32_t sl; /* IB service level */
+	uint32_t sock_buf_size; /* bytes, 0 = leave */
+	uint32_t src_path_bits;
+	uint32_t alt_port; /* 0 = none */
+	uint32_t use_cm;
+	uint32_t access_recv;
+	int gid_index; /* -1: choose automatically */
+	uint64_t time; /* ns, 0 = no time limit */
+	uint64_t timeout; /* ns, per control message and idle limit */
+	uint64_t no_msgs; /* 0 = no count limit */
+	char id[PAR_STR_MAX]; /* "device[:port]" or "" */
+	char static_rate[PAR_STR_MAX]; /* rate name or "" */
+};
+
+/* Capability bits a 0.5 peer announces in the request extension. */
+#define CAP_NODE_EXT 0x1u /* NODE is followed by a NODE extension block */
+#define CAP_XRC 0x2u /* implements the xrc_* tests */
+#define CAP_LOSS 0x4u /* lossy latency tests recover from lost messages */
+
+/*
+ * The control connection as a transport sees it.  send/recv move exactly
+ * len bytes within the timeout (item names the message in errors:
+ * "failed to receive node information: timed out"); they return 0 or -1
+ * with err filled (a peer's error notice reads "server: <text>").  Only
+ * when ext is set may a transport send or expect extension blocks
+ * (core/tlv.h); a legacy (0.4.11) peer sees exactly 0.4.11's messages.
+ */
+struct chan {
+	int (*send)(struct chan *ch, const void *buf, size_t len,
+		    const char *item, char *err, size_t errlen);
+	int (*recv)(struct chan *ch, void *buf, size_t len, const char *item,
+		    char *err, size_t errlen);
+	/* One TLV block (core/tlv.h): recv_ext checks the header, reads the
+	 * rest and sets *len; a block larger than cap is an error. */
+	int (*send_ext)(struct chan *ch, const uint8_t *blk, size_t len,
+			const char *item, char *err, size_t errlen);
+	int (*recv_ext)(struct chan *ch, uint8_t *blk, size_t cap,
+			size_t *len, const char *item, char *err,
+			size_t errlen);
+	bool ext; /* the peer speaks qperf 0.5's dialect */
+	uint32_t peer_caps; /* CAP_* of the peer (0 for a legacy peer) */
+	int watch_fd; /* pollable; POLLPRI or POLLRDHUP: the peer gave up */
+	struct sockaddr_storage local, peer; /* control connection's ends */
+	uint64_t timeout; /* ns, per message */
+	bool debug;
+	void *ctx; /* core's */
+};
+
+struct test_desc;
+struct transport;
+
+/* One side of one running test. */
+struct tsess {
+	const struct transport *tp;
+	const struct test_desc *t;
+	bool server;
+	struct tparams p;
+	struct chan *ch;
+	char *buf; /* the message buffer; set by open, owned by the transport */
+	size_t buflen; /* bytes */
+	uint32_t max_inline; /* bytes; sends up to this size go inline */
+	uint32_t max_cqes; /* largest number of completions of one poll */
+	int last_errno; /* of the last failed send or receive (sockets) */
+	bool ended; /* the peer ended the data phase (EOF, reset) */
+	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
+};
+
+/* One work request.  slot is the wr_id and, for atomics, selects the
+ * 8-byte local slot that receives the old value. */
+struct twr {
+	enum op op;
+	uint32_t slot;
+	uint64_t compare; /* OP_CSWAP: compare value; OP_FADD: addend */
+	uint64_t swap; /* OP_CSWAP: swap value */
+};
+
+enum tc_status {
+	TC_OK,
+	TC_ERR /* this operation failed; counted, the test goes on */
+};
+
+struct tcomp {
+	enum op op;
+	enum tc_status status;
+	uint32_t slot;
+	uint32_t bytes; /* payload bytes moved */
+};
+
+/* post() return values other than a count. */
+#define TP_FATAL (-1) /* err filled; the test fails */
+#define TP_SOFT (-2) /* one operation failed (a datagram): count an error */
+#define TP_IDLE (-3) /* nothing could be sent for the idle limit */
+
+struct transport {
+	const char *name; /* "tcp", "rc", ... for --version */
+	const char *label; /* "TCP", "RC", ... for messages */
+	unsigned flags; /* TF_* */
+	uint32_t max_msg; /* largest message in bytes, 0 = no own limit */
+	size_t priv_size; /* bytes of per-session state in s->priv */
+
+	/*
+	 * Set up the data path for s (both roles): sockets make, announce
+	 * and connect the data socket; verbs open the device, create PD,
+	 * CQ, MR and QP, exchange NODE and move the QP to RTS.  Allocates
+	 * s->buf (s->p.msg_size bytes at least).  Blocks at most about the
+	 * timeout per exchange.  Returns 0, or -1 with err filled.  After a
+	 * failure close() is still called and must release what was made.
+	 */
+	int (*open)(struct tsess *s, char *err, size_t errlen);
+
+	/* Release everything (idempotent; goes on past failures). */
+	void (*close)(struct tsess *s);
+
+	/*
+	 * Post n copies of wr (n >= 1).  Sockets perform the operation at
+	 * once (a send blocks until done, the timer fires or the idle limit
+	 * passes) and queue its completion; a receive adds a credit that
+	 * poll() turns into a blocking receive.  Returns the number posted
+	 * (0: the test is over: timer, peer closed), TP_SOFT, TP_IDLE, or
+	 * TP_FATAL with err filled.
+	 */
+	int (*post)(struct tsess *s, const struct twr *wr, uint32_t n,
+		    char *err, size_t errlen);
+
+	/*
+	 * Collect up to max completions, waiting at most wait ns for the
+	 * first (0: do not wait; UINT64_MAX: until the timer or the peer).
+	 * Busy-polls or sleeps per s->p.poll_mode.  Returns the number
+	 * collected (0: nothing within wait, or the timer fired, or
+	 * s->ended was set), or TP_FATAL with err filled ("<test> failed:
+	 * <status>" for an error completion).  Updates s->max_cqes.
+	 */
+	int (*poll)(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+		    char *err, size_t errlen);
+};
 
 #define PAR_BIT(p) (1u << (p))
 
@@ -35,10 +226,13 @@ struct test_desc {
 	uint16_t index; /* 0.4.11 req_index */
 	enum test_kind kind;
 	enum measure measure;
+	enum loop_kind loop;
+	enum op op; /* the data operation of the loop */
+	uint32_t depth; /* work requests kept outstanding (0.4.11: 1024/1) */
 	uint32_t msg_size; /* default message size, bytes (0 = none) */
 	uint32_t uses; /* PAR_BIT() of each parameter the test uses */
-	const struct xport *xp; /* NULL for conf, quit and RDMA tests */
-	const char *missing; /* why the test cannot run in this build, or NULL */
+	const struct transport *tp; /* NULL for conf and quit */
+	const char *missing; /* why the test cannot run in this build */
 };
 
 extern const struct test_desc test_table[];
@@ -50,7 +244,7 @@ const struct test_desc *test_find(const char *name);
 /* Returns the test with wire index idx, or NULL if out of range. */
 const struct test_desc *test_by_index(unsigned idx);
 
-/* Space-separated list of the transports compiled in, for --version. */
+/* Space-separated names of the transports compiled in (from the table). */
 const char *test_transports(void);
 
 #endif
