@@ -63,8 +63,8 @@ QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
 CORE_OBJS = core/opts.o core/param.o core/help.o core/report.o core/cpu.o \
-	core/ctl.o core/server.o core/client.o core/measure.o core/util.o \
-	transports/table.o transports/sock.o
+	core/ctl.o core/tlv.o core/server.o core/client.o core/measure.o \
+	core/session.o core/util.o transports/table.o transports/sock.o
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))
 FUZZERS = $(patsubst %.c,%,$(wildcard tests/fuzz/fuzz_*.c))

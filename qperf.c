@@ -36,12 +36,7 @@ int main(int argc, char **argv)
 	case RUN_VERSION:
 		printf("qperf %s (transports: %s; rdma: %s)\n", QPERF_VERSION,
 		       test_transports(),
-#ifdef HAVE_RDMA
-		       "tests not yet implemented"
-#else
-		       "not built"
-#endif
-		);
+		       test_rdma_status());
 		break;
 	case RUN_SERVER:
 		rc = server_main(&plan);

@@ -20,16 +20,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../transports/sock.h"
 #include "../transports/transport.h"
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "session.h"
 #include "report.h"
 #include "util.h"
 
 #define ERR_MAX 512
-#define UDP_MAX_PAYLOAD 65507 /* 65535 - IPv4 and UDP headers */
 
 struct client {
 	const struct plan *plan;
@@ -43,7 +42,9 @@ struct attempt {
 	const struct settings *s;
 	struct par_set par; /* after param_prepare() */
 	struct ctl c;
-	struct req q;
+	struct req q; /* what the server gets */
+	struct req lq; /* the same for this side (loc_ values) */
+	struct hello h; /* a 0.5 server's answer */
 	char err[ERR_MAX];
 };
 
@@ -58,10 +59,11 @@ static uint32_t secs_up(uint64_t ns)
 	return u32((ns + NS_PER_SEC - 1) / NS_PER_SEC);
 }
 
-static void fill_request(struct attempt *a, bool legacy)
+/* The request for one side's values (SIDE_REM: what the server gets). */
+static void fill_side(struct attempt *a, int side, bool legacy,
+		      struct req *q)
 {
-	const uint64_t *v = a->par.val[SIDE_REM];
-	struct req *q = &a->q;
+	const uint64_t *v = a->par.val[side];
 
 	memset(q, 0, sizeof(*q));
 	q->ver_maj = legacy ? 0 : QPERF_VER_MAJ;
@@ -84,12 +86,22 @@ static void fill_request(struct attempt *a, bool legacy)
 	q->time = secs_up(v[PAR_TIME]);
 	q->timeout = secs_up(v[PAR_TIMEOUT]);
 	q->use_cm = u32(v[PAR_USE_CM]);
-	xsnprintf(q->id, sizeof(q->id), "%s", a->par.str[SIDE_REM][0]);
+	xsnprintf(q->id, sizeof(q->id), "%s", a->par.str[side][0]);
 	xsnprintf(q->static_rate, sizeof(q->static_rate), "%s",
-		  a->par.str[SIDE_REM][1]);
+		  a->par.str[side][1]);
 	q->ext = !legacy;
+	q->ext_ver = legacy ? 0 : 2;
 	q->time_ns = legacy ? (uint64_t)q->time * NS_PER_SEC : v[PAR_TIME];
 	q->timeout_ns = v[PAR_TIMEOUT];
+	q->caps = session_caps();
+	q->mtu_explicit = a->par.set[side][PAR_MTU_SIZE];
+	q->gid_index = -1;
+}
+
+static void fill_request(struct attempt *a, bool legacy)
+{
+	fill_side(a, SIDE_REM, legacy, &a->q);
+	fill_side(a, SIDE_LOC, legacy, &a->lq);
 }
 
 /* Connect the control connection within the --wait_server window. */
@@ -125,8 +137,8 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 			if (p->wait_server && deadline > now &&
 			    deadline - now < t)
 				t = deadline - now;
-			if (sock_connect_bounded(fd, ai->ai_addr,
-						 ai->ai_addrlen, t) == 0) {
+			if (connect_bounded(fd, ai->ai_addr,
+					    ai->ai_addrlen, t) == 0) {
 				freeaddrinfo(res);
 				fcntl(fd, F_SETFL,
 				      fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -147,7 +159,8 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 
 static int send_request(struct attempt *a)
 {
-	uint8_t b[REQ_SIZE], ext[EXT_REQ_SIZE];
+	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX];
+	size_t n;
 
 	debugf(a->s->out.debug, "sending request: %s", a->t->name);
 	req_encode(&a->q, b);
@@ -156,9 +169,17 @@ static int send_request(struct attempt *a)
 		return -1;
 	if (!a->q.ext)
 		return 0;
-	ext_req_encode(&a->q, ext);
-	return ctl_send(&a->c, ext, sizeof(ext), "request extension", a->err,
-			sizeof(a->err));
+	n = ext_req_encode(&a->q, ext, sizeof(ext));
+	if (ctl_send(&a->c, ext, n, "request extension", a->err,
+		     sizeof(a->err)) < 0)
+		return -1;
+	if (ctl_recv_block(&a->c, ext, sizeof(ext), &n, "server extension",
+			   a->err, sizeof(a->err)) < 0)
+		return -1;
+	if (hello_decode(ext, n, &a->h) < 0)
+		return seterr(a->err, sizeof(a->err),
+			      "bad server extension");
+	return 0;
 }
 
 static int run_conf(struct attempt *a)
@@ -176,82 +197,62 @@ static int run_conf(struct attempt *a)
 }
 
 /* A test that measured nothing is a failure, never a zero result. */
-static int check_measured(struct attempt *a, const struct run *r,
+static int check_measured(struct attempt *a, const struct tside *sd,
 			  const struct results *res)
 {
-	if (r->st.s.msgs == 0 && r->st.s.errs > 0)
+	const struct node_stat *st = &sd->st;
+
+	if (st->s.msgs == 0 && st->s.errs > 0)
 		return seterr(a->err, sizeof(a->err),
 			      "every send failed (%llu errors): %s",
-			      (unsigned long long)r->st.s.errs,
-			      strerror(r->last_errno));
+			      (unsigned long long)st->s.errs,
+			      strerror(sd->last_errno));
 	if (a->t->measure == MEAS_LATENCY &&
 	    res->l.r.msgs + res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
 			      "no message completed a round trip");
-	if (a->t->kind == TK_BW && res->r.r.msgs == 0)
+	if (a->t->loop == LOOP_STREAM_BW && res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
 			      "no message reached the server (%llu sent, %llu send errors%s%s)",
-			      (unsigned long long)r->st.s.msgs,
-			      (unsigned long long)r->st.s.errs,
-			      r->st.s.errs ? ": " : "",
-			      r->st.s.errs ? strerror(r->last_errno) : "");
+			      (unsigned long long)st->s.msgs,
+			      (unsigned long long)st->s.errs,
+			      st->s.errs ? ": " : "",
+			      st->s.errs ? strerror(sd->last_errno) : "");
 	return 0;
 }
 
-static int run_sock(struct attempt *a)
+static int run_data(struct attempt *a)
 {
-	const struct par_set *p = &a->par;
-	struct run r;
-	struct node_stat rs;
+	struct tside sd;
 	struct results res;
-	uint8_t st[STAT_SIZE], ext[EXT_STAT_SIZE];
-	bool lat = a->t->kind == TK_LAT;
-	char *err = a->err;
-	size_t errlen = sizeof(a->err);
-	int rc = -1;
 
-	memset(&r, 0, sizeof(r));
-	r.xp = a->t->xp;
-	r.fd = -1;
-	r.msg_size = u32(p->val[SIDE_LOC][PAR_MSG_SIZE]);
-	r.time = a->q.ext ? p->val[SIDE_LOC][PAR_TIME]
-			  : (uint64_t)a->q.time * NS_PER_SEC;
-	r.no_msgs = p->val[SIDE_LOC][PAR_NO_MSGS];
-	r.idle = p->val[SIDE_LOC][PAR_TIMEOUT];
+	memset(&sd, 0, sizeof(sd));
+	sd.t = a->t;
+	sd.server = false;
+	sd.c = &a->c;
+	sd.ext = a->q.ext;
+	sd.ext_ver = a->q.ext_ver;
+	sd.peer_caps = a->h.caps;
+	session_params(&a->lq, &sd.p);
+	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
+	    !(sd.peer_caps & CAP_XRC))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: the server lacks XRC tests (it runs qperf %s; XRC needs %s or later on both ends)",
+			      a->t->name, sd.ext ? a->h.version : "0.4",
+			      QPERF_VERSION);
 	debugf(a->s->out.debug, "waiting for port");
-	if (sock_client_open(r.xp, &a->c,
-			     u32(p->val[SIDE_LOC][PAR_SOCK_BUF_SIZE]), lat, &r,
-			     err, errlen) < 0)
+	if (session_run(&sd, a->err, sizeof(a->err)) < 0)
 		return -1;
-	if (measure_phase(&r, &a->c, lat, err, errlen) < 0)
-		goto out;
-	debugf(a->s->out.debug, "waiting for results");
-	if (ctl_recv(&a->c, st, sizeof(st), "results", err, errlen) < 0)
-		goto out;
-	stat_decode(st, &rs);
-	if (a->q.ext) {
-		if (ctl_recv(&a->c, ext, sizeof(ext), "results extension", err,
-			     errlen) < 0)
-			goto out;
-		if (ext_stat_decode(ext, &rs) < 0) {
-			seterr(err, errlen, "bad results extension");
-			goto out;
-		}
-	}
-	debugf(a->s->out.debug, "sending synchronization after test");
-	if (ctl_send(&a->c, SYNC_AFTER, strlen(SYNC_AFTER), SYNC_AFTER, err,
-		     errlen) < 0)
-		goto out;
-	calc_results(&r.st, &rs, &res);
-	if (check_measured(a, &r, &res) < 0)
-		goto out;
-	report_test(stdout, a->t, &res, p, &a->s->out);
-	rc = 0;
-out:
-	if (r.fd >= 0)
-		close(r.fd);
-	free(r.buf);
-	return rc;
+	calc_results(&sd.st, &sd.peer, &res);
+	if (check_measured(a, &sd, &res) < 0)
+		return -1;
+	if (sd.st.lost)
+		fprintf(stderr,
+			"qperf: warning: %s: %llu message%s lost; each time the exchange was restarted\n",
+			a->t->name, (unsigned long long)sd.st.lost,
+			sd.st.lost == 1 ? "" : "s");
+	report_test(stdout, a->t, &res, &a->par, &a->s->out);
+	return 0;
 }
 
 /* Adjustments a 0.4.11 server needs; may fail with a clear error. */
@@ -259,8 +260,9 @@ static int legacy_adjust(struct attempt *a)
 {
 	uint64_t t = a->par.val[SIDE_LOC][PAR_TIME];
 
-	if (a->par.val[SIDE_REM][PAR_NO_MSGS] && a->t->xp &&
-	    a->t->xp->style != SS_STREAM)
+	if (a->par.val[SIDE_REM][PAR_NO_MSGS] && a->t->tp &&
+	    !(a->t->flags & TDF_LEGACY_N) &&
+	    !(a->t->tp->flags & TF_EOF_ENDS))
 		return seterr(a->err, sizeof(a->err),
 			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
 			      a->t->name, QPERF_VERSION);
@@ -304,7 +306,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 				cl->quit = true;
 			break;
 		default:
-			rc = run_sock(a);
+			rc = run_data(a);
 			break;
 		}
 	}
@@ -335,13 +337,20 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		     l = strtok_r(NULL, "\n", &save))
 			fprintf(stderr, "qperf: warning: %s\n", l);
 	}
-	if (t->xp && t->xp->style == SS_DGRAM &&
-	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > UDP_MAX_PAYLOAD) {
+	if (t->tp && t->tp->max_msg &&
+	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg) {
 		fprintf(stderr,
-			"qperf: %s: message size %llu is larger than a UDP datagram can carry (%u)\n",
+			"qperf: %s: message size %llu is larger than %s can carry (%u)\n",
 			t->name,
 			(unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
-			UDP_MAX_PAYLOAD);
+			t->tp->label, t->tp->max_msg);
+		free(a);
+		return 1;
+	}
+	if (t->tp && (t->tp->flags & TF_RDMA) && a->par.val[SIDE_LOC][PAR_USE_CM]) {
+		fprintf(stderr,
+			"qperf: %s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf\n",
+			t->name);
 		free(a);
 		return 1;
 	}
@@ -355,8 +364,9 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	if (rc == 0) {
 		rc = attempt_run(cl, a, cl->legacy);
 		if (rc < 0 && !cl->legacy && a->c.peer_failed &&
-		    strncmp(a->err, LEGACY_UPGRADE_ERR,
-			    strlen(LEGACY_UPGRADE_ERR)) == 0) {
+		    (strncmp(a->err, LEGACY_UPGRADE_ERR,
+			     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
+		     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
 			debugf(a->s->out.debug, "server speaks qperf 0.4.11; retrying");
 			cl->legacy = true;
 			rc = attempt_run(cl, a, true);

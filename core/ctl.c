@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "tlv.h"
 #include "util.h"
 
 static void put16(uint8_t **p, uint16_t v)
@@ -140,28 +141,138 @@ void req_decode(const uint8_t in[REQ_SIZE], struct req *q)
 	getstr(&p, q->static_rate, sizeof(q->static_rate));
 	q->time_ns = (uint64_t)q->time * NS_PER_SEC;
 	q->timeout_ns = (uint64_t)q->timeout * NS_PER_SEC;
+	q->gid_index = -1;
 }
 
-void ext_req_encode(const struct req *q, uint8_t out[EXT_REQ_SIZE])
+size_t ext_block_len(const uint8_t *hdr)
 {
-	uint8_t *p = out;
+	const uint8_t *p = hdr;
+	uint32_t magic = get32(&p), len = get32(&p);
 
-	put32(&p, EXT_MAGIC);
-	put32(&p, EXT_REQ_SIZE);
-	put64(&p, q->time_ns);
-	put64(&p, q->timeout_ns);
+	if (magic == EXT_MAGIC)
+		return len == EXT_REQ_SIZE ? EXT_REQ_SIZE : 0;
+	return tlv_header(hdr);
 }
 
-int ext_req_decode(const uint8_t in[EXT_REQ_SIZE], struct req *q)
+size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 {
-	const uint8_t *p = in;
+	struct tlv_w w;
 
-	if (get32(&p) != EXT_MAGIC || get32(&p) != EXT_REQ_SIZE)
-		return -1;
+	tlv_init(&w, out, cap);
+	tlv_bytes(&w, REQX_VERSION, QPERF_VERSION, sizeof(QPERF_VERSION) - 1);
+	tlv_u64(&w, REQX_TIME_NS, q->time_ns);
+	tlv_u64(&w, REQX_TIMEOUT_NS, q->timeout_ns);
+	tlv_u32(&w, REQX_CAPS, q->caps);
+	if (q->mtu_explicit)
+		tlv_u32(&w, REQX_MTU_EXPLICIT, 1);
+	if (q->gid_index >= 0)
+		tlv_u32(&w, REQX_GID_INDEX, (uint32_t)q->gid_index);
+	return tlv_finish(&w);
+}
+
+static int ext_req_decode_v1(const uint8_t *in, struct req *q)
+{
+	const uint8_t *p = in + 8;
+
 	q->time_ns = get64(&p);
 	q->timeout_ns = get64(&p);
 	q->ext = true;
+	q->ext_ver = 1;
+	q->gid_index = -1;
 	return 0;
+}
+
+int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
+{
+	struct tlv_r r;
+	const uint8_t *val;
+	uint16_t type, n;
+	uint32_t v32;
+	int k;
+
+	if (len < TLV_HDR || ext_block_len(in) != len)
+		return -1;
+	{
+		const uint8_t *p = in;
+
+		if (get32(&p) == EXT_MAGIC)
+			return ext_req_decode_v1(in, q);
+	}
+	q->gid_index = -1;
+	tlv_rinit(&r, in, len);
+	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
+		bool ok = true;
+
+		switch (type) {
+		case REQX_TIME_NS:
+			ok = tlv_val_u64(val, n, &q->time_ns);
+			break;
+		case REQX_TIMEOUT_NS:
+			ok = tlv_val_u64(val, n, &q->timeout_ns);
+			break;
+		case REQX_CAPS:
+			ok = tlv_val_u32(val, n, &q->caps);
+			break;
+		case REQX_MTU_EXPLICIT:
+			ok = tlv_val_u32(val, n, &v32);
+			q->mtu_explicit = ok && v32;
+			break;
+		case REQX_GID_INDEX:
+			ok = tlv_val_u32(val, n, &v32) && v32 < 0x10000;
+			q->gid_index = ok ? (int32_t)v32 : -1;
+			break;
+		default:
+			break; /* a later build's item */
+		}
+		if (!ok)
+			return -1;
+	}
+	if (k < 0)
+		return -1;
+	q->ext = true;
+	q->ext_ver = 2;
+	return 0;
+}
+
+size_t hello_encode(const struct hello *h, uint8_t *out, size_t cap)
+{
+	struct tlv_w w;
+
+	tlv_init(&w, out, cap);
+	tlv_u32(&w, REPX_CAPS, h->caps);
+	tlv_bytes(&w, REPX_VERSION, h->version,
+		  (uint16_t)strnlen(h->version, sizeof(h->version) - 1));
+	return tlv_finish(&w);
+}
+
+int hello_decode(const uint8_t *in, size_t len, struct hello *h)
+{
+	struct tlv_r r;
+	const uint8_t *val;
+	uint16_t type, n;
+	int k;
+
+	memset(h, 0, sizeof(*h));
+	if (len < TLV_HDR || tlv_header(in) != len)
+		return -1;
+	tlv_rinit(&r, in, len);
+	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
+		if (type == REPX_CAPS && !tlv_val_u32(val, n, &h->caps))
+			return -1;
+		if (type == REPX_VERSION) {
+			size_t m = n < sizeof(h->version) - 1
+					   ? n
+					   : sizeof(h->version) - 1;
+
+			memcpy(h->version, val, m);
+			h->version[m] = '\0';
+			for (size_t i = 0; i < m; i++)
+				if (!(h->version[i] >= 0x20 &&
+				      h->version[i] < 0x7f))
+					h->version[i] = '?';
+		}
+	}
+	return k < 0 ? -1 : 0;
 }
 
 /* ns → ticks of the node's clock, as 0.4.11's times() would give. */
@@ -230,29 +341,69 @@ void stat_decode(const uint8_t in[STAT_SIZE], struct node_stat *s)
 	}
 }
 
-void ext_stat_encode(const struct node_stat *s, uint8_t out[EXT_STAT_SIZE])
+size_t ext_stat_encode(const struct node_stat *s, int ver, uint8_t *out,
+		       size_t cap)
 {
-	uint8_t *p = out;
+	struct tlv_w w;
 
-	put32(&p, EXT_MAGIC);
-	put32(&p, EXT_STAT_SIZE);
-	put64(&p, s->real_s);
-	put64(&p, s->real_e);
+	if (ver == 1) {
+		uint8_t *p = out;
+
+		if (cap < EXT_STAT_SIZE)
+			return 0;
+		put32(&p, EXT_MAGIC);
+		put32(&p, EXT_STAT_SIZE);
+		put64(&p, s->real_s);
+		put64(&p, s->real_e);
+		return EXT_STAT_SIZE;
+	}
+	tlv_init(&w, out, cap);
+	tlv_u64(&w, STATX_REAL_S, s->real_s);
+	tlv_u64(&w, STATX_REAL_E, s->real_e);
+	if (s->lost)
+		tlv_u64(&w, STATX_LOST, s->lost);
+	return tlv_finish(&w);
 }
 
-int ext_stat_decode(const uint8_t in[EXT_STAT_SIZE], struct node_stat *s)
+int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s)
 {
 	const uint8_t *p = in;
-	uint64_t rs, re;
+	uint64_t rs = 0, re = 0, lost = 0;
+	struct tlv_r r;
+	const uint8_t *val;
+	uint16_t type, n;
+	int k;
 
-	if (get32(&p) != EXT_MAGIC || get32(&p) != EXT_STAT_SIZE)
+	if (len < TLV_HDR || ext_block_len(in) != len)
 		return -1;
-	rs = get64(&p);
-	re = get64(&p);
+	if (get32(&p) == EXT_MAGIC) {
+		p += 4;
+		rs = get64(&p);
+		re = get64(&p);
+	} else {
+		bool have_s = false, have_e = false;
+
+		tlv_rinit(&r, in, len);
+		while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
+			bool ok = true;
+
+			if (type == STATX_REAL_S)
+				ok = have_s = tlv_val_u64(val, n, &rs);
+			else if (type == STATX_REAL_E)
+				ok = have_e = tlv_val_u64(val, n, &re);
+			else if (type == STATX_LOST)
+				ok = tlv_val_u64(val, n, &lost);
+			if (!ok)
+				return -1;
+		}
+		if (k < 0 || !have_s || !have_e)
+			return -1;
+	}
 	if (re < rs)
 		return -1;
 	s->real_s = rs;
 	s->real_e = re;
+	s->lost = lost;
 	return 0;
 }
 
@@ -487,4 +638,29 @@ void ctl_send_error(struct ctl *c, const char *text)
 		if (r <= 0)
 			break;
 	}
+}
+
+int ctl_send_block(struct ctl *c, const uint8_t *blk, size_t len,
+		   const char *item, char *err, size_t errlen)
+{
+	return ctl_send(c, blk, len, item, err, errlen);
+}
+
+int ctl_recv_block(struct ctl *c, uint8_t *blk, size_t cap, size_t *len,
+		   const char *item, char *err, size_t errlen)
+{
+	size_t n;
+
+	if (cap < TLV_HDR)
+		return seterr(err, errlen, "bad %s", item);
+	if (ctl_recv(c, blk, TLV_HDR, item, err, errlen) < 0)
+		return -1;
+	n = ext_block_len(blk);
+	if (n == 0 || n > cap)
+		return seterr(err, errlen, "bad %s", item);
+	if (n > TLV_HDR &&
+	    ctl_recv(c, blk + TLV_HDR, n - TLV_HDR, item, err, errlen) < 0)
+		return -1;
+	*len = n;
+	return 0;
 }

@@ -6,10 +6,15 @@
  *
  * Dialects.  A legacy request carries version 0.4.x and is exactly 0.4.11's
  * 200 bytes.  An extended request carries version 0.5.x and is followed by
- * an extension block (EXT_REQ); the server then follows each STAT with an
- * EXT_STAT block.  A 0.4.11 server rejects version 0.5 with its "upgrade
- * qperf on server" error, and the client retries on a new connection in
- * the legacy dialect, so a 0.4.11 peer never sees an extension.
+ * an extension block: a TLV block (core/tlv.h, "QPX2") from this build on,
+ * or the fixed 24-byte "QPX1" block of early 0.5 builds, which a server
+ * still accepts.  To a TLV request the server answers with its own TLV
+ * block (capabilities, version); each STAT is followed by a STAT block of
+ * the request's kind.  A 0.4.11 server rejects version 0.5 with its
+ * "upgrade qperf on server" error and an early 0.5 server rejects a TLV
+ * block as a "bad request extension"; either way the client retries on a
+ * new connection in the legacy dialect, so such a peer never sees an
+ * extension it does not know.  Unknown TLV items are ignored.
  */
 #ifndef QPERF_CTL_H
 #define QPERF_CTL_H
@@ -24,9 +29,10 @@
 #define REQ_VER_SIZE 6
 #define STAT_SIZE 256
 #define CONF_SIZE 256
-#define EXT_MAGIC 0x31585051u /* "QPX1" little-endian */
+#define EXT_MAGIC 0x31585051u /* "QPX1": early 0.5 builds' fixed block */
 #define EXT_REQ_SIZE 24
 #define EXT_STAT_SIZE 24
+#define EXT_BLOCK_MAX 512 /* largest request/reply/STAT block we send */
 
 #define SYNC_BEFORE "synchronization before test"
 #define SYNC_AFTER "synchronization after test"
@@ -38,18 +44,55 @@ struct req {
 	uint32_t no_msgs, poll_mode, port, rd_atomic, sl, sock_buf_size;
 	uint32_t src_path_bits, time, timeout, use_cm;
 	char id[64], static_rate[64]; /* NUL-terminated after decoding */
-	/* Extension (EXT_REQ), valid when ext is set. */
+	/* Extension, valid when ext is set (ext_ver 1: QPX1, 2: TLV). */
 	bool ext;
+	int ext_ver;
 	uint64_t time_ns, timeout_ns;
+	uint32_t caps; /* CAP_* of the client */
+	bool mtu_explicit; /* -mt given: do not clamp it to the ports */
+	int32_t gid_index; /* RoCE GID index to use, -1 = choose */
+};
+
+/* TLV item types of the request block (unknown types are ignored). */
+enum reqx_item {
+	REQX_TIME_NS = 1, /* u64 */
+	REQX_TIMEOUT_NS = 2, /* u64 */
+	REQX_CAPS = 3, /* u32 CAP_* */
+	REQX_MTU_EXPLICIT = 4, /* u32 0/1 */
+	REQX_GID_INDEX = 5, /* u32; absent: automatic */
+	REQX_VERSION = 6 /* bytes: "0.5.0" */
+};
+
+/* TLV item types of the server's reply block and of the STAT block. */
+enum repx_item { REPX_CAPS = 1, REPX_VERSION = 2 };
+enum statx_item { STATX_REAL_S = 1, STATX_REAL_E = 2, STATX_LOST = 3 };
+
+/* The server's answer to a TLV request. */
+struct hello {
+	uint32_t caps;
+	char version[16];
 };
 
 /* Encode into exactly REQ_SIZE bytes (string tails are zero). */
 void req_encode(const struct req *q, uint8_t out[REQ_SIZE]);
 /* Decode REQ_SIZE bytes; forces NUL termination of the two strings. */
 void req_decode(const uint8_t in[REQ_SIZE], struct req *q);
-void ext_req_encode(const struct req *q, uint8_t out[EXT_REQ_SIZE]);
-/* Returns 0, or -1 if the magic or length is wrong. */
-int ext_req_decode(const uint8_t in[EXT_REQ_SIZE], struct req *q);
+/*
+ * The request's extension block.  encode writes a TLV block (returns its
+ * size, 0 if cap is too small).  decode takes a whole block of either kind
+ * (QPX1: exactly EXT_REQ_SIZE bytes; QPX2: TLV) and sets q->ext and
+ * q->ext_ver; returns 0, or -1 if it is malformed.  Pure.
+ */
+size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap);
+int ext_req_decode(const uint8_t *in, size_t len, struct req *q);
+/*
+ * Length of the block whose first TLV_HDR bytes are hdr: EXT_REQ_SIZE for
+ * QPX1, the TLV length for QPX2, 0 if neither.
+ */
+size_t ext_block_len(const uint8_t *hdr);
+
+size_t hello_encode(const struct hello *h, uint8_t *out, size_t cap);
+int hello_decode(const uint8_t *in, size_t len, struct hello *h);
 
 /*
  * STAT: the real-time fields go out as ticks (real_ns * no_ticks / 1e9),
@@ -58,9 +101,14 @@ int ext_req_decode(const uint8_t in[EXT_REQ_SIZE], struct req *q);
 void stat_encode(const struct node_stat *s, uint8_t out[STAT_SIZE]);
 /* Decode; converts the tick real times to ns in real_s/real_e. */
 void stat_decode(const uint8_t in[STAT_SIZE], struct node_stat *s);
-/* EXT_STAT: the exact ns window, replacing the tick-resolution one. */
-void ext_stat_encode(const struct node_stat *s, uint8_t out[EXT_STAT_SIZE]);
-int ext_stat_decode(const uint8_t in[EXT_STAT_SIZE], struct node_stat *s);
+/*
+ * The STAT block: the exact ns window (replacing the tick-resolution one)
+ * and, in a TLV block, what 0.4.11's STAT has no field for.  ver is the
+ * request's ext_ver (1: the fixed 24 bytes).  encode returns the size.
+ */
+size_t ext_stat_encode(const struct node_stat *s, int ver, uint8_t *out,
+		       size_t cap);
+int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s);
 
 /* CONF: four zero-padded char[64]; decoding stops at the first NUL. */
 void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE]);
@@ -97,7 +145,18 @@ int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen);
  */
 void ctl_send_error(struct ctl *c, const char *text);
 
+/*
+ * Send one extension block / receive one (header checked, at most cap
+ * bytes; *len set).  Return 0 or -1 with err filled.
+ */
+int ctl_send_block(struct ctl *c, const uint8_t *blk, size_t len,
+		   const char *item, char *err, size_t errlen);
+int ctl_recv_block(struct ctl *c, uint8_t *blk, size_t cap, size_t *len,
+		   const char *item, char *err, size_t errlen);
+
 /* Prefix of the error a 0.4.11 server gives to a 0.5 request. */
 #define LEGACY_UPGRADE_ERR "server: upgrade qperf on server from 0.4."
+/* What an early 0.5 server says to a TLV request block. */
+#define EARLY_EXT_ERR "server: bad request extension"
 
 #endif

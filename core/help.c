@@ -270,7 +270,8 @@ static void print_optnames(FILE *f)
 static const char *rdma_missing(void)
 {
 	for (size_t i = 0; i < test_count; i++)
-		if (test_table[i].kind == TK_RDMA && test_table[i].missing)
+		if (test_table[i].kind == TK_DATA && !test_table[i].tp &&
+		    test_table[i].missing)
 			return test_table[i].missing;
 	return NULL;
 }

@@ -1,24 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test timer, measured window and the socket measurement loops; see
- * measure.h.  The loops count a transfer only when it completed; a
- * transfer cut short by the end of the test is not counted (0.4.11's
- * rule).  Every blocking call is bounded: by the timer, or by the idle
- * timeout (SO_RCVTIMEO/SO_SNDTIMEO set on the data socket), or by EOF.
+ * Test timer, measured window and the measurement loops; see measure.h.
+ *
+ * Every wait is bounded: by the timer, by the transport's idle limit (the
+ * timeout), by the peer ending the data path, or by a count.  A loop never
+ * counts an operation that the end of the test interrupted.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <unistd.h>
 
-#include "../transports/sock.h"
-#include "ctl.h"
+#include "../transports/transport.h"
 #include "measure.h"
 #include "report.h"
 #include "util.h"
 
-static volatile sig_atomic_t fired;
+#define POLL_BATCH 64 /* completions taken per poll */
+#define LOSSY_IDLE_END NS_PER_SEC /* a lossy count receiver gives up */
+#define LOSS_WAIT_MIN 1000000ULL /* 1 ms */
+#define LOSS_WAIT_MAX NS_PER_SEC
+#define LOSS_WAIT_FIRST (100 * 1000000ULL)
+#define SPIN_CHECK 1024 /* memory-poll spins between clock reads */
+#define ATOMIC_VER_BASE 0x0123456789abcdefULL /* 0.4.11's M */
+#define WP_CLIENT_ID 0x55
+#define WP_SERVER_ID 0xAA
+
+volatile sig_atomic_t timer_fired;
+
+#define fired timer_fired
 
 static void on_alarm(int sig)
 {
@@ -51,21 +62,22 @@ void measure_disarm(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-int measure_start(struct run *r, char *err, size_t errlen)
+int measure_start(struct node_stat *st, uint64_t time, char *err,
+		  size_t errlen)
 {
 	struct itimerval it;
 
 	fired = 0;
-	r->st.no_cpus = cpu_count();
-	r->st.no_ticks = cpu_ticks();
-	if (cpu_sample(r->st.time_s, err, errlen) < 0)
+	st->no_cpus = cpu_count();
+	st->no_ticks = cpu_ticks();
+	if (cpu_sample(st->time_s, err, errlen) < 0)
 		return -1;
-	r->st.real_s = now_ns();
-	r->st.real_e = 0;
-	if (r->time) {
+	st->real_s = now_ns();
+	st->real_e = 0;
+	if (time) {
 		memset(&it, 0, sizeof(it));
-		it.it_value.tv_sec = (time_t)(r->time / NS_PER_SEC);
-		it.it_value.tv_usec = (suseconds_t)(r->time % NS_PER_SEC / 1000);
+		it.it_value.tv_sec = (time_t)(time / NS_PER_SEC);
+		it.it_value.tv_usec = (suseconds_t)(time % NS_PER_SEC / 1000);
 		if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
 			it.it_value.tv_usec = 1;
 		it.it_interval.tv_usec = 10000;
@@ -74,117 +86,17 @@ int measure_start(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-void measure_stop(struct run *r)
+void measure_stop(struct node_stat *st)
 {
 	char err[64];
 
-	if (r->st.real_e)
+	if (st->real_e)
 		return;
-	r->st.real_e = now_ns();
-	if (r->st.real_e == r->st.real_s)
-		r->st.real_e++;
-	if (cpu_sample(r->st.time_e, err, sizeof(err)) < 0)
-		memcpy(r->st.time_e, r->st.time_s, sizeof(r->st.time_e));
-}
-
-/* Outcome of one transfer. */
-enum xfer {
-	XF_OK, /* whole message moved */
-	XF_STOP, /* the test is over: timer, EOF, peer closed, count */
-	XF_ERR, /* this transfer failed; counted, the loop goes on */
-	XF_IDLE, /* nothing moved for the idle timeout */
-	XF_FATAL /* errno-described failure that ends the test */
-};
-
-static bool is_eagain(int e)
-{
-	return e == EAGAIN || e == EWOULDBLOCK;
-}
-
-/* Send one message; stream sockets loop until all msg_size bytes went. */
-static enum xfer send_msg(struct run *r, size_t *moved)
-{
-	size_t off = 0, len = r->msg_size;
-	bool stream = r->xp->style == SS_STREAM;
-
-	*moved = 0;
-	for (;;) {
-		ssize_t n;
-
-		if ((r->server && r->xp->style == SS_DGRAM) ||
-		    r->xp->style == SS_RDS)
-			n = sendto(r->fd, r->buf + off, len - off, MSG_NOSIGNAL,
-				   (struct sockaddr *)&r->peer, r->peerlen);
-		else
-			n = send(r->fd, r->buf + off, len - off, MSG_NOSIGNAL);
-		if (fired)
-			return XF_STOP;
-		if (n >= 0) {
-			off += (size_t)n;
-			if (!stream || off >= len) {
-				*moved = off;
-				return XF_OK;
-			}
-			if (n == 0)
-				return XF_STOP;
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		r->last_errno = errno;
-		if (stream && (errno == EPIPE || errno == ECONNRESET))
-			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
-	}
-}
-
-/* Receive one message: msg_size bytes of stream, or one datagram. */
-static enum xfer recv_msg(struct run *r, size_t *moved)
-{
-	size_t off = 0, len = r->msg_size;
-	bool stream = r->xp->style == SS_STREAM;
-
-	*moved = 0;
-	for (;;) {
-		ssize_t n;
-
-		if (r->server && !stream) {
-			r->peerlen = sizeof(r->peer);
-			n = recvfrom(r->fd, r->buf + off, len - off, 0,
-				     (struct sockaddr *)&r->peer, &r->peerlen);
-		} else {
-			n = recv(r->fd, r->buf + off, len - off, 0);
-		}
-		if (fired)
-			return XF_STOP;
-		if (n >= 0 && r->xp->style == SS_RDS && (size_t)n != len)
-			return XF_ERR; /* RDS counts whole messages only */
-		if (n > 0 || (n == 0 && !stream)) {
-			off += (size_t)n;
-			if (!stream || off >= len) {
-				*moved = off;
-				return XF_OK;
-			}
-			continue;
-		}
-		if (n == 0) {
-			if (len == 0) { /* 0.4.11 spins on empty messages */
-				*moved = 0;
-				return XF_OK;
-			}
-			return XF_STOP; /* EOF: the peer closed */
-		}
-		if (errno == EINTR)
-			continue;
-		r->last_errno = errno;
-		if (stream && errno == ECONNRESET)
-			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
-	}
+	st->real_e = now_ns();
+	if (st->real_e == st->real_s)
+		st->real_e++;
+	if (cpu_sample(st->time_e, err, sizeof(err)) < 0)
+		memcpy(st->time_e, st->time_s, sizeof(st->time_e));
 }
 
 /* Where touch() leaves its sum, so the reads cannot be optimised away. */
@@ -201,164 +113,651 @@ static void touch(const char *buf, size_t len)
 	touch_sink = sum;
 }
 
-static bool count_done(const struct run *r, uint64_t n)
+/* Shorthands over the session. */
+static const struct test_desc *T(const struct lrun *lr)
 {
-	return r->no_msgs && n >= r->no_msgs;
+	return lr->s->t;
 }
 
-static int idle_error(struct run *r, const char *what, char *err,
+static bool lossy(const struct lrun *lr)
+{
+	return (lr->s->tp->flags & TF_LOSSY) != 0;
+}
+
+static uint64_t count_of(const struct lrun *lr)
+{
+	return lr->s->p.no_msgs;
+}
+
+static bool count_reached(const struct lrun *lr, uint64_t n)
+{
+	return count_of(lr) && n >= count_of(lr);
+}
+
+static const char *peer_name(const struct lrun *lr)
+{
+	return lr->s->server ? "client" : "server";
+}
+
+static int idle_error(struct lrun *lr, const char *what, char *err,
 		      size_t errlen)
 {
+	measure_stop(&lr->st);
 	return seterr(err, errlen, "no data %s for %.3g s: the %s stalled",
-		      what, (double)r->idle / 1e9,
-		      r->server ? "client" : "server");
+		      what, (double)lr->s->p.timeout / 1e9, peer_name(lr));
 }
 
-int loop_bw_send(struct run *r, char *err, size_t errlen)
+static int post(struct lrun *lr, enum op op, uint32_t n, char *err,
+		size_t errlen)
 {
-	size_t n;
+	struct twr wr = { op, 0, 0, 0 };
 
-	while (!fired && !count_done(r, r->st.s.msgs + r->st.s.errs)) {
-		switch (send_msg(r, &n)) {
-		case XF_OK:
-			r->st.s.bytes += n;
-			r->st.s.msgs++;
+	return lr->s->tp->post(lr->s, &wr, n, err, errlen);
+}
+
+/*
+ * Post up to n sends (or writes) and count them as 0.4.11 does, on post.
+ * Returns the number posted (0: the test is over), or -1 with err filled.
+ */
+static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
+{
+	struct ustat *u = &lr->st.s;
+	int k;
+
+	if (count_of(lr)) {
+		uint64_t done = u->msgs + u->errs;
+
+		if (done >= count_of(lr))
+			return 0;
+		if (count_of(lr) - done < n)
+			n = (uint32_t)(count_of(lr) - done);
+	}
+	if (n == 0)
+		return 0;
+	k = post(lr, T(lr)->op, n, err, errlen);
+	if (k > 0) {
+		u->msgs += (uint64_t)k;
+		u->bytes += (uint64_t)k * lr->s->p.msg_size;
+		return k;
+	}
+	if (k == TP_SOFT) {
+		u->errs++;
+		return 1;
+	}
+	if (k == TP_IDLE)
+		return idle_error(lr, "sent", err, errlen);
+	if (k == 0)
+		return 0;
+	measure_stop(&lr->st);
+	return -1;
+}
+
+/* Count one receive completion. */
+static void count_recv(struct lrun *lr, const struct tcomp *c)
+{
+	if (c->status != TC_OK) {
+		lr->st.r.errs++;
+		return;
+	}
+	lr->st.r.msgs++;
+	lr->st.r.bytes += c->bytes;
+	if (lr->s->p.access_recv)
+		touch(lr->s->buf, c->bytes);
+}
+
+/*
+ * What to do when a poll found nothing: 1 = the loop ends normally, 0 =
+ * keep waiting, -1 = error (err filled).  A count test of a lossy
+ * transport ends when the sender has gone quiet, its window closing at
+ * the last message (last, 0 if none).
+ */
+static int nothing(struct lrun *lr, const char *what, uint64_t last,
+		   char *err, size_t errlen)
+{
+	if (fired || lr->s->ended)
+		return 1;
+	if (lr->s->p.time)
+		return 0; /* the timer ends the test */
+	if (lossy(lr)) {
+		measure_stop(&lr->st);
+		if (last)
+			lr->st.real_e = last;
+		return 1;
+	}
+	return idle_error(lr, what, err, errlen);
+}
+
+static uint64_t recv_wait(const struct lrun *lr)
+{
+	return lossy(lr) && !lr->s->p.time ? LOSSY_IDLE_END : UINT64_MAX;
+}
+
+static int poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
+		     char *err, size_t errlen)
+{
+	int k = lr->s->tp->poll(lr->s, c, POLL_BATCH, wait, err, errlen);
+
+	if (k < 0)
+		measure_stop(&lr->st);
+	return k;
+}
+
+/* One-way bandwidth, sending side: keep depth operations outstanding. */
+static int run_send(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tcomp c[POLL_BATCH];
+	uint32_t depth = T(lr)->depth, out = 0;
+
+	while (!fired && !lr->s->ended) {
+		int k;
+
+		if (out < depth) {
+			k = post_sends(lr, depth - out, err, errlen);
+			if (k < 0)
+				return -1;
+			if (k == 0)
+				break;
+			out += (uint32_t)k;
+		}
+		if (count_reached(lr, lr->st.s.msgs + lr->st.s.errs))
 			break;
-		case XF_ERR:
-			r->st.s.errs++;
-			break;
-		case XF_STOP:
-			goto out;
-		case XF_IDLE:
-			measure_stop(r);
-			return idle_error(r, "sent", err, errlen);
-		case XF_FATAL:
-			measure_stop(r);
-			return seterr_errno(err, errlen, r->last_errno,
-					    "send failed");
+		k = poll_some(lr, c, UINT64_MAX, err, errlen);
+		if (k < 0)
+			return -1;
+		for (int i = 0; i < k; i++)
+			if (c[i].op != OP_RECV && out > 0)
+				out--;
+		if (k == 0) {
+			int r = nothing(lr, "sent", 0, err, errlen);
+
+			if (r)
+				return r < 0 ? -1 : 0;
 		}
 	}
-out:
-	measure_stop(r);
+	measure_stop(&lr->st);
 	return 0;
 }
 
-int loop_bw_recv(struct run *r, char *err, size_t errlen)
+/* One-way bandwidth, receiving side. */
+static int run_recv(struct lrun *lr, char *err, size_t errlen)
 {
-	size_t n;
+	struct tcomp c[POLL_BATCH];
 	uint64_t last = 0;
 
-	while (!fired && !count_done(r, r->st.r.msgs + r->st.r.errs)) {
-		switch (recv_msg(r, &n)) {
-		case XF_OK:
-			r->st.r.bytes += n;
-			r->st.r.msgs++;
-			if (r->access_recv)
-				touch(r->buf, n);
-			if (r->count_dgram_idle_end)
-				last = now_ns();
+	while (!fired && !lr->s->ended) {
+		int k;
+
+		if (count_reached(lr, lr->st.r.msgs + lr->st.r.errs))
 			break;
-		case XF_ERR:
-			r->st.r.errs++;
-			break;
-		case XF_STOP:
-			goto out;
-		case XF_IDLE:
-			/*
-			 * A datagram receiver without a time limit ends when
-			 * the sender has gone quiet; its window closes at the
-			 * last datagram.  With a timer running, keep waiting.
-			 */
-			if (r->count_dgram_idle_end) {
-				measure_stop(r);
-				if (last)
-					r->st.real_e = last;
-				return 0;
-			}
-			if (r->time)
-				continue;
-			measure_stop(r);
-			return idle_error(r, "received", err, errlen);
-		case XF_FATAL:
-			measure_stop(r);
-			return seterr_errno(err, errlen, r->last_errno,
-					    "receive failed");
+		k = poll_some(lr, c, recv_wait(lr), err, errlen);
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			int r = nothing(lr, "received", last, err, errlen);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+			continue;
 		}
-	}
-out:
-	measure_stop(r);
-	return 0;
-}
-
-int loop_lat(struct run *r, bool initiator, char *err, size_t errlen)
-{
-	size_t n;
-	bool sending = initiator;
-
-	for (;;) {
-		enum xfer x;
-
+		for (int i = 0; i < k; i++)
+			count_recv(lr, &c[i]);
+		if (!lr->s->p.time)
+			last = now_ns();
 		if (fired)
 			break;
-		if (sending && count_done(r, r->st.s.msgs))
-			break;
-		if (!sending && count_done(r, r->st.r.msgs))
-			break;
-		x = sending ? send_msg(r, &n) : recv_msg(r, &n);
-		if (x == XF_OK) {
-			struct ustat *u = sending ? &r->st.s : &r->st.r;
-
-			u->bytes += n;
-			u->msgs++;
-			sending = !sending;
-			continue;
-		}
-		if (x == XF_STOP)
-			break;
-		if (x == XF_ERR) {
-			(sending ? &r->st.s : &r->st.r)->errs++;
-			/* A lost exchange: the initiator starts a new one. */
-			sending = initiator;
-			continue;
-		}
-		measure_stop(r);
-		if (x == XF_IDLE)
-			return idle_error(r, sending ? "sent" : "received", err,
-					  errlen);
-		return seterr_errno(err, errlen, r->last_errno, "%s failed",
-				    sending ? "send" : "receive");
+		if (post(lr, OP_RECV, (uint32_t)k, err, errlen) < 0)
+			return measure_stop(&lr->st), -1;
 	}
-	measure_stop(r);
+	measure_stop(&lr->st);
 	return 0;
 }
 
-int measure_phase(struct run *r, struct ctl *c, bool lat, char *err,
-		  size_t errlen)
+/* Bidirectional bandwidth: both sides send and receive. */
+static int run_bi(struct lrun *lr, char *err, size_t errlen)
 {
+	struct tcomp c[POLL_BATCH];
+	uint32_t depth = T(lr)->depth, out = 0;
+	uint64_t last = 0;
+
+	while (!fired && !lr->s->ended) {
+		uint32_t nrecv = 0;
+		int k;
+
+		if (out < depth) {
+			k = post_sends(lr, depth - out, err, errlen);
+			if (k < 0)
+				return -1;
+			out += (uint32_t)k;
+		}
+		if (count_reached(lr, lr->st.s.msgs + lr->st.s.errs) &&
+		    count_reached(lr, lr->st.r.msgs + lr->st.r.errs))
+			break;
+		k = poll_some(lr, c, recv_wait(lr), err, errlen);
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			int r = nothing(lr, "received", last, err, errlen);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+			continue;
+		}
+		for (int i = 0; i < k; i++) {
+			if (c[i].op == OP_RECV) {
+				count_recv(lr, &c[i]);
+				nrecv++;
+			} else if (out > 0) {
+				out--;
+			}
+		}
+		if (!lr->s->p.time && nrecv)
+			last = now_ns();
+		if (nrecv && !fired &&
+		    post(lr, OP_RECV, nrecv, err, errlen) < 0)
+			return measure_stop(&lr->st), -1;
+	}
+	measure_stop(&lr->st);
+	return 0;
+}
+
+/*
+ * How long a lossy initiator waits for an answer before it counts the
+ * exchange as lost: 20 mean round trips so far, within 1 ms..1 s.
+ */
+static uint64_t loss_wait(const struct lrun *lr)
+{
+	uint64_t n = lr->st.r.msgs, w;
+
+	if (n == 0)
+		return LOSS_WAIT_FIRST;
+	w = (now_ns() - lr->st.real_s) / n * 20;
+	if (w < LOSS_WAIT_MIN)
+		w = LOSS_WAIT_MIN;
+	if (w > LOSS_WAIT_MAX)
+		w = LOSS_WAIT_MAX;
+	return w;
+}
+
+/*
+ * Ping-pong latency (SEND or WRITE_WITH_IMM).  A side posts its next
+ * message only when its previous one completed and an answer arrived;
+ * the server starts as if its send had completed.  A lossy initiator
+ * that hears nothing in time counts the exchange as lost and starts a
+ * new one, so one lost message cannot stall the test.  It then tells a
+ * late answer from the current one by the sequence byte it puts first in
+ * each message (the responder echoes what it received), so a late answer
+ * can never leave two exchanges in flight.
+ */
+static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tcomp c[POLL_BATCH];
+	bool initiator = !lr->s->server;
+	bool recover = initiator && lossy(lr) && lr->s->p.msg_size > 0;
+	bool sent = true, got = initiator;
+	volatile char *seqp = lr->s->buf + lr->s->rx_off;
+	unsigned char seq = 0;
+
+	while (!fired && !lr->s->ended) {
+		uint32_t nrecv = 0;
+		uint64_t wait;
+		int k;
+
+		if (sent && got && count_reached(lr, lr->st.s.msgs))
+			break;
+		if (!initiator && sent && !got &&
+		    count_reached(lr, lr->st.s.msgs))
+			break;
+		if (sent && got) {
+			if (recover)
+				lr->s->buf[0] = (char)++seq;
+			k = post_sends(lr, 1, err, errlen);
+			if (k < 0)
+				return -1;
+			if (k == 0)
+				break;
+			sent = got = false;
+			continue;
+		}
+		wait = recover && !got ? loss_wait(lr) : UINT64_MAX;
+		k = poll_some(lr, c, wait, err, errlen);
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			int r;
+
+			if (recover && !got && !fired && !lr->s->ended) {
+				lr->st.lost++; /* start a new exchange */
+				lr->st.r.errs++;
+				got = true;
+				continue;
+			}
+			r = nothing(lr, "received", 0, err, errlen);
+			if (r)
+				return r < 0 ? -1 : 0;
+			continue;
+		}
+		for (int i = 0; i < k; i++) {
+			if (c[i].op != OP_RECV) {
+				sent = true;
+				continue;
+			}
+			nrecv++;
+			if (recover && c[i].status == TC_OK &&
+			    (unsigned char)*seqp != seq)
+				continue; /* late: its exchange counted lost */
+			count_recv(lr, &c[i]);
+			got = true;
+		}
+		if (nrecv && !fired &&
+		    post(lr, OP_RECV, nrecv, err, errlen) < 0)
+			return measure_stop(&lr->st), -1;
+	}
+	measure_stop(&lr->st);
+	return 0;
+}
+
+/* Count one completed read or atomic the way 0.4.11 does (spec §3.3). */
+static void count_onesided(struct lrun *lr, const struct tcomp *c)
+{
+	struct node_stat *st = &lr->st;
+
+	if (c->status != TC_OK) {
+		st->r.errs++;
+		return;
+	}
+	if (c->op == OP_READ) {
+		st->r.msgs++;
+		st->r.bytes += lr->s->p.msg_size;
+		st->rem_s.msgs++;
+		st->rem_s.bytes += lr->s->p.msg_size;
+		if (lr->s->p.access_recv)
+			touch(lr->s->buf, lr->s->p.msg_size);
+	} else {
+		st->rem_r.msgs++;
+		st->rem_r.bytes += sizeof(uint64_t);
+	}
+}
+
+/* RDMA read and atomic rate: depth operations kept outstanding. */
+static int run_onesided(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tcomp c[POLL_BATCH];
+	uint32_t depth = T(lr)->depth, out = 0;
+	uint64_t posted = 0;
+
+	while (!fired) {
+		int k;
+
+		if (out < depth && !(count_of(lr) && posted >= count_of(lr))) {
+			uint32_t n = depth - out;
+
+			if (count_of(lr) && count_of(lr) - posted < n)
+				n = (uint32_t)(count_of(lr) - posted);
+			k = post(lr, T(lr)->op, n, err, errlen);
+			if (k < 0)
+				return measure_stop(&lr->st), -1;
+			out += (uint32_t)k;
+			posted += (uint64_t)k;
+		}
+		if (count_of(lr) && posted >= count_of(lr) && out == 0)
+			break;
+		k = poll_some(lr, c, UINT64_MAX, err, errlen);
+		if (k < 0)
+			return -1;
+		if (k == 0) {
+			int r = nothing(lr, "received", 0, err, errlen);
+
+			if (r)
+				return r < 0 ? -1 : 0;
+			continue;
+		}
+		for (int i = 0; i < k; i++) {
+			count_onesided(lr, &c[i]);
+			if (out > 0)
+				out--;
+		}
+	}
+	measure_stop(&lr->st);
+	return 0;
+}
+
+/* The old value 0.4.11's verify tests expect back for sequence k. */
+static uint64_t ver_expect(enum op op, uint64_t k)
+{
+	if (op == OP_FADD)
+		return k;
+	return k == 0 ? 0 : ATOMIC_VER_BASE + k - 1;
+}
+
+static int post_ver(struct lrun *lr, uint32_t slot, uint64_t k, char *err,
+		    size_t errlen)
+{
+	struct twr wr = { T(lr)->op, slot, 0, 0 };
+
+	if (wr.op == OP_FADD) {
+		wr.compare = 1;
+	} else {
+		wr.compare = k == 0 ? 0 : ATOMIC_VER_BASE + k - 1;
+		wr.swap = ATOMIC_VER_BASE + k;
+	}
+	return lr->s->tp->post(lr->s, &wr, 1, err, errlen);
+}
+
+/*
+ * Atomics with the returned old values checked: every atomic targets
+ * the peer's one 8-byte word, and sequence k must find the value that
+ * sequence k-1 left there.
+ */
+static int run_atomic_ver(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tcomp c[POLL_BATCH];
+	uint32_t slots = lr->s->p.msg_size / 8;
+	uint64_t *seq, next = 0;
+	int rc = -1;
+
+	if (slots > T(lr)->depth)
+		slots = T(lr)->depth;
+	if (slots == 0)
+		return seterr(err, errlen, "message size must be at least 8");
+	seq = xcalloc(slots, sizeof(*seq));
+	for (uint32_t i = 0; i < slots; i++) {
+		if (count_of(lr) && next >= count_of(lr))
+			break;
+		seq[i] = next;
+		if (post_ver(lr, i, next++, err, errlen) < 0)
+			goto out;
+	}
+	while (!fired) {
+		int k = poll_some(lr, c, UINT64_MAX, err, errlen);
+
+		if (k < 0)
+			goto out;
+		if (k == 0) {
+			int r = nothing(lr, "received", 0, err, errlen);
+
+			if (r) {
+				rc = r < 0 ? -1 : 0;
+				goto out;
+			}
+			continue;
+		}
+		for (int i = 0; i < k; i++) {
+			uint32_t slot = c[i].slot;
+			uint64_t got, want;
+
+			if (slot >= slots || c[i].status != TC_OK)
+				continue;
+			memcpy(&got, lr->s->buf + (size_t)slot * 8, 8);
+			want = ver_expect(T(lr)->op, seq[slot]);
+			if (got != want) {
+				measure_stop(&lr->st);
+				seterr(err, errlen,
+				       "mismatch, sequence %llu, expected %llx, got %llx",
+				       (unsigned long long)seq[slot] + 1,
+				       (unsigned long long)want,
+				       (unsigned long long)got);
+				goto out;
+			}
+			count_onesided(lr, &c[i]);
+			if (fired || (count_of(lr) && next >= count_of(lr)))
+				continue;
+			seq[slot] = next;
+			if (post_ver(lr, slot, next++, err, errlen) < 0)
+				goto out;
+		}
+		if (count_of(lr) && lr->st.rem_r.msgs >= count_of(lr))
+			break;
+	}
+	rc = 0;
+out:
+	measure_stop(&lr->st);
+	free(seq);
+	return rc;
+}
+
+static char wp_own(const struct lrun *lr)
+{
+	return (char)(lr->s->server ? WP_SERVER_ID : WP_CLIENT_ID);
+}
+
+static void wp_mark(struct lrun *lr)
+{
+	volatile char *b = lr->s->buf;
+
+	b[0] = wp_own(lr);
+	b[lr->s->p.msg_size - 1] = wp_own(lr);
+}
+
+/* Spin until the peer's write has landed in our buffer. 1 / 0 / -1. */
+static int wp_spin(struct lrun *lr, char *err, size_t errlen)
+{
+	volatile char *b = lr->s->buf;
+	char peer = (char)(lr->s->server ? WP_CLIENT_ID : WP_SERVER_ID);
+	size_t last = lr->s->p.msg_size - 1;
+	uint64_t deadline = now_ns() + lr->s->p.timeout;
+
+	for (unsigned n = 0;; n++) {
+		if (b[0] == peer && b[last] == peer)
+			return 1;
+		if (fired)
+			return 0;
+		if (n % SPIN_CHECK == 0 && now_ns() > deadline) {
+			if (lr->s->p.time)
+				deadline = now_ns() + lr->s->p.timeout;
+			else
+				return idle_error(lr, "received", err, errlen);
+		}
+	}
+}
+
+/*
+ * RDMA write latency by memory polling: write the whole buffer to the
+ * peer, then spin until the peer's write has marked our buffer's first
+ * and last bytes.  The client writes first.  No CQ events are used.
+ */
+static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tcomp c[POLL_BATCH];
+	bool my_turn = !lr->s->server;
+
+	while (!fired) {
+		int k;
+
+		if (my_turn) {
+			if (count_reached(lr, lr->st.s.msgs))
+				break;
+			k = post_sends(lr, 1, err, errlen);
+			if (k <= 0)
+				return k < 0 ? -1 : (measure_stop(&lr->st), 0);
+			if (poll_some(lr, c, 0, err, errlen) < 0)
+				return -1;
+			if (lr->s->server && count_reached(lr, lr->st.s.msgs))
+				break;
+		}
+		k = wp_spin(lr, err, errlen);
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		lr->st.r.msgs++;
+		lr->st.r.bytes += lr->s->p.msg_size;
+		wp_mark(lr);
+		my_turn = true;
+	}
+	measure_stop(&lr->st);
+	return 0;
+}
+
+bool loop_idle_side(const struct tsess *s)
+{
+	return s->server && (s->t->loop == LOOP_ONESIDED ||
+			     s->t->loop == LOOP_ATOMIC_VER);
+}
+
+int loop_prep(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tsess *s = lr->s;
+	uint32_t depth = s->t->depth;
+
+	memset(&lr->st, 0, sizeof(lr->st));
+	switch (s->t->loop) {
+	case LOOP_STREAM_BW:
+		if (!s->server)
+			return 0;
+		break;
+	case LOOP_BI_BW:
+		break;
+	case LOOP_PINGPONG:
+		depth = 1;
+		break;
+	case LOOP_WRITE_POLL:
+		if (s->p.msg_size == 0)
+			return seterr(err, errlen, "message size must be at least 1");
+		wp_mark(lr);
+		return 0;
+	default:
+		return 0;
+	}
+	return post(lr, OP_RECV, depth, err, errlen) < 0 ? -1 : 0;
+}
+
+int loop_run(struct lrun *lr, char *err, size_t errlen)
+{
+	struct tsess *s = lr->s;
 	int rc;
 
-	r->buf = xcalloc(1, r->msg_size ? r->msg_size : 1);
-	/* A timed test's alarm already ends every blocking call. */
-	if (!r->time || r->idle < r->time)
-		sock_set_idle(r->fd, r->idle);
-	debugf(c->debug, "waiting for synchronization before test");
-	if (ctl_sync(c, SYNC_BEFORE, err, errlen) < 0)
+	if (measure_start(&lr->st, s->p.time, err, errlen) < 0)
 		return -1;
-	debugf(c->debug, "synchronization complete");
-	if (measure_start(r, err, errlen) < 0)
-		return -1;
-	if (lat)
-		rc = loop_lat(r, !r->server, err, errlen);
-	else if (r->server)
-		rc = loop_bw_recv(r, err, errlen);
-	else
-		rc = loop_bw_send(r, err, errlen);
+	switch (s->t->loop) {
+	case LOOP_STREAM_BW:
+		rc = s->server ? run_recv(lr, err, errlen)
+			       : run_send(lr, err, errlen);
+		break;
+	case LOOP_BI_BW:
+		rc = run_bi(lr, err, errlen);
+		break;
+	case LOOP_PINGPONG:
+		rc = run_pingpong(lr, err, errlen);
+		break;
+	case LOOP_ONESIDED:
+	case LOOP_ATOMIC_VER:
+		if (loop_idle_side(s)) {
+			rc = lr->wait_peer(lr->wait_arg, err, errlen);
+			measure_stop(&lr->st);
+		} else if (s->t->loop == LOOP_ONESIDED) {
+			rc = run_onesided(lr, err, errlen);
+		} else {
+			rc = run_atomic_ver(lr, err, errlen);
+		}
+		break;
+	case LOOP_WRITE_POLL:
+		rc = run_write_poll(lr, err, errlen);
+		break;
+	default:
+		rc = seterr(err, errlen, "%s: no measurement loop", s->t->name);
+		break;
+	}
+	measure_stop(&lr->st);
 	measure_disarm();
-	/*
-	 * Close the data socket now: a legacy server's window ends at EOF,
-	 * and a peer blocked sending to us returns.
-	 */
-	close(r->fd);
-	r->fd = -1;
 	return rc;
 }

@@ -195,7 +195,7 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		dflt(p, side, PAR_TIMEOUT, DEFAULT_TIMEOUT);
 		dflt(p, side, PAR_MSG_SIZE, t->msg_size);
 		dflt(p, side, PAR_MTU_SIZE,
-		     t->kind == TK_RDMA ? DEFAULT_RDMA_MTU : 0);
+		     t->uses & PAR_BIT(PAR_MTU_SIZE) ? DEFAULT_RDMA_MTU : 0);
 	}
 }
 

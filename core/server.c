@@ -23,11 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../transports/sock.h"
 #include "../transports/transport.h"
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "session.h"
+#include "tlv.h"
 #include "report.h"
 #include "util.h"
 
@@ -84,66 +85,32 @@ static int check_version(const struct req *q, char *err, size_t errlen)
 		      QPERF_VERSION, cm, cn, q->ver_inc);
 }
 
-/* The server half of a socket test. */
-static int serve_sock(struct ctl *c, const struct test_desc *t,
+/* The server half of a data test. */
+static int serve_data(struct ctl *c, const struct test_desc *t,
 		      const struct req *q, char *err, size_t errlen)
 {
-	struct run r;
-	uint8_t st[STAT_SIZE], ext[EXT_STAT_SIZE];
-	char sync[sizeof(SYNC_AFTER)];
-	bool lat = t->kind == TK_LAT;
-	int rc = -1;
+	struct tside sd;
 
-	memset(&r, 0, sizeof(r));
-	r.xp = t->xp;
-	r.server = true;
-	r.fd = -1;
-	r.msg_size = q->msg_size;
-	r.time = q->time_ns;
-	/* Only this project's clients expect -n to be honoured here. */
-	r.no_msgs = q->ext ? q->no_msgs : 0;
-	r.idle = c->timeout;
-	r.access_recv = q->access_recv != 0;
-	if (!lat && r.xp->style != SS_STREAM && !r.time) {
-		/* A count-based datagram test ends when the sender goes quiet. */
-		r.count_dgram_idle_end = true;
-		if (r.idle > NS_PER_SEC)
-			r.idle = NS_PER_SEC;
-	}
-	if (sock_server_open(t->xp, c, q, lat, &r, err, errlen) < 0)
-		return -1;
-	if (measure_phase(&r, c, lat, err, errlen) < 0)
-		goto out;
-	stat_encode(&r.st, st);
-	debugf(c->debug, "sending results");
-	if (ctl_send(c, st, sizeof(st), "results", err, errlen) < 0)
-		goto out;
-	if (q->ext) {
-		ext_stat_encode(&r.st, ext);
-		if (ctl_send(c, ext, sizeof(ext), "results extension", err,
-			     errlen) < 0)
-			goto out;
-	}
-	if (ctl_recv(c, sync, strlen(SYNC_AFTER), SYNC_AFTER, err, errlen) < 0)
-		goto out;
-	if (memcmp(sync, SYNC_AFTER, strlen(SYNC_AFTER)) != 0) {
-		seterr(err, errlen, "synchronize %s failure: data does not match",
-		       SYNC_AFTER);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (r.fd >= 0)
-		close(r.fd);
-	free(r.buf);
-	return rc;
+	memset(&sd, 0, sizeof(sd));
+	sd.t = t;
+	sd.server = true;
+	sd.c = c;
+	sd.ext = q->ext;
+	sd.ext_ver = q->ext_ver;
+	sd.peer_caps = q->caps;
+	session_params(q, &sd.p);
+	/* Only this project's clients expect -n honoured everywhere. */
+	if (!q->ext && !(t->flags & TDF_LEGACY_N))
+		sd.p.no_msgs = 0;
+	return session_run(&sd, err, errlen);
 }
 
 /* Read and check one request; fills q. */
 static int read_request(struct ctl *c, struct req *q, char *err,
 			size_t errlen)
 {
-	uint8_t b[REQ_SIZE], ext[EXT_REQ_SIZE];
+	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX];
+	size_t n;
 
 	if (ctl_recv(c, b, REQ_VER_SIZE, "request version", err, errlen) < 0)
 		return -1;
@@ -155,11 +122,24 @@ static int read_request(struct ctl *c, struct req *q, char *err,
 		return -1;
 	req_decode(b, q);
 	if (q->ver_min == QPERF_VER_MIN) {
-		if (ctl_recv(c, ext, sizeof(ext), "request extension", err,
+		struct hello h = { session_caps(), QPERF_VERSION };
+
+		if (ctl_recv(c, ext, TLV_HDR, "request extension", err,
 			     errlen) < 0)
 			return -1;
-		if (ext_req_decode(ext, q) < 0)
+		n = ext_block_len(ext);
+		if (n == 0 || n > sizeof(ext))
 			return seterr(err, errlen, "bad request extension");
+		if (ctl_recv(c, ext + TLV_HDR, n - TLV_HDR, "request extension",
+			     err, errlen) < 0)
+			return -1;
+		if (ext_req_decode(ext, n, q) < 0)
+			return seterr(err, errlen, "bad request extension");
+		if (q->ext_ver < 2)
+			return 0; /* an early 0.5 client expects no answer */
+		n = hello_encode(&h, ext, sizeof(ext));
+		return ctl_send_block(c, ext, n, "server extension", err,
+				      errlen);
 	}
 	return 0;
 }
@@ -172,13 +152,21 @@ static int validate(const struct test_desc *t, struct req *q, char *err,
 			      q->req_index);
 	if (t->missing)
 		return seterr(err, errlen, "%s: %s", t->name, t->missing);
+	if (t->tp && (t->tp->flags & TF_XRC) && !(q->ext && q->ext_ver >= 2))
+		return seterr(err, errlen,
+			      "%s needs a qperf %s client: 0.4.11's XRC tests use a verbs API that no longer exists",
+			      t->name, QPERF_VERSION);
+	if (t->tp && (t->tp->flags & TF_RDMA) && q->use_cm)
+		return seterr(err, errlen,
+			      "%s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf",
+			      t->name);
 	if (t->kind != TK_CONF && t->kind != TK_QUIT &&
 	    q->msg_size > SERVER_MAX_MSG)
 		return seterr(err, errlen,
 			      "message size %u is larger than this server allows (%u)",
 			      q->msg_size, SERVER_MAX_MSG);
 	/* An empty stream message moves nothing and cannot detect a stall. */
-	if (t->xp && t->xp->style == SS_STREAM && q->msg_size == 0)
+	if (t->tp && (t->tp->flags & TF_EOF_ENDS) && q->msg_size == 0)
 		return seterr(err, errlen,
 			      "%s: message size 0 has nothing to measure",
 			      t->name);
@@ -231,12 +219,8 @@ static int serve_one(int fd, const struct plan *p)
 		if (rc == 0)
 			kill(getppid(), SIGQUIT);
 		break;
-	case TK_BW:
-	case TK_LAT:
-		rc = serve_sock(&c, t, &q, err, sizeof(err));
-		break;
-	case TK_RDMA:
-		rc = seterr(err, sizeof(err), "%s: %s", t->name, t->missing);
+	case TK_DATA:
+		rc = serve_data(&c, t, &q, err, sizeof(err));
 		break;
 	}
 	if (rc == 0) {

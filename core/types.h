@@ -113,6 +113,7 @@ struct node_stat {
 	uint64_t time_e[CPU_COUNT];
 	uint64_t real_s, real_e; /* ns, monotonic */
 	struct ustat s, r, rem_s, rem_r;
+	uint64_t lost; /* lossy latency: exchanges restarted after a loss */
 };
 
 /* Derived per-node figures (spec §6). */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Helpers shared by the engine; see util.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
@@ -146,4 +149,39 @@ void debugf(bool on, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
+		    uint64_t timeout)
+{
+	int fl = fcntl(fd, F_GETFL);
+	int r, e = 0;
+	socklen_t el = sizeof(e);
+	struct pollfd pfd = { fd, POLLOUT, 0 };
+	uint64_t deadline = now_ns() + timeout;
+
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	r = connect(fd, sa, (socklen_t)len);
+	if (r < 0 && errno == EINPROGRESS) {
+		do {
+			uint64_t now = now_ns();
+
+			if (now >= deadline) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+			r = poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1));
+		} while (r < 0 ? errno == EINTR : r == 0);
+		if (r < 0)
+			return -1;
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
+		if (e) {
+			errno = e;
+			return -1;
+		}
+		r = 0;
+	}
+	if (r == 0)
+		fcntl(fd, F_SETFL, fl);
+	return r;
 }

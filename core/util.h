@@ -6,12 +6,19 @@
 #ifndef QPERF_UTIL_H
 #define QPERF_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Set by the test timer's SIGALRM handler (core/measure.c): the test is
+ * over.  Loops and transports check it after every blocking call.
+ */
+extern volatile sig_atomic_t timer_fired;
 
 /* Monotonic time in nanoseconds.  Does not block. */
 uint64_t now_ns(void);
@@ -35,6 +42,14 @@ size_t xsnprintf(char *buf, size_t len, const char *fmt, ...)
 /* malloc/calloc that print "qperf: out of memory" and exit 1 on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
+
+/*
+ * connect() within timeout ns; the socket's blocking mode is kept.
+ * Returns 0, or -1 with errno set (ETIMEDOUT when time ran out).
+ */
+struct sockaddr;
+int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
+		    uint64_t timeout);
 
 /* Sleep for ns nanoseconds, resuming after signals. */
 void sleep_ns(uint64_t ns);

@@ -19,14 +19,14 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/ctl.h"
-#include "../core/measure.h"
 #include "../core/util.h"
 #include "sock.h"
+#include "transport.h"
 
 #ifndef AF_INET_SDP
 #define AF_INET_SDP 27
@@ -38,22 +38,53 @@
 #define IPPROTO_SCTP 132
 #endif
 
-const struct xport xport_tcp = { "TCP", "tcp", SS_STREAM, 0, SOCK_STREAM, 0 };
-const struct xport xport_udp = { "UDP", "udp", SS_DGRAM, 0, SOCK_DGRAM, 0 };
-const struct xport xport_sdp = { "SDP", "sdp", SS_STREAM, AF_INET_SDP,
-				 SOCK_STREAM, 0 };
-const struct xport xport_sctp = { "SCTP", "sctp", SS_STREAM, 0, SOCK_STREAM,
-				  IPPROTO_SCTP };
-const struct xport xport_rds = { "RDS", "rds", SS_RDS, AF_RDS, SOCK_SEQPACKET,
-				 0 };
+enum sock_style {
+	SS_STREAM, /* tcp, sdp, sctp: connected byte stream */
+	SS_DGRAM, /* udp: datagrams */
+	SS_RDS /* rds: reliable datagrams, address exchange first */
+};
 
-void sock_set_idle(int fd, uint64_t ns)
+struct xport {
+	const char *name; /* for messages: "TCP", "SCTP", ... */
+	enum sock_style style;
+	int family; /* 0: the control connection's; else forced family */
+	int socktype;
+	int protocol; /* 0, or IPPROTO_SCTP */
+};
+
+static const struct xport xport_tcp = { "TCP", SS_STREAM, 0, SOCK_STREAM, 0 };
+static const struct xport xport_udp = { "UDP", SS_DGRAM, 0, SOCK_DGRAM, 0 };
+static const struct xport xport_sdp = { "SDP", SS_STREAM, AF_INET_SDP,
+					SOCK_STREAM, 0 };
+static const struct xport xport_sctp = { "SCTP", SS_STREAM, 0, SOCK_STREAM,
+					 IPPROTO_SCTP };
+static const struct xport xport_rds = { "RDS", SS_RDS, AF_RDS, SOCK_SEQPACKET,
+					0 };
+
+/* Per-session state. */
+struct sock_priv {
+	const struct xport *xp;
+	int fd; /* data socket, -1 if none */
+	struct sockaddr_storage peer; /* datagram peer */
+	socklen_t peerlen;
+	uint32_t credits; /* receives posted and not yet done */
+	struct tcomp done[2]; /* completed sends not yet polled */
+	int ndone;
+	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
+	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
+};
+
+static struct sock_priv *SP(struct tsess *s)
+{
+	return s->priv;
+}
+
+static void set_timeo(int fd, int opt, uint64_t ns)
 {
 	struct timeval tv = { (time_t)(ns / NS_PER_SEC),
 			      (suseconds_t)(ns % NS_PER_SEC / 1000) };
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv));
 }
 
 static void set_bufs(int fd, uint32_t size)
@@ -95,15 +126,11 @@ static void sa_set_port(struct sockaddr_storage *ss, uint16_t port)
 }
 
 /* A wildcard address of the control connection's family, with port. */
-static socklen_t any_addr(int ctlfd, uint16_t port,
+static socklen_t any_addr(const struct chan *ch, uint16_t port,
 			  struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage local;
-	socklen_t len = sizeof(local);
-
 	memset(ss, 0, sizeof(*ss));
-	if (getsockname(ctlfd, (struct sockaddr *)&local, &len) < 0 ||
-	    local.ss_family != AF_INET) {
+	if (ch->local.ss_family != AF_INET) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 
 		s6->sin6_family = AF_INET6;
@@ -126,21 +153,21 @@ static socklen_t sa_len(const struct sockaddr_storage *ss)
 					 : sizeof(struct sockaddr_in);
 }
 
-static int send_port(struct ctl *c, uint16_t port, const char *item,
+static int send_port(struct chan *c, uint16_t port, const char *item,
 		     char *err, size_t errlen)
 {
 	uint8_t b[4] = { (uint8_t)port, (uint8_t)(port >> 8), 0, 0 };
 
-	return ctl_send(c, b, sizeof(b), item, err, errlen);
+	return c->send(c, b, sizeof(b), item, err, errlen);
 }
 
-static int recv_port(struct ctl *c, uint16_t *port, const char *item,
+static int recv_port(struct chan *c, uint16_t *port, const char *item,
 		     char *err, size_t errlen)
 {
 	uint8_t b[4];
 	uint32_t v;
 
-	if (ctl_recv(c, b, sizeof(b), item, err, errlen) < 0)
+	if (c->recv(c, b, sizeof(b), item, err, errlen) < 0)
 		return -1;
 	v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 	    (uint32_t)b[3] << 24;
@@ -187,41 +214,6 @@ static int accept_bounded(int lfd, int ctlfd, uint64_t timeout, char *err,
 	}
 }
 
-int sock_connect_bounded(int fd, const struct sockaddr *sa, socklen_t len,
-			   uint64_t timeout)
-{
-	int fl = fcntl(fd, F_GETFL);
-	int r, e = 0;
-	socklen_t el = sizeof(e);
-	struct pollfd pfd = { fd, POLLOUT, 0 };
-	uint64_t deadline = now_ns() + timeout;
-
-	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	r = connect(fd, sa, len);
-	if (r < 0 && errno == EINPROGRESS) {
-		do {
-			uint64_t now = now_ns();
-
-			if (now >= deadline) {
-				errno = ETIMEDOUT;
-				return -1;
-			}
-			r = poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1));
-		} while (r < 0 ? errno == EINTR : r == 0);
-		if (r < 0)
-			return -1;
-		getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &el);
-		if (e) {
-			errno = e;
-			return -1;
-		}
-		r = 0;
-	}
-	if (r == 0)
-		fcntl(fd, F_SETFL, fl);
-	return r;
-}
-
 static int make_socket(const struct xport *xp, int family, char *err,
 		       size_t errlen)
 {
@@ -244,6 +236,7 @@ static void nodelay(const struct xport *xp, int fd, bool lat)
 {
 	int one = 1;
 
+	/* Nagle would hold back every ping-pong message. */
 	if (lat && xp == &xport_tcp)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
@@ -277,10 +270,10 @@ static void numeric_host(const struct sockaddr_storage *ss, char *out,
  * connection, bind RDS sockets to those addresses and swap RDS ports
  * (spec §2.9).  Untested here: no kernel on our machines has RDS.
  */
-static int rds_bind_exchange(const struct xport *xp, struct ctl *c,
+static int rds_bind_exchange(const struct xport *xp, struct chan *c,
 			     const char *self, uint32_t port, uint32_t bufsize,
-			     const char *peer_host, struct run *r, char *err,
-			     size_t errlen)
+			     const char *peer_host, struct sock_priv *r,
+			     char *err, size_t errlen)
 {
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
@@ -327,8 +320,8 @@ static int rds_probe(const struct xport *xp, char *err, size_t errlen)
 	return 0;
 }
 
-static int rds_server(const struct xport *xp, struct ctl *c,
-		      const struct req *q, struct run *r, char *err,
+static int rds_server(const struct xport *xp, struct chan *c,
+		      const struct tparams *q, struct sock_priv *r, char *err,
 		      size_t errlen)
 {
 	struct sockaddr_storage ss, peer;
@@ -341,7 +334,7 @@ static int rds_server(const struct xport *xp, struct ctl *c,
 	lfd = make_socket(&xport_tcp, AF_INET6, err, errlen);
 	if (lfd < 0)
 		return -1;
-	len = any_addr(c->fd, 0, &ss);
+	len = any_addr(c, 0, &ss);
 	if (bind(lfd, (struct sockaddr *)&ss, len) < 0 || listen(lfd, 1) < 0 ||
 	    getsockname(lfd, (struct sockaddr *)&ss, &len) < 0) {
 		close(lfd);
@@ -352,7 +345,7 @@ static int rds_server(const struct xport *xp, struct ctl *c,
 		close(lfd);
 		return -1;
 	}
-	fd = accept_bounded(lfd, c->fd, c->timeout, err, errlen);
+	fd = accept_bounded(lfd, c->watch_fd, c->timeout, err, errlen);
 	close(lfd);
 	if (fd < 0)
 		return -1;
@@ -360,19 +353,18 @@ static int rds_server(const struct xport *xp, struct ctl *c,
 	close(fd);
 	memset(other, 0, sizeof(other));
 	numeric_host(&peer, other, sizeof(other));
-	if (ctl_recv(c, self, sizeof(self), "server IP", err, errlen) < 0 ||
-	    ctl_send(c, other, sizeof(other), "client IP", err, errlen) < 0)
+	if (c->recv(c, self, sizeof(self), "server IP", err, errlen) < 0 ||
+	    c->send(c, other, sizeof(other), "client IP", err, errlen) < 0)
 		return -1;
 	self[sizeof(self) - 1] = '\0';
 	return rds_bind_exchange(xp, c, self, q->port, q->sock_buf_size, other,
 				 r, err, errlen);
 }
 
-static int rds_client(const struct xport *xp, struct ctl *c, uint32_t bufsize,
-		      struct run *r, char *err, size_t errlen)
+static int rds_client(const struct xport *xp, struct chan *c, uint32_t bufsize,
+		      struct sock_priv *r, char *err, size_t errlen)
 {
-	struct sockaddr_storage peer;
-	socklen_t plen = sizeof(peer);
+	struct sockaddr_storage peer = c->peer;
 	char self[RDS_IP_SIZE], other[RDS_IP_SIZE];
 	uint16_t port;
 	int fd;
@@ -381,11 +373,9 @@ static int rds_client(const struct xport *xp, struct ctl *c, uint32_t bufsize,
 		return -1;
 	if (recv_port(c, &port, "TCP IPv4 server port", err, errlen) < 0)
 		return -1;
-	if (getpeername(c->fd, (struct sockaddr *)&peer, &plen) < 0)
-		return seterr_errno(err, errlen, errno, "getpeername failed");
 	sa_set_port(&peer, port);
 	fd = socket(peer.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || sock_connect_bounded(fd, (struct sockaddr *)&peer,
+	if (fd < 0 || connect_bounded(fd, (struct sockaddr *)&peer,
 				      sa_len(&peer), c->timeout) < 0) {
 		seterr_errno(err, errlen, errno, "connect failed");
 		if (fd >= 0)
@@ -395,33 +385,34 @@ static int rds_client(const struct xport *xp, struct ctl *c, uint32_t bufsize,
 	close(fd);
 	memset(other, 0, sizeof(other));
 	numeric_host(&peer, other, sizeof(other));
-	if (ctl_send(c, other, sizeof(other), "server IP", err, errlen) < 0 ||
-	    ctl_recv(c, self, sizeof(self), "client IP", err, errlen) < 0)
+	if (c->send(c, other, sizeof(other), "server IP", err, errlen) < 0 ||
+	    c->recv(c, self, sizeof(self), "client IP", err, errlen) < 0)
 		return -1;
 	self[sizeof(self) - 1] = '\0';
 	return rds_bind_exchange(xp, c, self, 0, bufsize, other, r, err,
 				 errlen);
 }
 
-int sock_server_open(const struct xport *xp, struct ctl *c,
-		     const struct req *q, bool lat, struct run *r, char *err,
-		     size_t errlen)
+
+static int server_open(struct tsess *s, const struct xport *xp,
+		       struct sock_priv *sp, char *err, size_t errlen)
 {
+	struct chan *c = s->ch;
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd;
 
 	if (xp->style == SS_RDS)
-		return rds_server(xp, c, q, r, err, errlen);
-	len = any_addr(c->fd, (uint16_t)q->port, &ss);
+		return rds_server(xp, c, &s->p, sp, err, errlen);
+	len = any_addr(c, (uint16_t)s->p.port, &ss);
 	fd = make_socket(xp, ss.ss_family, err, errlen);
 	if (fd < 0)
 		return -1;
-	set_bufs(fd, q->sock_buf_size);
+	set_bufs(fd, s->p.sock_buf_size);
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
 		seterr_errno(err, errlen, errno,
 			     "unable to bind %s data socket to port %u",
-			     xp->name, q->port);
+			     xp->name, s->p.port);
 		close(fd);
 		return -1;
 	}
@@ -437,39 +428,40 @@ int sock_server_open(const struct xport *xp, struct ctl *c,
 		return -1;
 	}
 	if (xp->style == SS_STREAM) {
-		int afd = accept_bounded(fd, c->fd, c->timeout, err, errlen);
+		int afd = accept_bounded(fd, c->watch_fd, c->timeout, err,
+					 errlen);
 
 		close(fd);
 		if (afd < 0)
 			return -1;
 		fd = afd;
-		set_bufs(fd, q->sock_buf_size);
-		nodelay(xp, fd, lat);
+		set_bufs(fd, s->p.sock_buf_size);
+		nodelay(xp, fd, s->t->loop == LOOP_PINGPONG);
 	}
-	r->fd = fd;
+	sp->fd = fd;
 	return 0;
 }
 
-int sock_client_open(const struct xport *xp, struct ctl *c, uint32_t bufsize,
-		     bool lat, struct run *r, char *err, size_t errlen)
+static int client_open(struct tsess *s, const struct xport *xp,
+		       struct sock_priv *sp, char *err, size_t errlen)
 {
-	struct sockaddr_storage peer;
-	socklen_t plen = sizeof(peer);
+	struct chan *c = s->ch;
+	struct sockaddr_storage peer = c->peer;
 	uint16_t port;
 	int fd;
 
 	if (xp->style == SS_RDS)
-		return rds_client(xp, c, bufsize, r, err, errlen);
+		return rds_client(xp, c, s->p.sock_buf_size, sp, err, errlen);
 	if (recv_port(c, &port, "port", err, errlen) < 0)
 		return -1;
-	if (getpeername(c->fd, (struct sockaddr *)&peer, &plen) < 0)
-		return seterr_errno(err, errlen, errno, "getpeername failed");
+	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
+		return seterr(err, errlen, "no address of the server");
 	sa_set_port(&peer, port);
 	fd = make_socket(xp, peer.ss_family, err, errlen);
 	if (fd < 0)
 		return -1;
-	set_bufs(fd, bufsize);
-	if (sock_connect_bounded(fd, (struct sockaddr *)&peer, sa_len(&peer),
+	set_bufs(fd, s->p.sock_buf_size);
+	if (connect_bounded(fd, (struct sockaddr *)&peer, sa_len(&peer),
 			    c->timeout) < 0) {
 		seterr_errno(err, errlen, errno,
 			     "could not make %s connection to server",
@@ -477,7 +469,256 @@ int sock_client_open(const struct xport *xp, struct ctl *c, uint32_t bufsize,
 		close(fd);
 		return -1;
 	}
-	nodelay(xp, fd, lat);
-	r->fd = fd;
+	nodelay(xp, fd, s->t->loop == LOOP_PINGPONG);
+	sp->fd = fd;
 	return 0;
 }
+
+static int sock_open(struct tsess *s, const struct xport *xp, char *err,
+		     size_t errlen)
+{
+	struct sock_priv *sp = SP(s);
+	int rc;
+
+	sp->xp = xp;
+	sp->fd = -1;
+	/* A timed test's alarm already ends every blocking call. */
+	sp->idle = !s->p.time || s->p.timeout < s->p.time ? s->p.timeout : 0;
+	rc = s->server ? server_open(s, xp, sp, err, errlen)
+		       : client_open(s, xp, sp, err, errlen);
+	if (rc < 0)
+		return -1;
+	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
+	s->buflen = s->p.msg_size;
+	set_timeo(sp->fd, SO_SNDTIMEO, sp->idle);
+	set_timeo(sp->fd, SO_RCVTIMEO, sp->idle);
+	sp->rcvtimeo = sp->idle;
+	return 0;
+}
+
+static void sock_close(struct tsess *s)
+{
+	struct sock_priv *sp = SP(s);
+
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
+	free(s->buf);
+	s->buf = NULL;
+}
+
+/* Outcome of one transfer. */
+enum xfer {
+	XF_OK, /* whole message moved */
+	XF_STOP, /* the test is over: timer, EOF, peer closed */
+	XF_ERR, /* this transfer failed; counted, the loop goes on */
+	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
+	XF_FATAL /* errno-described failure that ends the test */
+};
+
+static bool is_eagain(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK;
+}
+
+/* Send one message; stream sockets loop until all msg_size bytes went. */
+static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
+			  size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+	bool to = (s->server && sp->xp->style == SS_DGRAM) ||
+		  sp->xp->style == SS_RDS;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (to)
+			n = sendto(sp->fd, s->buf + off, len - off,
+				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
+				   sp->peerlen);
+		else
+			n = send(sp->fd, s->buf + off, len - off, MSG_NOSIGNAL);
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0) {
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			if (n == 0)
+				return XF_STOP;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		s->last_errno = errno;
+		if (stream && (errno == EPIPE || errno == ECONNRESET))
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+/* Receive one message: msg_size bytes of stream, or one datagram. */
+static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
+			  size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (s->server && !stream) {
+			sp->peerlen = sizeof(sp->peer);
+			n = recvfrom(sp->fd, s->buf + off, len - off, 0,
+				     (struct sockaddr *)&sp->peer,
+				     &sp->peerlen);
+		} else {
+			n = recv(sp->fd, s->buf + off, len - off, 0);
+		}
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
+			return XF_ERR; /* RDS counts whole messages only */
+		if (n > 0 || (n == 0 && !stream)) {
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			continue;
+		}
+		if (n == 0) {
+			if (len == 0) /* 0.4.11 spins on empty messages */
+				return XF_OK;
+			return XF_STOP; /* EOF: the peer closed */
+		}
+		if (errno == EINTR)
+			continue;
+		s->last_errno = errno;
+		if (stream && errno == ECONNRESET)
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+static int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = SP(s);
+	size_t moved;
+
+	if (wr->op == OP_RECV) {
+		sp->credits += n;
+		return (int)n;
+	}
+	if (wr->op != OP_SEND || sp->ndone >= (int)ARRAY_SIZE(sp->done))
+		return seterr(err, errlen,
+			      "internal error: %s cannot post this operation",
+			      sp->xp->name);
+	switch (send_msg(s, sp, &moved)) {
+	case XF_OK:
+		sp->done[sp->ndone++] = (struct tcomp){ OP_SEND, TC_OK, 0,
+							(uint32_t)moved };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_ERR:
+		return TP_SOFT;
+	case XF_IDLE:
+		return TP_IDLE;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "send failed");
+		return TP_FATAL;
+	}
+}
+
+/* Coarse SO_RCVTIMEO steps, so that a changing wait rarely costs a call. */
+static uint64_t wait_step(uint64_t ns)
+{
+	uint64_t ms = 1;
+
+	while (ms * 1000000ULL < ns && ms < (1ULL << 20))
+		ms <<= 1;
+	return ms * 1000000ULL;
+}
+
+static int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = SP(s);
+	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
+	size_t moved;
+	int k = 0;
+
+	if (sp->ndone > 0) {
+		while (k < max && k < sp->ndone) {
+			c[k] = sp->done[k];
+			k++;
+		}
+		memmove(sp->done, sp->done + k,
+			(size_t)(sp->ndone - k) * sizeof(sp->done[0]));
+		sp->ndone -= k;
+		return k;
+	}
+	if (sp->credits == 0 || max < 1)
+		return 0;
+	if (want != sp->rcvtimeo) {
+		set_timeo(sp->fd, SO_RCVTIMEO, want);
+		sp->rcvtimeo = want;
+	}
+	switch (recv_msg(s, sp, &moved)) {
+	case XF_OK:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
+		return 1;
+	case XF_ERR:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_IDLE:
+		return 0;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "receive failed");
+		return TP_FATAL;
+	}
+}
+
+#define SOCK_OPEN(x)                                                   \
+	static int open_##x(struct tsess *s, char *err, size_t errlen) \
+	{                                                              \
+		return sock_open(s, &xport_##x, err, errlen);          \
+	}
+SOCK_OPEN(tcp)
+SOCK_OPEN(udp)
+SOCK_OPEN(sdp)
+SOCK_OPEN(sctp)
+SOCK_OPEN(rds)
+
+#define UDP_MAX_PAYLOAD 65507 /* 65535 - IPv4 and UDP headers */
+
+#define SOCK_TRANSPORT(x, lbl, fl, max)                               \
+	const struct transport transport_##x = {                      \
+		.name = #x, .label = lbl, .flags = (fl) | TF_CLOSE_EARLY, \
+		.max_msg = max, .priv_size = sizeof(struct sock_priv),  \
+		.open = open_##x, .close = sock_close, .post = sock_post, \
+		.poll = sock_poll,                                      \
+	}
+
+SOCK_TRANSPORT(tcp, "TCP", TF_EOF_ENDS, 0);
+SOCK_TRANSPORT(udp, "a UDP datagram", TF_LOSSY, UDP_MAX_PAYLOAD);
+SOCK_TRANSPORT(sdp, "SDP", TF_EOF_ENDS, 0);
+SOCK_TRANSPORT(sctp, "SCTP", TF_EOF_ENDS, 0);
+SOCK_TRANSPORT(rds, "RDS", 0, 0);

@@ -70,9 +70,15 @@ enum op {
 
 /* Transport flags. */
 #define TF_LOSSY 0x1u /* messages may be lost (udp, uc, ud) */
-#define TF_LEGACY_N 0x2u /* a 0.4.11 peer honours -n (tcp: stream ends) */
+#define TF_EOF_ENDS 0x2u /* closing the data path ends the peer's loop
+			  * (streams): close right after the loop, and a
+			  * 0.4.11 server needs no count of its own */
 #define TF_RDMA 0x4u /* verbs transport (mtu_size and friends apply) */
 #define TF_XRC 0x8u /* needs the peer's XRC capability */
+#define TF_CLOSE_EARLY 0x10u /* close the data path right after the loop */
+
+/* Test flags. */
+#define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
 
 /* This side's parameters for one test (client: loc_ values; server: the
  * request).  Times in ns. */
@@ -143,6 +149,7 @@ struct tsess {
 	struct chan *ch;
 	char *buf; /* the message buffer; set by open, owned by the transport */
 	size_t buflen; /* bytes */
+	size_t rx_off; /* where a received message starts in buf (UD: 40) */
 	uint32_t max_inline; /* bytes; sends up to this size go inline */
 	uint32_t max_cqes; /* largest number of completions of one poll */
 	int last_errno; /* of the last failed send or receive (sockets) */
@@ -209,7 +216,9 @@ struct transport {
 
 	/*
 	 * Collect up to max completions, waiting at most wait ns for the
-	 * first (0: do not wait; UINT64_MAX: until the timer or the peer).
+	 * first (0: do not wait; UINT64_MAX: up to the idle limit
+	 * s->p.timeout).  The timer's SIGALRM (no SA_RESTART) ends a wait
+	 * early.  A transport may round a finite wait to a coarser step.
 	 * Busy-polls or sleeps per s->p.poll_mode.  Returns the number
 	 * collected (0: nothing within wait, or the timer fired, or
 	 * s->ended was set), or TP_FATAL with err filled ("<test> failed:
@@ -231,6 +240,7 @@ struct test_desc {
 	uint32_t depth; /* work requests kept outstanding (0.4.11: 1024/1) */
 	uint32_t msg_size; /* default message size, bytes (0 = none) */
 	uint32_t uses; /* PAR_BIT() of each parameter the test uses */
+	unsigned flags; /* TDF_* */
 	const struct transport *tp; /* NULL for conf and quit */
 	const char *missing; /* why the test cannot run in this build */
 };
@@ -246,5 +256,8 @@ const struct test_desc *test_by_index(unsigned idx);
 
 /* Space-separated names of the transports compiled in (from the table). */
 const char *test_transports(void);
+
+/* "built" when the RDMA tests can run, else "not built". */
+const char *test_rdma_status(void);
 
 #endif

@@ -24,12 +24,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strlen(q.id) >= sizeof(q.id) ||
 	    strlen(q.static_rate) >= sizeof(q.static_rate))
 		__builtin_trap();
-	ext_req_decode(b + REQ_SIZE - EXT_REQ_SIZE, &q);
+	{
+		size_t n = size < sizeof(b) ? size : sizeof(b);
+		struct hello h;
+
+		if (ext_block_len(b) == n)
+			ext_req_decode(b, n, &q);
+		ext_req_decode(b, n, &q);
+		hello_decode(b, n, &h);
+		if (strnlen(h.version, sizeof(h.version)) >= sizeof(h.version))
+			__builtin_trap();
+		ext_stat_decode(b, n, &s);
+	}
 	req_encode(&q, out);
 	stat_decode(b, &s);
 	if (s.real_e < s.real_s)
 		__builtin_trap();
-	ext_stat_decode(b + 8, &s);
 	conf_decode(b, &c);
 	if (strlen(c.node) > 63 || strlen(c.qperf) > 63)
 		__builtin_trap();

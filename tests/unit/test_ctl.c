@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "core/ctl.h"
+#include "core/tlv.h"
 #include "core/util.h"
 #include "harness.h"
 
@@ -94,25 +95,116 @@ TEST(req_decode_unterminated_strings)
 	CHECK(q.ver_maj == 0x4141 && q.msg_size == 0x41414141u);
 }
 
-TEST(ext_req_roundtrip_and_rejects)
+/* An early 0.5 client's fixed 24-byte block is still understood. */
+TEST(ext_req_v1_block)
+{
+	struct req d;
+	uint8_t b[EXT_REQ_SIZE];
+
+	memset(&d, 0, sizeof(d));
+	memcpy(b, "QPX1", 4);
+	put32(b + 4, EXT_REQ_SIZE);
+	put64(b + 8, 300000000);
+	put64(b + 16, 5 * NS_PER_SEC);
+	CHECK(ext_block_len(b) == EXT_REQ_SIZE);
+	CHECK(ext_req_decode(b, sizeof(b), &d) == 0);
+	CHECK(d.ext && d.ext_ver == 1 && d.time_ns == 300000000 &&
+	      d.timeout_ns == 5 * NS_PER_SEC && d.gid_index == -1);
+	put32(b + 4, 99); /* a QPX1 block is exactly 24 bytes */
+	CHECK(ext_block_len(b) == 0);
+	CHECK(ext_req_decode(b, sizeof(b), &d) == -1);
+}
+
+TEST(ext_req_tlv_roundtrip_and_rejects)
 {
 	struct req q, d;
-	uint8_t b[EXT_REQ_SIZE];
+	uint8_t b[EXT_BLOCK_MAX];
+	size_t n;
 
 	memset(&q, 0, sizeof(q));
 	memset(&d, 0, sizeof(d));
 	q.time_ns = 300000000;
 	q.timeout_ns = 5 * NS_PER_SEC;
-	ext_req_encode(&q, b);
-	CHECK(memcmp(b, "QPX1", 4) == 0);
-	CHECK(b[4] == EXT_REQ_SIZE);
-	CHECK(ext_req_decode(b, &d) == 0);
-	CHECK(d.ext && d.time_ns == q.time_ns && d.timeout_ns == q.timeout_ns);
+	q.caps = 0x7;
+	q.mtu_explicit = true;
+	q.gid_index = 3;
+	n = ext_req_encode(&q, b, sizeof(b));
+	CHECK(n > EXT_REQ_SIZE); /* an early 0.5 server reads 24 bytes */
+	CHECK(memcmp(b, "QPX2", 4) == 0);
+	CHECK(b[4] == n && b[5] == 0);
+	CHECK(ext_block_len(b) == n);
+	CHECK(ext_req_decode(b, n, &d) == 0);
+	CHECK(d.ext && d.ext_ver == 2 && d.time_ns == q.time_ns &&
+	      d.timeout_ns == q.timeout_ns && d.caps == 7 && d.mtu_explicit &&
+	      d.gid_index == 3);
+	CHECK(ext_req_decode(b, n - 1, &d) == -1); /* length mismatch */
 	b[0] ^= 1;
-	CHECK(ext_req_decode(b, &d) == -1);
+	CHECK(ext_block_len(b) == 0);
+	CHECK(ext_req_decode(b, n, &d) == -1);
 	b[0] ^= 1;
-	b[4] = 99;
-	CHECK(ext_req_decode(b, &d) == -1);
+	/* A known item with the wrong length is malformed. */
+	{
+		struct tlv_w w;
+		uint8_t c[64];
+
+		tlv_init(&w, c, sizeof(c));
+		tlv_u32(&w, REQX_TIME_NS, 1);
+		n = tlv_finish(&w);
+		CHECK(ext_req_decode(c, n, &d) == -1);
+	}
+}
+
+/* Items a later build adds are skipped, not refused. */
+TEST(ext_req_tlv_unknown_items)
+{
+	struct tlv_w w;
+	struct req d;
+	uint8_t b[128];
+	size_t n;
+
+	memset(&d, 0, sizeof(d));
+	tlv_init(&w, b, sizeof(b));
+	tlv_bytes(&w, 999, "future", 6);
+	tlv_u64(&w, REQX_TIME_NS, 7);
+	tlv_bytes(&w, 1000, NULL, 0);
+	n = tlv_finish(&w);
+	CHECK(n == 8 + 10 + 12 + 4);
+	CHECK(ext_req_decode(b, n, &d) == 0);
+	CHECK(d.time_ns == 7 && d.caps == 0 && d.gid_index == -1);
+	/* A truncated item is malformed. */
+	b[4] = (uint8_t)(n - 2);
+	CHECK(ext_req_decode(b, n - 2, &d) == -1);
+}
+
+TEST(tlv_bounds)
+{
+	struct tlv_w w;
+	uint8_t b[20], h[8];
+
+	tlv_init(&w, b, sizeof(b));
+	tlv_u64(&w, 1, 1); /* 8 + 12 = 20: fits */
+	CHECK(!w.bad);
+	tlv_u32(&w, 2, 1); /* does not */
+	CHECK(w.bad && tlv_finish(&w) == 0);
+	memcpy(h, "QPX2", 4);
+	put32(h + 4, TLV_MAX + 1);
+	CHECK(tlv_header(h) == 0);
+	put32(h + 4, 7);
+	CHECK(tlv_header(h) == 0);
+	put32(h + 4, TLV_MAX);
+	CHECK(tlv_header(h) == TLV_MAX);
+}
+
+TEST(hello_roundtrip)
+{
+	struct hello h = { 0x5, "0.5.0" }, d;
+	uint8_t b[EXT_BLOCK_MAX];
+	size_t n = hello_encode(&h, b, sizeof(b));
+
+	CHECK(n > 8);
+	CHECK(hello_decode(b, n, &d) == 0);
+	CHECK(d.caps == 5 && strcmp(d.version, "0.5.0") == 0);
+	CHECK(hello_decode(b, n + 1, &d) == -1);
 }
 
 /* The captured server STAT of a tcp_lat run (spec §2.5). */
@@ -176,7 +268,8 @@ TEST(stat_encode_layout)
 TEST(stat_roundtrip_ext)
 {
 	struct node_stat s, d;
-	uint8_t b[STAT_SIZE], e[EXT_STAT_SIZE];
+	uint8_t b[STAT_SIZE], e[EXT_BLOCK_MAX];
+	size_t n;
 
 	memset(&s, 0, sizeof(s));
 	s.no_ticks = 100;
@@ -186,12 +279,32 @@ TEST(stat_roundtrip_ext)
 	stat_decode(b, &d);
 	/* Ticks lose precision ... */
 	CHECK(d.real_e - d.real_s == 300000000);
-	ext_stat_encode(&s, e);
-	CHECK(ext_stat_decode(e, &d) == 0);
+	n = ext_stat_encode(&s, 1, e, sizeof(e));
+	CHECK(n == EXT_STAT_SIZE);
+	CHECK(ext_stat_decode(e, n, &d) == 0);
 	/* ... the extension restores it. */
 	CHECK(d.real_e - d.real_s == 300000001);
 	put64(e + 16, 1); /* end before start */
-	CHECK(ext_stat_decode(e, &d) == -1);
+	CHECK(ext_stat_decode(e, n, &d) == -1);
+	/* The TLV form carries the window and the losses. */
+	s.lost = 3;
+	n = ext_stat_encode(&s, 2, e, sizeof(e));
+	CHECK(n > 0 && memcmp(e, "QPX2", 4) == 0);
+	memset(&d, 0, sizeof(d));
+	CHECK(ext_stat_decode(e, n, &d) == 0);
+	CHECK(d.real_e - d.real_s == 300000001 && d.lost == 3);
+	s.lost = 0;
+	n = ext_stat_encode(&s, 2, e, sizeof(e));
+	CHECK(ext_stat_decode(e, n, &d) == 0 && d.lost == 0);
+	/* Both ends of the window are required. */
+	{
+		struct tlv_w w;
+
+		tlv_init(&w, e, sizeof(e));
+		tlv_u64(&w, STATX_REAL_S, 1);
+		n = tlv_finish(&w);
+		CHECK(ext_stat_decode(e, n, &d) == -1);
+	}
 }
 
 TEST(conf_codec)
@@ -316,7 +429,11 @@ int main(void)
 	RUN(req_encode_captured_tcp_lat);
 	RUN(req_field_offsets);
 	RUN(req_decode_unterminated_strings);
-	RUN(ext_req_roundtrip_and_rejects);
+	RUN(ext_req_v1_block);
+	RUN(ext_req_tlv_roundtrip_and_rejects);
+	RUN(ext_req_tlv_unknown_items);
+	RUN(tlv_bounds);
+	RUN(hello_roundtrip);
 	RUN(stat_decode_captured);
 	RUN(stat_encode_layout);
 	RUN(stat_roundtrip_ext);

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One side of one data test; see session.h.  Order on the wire, as in
+ * 0.4.11 (spec §2.9): the transport's own setup exchange (port, NODE),
+ * "before" sync, data, STAT (server to client, then a STAT block for a 0.5
+ * client), "after" sync (client to server).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "measure.h"
+#include "session.h"
+#include "util.h"
+
+/* A 0.5 client tells an idle server that a count test is done. */
+#define SYNC_DONE "test done"
+
+static int ch_send(struct chan *ch, const void *buf, size_t len,
+		   const char *item, char *err, size_t errlen)
+{
+	return ctl_send(ch->ctx, buf, len, item, err, errlen);
+}
+
+static int ch_recv(struct chan *ch, void *buf, size_t len, const char *item,
+		   char *err, size_t errlen)
+{
+	return ctl_recv(ch->ctx, buf, len, item, err, errlen);
+}
+
+static int ch_send_ext(struct chan *ch, const uint8_t *blk, size_t len,
+		       const char *item, char *err, size_t errlen)
+{
+	if (!ch->ext)
+		return seterr(err, errlen, "internal error: %s to a 0.4 peer",
+			      item);
+	return ctl_send_block(ch->ctx, blk, len, item, err, errlen);
+}
+
+static int ch_recv_ext(struct chan *ch, uint8_t *blk, size_t cap,
+		       size_t *len, const char *item, char *err,
+		       size_t errlen)
+{
+	if (!ch->ext)
+		return seterr(err, errlen,
+			      "internal error: %s from a 0.4 peer", item);
+	return ctl_recv_block(ch->ctx, blk, cap, len, item, err, errlen);
+}
+
+static void chan_init(struct chan *ch, struct tside *sd)
+{
+	socklen_t len;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->send = ch_send;
+	ch->recv = ch_recv;
+	ch->send_ext = ch_send_ext;
+	ch->recv_ext = ch_recv_ext;
+	ch->ext = sd->ext && sd->ext_ver >= 2;
+	ch->peer_caps = ch->ext ? sd->peer_caps : 0;
+	ch->watch_fd = sd->c->fd;
+	len = sizeof(ch->local);
+	if (getsockname(sd->c->fd, (struct sockaddr *)&ch->local, &len) < 0)
+		ch->local.ss_family = AF_UNSPEC;
+	len = sizeof(ch->peer);
+	if (getpeername(sd->c->fd, (struct sockaddr *)&ch->peer, &len) < 0)
+		ch->peer.ss_family = AF_UNSPEC;
+	ch->timeout = sd->c->timeout;
+	ch->debug = sd->c->debug;
+	ch->ctx = sd->c;
+}
+
+void session_params(const struct req *q, struct tparams *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->msg_size = q->msg_size;
+	p->mtu_size = q->mtu_size;
+	p->mtu_explicit = q->mtu_explicit;
+	p->poll_mode = q->poll_mode;
+	p->port = q->port;
+	p->rd_atomic = q->rd_atomic;
+	p->sl = q->sl;
+	p->sock_buf_size = q->sock_buf_size;
+	p->src_path_bits = q->src_path_bits;
+	p->alt_port = q->alt_port;
+	p->use_cm = q->use_cm;
+	p->access_recv = q->access_recv;
+	p->gid_index = q->gid_index;
+	p->time = q->time_ns;
+	p->timeout = q->timeout_ns;
+	p->no_msgs = q->no_msgs;
+	memcpy(p->id, q->id, sizeof(p->id));
+	memcpy(p->static_rate, q->static_rate, sizeof(p->static_rate));
+	p->id[sizeof(p->id) - 1] = '\0';
+	p->static_rate[sizeof(p->static_rate) - 1] = '\0';
+}
+
+uint32_t session_caps(void)
+{
+	uint32_t caps = CAP_NODE_EXT | CAP_LOSS;
+
+	for (size_t i = 0; i < test_count; i++)
+		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
+			caps |= CAP_XRC;
+	return caps;
+}
+
+/*
+ * The idle side of a one-sided test: wait for the timer or, in a count
+ * test, for the client's "done"; a client that goes away meanwhile is an
+ * error.
+ */
+static int wait_peer(void *arg, char *err, size_t errlen)
+{
+	struct tside *sd = arg;
+	char buf[sizeof(SYNC_DONE)];
+	bool count = sd->p.time == 0;
+
+	while (!measure_finished()) {
+		struct pollfd pfd = { sd->c->fd, POLLPRI | POLLRDHUP, 0 };
+
+		if (count)
+			pfd.events |= POLLIN;
+		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+			return seterr_errno(err, errlen, errno, "poll failed");
+		if (pfd.revents & (POLLPRI | POLLRDHUP | POLLHUP | POLLERR))
+			return seterr(err, errlen,
+				      "the client went away during the test");
+		if (count && (pfd.revents & POLLIN)) {
+			if (ctl_recv(sd->c, buf, strlen(SYNC_DONE), SYNC_DONE,
+				     err, errlen) < 0)
+				return -1;
+			if (memcmp(buf, SYNC_DONE, strlen(SYNC_DONE)) != 0)
+				return seterr(err, errlen,
+					      "synchronize %s failure: data does not match",
+					      SYNC_DONE);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Does the server of this test need to be told that a count run is over? */
+static bool peer_waits(const struct tside *sd)
+{
+	struct tsess s;
+
+	memset(&s, 0, sizeof(s));
+	s.t = sd->t;
+	s.server = true;
+	return sd->ext && sd->p.time == 0 && loop_idle_side(&s);
+}
+
+static int send_stat(struct tside *sd, char *err, size_t errlen)
+{
+	uint8_t st[STAT_SIZE], ext[EXT_BLOCK_MAX];
+	char sync[sizeof(SYNC_AFTER)];
+	size_t n;
+
+	stat_encode(&sd->st, st);
+	debugf(sd->c->debug, "sending results");
+	if (ctl_send(sd->c, st, sizeof(st), "results", err, errlen) < 0)
+		return -1;
+	if (sd->ext) {
+		n = ext_stat_encode(&sd->st, sd->ext_ver, ext, sizeof(ext));
+		if (ctl_send(sd->c, ext, n, "results extension", err,
+			     errlen) < 0)
+			return -1;
+	}
+	if (ctl_recv(sd->c, sync, strlen(SYNC_AFTER), SYNC_AFTER, err,
+		     errlen) < 0)
+		return -1;
+	if (memcmp(sync, SYNC_AFTER, strlen(SYNC_AFTER)) != 0)
+		return seterr(err, errlen,
+			      "synchronize %s failure: data does not match",
+			      SYNC_AFTER);
+	return 0;
+}
+
+static int recv_stat(struct tside *sd, char *err, size_t errlen)
+{
+	uint8_t st[STAT_SIZE], ext[EXT_BLOCK_MAX];
+	size_t n;
+
+	debugf(sd->c->debug, "waiting for results");
+	if (ctl_recv(sd->c, st, sizeof(st), "results", err, errlen) < 0)
+		return -1;
+	stat_decode(st, &sd->peer);
+	if (sd->ext) {
+		if (ctl_recv_block(sd->c, ext, sizeof(ext), &n,
+				   "results extension", err, errlen) < 0)
+			return -1;
+		if (ext_stat_decode(ext, n, &sd->peer) < 0)
+			return seterr(err, errlen, "bad results extension");
+	}
+	debugf(sd->c->debug, "sending synchronization after test");
+	return ctl_send(sd->c, SYNC_AFTER, strlen(SYNC_AFTER), SYNC_AFTER, err,
+			errlen);
+}
+
+int session_run(struct tside *sd, char *err, size_t errlen)
+{
+	const struct transport *tp = sd->t->tp;
+	struct chan ch;
+	struct tsess s;
+	struct lrun lr;
+	bool open = false;
+	int rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	memset(&lr, 0, sizeof(lr));
+	chan_init(&ch, sd);
+	s.tp = tp;
+	s.t = sd->t;
+	s.server = sd->server;
+	s.p = sd->p;
+	s.ch = &ch;
+	s.priv = xcalloc(1, tp->priv_size ? tp->priv_size : 1);
+	if (tp->max_msg && s.p.msg_size > tp->max_msg) {
+		seterr(err, errlen,
+		       "message size %u is larger than %s can carry (%u)",
+		       s.p.msg_size, tp->label, tp->max_msg);
+		goto out;
+	}
+	open = true;
+	if (tp->open(&s, err, errlen) < 0)
+		goto out;
+	lr.s = &s;
+	lr.wait_peer = wait_peer;
+	lr.wait_arg = sd;
+	if (loop_prep(&lr, err, errlen) < 0)
+		goto out;
+	debugf(sd->c->debug, "waiting for synchronization before test");
+	if (ctl_sync(sd->c, SYNC_BEFORE, err, errlen) < 0)
+		goto out;
+	debugf(sd->c->debug, "synchronization complete");
+	rc = loop_run(&lr, err, errlen);
+	sd->st = lr.st;
+	sd->st.max_cqes = s.max_cqes;
+	sd->last_errno = s.last_errno;
+	/*
+	 * Close a stream now: a 0.4.11 server's window ends at EOF, and a
+	 * peer blocked sending to us returns.  Verbs keep their QP until
+	 * both sides are done, as 0.4.11 does.
+	 */
+	if (tp->flags & TF_CLOSE_EARLY) {
+		tp->close(&s);
+		open = false;
+	}
+	if (rc < 0)
+		goto out;
+	rc = -1;
+	if (!sd->server && peer_waits(sd) &&
+	    ctl_send(sd->c, SYNC_DONE, strlen(SYNC_DONE), SYNC_DONE, err,
+		     errlen) < 0)
+		goto out;
+	if ((sd->server ? send_stat(sd, err, errlen)
+			: recv_stat(sd, err, errlen)) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (open)
+		tp->close(&s);
+	free(s.priv);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One side of one data test, the same routine for client and server:
+ * open the transport, post the initial work, exchange the "before" sync,
+ * run the loop, exchange STAT and the "after" sync, close.  The control
+ * connection reaches the transport only through a struct chan built here.
+ */
+#ifndef QPERF_SESSION_H
+#define QPERF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../transports/transport.h"
+#include "ctl.h"
+#include "types.h"
+
+struct tside {
+	const struct test_desc *t;
+	bool server;
+	struct tparams p; /* this side's parameters */
+	struct ctl *c;
+	bool ext; /* the peer speaks the 0.5 dialect */
+	int ext_ver; /* 1: early 0.5 fixed blocks, 2: TLV */
+	uint32_t peer_caps; /* CAP_* */
+	/* Results. */
+	struct node_stat st; /* what this side measured */
+	struct node_stat peer; /* client: the server's STAT */
+	int last_errno; /* of the last failed send or receive */
+};
+
+/* This side's parameters from a request (the server's, or the client's
+ * local request). */
+void session_params(const struct req *q, struct tparams *p);
+
+/*
+ * Run this side of data test sd->t on sd->c (see the top of this file).
+ * Blocks, every wait bounded by the timeout or the timer.  Returns 0, or
+ * -1 with err filled; sd->c->peer_failed tells whether the peer reported
+ * the error.
+ */
+int session_run(struct tside *sd, char *err, size_t errlen);
+
+/* The capabilities this build announces (CAP_*). */
+uint32_t session_caps(void);
+
+#endif
