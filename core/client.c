@@ -95,7 +95,9 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->timeout_ns = v[PAR_TIMEOUT];
 	q->caps = session_caps();
 	q->mtu_explicit = a->par.set[side][PAR_MTU_SIZE];
-	q->gid_index = -1;
+	q->gid_index = a->par.set[side][PAR_GID_INDEX]
+			       ? (int32_t)v[PAR_GID_INDEX]
+			       : -1;
 }
 
 static void fill_request(struct attempt *a, bool legacy)
@@ -251,7 +253,16 @@ static int run_data(struct attempt *a)
 			"qperf: warning: %s: %llu message%s lost; each time the exchange was restarted\n",
 			a->t->name, (unsigned long long)sd.st.lost,
 			sd.st.lost == 1 ? "" : "s");
-	report_test(stdout, a->t, &res, &a->par, &a->s->out);
+	{
+		struct report_note notes[TNOTE_MAX];
+
+		for (int i = 0; i < sd.nnotes; i++) {
+			notes[i].name = sd.notes[i].name;
+			notes[i].value = sd.notes[i].value;
+		}
+		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
+				  notes, sd.nnotes);
+	}
 	return 0;
 }
 
@@ -265,6 +276,11 @@ static int legacy_adjust(struct attempt *a)
 	    !(a->t->tp->flags & TF_EOF_ENDS))
 		return seterr(a->err, sizeof(a->err),
 			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
+			      a->t->name, QPERF_VERSION);
+	if (a->par.set[SIDE_REM][PAR_GID_INDEX] ||
+	    a->par.set[SIDE_LOC][PAR_GID_INDEX])
+		return seterr(a->err, sizeof(a->err),
+			      "%s: -gi needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry a GID",
 			      a->t->name, QPERF_VERSION);
 	if (t % NS_PER_SEC) {
 		t = (t + NS_PER_SEC - 1) / NS_PER_SEC * NS_PER_SEC;

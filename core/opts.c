@@ -102,6 +102,15 @@ const struct opt_desc opt_table[] = {
 	  "Use this local RDMA device and port."),
 	P("--rem_id", "-ri", OT_STR, PAR_ID, REM, 0, 0, "Device:Port",
 	  "Use this remote RDMA device and port."),
+	P("--gid_index", "-gi", OT_INT, PAR_GID_INDEX, BOTH, 0, 65535, "Index",
+	  "Use this GID index on RoCE ports. "
+	  "Without it each end chooses its GID itself: RoCE v2 before v1, "
+	  "an address of the control connection's family, link-local last. "
+	  "Needs qperf 0.5 on both ends."),
+	P("--loc_gid_index", "-lgi", OT_INT, PAR_GID_INDEX, LOC, 0, 65535,
+	  "Index", "Use this local GID index on RoCE ports."),
+	P("--rem_gid_index", "-rgi", OT_INT, PAR_GID_INDEX, REM, 0, 65535,
+	  "Index", "Use this remote GID index on RoCE ports."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "

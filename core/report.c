@@ -593,6 +593,7 @@ static const struct {
 	{ PAR_TIME, "time", RPK_TIME },
 	{ PAR_TIMEOUT, "timeout", RPK_TIME },
 	{ PAR_USE_CM, "use_cm", RPK_COUNT },
+	{ PAR_GID_INDEX, "gid_index", RPK_COUNT },
 };
 
 static void report_par_val(struct report_table *t, enum report_par_kind k,
@@ -809,6 +810,14 @@ void report_test(FILE *f, const struct test_desc *t,
 		 const struct results *res, const struct par_set *p,
 		 const struct out_opts *o)
 {
+	report_test_notes(f, t, res, p, o, NULL, 0);
+}
+
+void report_test_notes(FILE *f, const struct test_desc *t,
+		       const struct results *res, const struct par_set *p,
+		       const struct out_opts *o, const struct report_note *notes,
+		       int nnotes)
+{
 	struct report_table table = { .o = o, .n = 0 };
 	struct report_table *tab = &table;
 	enum measure m = t ? t->measure : MEAS_NONE;
@@ -837,6 +846,9 @@ void report_test(FILE *f, const struct test_desc *t,
 		break;
 	}
 	report_used(tab, p);
+	for (int i = 0; i < nnotes; i++)
+		report_str(tab, RC_U, "", notes[i].name, notes[i].value,
+			   strlen(notes[i].value) + 1);
 	report_cost(tab, RC_T, "send_cost", res->send_cost);
 	report_cost(tab, RC_T, "recv_cost", res->recv_cost);
 	report_rest(tab, res);

@@ -28,6 +28,18 @@ void report_test(FILE *f, const struct test_desc *t,
 		 const struct results *res, const struct par_set *p,
 		 const struct out_opts *o);
 
+/* A string a transport asks to show with -v (e.g. the GID of each end). */
+struct report_note {
+	const char *name; /* e.g. "loc_gid" */
+	const char *value;
+};
+
+/* report_test() plus notes, shown after the parameters with -v/-vu. */
+void report_test_notes(FILE *f, const struct test_desc *t,
+		       const struct results *res, const struct par_set *p,
+		       const struct out_opts *o, const struct report_note *notes,
+		       int nnotes);
+
 /* Print the conf test's eight lines. */
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem);

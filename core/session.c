@@ -228,6 +228,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	open = true;
 	if (tp->open(&s, err, errlen) < 0)
 		goto out;
+	sd->nnotes = s.nnotes < TNOTE_MAX ? s.nnotes : TNOTE_MAX;
+	memcpy(sd->notes, s.notes, sizeof(sd->notes));
 	lr.s = &s;
 	lr.wait_peer = wait_peer;
 	lr.wait_arg = sd;

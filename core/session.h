@@ -27,6 +27,8 @@ struct tside {
 	struct node_stat st; /* what this side measured */
 	struct node_stat peer; /* client: the server's STAT */
 	int last_errno; /* of the last failed send or receive */
+	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
+	int nnotes;
 };
 
 /* This side's parameters from a request (the server's, or the client's

@@ -46,6 +46,7 @@ enum par_id {
 	PAR_TIME,
 	PAR_TIMEOUT,
 	PAR_USE_CM,
+	PAR_GID_INDEX, /* RoCE GID index (0.5 peers); not set = automatic */
 	PAR_COUNT
 };
 

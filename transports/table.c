@@ -30,7 +30,8 @@
 #define U_IB                                                            \
 	(U_ALL | U_N | PAR_BIT(PAR_MTU_SIZE) | PAR_BIT(PAR_ID) |        \
 	 PAR_BIT(PAR_SL) | PAR_BIT(PAR_STATIC_RATE) |                   \
-	 PAR_BIT(PAR_SRC_PATH_BITS) | PAR_BIT(PAR_ALT_PORT))
+	 PAR_BIT(PAR_SRC_PATH_BITS) | PAR_BIT(PAR_ALT_PORT) |          \
+	 PAR_BIT(PAR_GID_INDEX))
 #define U_POLL PAR_BIT(PAR_POLL_MODE)
 #define U_MSG PAR_BIT(PAR_MSG_SIZE)
 #define U_CM PAR_BIT(PAR_USE_CM)

@@ -140,6 +140,14 @@ struct chan {
 struct test_desc;
 struct transport;
 
+/* What a transport asks the report to show with -v, e.g. on RoCE:
+ * "loc_gid" = "::ffff:10.0.0.1 (index 3, RoCE v2)". */
+#define TNOTE_MAX 4
+struct tnote {
+	char name[24];
+	char value[80];
+};
+
 /* One side of one running test. */
 struct tsess {
 	const struct transport *tp;
@@ -154,6 +162,8 @@ struct tsess {
 	uint32_t max_cqes; /* largest number of completions of one poll */
 	int last_errno; /* of the last failed send or receive (sockets) */
 	bool ended; /* the peer ended the data phase (EOF, reset) */
+	struct tnote notes[TNOTE_MAX]; /* set by open(), shown with -v */
+	int nnotes;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
