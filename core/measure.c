@@ -242,78 +242,13 @@ static int poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
 	return k;
 }
 
-/* One-way bandwidth, sending side: keep depth operations outstanding. */
-static int run_send(struct lrun *lr, char *err, size_t errlen)
-{
-	struct tcomp c[POLL_BATCH];
-	uint32_t depth = T(lr)->depth, out = 0;
-
-	while (!fired && !lr->s->ended) {
-		int k;
-
-		if (out < depth) {
-			k = post_sends(lr, depth - out, err, errlen);
-			if (k < 0)
-				return -1;
-			if (k == 0)
-				break;
-			out += (uint32_t)k;
-		}
-		if (count_reached(lr, lr->st.s.msgs + lr->st.s.errs))
-			break;
-		k = poll_some(lr, c, UINT64_MAX, err, errlen);
-		if (k < 0)
-			return -1;
-		for (int i = 0; i < k; i++)
-			if (c[i].op != OP_RECV && out > 0)
-				out--;
-		if (k == 0) {
-			int r = nothing(lr, "sent", 0, err, errlen);
-
-			if (r)
-				return r < 0 ? -1 : 0;
-		}
-	}
-	measure_stop(&lr->st);
-	return 0;
-}
-
-/* One-way bandwidth, receiving side. */
-static int run_recv(struct lrun *lr, char *err, size_t errlen)
-{
-	struct tcomp c[POLL_BATCH];
-	uint64_t last = 0;
-
-	while (!fired && !lr->s->ended) {
-		int k;
-
-		if (count_reached(lr, lr->st.r.msgs + lr->st.r.errs))
-			break;
-		k = poll_some(lr, c, recv_wait(lr), err, errlen);
-		if (k < 0)
-			return -1;
-		if (k == 0) {
-			int r = nothing(lr, "received", last, err, errlen);
-
-			if (r)
-				return r < 0 ? -1 : 0;
-			continue;
-		}
-		for (int i = 0; i < k; i++)
-			count_recv(lr, &c[i]);
-		if (!lr->s->p.time)
-			last = now_ns();
-		if (fired)
-			break;
-		if (post(lr, OP_RECV, (uint32_t)k, err, errlen) < 0)
-			return measure_stop(&lr->st), -1;
-	}
-	measure_stop(&lr->st);
-	return 0;
-}
-
-/* Bidirectional bandwidth: both sides send and receive. */
-static int run_bi(struct lrun *lr, char *err, size_t errlen)
+/*
+ * Bandwidth, for one-way (the sender keeps depth sends or writes
+ * outstanding, the receiver keeps depth receives posted) and
+ * bidirectional tests (each side does both): repost what completed.
+ */
+static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
+		      size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
 	uint32_t depth = T(lr)->depth, out = 0;
@@ -323,20 +258,24 @@ static int run_bi(struct lrun *lr, char *err, size_t errlen)
 		uint32_t nrecv = 0;
 		int k;
 
-		if (out < depth) {
+		if (sends && out < depth) {
 			k = post_sends(lr, depth - out, err, errlen);
 			if (k < 0)
 				return -1;
+			if (k == 0 && !recvs)
+				break;
 			out += (uint32_t)k;
 		}
-		if (count_reached(lr, lr->st.s.msgs + lr->st.s.errs) &&
-		    count_reached(lr, lr->st.r.msgs + lr->st.r.errs))
+		if ((!sends || count_reached(lr, lr->st.s.msgs + lr->st.s.errs)) &&
+		    (!recvs || count_reached(lr, lr->st.r.msgs + lr->st.r.errs)))
 			break;
-		k = poll_some(lr, c, recv_wait(lr), err, errlen);
+		k = poll_some(lr, c, recvs ? recv_wait(lr) : UINT64_MAX, err,
+			      errlen);
 		if (k < 0)
 			return -1;
 		if (k == 0) {
-			int r = nothing(lr, "received", last, err, errlen);
+			int r = nothing(lr, recvs ? "received" : "sent", last,
+					err, errlen);
 
 			if (r)
 				return r < 0 ? -1 : 0;
@@ -730,11 +669,10 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 		return -1;
 	switch (s->t->loop) {
 	case LOOP_STREAM_BW:
-		rc = s->server ? run_recv(lr, err, errlen)
-			       : run_send(lr, err, errlen);
+		rc = run_stream(lr, !s->server, s->server, err, errlen);
 		break;
 	case LOOP_BI_BW:
-		rc = run_bi(lr, err, errlen);
+		rc = run_stream(lr, true, true, err, errlen);
 		break;
 	case LOOP_PINGPONG:
 		rc = run_pingpong(lr, err, errlen);
