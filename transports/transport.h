@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -147,6 +148,10 @@ struct tsess {
 	uint32_t max_cqes; /* largest number of completions of one poll */
 	int last_errno; /* of the last failed send or receive (sockets) */
 	bool ended; /* the peer ended the data phase (EOF, reset) */
+	/* The core's "time is up" flag (set by its SIGALRM handler), or
+	 * NULL.  Lets a busy-polling poll() notice the timer, and a sleeping
+	 * one avoid the race of an alarm just before it sleeps. */
+	const volatile sig_atomic_t *stop;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
