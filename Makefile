@@ -42,9 +42,13 @@ endif
 endif
 
 FEATURES = sockets
+VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
+	transports/verbs_data.o transports/rc.o transports/uc.o transports/ud.o \
+	transports/xrc.o
 ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
-FEATURES += rdma-headers
+LIBS += -libverbs
+FEATURES += rdma
 endif
 ifdef HAVE_NUMA
 ALL_CFLAGS += -DHAVE_NUMA
@@ -64,7 +68,8 @@ endif
 
 CORE_OBJS = core/opts.o core/param.o core/help.o core/report.o core/cpu.o \
 	core/ctl.o core/tlv.o core/server.o core/client.o core/measure.o \
-	core/session.o core/util.o transports/table.o transports/sock.o
+	core/session.o core/util.o transports/table.o transports/sock.o \
+	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))
 FUZZERS = $(patsubst %.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -103,7 +108,8 @@ install: qperf
 	$(INSTALL) -m 644 docs/qperf.1 $(DESTDIR)$(MANDIR)/man1/qperf.1
 
 clean:
-	rm -f qperf libqperf.a $(OBJS) $(UNIT_TESTS) $(FUZZERS)
+	rm -f qperf libqperf.a $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)
+	rm -rf tests/rdma/build tests/rdma/build-san
 	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
 
 .PHONY: all unit check install clean softverbs

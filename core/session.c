@@ -218,6 +218,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	s.server = sd->server;
 	s.p = sd->p;
 	s.ch = &ch;
+	s.stop = &timer_fired;
 	s.priv = xcalloc(1, tp->priv_size ? tp->priv_size : 1);
 	if (tp->max_msg && s.p.msg_size > tp->max_msg) {
 		seterr(err, errlen,

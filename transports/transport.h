@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -157,13 +158,17 @@ struct tsess {
 	struct chan *ch;
 	char *buf; /* the message buffer; set by open, owned by the transport */
 	size_t buflen; /* bytes */
-	size_t rx_off; /* where a received message starts in buf (UD: 40) */
+	size_t rx_off; /* where messages start in buf (UD: 40, after the GRH) */
 	uint32_t max_inline; /* bytes; sends up to this size go inline */
 	uint32_t max_cqes; /* largest number of completions of one poll */
 	int last_errno; /* of the last failed send or receive (sockets) */
 	bool ended; /* the peer ended the data phase (EOF, reset) */
 	struct tnote notes[TNOTE_MAX]; /* set by open(), shown with -v */
 	int nnotes;
+	/* The core's "time is up" flag (set by its SIGALRM handler), or
+	 * NULL.  Lets a busy-polling poll() notice the timer, and a sleeping
+	 * one avoid the race of an alarm just before it sleeps. */
+	const volatile sig_atomic_t *stop;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Opening and closing a verbs session (both roles), spec §2.9: check the
+ * parameters, open the device and port, make the completion channel, PD,
+ * the one CQ, the QP(s) and the registered buffer, exchange NODE (and
+ * with a 0.5 peer the NODE extension), check the peer's values, and move
+ * the QP to RTS.  Every step leaves what it made in s->priv, so close()
+ * releases everything whatever step failed, and may be called again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/tlv.h"
+#include "verbs_int.h"
+
+const struct verbs_info *verbs_session_info(const struct tsess *s)
+{
+	if (!s || !s->tp || !(s->tp->flags & TF_RDMA) || !s->priv)
+		return NULL;
+	return &((const struct verbs_priv *)s->priv)->info;
+}
+
+static bool is_atomic(enum op op)
+{
+	return op == OP_FADD || op == OP_CSWAP;
+}
+
+/* Does this side post operations on the peer's memory?  Reads/atomics? */
+static bool posts_rdma(const struct tsess *s, bool *rd)
+{
+	enum op op = s->t->op;
+	bool both = s->t->loop == LOOP_PINGPONG ||
+		    s->t->loop == LOOP_WRITE_POLL || s->t->loop == LOOP_BI_BW;
+	bool posts = !s->server || both;
+	bool rdma = op == OP_WRITE || op == OP_WRITE_IMM || op == OP_READ ||
+		    is_atomic(op);
+
+	*rd = posts && (op == OP_READ || is_atomic(op));
+	return posts && rdma;
+}
+
+/* Work requests per queue for this test and role (spec §3.1). */
+static void wr_counts(const struct tsess *s, uint32_t *snd, uint32_t *rcv)
+{
+	uint32_t d = s->t->depth ? s->t->depth : 1;
+
+	switch (s->t->loop) {
+	case LOOP_STREAM_BW:
+		*snd = s->server ? 0 : d;
+		*rcv = s->server ? d : 0;
+		break;
+	case LOOP_ONESIDED:
+	case LOOP_ATOMIC_VER:
+		*snd = s->server ? 0 : d;
+		*rcv = s->server ? 1 : 0;
+		break;
+	case LOOP_WRITE_POLL:
+		*snd = VERBS_NCQE;
+		*rcv = 0;
+		break;
+	default: /* bi-directional, ping-pong */
+		*snd = d;
+		*rcv = d;
+		break;
+	}
+}
+
+/* Bytes to register (spec §2.9 "Memory"). */
+static size_t reg_size(const struct tsess *s, enum vqp kind)
+{
+	size_t n = s->p.msg_size;
+
+	if (is_atomic(s->t->op) &&
+	    (s->server || s->t->loop == LOOP_ONESIDED))
+		return 8;
+	if (kind == VQ_UD)
+		n += VERBS_GRH;
+	return n ? n : 1;
+}
+
+static int parse_id(struct tsess *s, struct verbs_priv *v, char *dev,
+		    size_t devlen, char *err, size_t errlen)
+{
+	const char *id = s->p.id;
+	const char *colon = strchr(id, ':');
+	size_t n = colon ? (size_t)(colon - id) : strlen(id);
+	long port = 1;
+
+	if (n >= devlen) {
+		verbs_err(err, errlen, "device name too long: %s", id);
+		return -1;
+	}
+	memcpy(dev, id, n);
+	dev[n] = '\0';
+	if (colon) {
+		char *end;
+
+		errno = 0;
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || errno || port < 1) {
+			verbs_err(err, errlen,
+				  "bad IB port: %s; must be at least 1",
+				  colon + 1);
+			return -1;
+		}
+		if (port > 255) {
+			verbs_err(err, errlen,
+				  "bad IB port: %ld; must be at most 255", port);
+			return -1;
+		}
+	}
+	v->port = (uint8_t)port;
+	v->info.port = v->port;
+	return 0;
+}
+
+static int device_open(struct verbs_priv *v, const char *dev, char *err,
+		       size_t errlen)
+{
+	struct ibv_device **list;
+	int n = 0, i;
+
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	if (!list || n == 0) {
+		int e = errno;
+
+		if (list)
+			ibv_free_device_list(list);
+		verbs_err(err, errlen,
+			  "failed to find any RDMA devices%s%s (no RDMA driver loaded? see ibv_devices)",
+			  e ? ": " : "", e ? strerror(e) : "");
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!dev[0] || strcmp(ibv_get_device_name(list[i]), dev) == 0)
+			break;
+	if (i == n) {
+		char names[160] = "";
+		size_t used = 0;
+
+		for (int j = 0; j < n && used < sizeof(names); j++) {
+			int w = snprintf(names + used, sizeof(names) - used,
+					 "%s%s", j ? ", " : "",
+					 ibv_get_device_name(list[j]));
+
+			if (w < 0)
+				break;
+			used += (size_t)w; /* clamped by the loop test */
+		}
+		verbs_err(err, errlen, "no RDMA device %s; devices: %s", dev,
+			  names);
+		ibv_free_device_list(list);
+		return -1;
+	}
+	snprintf(v->info.device, sizeof(v->info.device), "%s",
+		 ibv_get_device_name(list[i]));
+	v->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!v->ctx) {
+		verbs_err(err, errlen, "failed to open device %s: %s",
+			  v->info.device, strerror(errno));
+		return -1;
+	}
+	if (ibv_query_device(v->ctx, &v->dattr)) {
+		verbs_err(err, errlen, "failed to query device %s: %s",
+			  v->info.device, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *port_state(enum ibv_port_state st)
+{
+	switch (st) {
+	case IBV_PORT_DOWN:
+		return "DOWN";
+	case IBV_PORT_INIT:
+		return "INIT";
+	case IBV_PORT_ARMED:
+		return "ARMED";
+	case IBV_PORT_ACTIVE:
+		return "ACTIVE";
+	case IBV_PORT_ACTIVE_DEFER:
+		return "ACTIVE_DEFER";
+	default:
+		return "in no known state";
+	}
+}
+
+/* Query port and check it exists and is ACTIVE. */
+static int port_query(struct verbs_priv *v, uint8_t port, const char *what,
+		      struct ibv_port_attr *pa, char *err, size_t errlen)
+{
+	if (port > v->dattr.phys_port_cnt || ibv_query_port(v->ctx, port, pa)) {
+		verbs_err(err, errlen, "device %s has no %s %u (it has %u)",
+			  v->info.device, what, port, v->dattr.phys_port_cnt);
+		return -1;
+	}
+	if (pa->state != IBV_PORT_ACTIVE) {
+		verbs_err(err, errlen, "%s %s:%u is %s, not ACTIVE", what,
+			  v->info.device, port, port_state(pa->state));
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t port_lid(const struct ibv_port_attr *pa, uint32_t bits)
+{
+	return pa->lid + (bits & ((1u << pa->lmc) - 1));
+}
+
+static int ports_open(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	struct ibv_port_attr alt;
+
+	if (port_query(v, v->port, "port", &v->pattr, err, errlen))
+		return -1;
+	v->info.roce = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET;
+	v->info.active_mtu = verbs_mtu_bytes(v->pattr.active_mtu);
+	v->me.lid = v->info.roce ? 0 : port_lid(&v->pattr, s->p.src_path_bits);
+	v->info.lid = v->me.lid;
+	if (s->p.alt_port) {
+		if (s->p.alt_port > 255) {
+			verbs_err(err, errlen, "bad alternate port: %u",
+				  s->p.alt_port);
+			return -1;
+		}
+		v->alt_port = (uint8_t)s->p.alt_port;
+		if (port_query(v, v->alt_port, "alternate port", &alt, err,
+			       errlen))
+			return -1;
+		v->me.alt_lid = v->info.roce ? 0 :
+					       port_lid(&alt, s->p.src_path_bits);
+	}
+	return 0;
+}
+
+static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	uint32_t cqe;
+
+	wr_counts(s, &v->send_wr, &v->recv_wr);
+	cqe = v->send_wr + v->recv_wr;
+	if (cqe > (uint32_t)v->dattr.max_cqe) {
+		verbs_err(err, errlen,
+			  "device %s supports CQs of at most %d entries (%u needed)",
+			  v->info.device, v->dattr.max_cqe, cqe);
+		return -1;
+	}
+	v->cc = ibv_create_comp_channel(v->ctx);
+	if (!v->cc) {
+		verbs_err(err, errlen,
+			  "failed to create completion channel: %s",
+			  strerror(errno));
+		return -1;
+	}
+	v->pd = ibv_alloc_pd(v->ctx);
+	if (!v->pd) {
+		verbs_err(err, errlen, "failed to allocate protection domain: %s",
+			  strerror(errno));
+		return -1;
+	}
+	v->cq = ibv_create_cq(v->ctx, (int)(cqe ? cqe : 1), NULL, v->cc, 0);
+	if (!v->cq) {
+		verbs_err(err, errlen, "failed to create CQ of %u entries: %s",
+			  cqe, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ps = page > 0 ? (size_t)page : 4096;
+	size_t want = v->reglen > s->p.msg_size ? v->reglen : s->p.msg_size;
+	struct rlimit rl;
+	int e;
+
+	if (v->reglen > v->dattr.max_mr_size) {
+		verbs_err(err, errlen,
+			  "message size %u bytes needs a memory region of %zu bytes, larger than device %s allows (%llu)",
+			  s->p.msg_size, v->reglen, v->info.device,
+			  (unsigned long long)v->dattr.max_mr_size);
+		return -1;
+	}
+	if (want < 8)
+		want = 8;
+	v->memlen = (want + ps - 1) / ps * ps;
+	e = posix_memalign(&v->mem, ps, v->memlen);
+	if (e) {
+		v->mem = NULL;
+		verbs_err(err, errlen, "failed to allocate %zu bytes: %s",
+			  v->memlen, strerror(e));
+		return -1;
+	}
+	memset(v->mem, 0, v->memlen);
+	s->buf = v->mem;
+	s->rx_off = v->kind == VQ_UD ? VERBS_GRH : 0;
+	s->buflen = want;
+	v->mr = ibv_reg_mr(v->pd, v->mem, v->reglen,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_ATOMIC);
+	if (!v->mr) {
+		e = errno;
+		if (getrlimit(RLIMIT_MEMLOCK, &rl))
+			rl.rlim_cur = RLIM_INFINITY;
+		verbs_reg_mr_error(v->reglen, e,
+				   rl.rlim_cur == RLIM_INFINITY ?
+					   UINT64_MAX :
+					   (uint64_t)rl.rlim_cur,
+				   err, errlen);
+		return -1;
+	}
+	v->me.vaddr = (uint64_t)(uintptr_t)v->mem;
+	v->me.rkey = v->mr->rkey;
+	return 0;
+}
+
+static bool ext_wanted(const struct tsess *s)
+{
+	return s->ch->ext && (s->ch->peer_caps & CAP_NODE_EXT);
+}
+
+static void ext_fill(struct tsess *s, struct verbs_priv *v)
+{
+	struct verbs_ext *x = &v->xme;
+
+	memset(x, 0, sizeof(*x));
+	x->have = VXH_LINK | VXH_MTU;
+	x->link_layer = v->info.roce ? VL_ETH : VL_IB;
+	x->port = v->port;
+	snprintf(x->device, sizeof(x->device), "%s", v->info.device);
+	x->active_mtu = v->info.active_mtu;
+	x->mtu_size = s->p.mtu_size;
+	x->mtu_explicit = s->p.mtu_explicit;
+	x->have |= VXH_GID; /* InfiniBand: GID 0, for -v only */
+	memcpy(x->gid, v->info.gid, 16);
+	x->gid_index = v->info.gid_index < 0 ? 0 : (uint32_t)v->info.gid_index;
+	x->gid_type = v->info.gid_type;
+	if (v->kind == VQ_XRC) {
+		x->have |= VXH_XRC;
+		x->xrc_ini_qpn = v->qp->qp_num;
+		x->xrc_tgt_qpn = v->tgt->qp_num;
+		x->xrc_srqn = v->me.srqn;
+	}
+}
+
+static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen)
+{
+	struct chan *ch = s->ch;
+	uint8_t nb[VERBS_NODE_SIZE], xb[TLV_MAX];
+	size_t xl;
+
+	verbs_node_encode(&v->me, nb);
+	if (ch->send(ch, nb, sizeof(nb), "node information", err, errlen) ||
+	    ch->recv(ch, nb, sizeof(nb), "node information", err, errlen))
+		return -1;
+	verbs_node_decode(nb, &v->peer);
+	v->info.peer_known = true;
+	v->info.peer_lid = v->peer.lid;
+	v->info.peer_qpn = v->peer.qpn;
+	v->info.peer_rd_atomic = v->peer.rd_atomic;
+	v->info.peer_gid_index = -1;
+	if (!ext_wanted(s))
+		return 0;
+	ext_fill(s, v);
+	xl = verbs_ext_encode(&v->xme, xb, VERBS_EXT_MAX);
+	if (!xl) {
+		verbs_err(err, errlen, "internal error: node extension too large");
+		return -1;
+	}
+	if (ch->send_ext(ch, xb, xl, "node extension", err, errlen) ||
+	    ch->recv_ext(ch, xb, sizeof(xb), &xl, "node extension", err,
+			 errlen))
+		return -1;
+	if (verbs_ext_decode(xb, xl, &v->xpeer)) {
+		verbs_err(err, errlen, "peer sent a malformed node extension");
+		return -1;
+	}
+	v->info.peer_ext = true;
+	if (v->xpeer.have & VXH_MTU)
+		v->info.peer_active_mtu = v->xpeer.active_mtu;
+	if (v->xpeer.have & VXH_GID) {
+		memcpy(v->info.peer_gid, v->xpeer.gid, 16);
+		v->info.peer_gid_index = (int)v->xpeer.gid_index;
+		v->info.peer_gid_type = (enum verbs_gid_type)v->xpeer.gid_type;
+	}
+	return 0;
+}
+
+/* Path MTU, and that the peer will use the same one. */
+static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	char own[96], peer[96];
+	const struct verbs_ext *x = &v->xpeer;
+	uint32_t m, pm, peer_act = (x->have & VXH_MTU) ? x->active_mtu : 0;
+
+	snprintf(own, sizeof(own), "%s:%u", v->info.device, v->port);
+	snprintf(peer, sizeof(peer), "%s:%u",
+		 x->device[0] ? x->device : "?", x->port);
+	m = verbs_path_mtu(s->p.mtu_size, s->p.mtu_explicit,
+			   v->info.active_mtu, peer_act, own, peer, err, errlen);
+	if (!m)
+		return -1;
+	if (peer_act) {
+		if (!verbs_mtu_enum(x->mtu_size)) {
+			verbs_err(err, errlen, "peer asks for a bad MTU %u",
+				  x->mtu_size);
+			return -1;
+		}
+		pm = verbs_path_mtu(x->mtu_size, x->mtu_explicit, peer_act,
+				    v->info.active_mtu, peer, own, NULL, 0);
+		if (!pm) {
+			verbs_err(err, errlen,
+				  "peer's MTU %u is above the active MTU of a port: this side %s %u, peer %s %u",
+				  x->mtu_size, own, v->info.active_mtu, peer,
+				  peer_act);
+			return -1;
+		}
+		if (pm != m) {
+			verbs_err(err, errlen,
+				  "path MTUs differ: this side %u, peer %u; give both sides the same -mt",
+				  m, pm);
+			return -1;
+		}
+	}
+	v->path_mtu = verbs_mtu_enum(m);
+	v->info.path_mtu = m;
+	if (v->kind == VQ_UD && s->p.msg_size > m) {
+		verbs_err(err, errlen,
+			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
+			  s->p.msg_size, m, m);
+		return -1;
+	}
+	return 0;
+}
+
+static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	const struct verbs_ext *x = &v->xpeer;
+	bool rd, rdma = posts_rdma(s, &rd);
+
+	if (v->info.peer_ext && (x->have & VXH_LINK) &&
+	    (x->link_layer == VL_ETH) != v->info.roce) {
+		verbs_err(err, errlen,
+			  "link layers differ: this side %s, peer %s",
+			  v->info.roce ? "Ethernet (RoCE)" : "InfiniBand",
+			  v->info.roce ? "InfiniBand" : "Ethernet (RoCE)");
+		return -1;
+	}
+	if (verbs_node_check(&v->peer, v->kind, rdma, rd, !v->info.roce, err,
+			     errlen))
+		return -1;
+	if (v->kind == VQ_XRC) {
+		if (!(x->have & VXH_XRC) || !x->xrc_ini_qpn ||
+		    x->xrc_ini_qpn > 0xffffff || !x->xrc_tgt_qpn ||
+		    x->xrc_tgt_qpn > 0xffffff || x->xrc_srqn > 0xffffff) {
+			verbs_err(err, errlen,
+				  "peer sent no valid XRC QP and SRQ numbers");
+			return -1;
+		}
+		v->peer.srqn = x->xrc_srqn;
+	}
+	if (v->info.roce) {
+		if (!(x->have & VXH_GID) || x->gid_type == VG_IB ||
+		    x->gid_type > VG_ROCE_V2) {
+			verbs_err(err, errlen, "peer sent no RoCE GID");
+			return -1;
+		}
+		if (verbs_gid_compat(v->info.gid, (uint32_t)v->info.gid_index,
+				     v->info.gid_type, x->gid, x->gid_index,
+				     (enum verbs_gid_type)x->gid_type, err,
+				     errlen))
+			return -1;
+	}
+	return mtu_settle(s, v, err, errlen);
+}
+
+static void seed_psn(struct verbs_priv *v)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+	    ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)v;
+	v->seed[0] = (unsigned short)x;
+	v->seed[1] = (unsigned short)(x >> 16);
+	v->seed[2] = (unsigned short)(x >> 32 ^ x >> 48);
+}
+
+static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
+			size_t devlen, char *err, size_t errlen)
+{
+	if (!verbs_mtu_enum(s->p.mtu_size)) {
+		verbs_err(err, errlen,
+			  "bad MTU: %u; must be 256/512/1K/2K/4K",
+			  s->p.mtu_size);
+		return -1;
+	}
+	if (verbs_rate_parse(s->p.static_rate, &v->rate)) {
+		verbs_err(err, errlen, "bad static rate: %s", s->p.static_rate);
+		return -1;
+	}
+	if (v->kind == VQ_XRC && !ext_wanted(s)) {
+		verbs_err(err, errlen,
+			  "XRC tests need a peer running qperf 0.5 or later");
+		return -1;
+	}
+	return parse_id(s, v, dev, devlen, err, errlen);
+}
+
+/* On RoCE, tell the report (-v) which GID each end chose. */
+static void add_notes(struct tsess *s, const struct verbs_info *vi)
+{
+	char g[64];
+
+	if (!vi->roce)
+		return;
+	for (int peer = 0; peer < 2 && s->nnotes + 1 < TNOTE_MAX; peer++) {
+		struct tnote *n = &s->notes[s->nnotes++];
+
+		verbs_gid_str(peer ? vi->peer_gid : vi->gid, g, sizeof(g));
+		snprintf(n->name, sizeof(n->name), "%s_gid",
+			 peer ? "rem" : "loc");
+		snprintf(n->value, sizeof(n->value), "%s (index %d, %s)", g,
+			 peer ? vi->peer_gid_index : vi->gid_index,
+			 verbs_gid_type_str(peer ? vi->peer_gid_type
+						 : vi->gid_type));
+	}
+}
+
+int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+	char dev[64];
+	uint32_t max_rd;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->opened_once = true;
+	v->info.gid_index = -1;
+	v->info.peer_gid_index = -1;
+	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
+	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
+		goto fail;
+	if (v->info.roce && !ext_wanted(s)) {
+		verbs_err(err, errlen,
+			  "%s:%u is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
+			  v->info.device, v->port);
+		goto fail;
+	}
+	max_rd = (uint32_t)v->dattr.max_qp_rd_atom;
+	if (s->p.rd_atomic > max_rd) {
+		verbs_err(err, errlen,
+			  "device only supports %u (< %u) RDMA reads or atomics",
+			  max_rd, s->p.rd_atomic);
+		goto fail;
+	}
+	v->me.rd_atomic = s->p.rd_atomic ? s->p.rd_atomic : max_rd;
+	v->info.rd_atomic = v->me.rd_atomic;
+	seed_psn(v);
+	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
+	v->reglen = reg_size(s, kind);
+	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen) ||
+	    mem_create(s, v, err, errlen) || verbs_qp_init(s, v, err, errlen) ||
+	    verbs_addr_choose(s, v, err, errlen) ||
+	    exchange(s, v, err, errlen) || peer_check(s, v, err, errlen) ||
+	    verbs_qp_connect(s, v, err, errlen))
+		goto fail;
+	if (!s->p.poll_mode) {
+		if (ibv_req_notify_cq(v->cq, 0)) {
+			verbs_err(err, errlen, "failed to arm the CQ");
+			goto fail;
+		}
+		v->armed = true;
+	}
+	add_notes(s, &v->info);
+	return 0;
+fail:
+	return -1; /* close() releases what was made */
+}
+
+void verbs_close(struct tsess *s)
+{
+	struct verbs_priv *v = s->priv;
+
+	if (!v || !v->opened_once)
+		return;
+	/* Goes on past failures: each object is released once and
+	 * forgotten. */
+	if (v->tgt)
+		ibv_destroy_qp(v->tgt);
+	v->tgt = NULL;
+	if (v->qp)
+		ibv_destroy_qp(v->qp);
+	v->qp = NULL;
+	if (v->srq)
+		ibv_destroy_srq(v->srq);
+	v->srq = NULL;
+	if (v->ah)
+		ibv_destroy_ah(v->ah);
+	v->ah = NULL;
+	if (v->cq)
+		ibv_destroy_cq(v->cq);
+	v->cq = NULL;
+	if (v->xrcd)
+		ibv_close_xrcd(v->xrcd);
+	v->xrcd = NULL;
+	if (v->mr)
+		ibv_dereg_mr(v->mr);
+	v->mr = NULL;
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	v->pd = NULL;
+	if (v->cc)
+		ibv_destroy_comp_channel(v->cc);
+	v->cc = NULL;
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	v->ctx = NULL;
+	free(v->mem);
+	v->mem = NULL;
+	s->buf = NULL;
+	s->buflen = 0;
+}

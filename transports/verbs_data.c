@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The data path of the verbs transports: post() builds work requests
+ * (0.4.11's wr_ids: 1 send, 2 receive, 3 RDMA; atomics use their slot)
+ * and chains up to VERBS_BATCH per call; poll() busy-polls the one CQ, or
+ * sleeps on its completion channel, bounded by the wait, the core's timer
+ * (SIGALRM interrupts the sleep) and the peer giving up (watch_fd).  Any
+ * completion with an error status is fatal (spec §3.3).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "verbs_int.h"
+
+#define WR_SEND 1
+#define WR_RECV 2
+#define WR_RDMA 3
+
+static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
+		     char *err, size_t errlen)
+{
+	struct ibv_recv_wr w[VERBS_BATCH], *bad;
+	struct ibv_sge sg;
+	uint32_t done = 0;
+	uint32_t len = s->p.msg_size + (v->kind == VQ_UD ? VERBS_GRH : 0);
+
+	sg.addr = (uintptr_t)v->mem;
+	sg.length = len;
+	sg.lkey = v->mr->lkey;
+	while (done < n) {
+		uint32_t k = n - done < VERBS_BATCH ? n - done : VERBS_BATCH;
+		int rc;
+
+		for (uint32_t i = 0; i < k; i++) {
+			memset(&w[i], 0, sizeof(w[i]));
+			w[i].wr_id = WR_RECV;
+			w[i].sg_list = &sg;
+			w[i].num_sge = len ? 1 : 0;
+			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
+		}
+		bad = NULL;
+		rc = v->srq ? ibv_post_srq_recv(v->srq, w, &bad) :
+			      ibv_post_recv(v->qp, w, &bad);
+		if (rc) {
+			verbs_err(err, errlen, "failed to post receive: %s",
+				  strerror(rc > 0 ? rc : errno));
+			return TP_FATAL;
+		}
+		done += k;
+	}
+	return (int)n;
+}
+
+/* One send-queue WR for wr; sg is its scatter entry. */
+static int build_send(struct tsess *s, struct verbs_priv *v,
+		      const struct twr *wr, struct ibv_send_wr *w,
+		      struct ibv_sge *sg, char *err, size_t errlen)
+{
+	uint32_t len = s->p.msg_size;
+
+	memset(w, 0, sizeof(*w));
+	/* UD sends what a receive left after its GRH: an echo echoes. */
+	sg->addr = (uintptr_t)v->mem +
+		   (v->kind == VQ_UD && wr->op == OP_SEND ? VERBS_GRH : 0);
+	sg->length = len;
+	sg->lkey = v->mr->lkey;
+	w->sg_list = sg;
+	w->num_sge = len ? 1 : 0;
+	w->send_flags = IBV_SEND_SIGNALED;
+	switch (wr->op) {
+	case OP_SEND:
+		w->wr_id = WR_SEND;
+		w->opcode = IBV_WR_SEND;
+		break;
+	case OP_WRITE:
+	case OP_WRITE_IMM:
+		w->wr_id = WR_RDMA;
+		w->opcode = wr->op == OP_WRITE ? IBV_WR_RDMA_WRITE :
+						 IBV_WR_RDMA_WRITE_WITH_IMM;
+		w->imm_data = 0;
+		w->wr.rdma.remote_addr = v->peer.vaddr;
+		w->wr.rdma.rkey = v->peer.rkey;
+		v->write_imm = wr->op == OP_WRITE_IMM;
+		break;
+	case OP_READ:
+		w->wr_id = WR_RDMA;
+		w->opcode = IBV_WR_RDMA_READ;
+		w->wr.rdma.remote_addr = v->peer.vaddr;
+		w->wr.rdma.rkey = v->peer.rkey;
+		break;
+	case OP_FADD:
+	case OP_CSWAP:
+		if ((uint64_t)wr->slot * 8 + 8 > v->reglen) {
+			verbs_err(err, errlen,
+				  "internal error: atomic slot %u outside the %zu-byte buffer",
+				  wr->slot, v->reglen);
+			return -1;
+		}
+		w->wr_id = wr->slot;
+		w->opcode = wr->op == OP_FADD ? IBV_WR_ATOMIC_FETCH_AND_ADD :
+						IBV_WR_ATOMIC_CMP_AND_SWP;
+		w->wr.atomic.remote_addr = v->peer.vaddr;
+		w->wr.atomic.rkey = v->peer.rkey;
+		w->wr.atomic.compare_add = wr->compare;
+		w->wr.atomic.swap = wr->swap;
+		sg->addr = (uintptr_t)v->mem + 8u * wr->slot;
+		sg->length = 8;
+		w->num_sge = 1;
+		return 0;
+	default:
+		verbs_err(err, errlen, "internal error: op %d is not a send",
+			  (int)wr->op);
+		return -1;
+	}
+	if (wr->op != OP_READ && len && len <= s->max_inline)
+		w->send_flags |= IBV_SEND_INLINE;
+	if (v->kind == VQ_UD) {
+		w->wr.ud.ah = v->ah;
+		w->wr.ud.remote_qpn = v->peer.qpn;
+		w->wr.ud.remote_qkey = VERBS_QKEY;
+	} else if (v->kind == VQ_XRC) {
+		w->qp_type.xrc.remote_srqn = v->peer.srqn;
+	}
+	return 0;
+}
+
+int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
+	       size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+	struct ibv_send_wr w[VERBS_BATCH], *bad;
+	struct ibv_sge sg[VERBS_BATCH];
+	uint32_t done = 0;
+
+	if (!v->qp || !v->mr) {
+		verbs_err(err, errlen, "internal error: post on a closed session");
+		return TP_FATAL;
+	}
+	if (wr->op == OP_RECV)
+		return post_recv(s, v, n, err, errlen);
+	while (done < n) {
+		uint32_t k = n - done < VERBS_BATCH ? n - done : VERBS_BATCH;
+		int rc;
+
+		for (uint32_t i = 0; i < k; i++) {
+			if (build_send(s, v, wr, &w[i], &sg[i], err, errlen))
+				return TP_FATAL;
+			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
+		}
+		bad = NULL;
+		rc = ibv_post_send(v->qp, w, &bad);
+		if (rc) {
+			verbs_err(err, errlen, "failed to post %s: %s",
+				  wr->op == OP_SEND ? "send" : "RDMA operation",
+				  strerror(rc > 0 ? rc : errno));
+			return TP_FATAL;
+		}
+		done += k;
+	}
+	return (int)n;
+}
+
+static enum op wc_op(const struct verbs_priv *v, const struct ibv_wc *wc)
+{
+	switch (wc->opcode) {
+	case IBV_WC_SEND:
+		return OP_SEND;
+	case IBV_WC_RDMA_WRITE:
+		return v->write_imm ? OP_WRITE_IMM : OP_WRITE;
+	case IBV_WC_RDMA_READ:
+		return OP_READ;
+	case IBV_WC_COMP_SWAP:
+		return OP_CSWAP;
+	case IBV_WC_FETCH_ADD:
+		return OP_FADD;
+	default: /* IBV_WC_RECV, IBV_WC_RECV_RDMA_WITH_IMM */
+		return OP_RECV;
+	}
+}
+
+/* Poll the CQ once: number of completions, or TP_FATAL. */
+static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
+		   int max, char *err, size_t errlen)
+{
+	struct ibv_wc wc[VERBS_BATCH];
+	int n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
+
+	if (n < 0) {
+		verbs_err(err, errlen, "failed to poll CQ");
+		return TP_FATAL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			verbs_err(err, errlen, "%s failed: %s",
+				  s->t ? s->t->name : s->tp->name,
+				  ibv_wc_status_str(wc[i].status));
+			return TP_FATAL;
+		}
+		c[i].op = wc_op(v, &wc[i]);
+		c[i].status = TC_OK;
+		c[i].slot = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
+				    (uint32_t)wc[i].wr_id :
+				    0;
+		c[i].bytes = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
+				     8 :
+				     s->p.msg_size;
+	}
+	if (n > 0 && (uint32_t)n > s->max_cqes)
+		s->max_cqes = (uint32_t)n;
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool stopped(const struct tsess *s)
+{
+	return s->stop && *s->stop;
+}
+
+/* The peer gave up (urgent data or hang-up on the control socket)? */
+static bool peer_gone(struct tsess *s, short revents)
+{
+	if (revents & (POLLPRI | POLLRDHUP | POLLHUP | POLLERR)) {
+		s->ended = true;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Sleep until the completion channel is readable, the deadline passes
+ * (UINT64_MAX: none), SIGALRM arrives or the peer gives up.  Returns 1
+ * when readable, 0 otherwise.
+ */
+static int wait_channel(struct tsess *s, struct verbs_priv *v,
+			uint64_t deadline)
+{
+	struct pollfd pf[2];
+	struct timespec ts, *tp = NULL;
+	nfds_t nf = 1;
+	int rc;
+
+	pf[0].fd = v->cc->fd;
+	pf[0].events = POLLIN;
+	pf[0].revents = 0;
+	if (s->ch && s->ch->watch_fd >= 0) {
+		pf[1].fd = s->ch->watch_fd;
+		pf[1].events = POLLPRI | POLLRDHUP;
+		pf[1].revents = 0;
+		nf = 2;
+	}
+	if (deadline != UINT64_MAX) {
+		uint64_t t = now_ns();
+		uint64_t left = deadline > t ? deadline - t : 0;
+
+		ts.tv_sec = (time_t)(left / 1000000000u);
+		ts.tv_nsec = (long)(left % 1000000000u);
+		tp = &ts;
+	}
+	/* With the core's flag: look at it with SIGALRM blocked, and sleep
+	 * with SIGALRM unblocked in one step (ppoll), so that an alarm just
+	 * before the sleep still interrupts it. */
+	if (s->stop) {
+		sigset_t block, old, during;
+
+		sigemptyset(&block);
+		sigaddset(&block, SIGALRM);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		if (*s->stop) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			return 0;
+		}
+		during = old;
+		sigdelset(&during, SIGALRM);
+		rc = ppoll(pf, nf, tp, &during);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	} else {
+		rc = ppoll(pf, nf, tp, NULL);
+	}
+	if (rc <= 0) /* timed out, or interrupted by the timer (EINTR) */
+		return 0;
+	if (nf == 2 && peer_gone(s, pf[1].revents))
+		return 0;
+	return (pf[0].revents & POLLIN) ? 1 : 0;
+}
+
+int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+	       char *err, size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+	uint64_t deadline = wait == UINT64_MAX ? UINT64_MAX : now_ns() + wait;
+	unsigned spins = 0;
+
+	if (!v->cq || max <= 0) {
+		verbs_err(err, errlen, "internal error: poll on a closed session");
+		return TP_FATAL;
+	}
+	if (deadline < wait) /* wrapped */
+		deadline = UINT64_MAX;
+	for (;;) {
+		int n = cq_take(s, v, c, max, err, errlen);
+
+		if (n)
+			return n;
+		if (wait == 0 || stopped(s) || s->ended)
+			return 0;
+		if (s->p.poll_mode) {
+			/* busy: look at the clock and the peer now and then */
+			if (++spins % 64 == 0 && deadline != UINT64_MAX &&
+			    now_ns() >= deadline)
+				return 0;
+			if (spins % 4096 == 0 && s->ch && s->ch->watch_fd >= 0) {
+				struct pollfd pf = { s->ch->watch_fd,
+						     POLLPRI | POLLRDHUP, 0 };
+
+				if (poll(&pf, 1, 0) == 1 &&
+				    peer_gone(s, pf.revents))
+					return 0;
+			}
+			continue;
+		}
+		if (!v->armed) {
+			/* arm, then look once more: a completion that came
+			 * before the arming raises no event */
+			if (ibv_req_notify_cq(v->cq, 0)) {
+				verbs_err(err, errlen, "failed to arm the CQ");
+				return TP_FATAL;
+			}
+			v->armed = true;
+			continue;
+		}
+		if (!wait_channel(s, v, deadline))
+			return 0;
+		{
+			struct ibv_cq *ecq;
+			void *ectx;
+
+			if (ibv_get_cq_event(v->cc, &ecq, &ectx)) {
+				if (errno == EAGAIN || errno == EINTR)
+					continue;
+				verbs_err(err, errlen,
+					  "failed to get a CQ event: %s",
+					  strerror(errno));
+				return TP_FATAL;
+			}
+			ibv_ack_cq_events(ecq, 1);
+			v->armed = false;
+			if (ibv_req_notify_cq(v->cq, 0)) {
+				verbs_err(err, errlen, "failed to arm the CQ");
+				return TP_FATAL;
+			}
+			v->armed = true;
+		}
+	}
+}

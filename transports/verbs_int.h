@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the verbs transports: the per-session state and the helpers the
+ * verbs*.c files share.  verbs_node.c holds the pure functions (NODE and
+ * NODE extension codecs, peer checks, GID choice, MTU and rate tables),
+ * unit-tested on exact bytes; verbs.c opens and closes sessions,
+ * verbs_qp.c creates and connects QPs, verbs_data.c posts and polls.
+ */
+#ifndef QPERF_VERBS_INT_H
+#define QPERF_VERBS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <infiniband/verbs.h>
+
+#include "transport.h"
+#include "verbs.h"
+
+#define VERBS_NODE_SIZE 40 /* bytes, 0.4.11's NODE */
+#define VERBS_GRH 40 /* bytes before every UD receive */
+#define VERBS_QKEY 0x11111111u
+#define VERBS_NCQE 1024 /* 0.4.11's send WRs of the write-poll tests */
+#define VERBS_INLINE 128 /* bytes of inline data asked for at QP create */
+#define VERBS_EXT_MAX 512 /* bytes, our NODE extension block at most */
+#define VERBS_BATCH 32 /* WRs chained per post call, WCs per poll call */
+
+enum vqp { VQ_RC, VQ_UC, VQ_UD, VQ_XRC };
+
+/* 0.4.11's NODE (spec §2.10), decoded. */
+struct verbs_node {
+	uint64_t vaddr;
+	uint32_t lid, qpn, psn, srqn, rkey, alt_lid, rd_atomic;
+};
+
+/* NODE extension item types (u16, core/tlv.h).  Never renumber. */
+enum verbs_ext_item {
+	VX_GID = 1, /* 16 bytes */
+	VX_GID_INDEX = 2, /* u32 */
+	VX_GID_TYPE = 3, /* u32, enum verbs_gid_type */
+	VX_ACTIVE_MTU = 4, /* u32, bytes */
+	VX_LINK_LAYER = 5, /* u32, VL_* */
+	VX_MTU_SIZE = 6, /* u32, bytes: the mtu_size this side asks for */
+	VX_MTU_EXPLICIT = 7, /* u32, 1 if -mt was given */
+	VX_XRC_INI_QPN = 8, /* u32 */
+	VX_XRC_TGT_QPN = 9, /* u32 */
+	VX_XRC_SRQN = 10, /* u32 */
+	VX_DEVICE = 11, /* bytes, device name, no NUL */
+	VX_PORT = 12 /* u32 */
+};
+
+/* Link layers on the wire. */
+#define VL_IB 1u
+#define VL_ETH 2u
+
+/* Bits of verbs_ext.have. */
+#define VXH_GID 0x1u
+#define VXH_XRC 0x2u
+#define VXH_MTU 0x4u
+#define VXH_LINK 0x8u
+
+/* The NODE extension, decoded (missing items: have bits clear, 0). */
+struct verbs_ext {
+	uint32_t have; /* VXH_* */
+	uint8_t gid[16];
+	uint32_t gid_index, gid_type;
+	uint32_t active_mtu, mtu_size, mtu_explicit; /* bytes, bytes, 0/1 */
+	uint32_t link_layer; /* VL_* */
+	uint32_t xrc_ini_qpn, xrc_tgt_qpn, xrc_srqn;
+	uint32_t port;
+	char device[64];
+};
+
+/* One GID table entry, for the choice. */
+struct verbs_gid_cand {
+	uint8_t gid[16];
+	uint32_t index;
+	enum verbs_gid_type type;
+};
+
+/* Per-session state: s->priv. */
+struct verbs_priv {
+	enum vqp kind;
+	bool opened_once; /* open() ran: close() has something to do */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp; /* RC/UC/UD QP, or the XRC send (INI) QP */
+	struct ibv_qp *tgt; /* XRC receive (TGT) QP */
+	struct ibv_xrcd *xrcd;
+	struct ibv_srq *srq; /* XRC SRQ */
+	struct ibv_ah *ah; /* UD */
+	struct ibv_mr *mr;
+	void *mem; /* page-aligned buffer (s->buf) */
+	size_t memlen, reglen; /* bytes allocated, bytes registered */
+	bool armed; /* CQ notification requested, no event taken since */
+	bool write_imm; /* the last write posted carried an immediate */
+	uint8_t port, alt_port;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	enum ibv_mtu path_mtu;
+	enum ibv_rate rate;
+	uint32_t send_wr, recv_wr;
+	unsigned short seed[3]; /* nrand48 state for the PSN */
+	struct verbs_node me, peer;
+	struct verbs_ext xme, xpeer;
+	union ibv_gid gid; /* RoCE: this side's source GID */
+	struct verbs_info info;
+};
+
+/* ---- verbs_node.c: pure functions ---- */
+
+/* Encode / decode 0.4.11's 40-byte NODE; every byte written, padding 0. */
+void verbs_node_encode(const struct verbs_node *n,
+		       uint8_t out[VERBS_NODE_SIZE]);
+void verbs_node_decode(const uint8_t in[VERBS_NODE_SIZE],
+		       struct verbs_node *n);
+
+/* Encode the extension into buf (cap bytes): returns its size, or 0. */
+size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap);
+/* Decode a whole block; unknown items are ignored.  Returns 0, or -1 if
+ * the block is malformed (bad header, truncated item, wrong length). */
+int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x);
+
+/*
+ * Check the peer's NODE for this side: kind, whether this side posts
+ * operations on the peer's memory (rdma) or reads/atomics (rd), whether
+ * the link is InfiniBand without GRH (lid_needed).  Returns 0, or -1 with
+ * err filled.
+ */
+int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
+		     bool rd, bool lid_needed, char *err, size_t errlen);
+
+/* MTU bytes -> enum (0 if not 256..4096, a power of two), and back. */
+enum ibv_mtu verbs_mtu_enum(uint32_t bytes);
+uint32_t verbs_mtu_bytes(enum ibv_mtu m);
+
+/* Spec §4.4 rate names; returns 0 and sets *rate, or -1 if unknown. */
+int verbs_rate_parse(const char *name, enum ibv_rate *rate);
+
+/*
+ * The path MTU this side uses: explicit ? mtu_size : min(mtu_size,
+ * own_active, peer_active if non-zero).  An explicit MTU above either
+ * active MTU fails, naming both ports (own_name/peer_name, "dev:port").
+ * Returns the MTU in bytes, or 0 with err filled.
+ */
+uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
+			uint32_t peer_active, const char *own_name,
+			const char *peer_name, char *err, size_t errlen);
+
+/* Address family of a GID: AF_INET for IPv4-mapped (::ffff:a.b.c.d). */
+int verbs_gid_family(const uint8_t gid[16]);
+
+/*
+ * Choose the RoCE GID among n candidates for a control connection whose
+ * local end is local (any family; AF_INET6 v4-mapped counts as IPv4).
+ * Order: the connection's family, then RoCE v2 before v1, then the GID
+ * equal to the local address, then not link-local, then the lowest
+ * index.  All-zero GIDs never win.  Returns the candidate's position, or
+ * -1 if none is usable.
+ */
+int verbs_gid_pick(const struct verbs_gid_cand *c, int n,
+		   const struct sockaddr_storage *local);
+
+/* Both ends' GIDs must be of one type and family; else -1 with err. */
+int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
+		     enum verbs_gid_type own_type, const uint8_t *peer,
+		     uint32_t peer_index, enum verbs_gid_type peer_type,
+		     char *err, size_t errlen);
+
+/* The error for a failed ibv_reg_mr of len bytes with errno e, given the
+ * RLIMIT_MEMLOCK soft limit (RLIM_INFINITY: none). */
+void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
+			size_t errlen);
+
+/* Clamped snprintf into err (never overflows, never returns a length). */
+void verbs_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- verbs_qp.c ---- */
+
+/* Create the QP(s) of v->kind (and for XRC the domain and SRQ). */
+int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+/* RESET -> INIT. */
+int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
+		  size_t errlen);
+/* INIT -> RTR -> RTS with the peer's NODE (and for UD the AH). */
+int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen);
+/* Choose this side's GID (RoCE) into v->gid and v->info. */
+int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+
+/* ---- verbs_data.c: the operations of the descriptors ---- */
+
+int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
+	       size_t errlen);
+int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+	       char *err, size_t errlen);
+
+/* ---- verbs.c ---- */
+
+int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+void verbs_close(struct tsess *s);
+
+#endif

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pure functions of the verbs transports: the 40-byte NODE of 0.4.11
+ * (little-endian, padding zero), the NODE extension of 0.5 peers (a TLV
+ * block, core/tlv.h), checks of a peer's NODE, the RoCE GID choice, and
+ * the MTU and static-rate tables.  No I/O, no allocation, no verbs calls.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/tlv.h"
+#include "verbs_int.h"
+
+void verbs_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap); /* truncates, always terminated */
+	va_end(ap);
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void verbs_node_encode(const struct verbs_node *n,
+		       uint8_t out[VERBS_NODE_SIZE])
+{
+	memset(out, 0, VERBS_NODE_SIZE); /* the 4 bytes of padding too */
+	put_le(out + 0, n->vaddr, 8);
+	put_le(out + 8, n->lid, 4);
+	put_le(out + 12, n->qpn, 4);
+	put_le(out + 16, n->psn, 4);
+	put_le(out + 20, n->srqn, 4);
+	put_le(out + 24, n->rkey, 4);
+	put_le(out + 28, n->alt_lid, 4);
+	put_le(out + 32, n->rd_atomic, 4);
+}
+
+void verbs_node_decode(const uint8_t in[VERBS_NODE_SIZE],
+		       struct verbs_node *n)
+{
+	n->vaddr = get_le(in + 0, 8);
+	n->lid = (uint32_t)get_le(in + 8, 4);
+	n->qpn = (uint32_t)get_le(in + 12, 4);
+	n->psn = (uint32_t)get_le(in + 16, 4);
+	n->srqn = (uint32_t)get_le(in + 20, 4);
+	n->rkey = (uint32_t)get_le(in + 24, 4);
+	n->alt_lid = (uint32_t)get_le(in + 28, 4);
+	n->rd_atomic = (uint32_t)get_le(in + 32, 4);
+}
+
+size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap)
+{
+	struct tlv_w w;
+	size_t dl = strnlen(x->device, sizeof(x->device));
+
+	tlv_init(&w, buf, cap);
+	if (x->have & VXH_LINK) {
+		tlv_u32(&w, VX_LINK_LAYER, x->link_layer);
+		tlv_u32(&w, VX_PORT, x->port);
+		tlv_bytes(&w, VX_DEVICE, x->device, (uint16_t)dl);
+	}
+	if (x->have & VXH_GID) {
+		tlv_bytes(&w, VX_GID, x->gid, 16);
+		tlv_u32(&w, VX_GID_INDEX, x->gid_index);
+		tlv_u32(&w, VX_GID_TYPE, x->gid_type);
+	}
+	if (x->have & VXH_MTU) {
+		tlv_u32(&w, VX_ACTIVE_MTU, x->active_mtu);
+		tlv_u32(&w, VX_MTU_SIZE, x->mtu_size);
+		tlv_u32(&w, VX_MTU_EXPLICIT, x->mtu_explicit);
+	}
+	if (x->have & VXH_XRC) {
+		tlv_u32(&w, VX_XRC_INI_QPN, x->xrc_ini_qpn);
+		tlv_u32(&w, VX_XRC_TGT_QPN, x->xrc_tgt_qpn);
+		tlv_u32(&w, VX_XRC_SRQN, x->xrc_srqn);
+	}
+	return tlv_finish(&w);
+}
+
+/* One u32 item into *out, setting have bit h; false if malformed. */
+static bool ext_u32(const uint8_t *val, uint16_t len, uint32_t *out,
+		    uint32_t *have, uint32_t h)
+{
+	if (!tlv_val_u32(val, len, out))
+		return false;
+	*have |= h;
+	return true;
+}
+
+int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
+{
+	struct tlv_r r;
+	uint16_t type, vl;
+	const uint8_t *val;
+	uint32_t seen = 0; /* which of GID, index, type, ... came */
+	int rc;
+	bool ok = true;
+
+	memset(x, 0, sizeof(*x));
+	if (len < TLV_HDR || tlv_header(blk) != len)
+		return -1;
+	tlv_rinit(&r, blk, len);
+	while (ok && (rc = tlv_next(&r, &type, &val, &vl)) == 1) {
+		switch (type) {
+		case VX_GID:
+			ok = vl == 16;
+			if (ok) {
+				memcpy(x->gid, val, 16);
+				seen |= 1u << VX_GID;
+			}
+			break;
+		case VX_GID_INDEX:
+			ok = ext_u32(val, vl, &x->gid_index, &seen,
+				     1u << VX_GID_INDEX);
+			break;
+		case VX_GID_TYPE:
+			ok = ext_u32(val, vl, &x->gid_type, &seen,
+				     1u << VX_GID_TYPE);
+			break;
+		case VX_ACTIVE_MTU:
+			ok = ext_u32(val, vl, &x->active_mtu, &seen,
+				     1u << VX_ACTIVE_MTU);
+			break;
+		case VX_LINK_LAYER:
+			ok = ext_u32(val, vl, &x->link_layer, &x->have,
+				     VXH_LINK);
+			break;
+		case VX_MTU_SIZE:
+			ok = ext_u32(val, vl, &x->mtu_size, &seen,
+				     1u << VX_MTU_SIZE);
+			break;
+		case VX_MTU_EXPLICIT:
+			ok = ext_u32(val, vl, &x->mtu_explicit, &seen,
+				     1u << VX_MTU_EXPLICIT);
+			break;
+		case VX_XRC_INI_QPN:
+			ok = ext_u32(val, vl, &x->xrc_ini_qpn, &seen,
+				     1u << VX_XRC_INI_QPN);
+			break;
+		case VX_XRC_TGT_QPN:
+			ok = ext_u32(val, vl, &x->xrc_tgt_qpn, &seen,
+				     1u << VX_XRC_TGT_QPN);
+			break;
+		case VX_XRC_SRQN:
+			ok = ext_u32(val, vl, &x->xrc_srqn, &seen,
+				     1u << VX_XRC_SRQN);
+			break;
+		case VX_DEVICE:
+			ok = vl < sizeof(x->device);
+			if (ok) {
+				memcpy(x->device, val, vl);
+				x->device[vl] = '\0';
+			}
+			break;
+		case VX_PORT:
+			ok = tlv_val_u32(val, vl, &x->port);
+			break;
+		default: /* a later version's item */
+			break;
+		}
+	}
+	if (!ok || rc < 0)
+		return -1;
+	/* Groups count only when complete. */
+#define ALL3(a, b, c) ((1u << (a)) | (1u << (b)) | (1u << (c)))
+	if ((seen & ALL3(VX_GID, VX_GID_INDEX, VX_GID_TYPE)) ==
+	    ALL3(VX_GID, VX_GID_INDEX, VX_GID_TYPE))
+		x->have |= VXH_GID;
+	if ((seen & ALL3(VX_ACTIVE_MTU, VX_MTU_SIZE, VX_MTU_EXPLICIT)) ==
+	    ALL3(VX_ACTIVE_MTU, VX_MTU_SIZE, VX_MTU_EXPLICIT))
+		x->have |= VXH_MTU;
+	if ((seen & ALL3(VX_XRC_INI_QPN, VX_XRC_TGT_QPN, VX_XRC_SRQN)) ==
+	    ALL3(VX_XRC_INI_QPN, VX_XRC_TGT_QPN, VX_XRC_SRQN))
+		x->have |= VXH_XRC;
+#undef ALL3
+	return 0;
+}
+
+int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
+		     bool rd, bool lid_needed, char *err, size_t errlen)
+{
+	if (n->qpn == 0 || n->qpn > 0xffffff) {
+		verbs_err(err, errlen,
+			  "peer sent a bad QP number 0x%x (must be 1..0xffffff)",
+			  n->qpn);
+		return -1;
+	}
+	if (n->psn > 0xffffff) {
+		verbs_err(err, errlen,
+			  "peer sent a bad PSN 0x%x (must fit 24 bits)", n->psn);
+		return -1;
+	}
+	if (kind == VQ_XRC && n->srqn > 0xffffff) {
+		verbs_err(err, errlen,
+			  "peer sent a bad XRC SRQ number 0x%x (must fit 24 bits)",
+			  n->srqn);
+		return -1;
+	}
+	if (lid_needed && n->lid == 0) {
+		verbs_err(err, errlen,
+			  "peer sent LID 0, which InfiniBand cannot address (is its port configured by a subnet manager?)");
+		return -1;
+	}
+	if (lid_needed && n->lid > 0xffff) {
+		verbs_err(err, errlen, "peer sent a bad LID 0x%x (16 bits)",
+			  n->lid);
+		return -1;
+	}
+	if ((kind == VQ_RC || kind == VQ_XRC) && n->rd_atomic > 255) {
+		verbs_err(err, errlen,
+			  "peer sent a bad RDMA read/atomic depth %u (must be 0..255)",
+			  n->rd_atomic);
+		return -1;
+	}
+	if (rd && n->rd_atomic == 0) {
+		verbs_err(err, errlen,
+			  "peer accepts no RDMA reads or atomics (depth 0)");
+		return -1;
+	}
+	if (rdma && (n->rkey == 0 || n->vaddr == 0)) {
+		verbs_err(err, errlen,
+			  "peer sent no memory to access (rkey 0x%x, address 0x%llx)",
+			  n->rkey, (unsigned long long)n->vaddr);
+		return -1;
+	}
+	return 0;
+}
+
+enum ibv_mtu verbs_mtu_enum(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256:
+		return IBV_MTU_256;
+	case 512:
+		return IBV_MTU_512;
+	case 1024:
+		return IBV_MTU_1024;
+	case 2048:
+		return IBV_MTU_2048;
+	case 4096:
+		return IBV_MTU_4096;
+	default:
+		return 0;
+	}
+}
+
+uint32_t verbs_mtu_bytes(enum ibv_mtu m)
+{
+	return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
+}
+
+static const struct {
+	const char *name;
+	enum ibv_rate rate;
+} rates[] = {
+	{ "", IBV_RATE_MAX },	     { "max", IBV_RATE_MAX },
+	{ "1xSDR", IBV_RATE_2_5_GBPS }, { "1xDDR", IBV_RATE_5_GBPS },
+	{ "1xQDR", IBV_RATE_10_GBPS },  { "4xSDR", IBV_RATE_10_GBPS },
+	{ "4xDDR", IBV_RATE_20_GBPS },  { "4xQDR", IBV_RATE_40_GBPS },
+	{ "8xSDR", IBV_RATE_20_GBPS },  { "8xDDR", IBV_RATE_40_GBPS },
+	{ "8xQDR", IBV_RATE_80_GBPS },  { "2.5", IBV_RATE_2_5_GBPS },
+	{ "5", IBV_RATE_5_GBPS },	     { "10", IBV_RATE_10_GBPS },
+	{ "20", IBV_RATE_20_GBPS },     { "30", IBV_RATE_30_GBPS },
+	{ "40", IBV_RATE_40_GBPS },     { "60", IBV_RATE_60_GBPS },
+	{ "80", IBV_RATE_80_GBPS },     { "120", IBV_RATE_120_GBPS },
+};
+
+int verbs_rate_parse(const char *name, enum ibv_rate *rate)
+{
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (strcmp(rates[i].name, name) == 0) {
+			*rate = rates[i].rate;
+			return 0;
+		}
+	return -1;
+}
+
+uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
+			uint32_t peer_active, const char *own_name,
+			const char *peer_name, char *err, size_t errlen)
+{
+	uint32_t m = mtu_size;
+
+	if (expl) {
+		if (m > own_active || (peer_active && m > peer_active)) {
+			if (peer_active)
+				verbs_err(err, errlen,
+					  "MTU %u is above the active MTU of a port: this side %s %u, peer %s %u; use -mt %u or less",
+					  m, own_name, own_active, peer_name,
+					  peer_active,
+					  own_active < peer_active ?
+						  own_active :
+						  peer_active);
+			else
+				verbs_err(err, errlen,
+					  "MTU %u is above the active MTU of a port: this side %s %u, peer unknown; use -mt %u or less",
+					  m, own_name, own_active, own_active);
+			return 0;
+		}
+		return m;
+	}
+	if (own_active < m)
+		m = own_active;
+	if (peer_active && peer_active < m)
+		m = peer_active;
+	return m;
+}
+
+static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+int verbs_gid_family(const uint8_t gid[16])
+{
+	return memcmp(gid, v4mapped, 12) == 0 ? AF_INET : AF_INET6;
+}
+
+static bool gid_zero(const uint8_t gid[16])
+{
+	for (int i = 0; i < 16; i++)
+		if (gid[i])
+			return false;
+	return true;
+}
+
+static bool gid_link_local(const uint8_t gid[16])
+{
+	if (verbs_gid_family(gid) == AF_INET)
+		return gid[12] == 169 && gid[13] == 254;
+	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
+/* The local address as a GID (IPv4 mapped); false if not IP. */
+static bool local_gid(const struct sockaddr_storage *ss, uint8_t out[16])
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)ss;
+
+		memcpy(out, v4mapped, 12);
+		memcpy(out + 12, &a->sin_addr, 4);
+		return true;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)ss;
+
+		memcpy(out, &a->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+/* Rank of a candidate, larger is better; -1 if unusable. */
+static int gid_rank(const struct verbs_gid_cand *c, bool have_local,
+		    const uint8_t local[16])
+{
+	int r = 0;
+
+	if (gid_zero(c->gid) || c->type == VG_IB)
+		return -1;
+	if (have_local && verbs_gid_family(c->gid) == verbs_gid_family(local))
+		r += 8;
+	if (c->type == VG_ROCE_V2)
+		r += 4;
+	if (have_local && memcmp(c->gid, local, 16) == 0)
+		r += 2;
+	if (!gid_link_local(c->gid))
+		r += 1;
+	return r;
+}
+
+int verbs_gid_pick(const struct verbs_gid_cand *c, int n,
+		   const struct sockaddr_storage *local)
+{
+	uint8_t lg[16];
+	bool have_local = local && local_gid(local, lg);
+	int best = -1, best_rank = -1;
+
+	for (int i = 0; i < n; i++) {
+		int r = gid_rank(&c[i], have_local, lg);
+
+		if (r > best_rank ||
+		    (r == best_rank && r >= 0 && c[i].index < c[best].index)) {
+			best = i;
+			best_rank = r;
+		}
+	}
+	return best_rank < 0 ? -1 : best;
+}
+
+void verbs_gid_str(const uint8_t gid[16], char *out, size_t len)
+{
+	if (!inet_ntop(AF_INET6, gid, out, (socklen_t)len) && len)
+		out[0] = '\0';
+}
+
+const char *verbs_gid_type_str(enum verbs_gid_type t)
+{
+	switch (t) {
+	case VG_IB:
+		return "InfiniBand";
+	case VG_ROCE_V1:
+		return "RoCE v1";
+	case VG_ROCE_V2:
+		return "RoCE v2";
+	}
+	return "unknown GID type";
+}
+
+int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
+		     enum verbs_gid_type own_type, const uint8_t *peer,
+		     uint32_t peer_index, enum verbs_gid_type peer_type,
+		     char *err, size_t errlen)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int fa = verbs_gid_family(own), fb = verbs_gid_family(peer);
+
+	if (own_type == peer_type && fa == fb)
+		return 0;
+	verbs_gid_str(own, a, sizeof(a));
+	verbs_gid_str(peer, b, sizeof(b));
+	verbs_err(err, errlen,
+		  "RoCE GIDs do not match: this side %u %s (%s %s), peer %u %s (%s %s); give both sides GID indexes of one type and address family",
+		  own_index, a, verbs_gid_type_str(own_type),
+		  fa == AF_INET ? "IPv4" : "IPv6", peer_index, b,
+		  verbs_gid_type_str(peer_type),
+		  fb == AF_INET ? "IPv4" : "IPv6");
+	return -1;
+}
+
+void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
+			size_t errlen)
+{
+	if ((e == ENOMEM || e == EPERM) && memlock != UINT64_MAX)
+		verbs_err(err, errlen,
+			  "failed to register %zu bytes of memory: %s; locked memory is limited to %llu bytes (raise it with ulimit -l)",
+			  len, strerror(e), (unsigned long long)memlock);
+	else
+		verbs_err(err, errlen,
+			  "failed to register %zu bytes of memory: %s", len,
+			  strerror(e));
+}

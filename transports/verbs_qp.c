@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Queue pairs of the verbs transports: creation (RC, UC, UD; for XRC the
+ * domain, the XRC SRQ, a send (INI) and a receive (TGT) QP), the state
+ * changes of spec §2.11 and the choice of this side's address (LID on
+ * InfiniBand, a GID on RoCE).  Everything made here is released by
+ * verbs_close().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "verbs_int.h"
+
+static enum ibv_qp_type qp_type(enum vqp k)
+{
+	return k == VQ_RC ? IBV_QPT_RC : k == VQ_UC ? IBV_QPT_UC : IBV_QPT_UD;
+}
+
+static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	struct ibv_xrcd_init_attr xa = { 0 };
+	struct ibv_srq_init_attr_ex sa = { 0 };
+	struct ibv_qp_init_attr_ex qa = { 0 };
+	uint32_t srqn;
+
+	(void)s;
+	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	xa.fd = -1; /* a private domain */
+	xa.oflags = O_CREAT;
+	v->xrcd = ibv_open_xrcd(v->ctx, &xa);
+	if (!v->xrcd) {
+		verbs_err(err, errlen, "failed to open XRC domain: %s",
+			  strerror(errno));
+		return -1;
+	}
+	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+		       IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_XRCD;
+	sa.srq_type = IBV_SRQT_XRC;
+	sa.attr.max_wr = v->recv_wr ? v->recv_wr : 1;
+	sa.attr.max_sge = 1;
+	sa.pd = v->pd;
+	sa.cq = v->cq;
+	sa.xrcd = v->xrcd;
+	v->srq = ibv_create_srq_ex(v->ctx, &sa);
+	if (!v->srq) {
+		verbs_err(err, errlen, "failed to create XRC SRQ: %s",
+			  strerror(errno));
+		return -1;
+	}
+	if (ibv_get_srq_num(v->srq, &srqn)) {
+		verbs_err(err, errlen, "failed to get the XRC SRQ number");
+		return -1;
+	}
+	v->me.srqn = srqn;
+
+	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.send_cq = v->cq;
+	qa.cap.max_send_wr = v->send_wr;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_inline_data = VERBS_INLINE;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qa.pd = v->pd;
+	v->qp = ibv_create_qp_ex(v->ctx, &qa);
+	if (!v->qp) {
+		qa.cap.max_inline_data = 0;
+		v->qp = ibv_create_qp_ex(v->ctx, &qa);
+	}
+	if (!v->qp) {
+		verbs_err(err, errlen, "failed to create XRC send QP: %s",
+			  strerror(errno));
+		return -1;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_XRC_RECV;
+	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	qa.xrcd = v->xrcd;
+	v->tgt = ibv_create_qp_ex(v->ctx, &qa);
+	if (!v->tgt) {
+		verbs_err(err, errlen, "failed to create XRC receive QP: %s",
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr ia;
+
+	if (v->send_wr > (uint32_t)v->dattr.max_qp_wr ||
+	    v->recv_wr > (uint32_t)v->dattr.max_qp_wr) {
+		verbs_err(err, errlen,
+			  "device %s supports at most %d work requests per queue (%u needed)",
+			  v->info.device, v->dattr.max_qp_wr,
+			  v->send_wr > v->recv_wr ? v->send_wr : v->recv_wr);
+		return -1;
+	}
+	if (v->kind == VQ_XRC) {
+		if (xrc_create(s, v, err, errlen))
+			return -1;
+	} else {
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = v->cq;
+		ia.recv_cq = v->cq;
+		ia.qp_type = qp_type(v->kind);
+		ia.cap.max_send_wr = v->send_wr;
+		ia.cap.max_recv_wr = v->recv_wr;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		ia.cap.max_inline_data = VERBS_INLINE;
+		v->qp = ibv_create_qp(v->pd, &ia);
+		if (!v->qp) { /* some devices offer no inline data */
+			ia.cap.max_inline_data = 0;
+			v->qp = ibv_create_qp(v->pd, &ia);
+		}
+		if (!v->qp) {
+			verbs_err(err, errlen, "failed to create %s QP: %s",
+				  s->tp->label, strerror(errno));
+			return -1;
+		}
+	}
+	memset(&qa, 0, sizeof(qa));
+	memset(&ia, 0, sizeof(ia));
+	if (ibv_query_qp(v->qp, &qa, IBV_QP_CAP, &ia) == 0)
+		s->max_inline = ia.cap.max_inline_data;
+	v->info.max_inline = s->max_inline;
+	v->me.qpn = v->qp->qp_num;
+	v->info.qpn = v->qp->qp_num;
+	return 0;
+}
+
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		  const char *what, char *err, size_t errlen)
+{
+	int rc = ibv_modify_qp(qp, a, mask);
+
+	if (rc) {
+		verbs_err(err, errlen, "failed to modify %s: %s", what,
+			  strerror(rc > 0 ? rc : errno));
+		return -1;
+	}
+	return 0;
+}
+
+int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
+		  size_t errlen)
+{
+	struct ibv_qp_attr a;
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	(void)s;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = v->port;
+	if (v->kind == VQ_UD) {
+		a.qkey = VERBS_QKEY;
+		mask |= IBV_QP_QKEY;
+	} else {
+		a.qp_access_flags = v->kind == VQ_UC ?
+					    IBV_ACCESS_REMOTE_WRITE :
+					    IBV_ACCESS_REMOTE_READ |
+						    IBV_ACCESS_REMOTE_WRITE |
+						    IBV_ACCESS_REMOTE_ATOMIC;
+		mask |= IBV_QP_ACCESS_FLAGS;
+	}
+	if (modify(v->qp, &a, mask, "QP to INIT", err, errlen))
+		return -1;
+	if (v->tgt &&
+	    modify(v->tgt, &a, mask, "XRC receive QP to INIT", err, errlen))
+		return -1;
+	return 0;
+}
+
+/* The address vector to the peer on port (own or alternate). */
+static void make_av(const struct tsess *s, const struct verbs_priv *v,
+		    uint32_t dlid, uint8_t port, struct ibv_ah_attr *av)
+{
+	memset(av, 0, sizeof(*av));
+	av->dlid = (uint16_t)dlid;
+	av->sl = (uint8_t)s->p.sl;
+	av->src_path_bits = (uint8_t)s->p.src_path_bits;
+	av->static_rate = (uint8_t)v->rate;
+	av->port_num = port;
+	if (v->info.roce) {
+		av->is_global = 1;
+		memcpy(av->grh.dgid.raw, v->info.peer_gid, 16);
+		av->grh.sgid_index = (uint8_t)v->info.gid_index;
+		av->grh.hop_limit = 64;
+	}
+}
+
+static void alt_path(const struct tsess *s, const struct verbs_priv *v,
+		     struct ibv_qp_attr *a, int *mask)
+{
+	if (!v->peer.alt_lid || !v->alt_port)
+		return;
+	make_av(s, v, v->peer.alt_lid, v->alt_port, &a->alt_ah_attr);
+	a->alt_port_num = v->alt_port;
+	a->alt_pkey_index = 0;
+	a->alt_timeout = 14;
+	a->path_mig_state = IBV_MIG_REARM;
+	*mask |= IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE;
+}
+
+static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	struct ibv_qp_attr a;
+	struct ibv_ah_attr av;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	if (modify(v->qp, &a, IBV_QP_STATE, "QP to RTR", err, errlen))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = v->me.psn;
+	if (modify(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "QP to RTS", err,
+		   errlen))
+		return -1;
+	make_av(s, v, v->peer.lid, v->port, &av);
+	v->ah = ibv_create_ah(v->pd, &av);
+	if (!v->ah) {
+		verbs_err(err, errlen, "failed to create address handle: %s",
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen)
+{
+	struct ibv_qp_attr a;
+	int mask;
+	uint32_t init_max = (uint32_t)v->dattr.max_qp_init_rd_atom;
+	uint32_t dest = v->kind == VQ_XRC ? v->xpeer.xrc_tgt_qpn : v->peer.qpn;
+
+	if (v->kind == VQ_UD)
+		return connect_ud(s, v, err, errlen);
+
+	/* RTR: the send QP (RC, UC, XRC INI) */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	make_av(s, v, v->peer.lid, v->port, &a.ah_attr);
+	a.path_mtu = v->path_mtu;
+	a.dest_qp_num = dest;
+	a.rq_psn = v->peer.psn;
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN;
+	if (v->kind == VQ_RC) {
+		a.max_dest_rd_atomic = (uint8_t)v->me.rd_atomic;
+		a.min_rnr_timer = 12;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	if (modify(v->qp, &a, mask, "QP to RTR", err, errlen))
+		return -1;
+
+	/* XRC receive QP: RTR from the peer's send QP is all it needs */
+	if (v->tgt) {
+		a.dest_qp_num = v->xpeer.xrc_ini_qpn;
+		a.max_dest_rd_atomic = (uint8_t)v->me.rd_atomic;
+		a.min_rnr_timer = 12;
+		if (modify(v->tgt, &a,
+			   mask | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER,
+			   "XRC receive QP to RTR", err, errlen))
+			return -1;
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = v->me.psn;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (v->kind != VQ_UC) {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		/* the peer's responder depth, within what this device can
+		 * issue */
+		a.max_rd_atomic = (uint8_t)(v->peer.rd_atomic < init_max ?
+						    v->peer.rd_atomic :
+						    init_max);
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	if (v->kind != VQ_XRC)
+		alt_path(s, v, &a, &mask);
+	return modify(v->qp, &a, mask, "QP to RTS", err, errlen);
+}
+
+static enum verbs_gid_type gid_type_of(enum ibv_gid_type t)
+{
+	return t == IBV_GID_TYPE_ROCE_V2 ? VG_ROCE_V2 :
+	       t == IBV_GID_TYPE_ROCE_V1 ? VG_ROCE_V1 :
+					   VG_IB;
+}
+
+int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	struct ibv_gid_entry e;
+	struct verbs_gid_cand c[256];
+	int n = 0, pick, len = v->pattr.gid_tbl_len;
+	int forced = s->p.gid_index;
+
+	if (forced >= 0 && (forced >= len || forced > 255)) {
+		verbs_err(err, errlen,
+			  "GID index %d does not exist on %s:%u (the table has %d entries)",
+			  forced, v->info.device, v->port, len);
+		return -1;
+	}
+	for (int i = 0; i < len && n < 256; i++) {
+		if (forced >= 0 && i != forced)
+			continue;
+		memset(&e, 0, sizeof(e));
+		if (ibv_query_gid_ex(v->ctx, v->port, (uint32_t)i, &e, 0))
+			continue; /* an empty entry (ENODATA) */
+		memcpy(c[n].gid, e.gid.raw, 16);
+		c[n].index = (uint32_t)i;
+		c[n].type = gid_type_of(e.gid_type);
+		n++;
+	}
+	if (!v->info.roce) {
+		/* InfiniBand: LID addressing exactly as 0.4.11, no GRH; the
+		 * GID is only shown. */
+		if (n) {
+			memcpy(v->info.gid, c[0].gid, 16);
+			v->info.gid_type = VG_IB;
+		}
+		v->info.gid_index = -1;
+		return 0;
+	}
+	if (forced >= 0) {
+		pick = n == 1 && c[0].type != VG_IB ? 0 : -1;
+		for (int i = 0; pick >= 0 && i < 16 && !c[0].gid[i]; i++)
+			if (i == 15)
+				pick = -1; /* all zero */
+		if (pick < 0) {
+			verbs_err(err, errlen,
+				  "GID index %d of %s:%u is empty or not a RoCE GID",
+				  forced, v->info.device, v->port);
+			return -1;
+		}
+	} else {
+		pick = verbs_gid_pick(c, n, &s->ch->local);
+		if (pick < 0) {
+			verbs_err(err, errlen,
+				  "no usable RoCE GID on %s:%u (is an IP address configured on its network interface?)",
+				  v->info.device, v->port);
+			return -1;
+		}
+	}
+	memcpy(v->gid.raw, c[pick].gid, 16);
+	memcpy(v->info.gid, c[pick].gid, 16);
+	v->info.gid_index = (int)c[pick].index;
+	v->info.gid_type = c[pick].type;
+	return 0;
+}
