@@ -395,6 +395,90 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	return rc < 0 ? 1 : 0;
 }
 
+/*
+ * Before any test runs: each test's local values against the local
+ * device (RDMA), for every --loop iteration.  Iterations that differ only
+ * in message size, time or count are checked once, with their largest
+ * message.
+ */
+struct precheck {
+	const struct test_desc *t;
+	struct tparams group; /* the values being gathered */
+	bool have;
+	char err[ERR_MAX];
+};
+
+static bool same_group(const struct tparams *a, const struct tparams *b)
+{
+	struct tparams x = *a, y = *b;
+
+	x.msg_size = y.msg_size = 0;
+	x.time = y.time = 0;
+	x.no_msgs = y.no_msgs = 0;
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+static int precheck_flush(struct precheck *pc)
+{
+	if (!pc->have)
+		return 0;
+	pc->have = false;
+	return session_check(pc->t, &pc->group, pc->err, sizeof(pc->err));
+}
+
+static int precheck_cb(const struct settings *s, void *arg)
+{
+	struct precheck *pc = arg;
+	struct attempt *a = xcalloc(1, sizeof(*a));
+	struct tparams p;
+	int rc = 0;
+
+	a->t = pc->t;
+	a->s = s;
+	a->par = s->par;
+	param_prepare(pc->t, &a->par);
+	fill_side(a, SIDE_LOC, false, &a->lq);
+	memset(&p, 0, sizeof(p));
+	session_params(&a->lq, &p);
+	free(a);
+	if (pc->have && same_group(&pc->group, &p)) {
+		if (p.msg_size > pc->group.msg_size)
+			pc->group.msg_size = p.msg_size;
+		return 0;
+	}
+	rc = precheck_flush(pc);
+	pc->group = p;
+	pc->have = true;
+	return rc;
+}
+
+/* 0, or the exit status: 2 for a bad value, 1 if a test cannot run here. */
+static int precheck_plan(const struct plan *p)
+{
+	struct precheck *pc = xcalloc(1, sizeof(*pc));
+	char err[ERR_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < p->ntests && rc == 0; i++) {
+		const struct test_desc *t = p->tests[i].test;
+
+		if (!t->tp || !t->tp->check)
+			continue;
+		pc->t = t;
+		pc->have = false;
+		err[0] = '\0';
+		rc = loops_run(&p->tests[i].s, precheck_cb, pc, err,
+			       sizeof(err));
+		if (rc == 0)
+			rc = precheck_flush(pc);
+		if (rc)
+			fprintf(stderr, "qperf: %s: %s\n", t->name,
+				pc->err[0] ? pc->err : err);
+	}
+	free(pc);
+	return rc == 0 ? 0 : rc == TP_NOT_HERE ? 1 : 2;
+}
+
 struct loop_arg {
 	struct client *cl;
 	const struct test_desc *t;
@@ -413,8 +497,12 @@ int client_main(const struct plan *p)
 {
 	struct client cl = { p, false, false };
 	char err[ERR_MAX];
+	int rc0;
 
 	measure_init();
+	rc0 = precheck_plan(p);
+	if (rc0)
+		return rc0;
 	for (size_t i = 0; i < p->ntests && !cl.quit; i++) {
 		const struct plan_item *it = &p->tests[i];
 		struct loop_arg la = { &cl, it->test };

@@ -270,3 +270,28 @@ out:
 	free(s.priv);
 	return rc;
 }
+
+int session_check(const struct test_desc *t, const struct tparams *p,
+		  char *err, size_t errlen)
+{
+	struct chan ch;
+	struct tsess s;
+	int rc;
+
+	if (!t->tp || !t->tp->check)
+		return 0;
+	memset(&ch, 0, sizeof(ch));
+	ch.ext = true;
+	ch.peer_caps = ~0u;
+	ch.watch_fd = -1;
+	memset(&s, 0, sizeof(s));
+	s.tp = t->tp;
+	s.t = t;
+	s.p = *p;
+	s.ch = &ch;
+	s.stop = &timer_fired;
+	s.priv = xcalloc(1, t->tp->priv_size ? t->tp->priv_size : 1);
+	rc = t->tp->check(&s, err, errlen);
+	free(s.priv);
+	return rc;
+}

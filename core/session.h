@@ -43,6 +43,14 @@ void session_params(const struct req *q, struct tparams *p);
  */
 int session_run(struct tside *sd, char *err, size_t errlen);
 
+/*
+ * Check this side's parameters p for test t against what the transport
+ * sees locally (an RDMA device and port), without a peer.  Returns 0, or
+ * -1 with err filled.  Blocks only on the device's own queries.
+ */
+int session_check(const struct test_desc *t, const struct tparams *p,
+		  char *err, size_t errlen);
+
 /* The capabilities this build announces (CAP_*). */
 uint32_t session_caps(void);
 

@@ -197,6 +197,7 @@ struct tcomp {
 #define TP_FATAL (-1) /* err filled; the test fails */
 #define TP_SOFT (-2) /* one operation failed (a datagram): count an error */
 #define TP_IDLE (-3) /* nothing could be sent for the idle limit */
+#define TP_NOT_HERE (-4) /* check(): this host cannot run the transport */
 
 struct transport {
 	const char *name; /* "tcp", "rc", ... for --version */
@@ -204,6 +205,17 @@ struct transport {
 	unsigned flags; /* TF_* */
 	uint32_t max_msg; /* largest message in bytes, 0 = no own limit */
 	size_t priv_size; /* bytes of per-session state in s->priv */
+
+	/*
+	 * Optional.  Check this side's parameters (s->p, s->t) against what
+	 * the transport can see locally (its device and port), without any
+	 * peer: s->ch is a stand-in that claims a 0.5 peer.  Uses s->priv.
+	 * Returns 0; -1 with err filled for a bad value (the client refuses
+	 * the command line, exit 2, before any test runs); or TP_NOT_HERE
+	 * with err filled when the transport cannot run on this host at all
+	 * (no RDMA device: exit 1).
+	 */
+	int (*check)(struct tsess *s, char *err, size_t errlen);
 
 	/*
 	 * Set up the data path for s (both roles): sockets make, announce

@@ -135,6 +135,7 @@ static int device_open(struct verbs_priv *v, const char *dev, char *err,
 		verbs_err(err, errlen,
 			  "failed to find any RDMA devices%s%s (no RDMA driver loaded? see ibv_devices)",
 			  e ? ": " : "", e ? strerror(e) : "");
+		v->no_device = true;
 		return -1;
 	}
 	for (i = 0; i < n; i++)
@@ -522,6 +523,60 @@ static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
 		return -1;
 	}
 	return parse_id(s, v, dev, devlen, err, errlen);
+}
+
+/*
+ * This side's parameters against its own device, before any peer is
+ * involved: device, port and its state, MTU, static rate, read/atomic
+ * depth, UD message size against the MTU the port allows.
+ */
+int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+	char dev[64];
+	uint32_t mtu;
+	int rc = -1;
+
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->opened_once = true;
+	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
+	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
+		goto out;
+	if (s->p.rd_atomic > (uint32_t)v->dattr.max_qp_rd_atom) {
+		verbs_err(err, errlen,
+			  "device only supports %u (< %u) RDMA reads or atomics",
+			  (uint32_t)v->dattr.max_qp_rd_atom, s->p.rd_atomic);
+		goto out;
+	}
+	if (s->p.mtu_explicit && s->p.mtu_size > v->info.active_mtu) {
+		verbs_err(err, errlen,
+			  "MTU %u is above the active MTU %u of %s:%u",
+			  s->p.mtu_size, v->info.active_mtu, v->info.device,
+			  v->port);
+		goto out;
+	}
+	mtu = s->p.mtu_size < v->info.active_mtu ? s->p.mtu_size
+						 : v->info.active_mtu;
+	if (kind == VQ_UD && s->p.msg_size > mtu) {
+		verbs_err(err, errlen,
+			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
+			  s->p.msg_size, mtu, mtu);
+		goto out;
+	}
+	if (v->dattr.max_mr_size && s->p.msg_size > v->dattr.max_mr_size) {
+		verbs_err(err, errlen,
+			  "message size %u is larger than the largest memory region %s can register (%llu)",
+			  s->p.msg_size, v->info.device,
+			  (unsigned long long)v->dattr.max_mr_size);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc < 0 && v->no_device)
+		rc = TP_NOT_HERE;
+	verbs_close(s);
+	return rc;
 }
 
 /* On RoCE, tell the report (-v) which GID each end chose. */

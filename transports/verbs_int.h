@@ -82,6 +82,7 @@ struct verbs_gid_cand {
 
 /* Per-session state: s->priv. */
 struct verbs_priv {
+	bool no_device; /* this host has no RDMA device at all */
 	enum vqp kind;
 	bool opened_once; /* open() ran: close() has something to do */
 	struct ibv_context *ctx;
@@ -205,6 +206,8 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 /* ---- verbs.c ---- */
 
 int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+/* Check this side's parameters against its device only; see transport.h. */
+int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen);
 void verbs_close(struct tsess *s);
 
 #endif
