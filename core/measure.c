@@ -155,9 +155,13 @@ static int post(struct lrun *lr, enum op op, uint32_t n, char *err,
 	return lr->s->tp->post(lr->s, &wr, n, err, errlen);
 }
 
+#define SEND_FAILED (-2) /* post_sends(): one failed, counted in s.errs */
+
 /*
  * Post up to n sends (or writes) and count them as 0.4.11 does, on post.
- * Returns the number posted (0: the test is over), or -1 with err filled.
+ * Returns the number posted (0: the test is over), SEND_FAILED when the
+ * transport said TP_SOFT (the error is counted and nothing was posted, so
+ * no completion will come), or -1 with err filled.
  */
 static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 {
@@ -182,7 +186,7 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 	}
 	if (k == TP_SOFT) {
 		u->errs++;
-		return 1;
+		return SEND_FAILED;
 	}
 	if (k == TP_IDLE)
 		return idle_error(lr, "sent", err, errlen);
@@ -260,6 +264,8 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 
 		if (sends && out < depth) {
 			k = post_sends(lr, depth - out, err, errlen);
+			if (k == SEND_FAILED)
+				continue; /* nothing outstanding: go on */
 			if (k < 0)
 				return -1;
 			if (k == 0 && !recvs)
@@ -347,12 +353,18 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		if (sent && got && count_reached(lr, lr->st.s.msgs))
 			break;
 		if (!initiator && sent && !got &&
-		    count_reached(lr, lr->st.s.msgs))
+		    count_reached(lr, lr->st.s.msgs + lr->st.s.errs))
 			break;
 		if (sent && got) {
 			if (recover)
 				*seqp = (char)++seq; /* sent from there too */
 			k = post_sends(lr, 1, err, errlen);
+			if (k == SEND_FAILED) {
+				/* As 0.4.11: the initiator sends again, the
+				 * responder waits for the next message. */
+				got = initiator;
+				continue;
+			}
 			if (k < 0)
 				return -1;
 			if (k == 0)
@@ -609,6 +621,8 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 			if (count_reached(lr, lr->st.s.msgs))
 				break;
 			k = post_sends(lr, 1, err, errlen);
+			if (k == SEND_FAILED)
+				continue; /* write again */
 			if (k <= 0)
 				return k < 0 ? -1 : (measure_stop(&lr->st), 0);
 			if (poll_some(lr, c, 0, err, errlen) < 0)
