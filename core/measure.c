@@ -307,16 +307,14 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 
 /*
  * How long a lossy initiator waits for an answer before it counts the
- * exchange as lost: 100 mean round trips so far, within 50 ms..1 s
- * (a loaded 2-CPU machine stalls a process for tens of ms).
+ * exchange as lost: 100 smoothed round trips of answered exchanges
+ * (waits for lost ones are left out, so losses cannot stretch it), within
+ * 50 ms..1 s: a loaded 2-CPU machine stalls a process for tens of ms.
  */
-static uint64_t loss_wait(const struct lrun *lr)
+static uint64_t loss_wait(uint64_t srtt)
 {
-	uint64_t n = lr->st.r.msgs, w;
+	uint64_t w = srtt ? srtt * 100 : LOSS_WAIT_FIRST;
 
-	if (n == 0)
-		return LOSS_WAIT_FIRST;
-	w = (now_ns() - lr->st.real_s) / n * 100;
 	if (w < LOSS_WAIT_MIN)
 		w = LOSS_WAIT_MIN;
 	if (w > LOSS_WAIT_MAX)
@@ -341,9 +339,13 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 	/* Only a 0.5 responder is known to echo the sequence byte. */
 	bool recover = initiator && lossy(lr) && lr->s->p.msg_size > 0 &&
 		       lr->s->ch && (lr->s->ch->peer_caps & CAP_LOSS);
+	/* A lossy responder of a count test ends when the initiator is
+	 * quiet, its window closing at the last message. */
+	bool quiet_end = !initiator && lossy(lr) && !lr->s->p.time;
 	bool sent = true, got = initiator;
 	volatile char *seqp = lr->s->buf + lr->s->rx_off;
 	unsigned char seq = 0;
+	uint64_t t_sent = 0, srtt = 0, last = 0;
 
 	while (!fired && !lr->s->ended) {
 		uint32_t nrecv = 0;
@@ -356,8 +358,10 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		    count_reached(lr, lr->st.s.msgs + lr->st.s.errs))
 			break;
 		if (sent && got) {
-			if (recover)
+			if (recover) {
 				*seqp = (char)++seq; /* sent from there too */
+				t_sent = now_ns();
+			}
 			k = post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED) {
 				/* As 0.4.11: the initiator sends again, the
@@ -372,7 +376,9 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 			sent = got = false;
 			continue;
 		}
-		wait = recover && !got ? loss_wait(lr) : UINT64_MAX;
+		wait = recover && !got ? loss_wait(srtt)
+		       : quiet_end   ? LOSSY_IDLE_END
+				     : UINT64_MAX;
 		k = poll_some(lr, c, wait, err, errlen);
 		if (k < 0)
 			return -1;
@@ -385,7 +391,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				got = true;
 				continue;
 			}
-			r = nothing(lr, "received", 0, err, errlen);
+			r = nothing(lr, "received", last, err, errlen);
 			if (r)
 				return r < 0 ? -1 : 0;
 			continue;
@@ -401,6 +407,13 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				continue; /* late: its exchange counted lost */
 			count_recv(lr, &c[i]);
 			got = true;
+			if (recover) {
+				uint64_t rtt = now_ns() - t_sent;
+
+				srtt = srtt ? (7 * srtt + rtt) / 8 : rtt;
+			}
+			if (quiet_end)
+				last = now_ns();
 		}
 		if (nrecv && !fired &&
 		    post(lr, OP_RECV, nrecv, err, errlen) < 0)
