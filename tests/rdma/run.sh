@@ -9,6 +9,47 @@
 # here measure the emulator, not a fabric: only their presence is checked.
 #   SV_LIB=DIR     softverbs library directory (default softverbs/build)
 #   RDMA_QUICK=1   only the first section (for a fast look)
+#   RDMA_ASAN=1    then the whole suite again on ASan+UBSan builds of this
+#                  qperf and of softverbs (the default when CI=true)
+
+# The two passes: this script runs itself once per pass and adds up.
+if [ -z "${RDMA_PASS:-}" ]; then
+	want_asan=${RDMA_ASAN:-$([ "${CI:-}" = true ] && echo 1 || echo 0)}
+	HERE=$(cd "$(dirname "$0")" && pwd)
+	ROOT=$(cd "$HERE/../.." && pwd)
+	tp=0 tf=0
+	add() { # add the counts of a pass's last line
+		local l
+		l=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+		if [ -z "$l" ]; then tf=$((tf + 1)); return; fi
+		tp=$((tp + ${l%% passed*}))
+		l=${l#*passed, }
+		tf=$((tf + ${l%% failed*}))
+	}
+	log=$(mktemp)
+	RDMA_PASS=plain bash "$0" 2>&1 | tee "$log"
+	add "$log"
+	if [ "$want_asan" = 1 ]; then
+		san=$(mktemp -d)
+		echo "=== ASan+UBSan pass"
+		git -C "$ROOT" ls-files -z | (cd "$ROOT" && xargs -0 cp --parents -t "$san")
+		if make -C "$san" -s SANITIZE=address,undefined qperf softverbs \
+			>"$san/build.log" 2>&1; then
+			RDMA_PASS=asan QPERF=$san/qperf SV_LIB=$san/softverbs/build-san \
+				SV_PRELOAD=$(gcc -print-file-name=libasan.so) \
+				bash "$0" 2>&1 | tee "$log"
+			add "$log"
+		else
+			echo "FAIL ASan+UBSan build"; tail -n 20 "$san/build.log"
+			tf=$((tf + 1))
+		fi
+		rm -rf "$san"
+	fi
+	rm -f "$log"
+	echo "$tp passed, $tf failed"
+	[ "$tf" -eq 0 ]
+	exit
+fi
 . "$(dirname "$0")/../lib.sh"
 
 SV_LIB=${SV_LIB:-$LIB_ROOT/softverbs/build}
@@ -25,8 +66,16 @@ export LD_LIBRARY_PATH=$SV_LIB
 export SOFTVERBS_FABRIC=qperf-rdma-$$
 export SOFTVERBS_NODE=1
 if [ -n "${SV_PRELOAD:-}" ]; then
-	export LD_PRELOAD=$SV_PRELOAD # the ASan runtime for 0.4.11
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
+	# softverbs is instrumented, Debian's 0.4.11 is not: it needs the
+	# ASan runtime loaded first (and leaks by design).
+	export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	cat >"$T/legacy-qperf" <<EOS
+#!/bin/sh
+LD_PRELOAD=$SV_PRELOAD ASAN_OPTIONS=detect_leaks=0 exec $LEGACY_QPERF "\$@"
+EOS
+	chmod +x "$T/legacy-qperf"
+	LEGACY_QPERF=$T/legacy-qperf
 fi
 
 ALL_TESTS="rc_bi_bw rc_bw rc_compare_swap_mr rc_fetch_add_mr rc_lat
