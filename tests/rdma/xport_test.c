@@ -22,6 +22,12 @@ void u_ext(struct xside *sd);
 void u_node_check(struct xside *sd);
 void u_gid(struct xside *sd);
 void u_mtu_rate(struct xside *sd);
+void l_rc_lat(struct xside *sd);
+void l_rc_bw(struct xside *sd);
+void l_rc_read(struct xside *sd);
+void l_ud_lat(struct xside *sd);
+void l_fetch_add(struct xside *sd);
+void l_uc_write_imm(struct xside *sd);
 
 #define CAPS_05 (CAP_NODE_EXT | CAP_XRC | CAP_LOSS)
 
@@ -1092,5 +1098,14 @@ const struct xcase xcases[] = {
 	{ "roce_forced", t_roce_forced, "SOFTVERBS_LINK_LAYER=eth",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
 	{ "fd_leak", t_fd_leak, NULL, NULL, false, NULL },
+	/* against Debian's qperf 0.4.11 server, started by xport.sh */
+	{ "legacy_rc_lat", l_rc_lat, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_rc_bw", l_rc_bw, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_rc_read", l_rc_read, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_ud_lat", l_ud_lat, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_fetch_add", l_fetch_add, NULL, NULL, true,
+	  "XPORT_QPERF_PORT" },
+	{ "legacy_uc_write_imm", l_uc_write_imm, NULL, NULL, true,
+	  "XPORT_QPERF_PORT" },
 	{ NULL, NULL, NULL, NULL, false, NULL },
 };
