@@ -1052,6 +1052,128 @@ static void t_fd_leak(struct xside *sd)
 	      fd0, count_fds());
 }
 
+/* The QP attributes of spec 2.11, read back from the QPs. */
+static void t_qp_attrs(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_bi_bw", LOOP_BI_BW, OP_SEND, 64, &transport_rc);
+	struct test_desc tu =
+		mkdesc("uc_bi_bw", LOOP_BI_BW, OP_SEND, 64, &transport_uc);
+	struct test_desc td =
+		mkdesc("ud_bi_bw", LOOP_BI_BW, OP_SEND, 64, &transport_ud);
+	struct tparams p;
+	struct tsess s;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct verbs_priv *v;
+	uint32_t own = sd->role ? 8 : 4, peer = sd->role ? 4 : 8;
+
+	tparams_default(&p, 1024);
+	p.rd_atomic = own;
+	p.sl = 3;
+	p.alt_port = 1;
+	snprintf(p.static_rate, sizeof(p.static_rate), "4xQDR");
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	v = s.priv;
+	memset(&a, 0, sizeof(a));
+	ibv_query_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_PATH_MTU |
+			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MAX_QP_RD_ATOMIC |
+			 IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_AV |
+			 IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_CAP,
+		     &ia);
+	CHECK(a.qp_state == IBV_QPS_RTS && a.path_mtu == IBV_MTU_2048 &&
+		      a.dest_qp_num == v->peer.qpn &&
+		      a.rq_psn == v->peer.psn && a.sq_psn == v->me.psn &&
+		      a.sq_psn <= 0xffffff,
+	      "RC: RTS, path MTU 2048, peer's QPN and PSN, own PSN");
+	CHECK(a.max_dest_rd_atomic == own && a.max_rd_atomic == peer &&
+		      v->peer.rd_atomic == peer,
+	      "RC: responder depth own -nr (%u), initiator depth the peer's (%u)",
+	      a.max_dest_rd_atomic, a.max_rd_atomic);
+	CHECK(a.min_rnr_timer == 12 && a.timeout == 14 && a.retry_cnt == 7 &&
+		      a.rnr_retry == 7,
+	      "RC: min_rnr_timer 12, timeout 14, retry 7, rnr_retry 7");
+	CHECK(a.qp_access_flags == (IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_ATOMIC),
+	      "RC: remote read, write and atomic access");
+	CHECK(a.ah_attr.dlid == (sd->role ? 1 : 2) && a.ah_attr.sl == 3 &&
+		      a.ah_attr.static_rate == IBV_RATE_40_GBPS &&
+		      a.ah_attr.port_num == 1 && !a.ah_attr.is_global,
+	      "RC: AV to the peer's LID, SL 3, 4xQDR, no GRH on InfiniBand");
+	CHECK(v->me.alt_lid == v->me.lid && v->peer.alt_lid == v->peer.lid &&
+		      a.alt_ah_attr.dlid == v->peer.alt_lid &&
+		      a.alt_port_num == 1 && a.path_mig_state == IBV_MIG_REARM,
+	      "RC: alternate path with -ap 1, migration re-armed");
+	CHECK(ia.cap.max_send_wr == 64 && ia.cap.max_recv_wr == 64 &&
+		      ia.cap.max_send_sge == 1 && ia.cap.max_recv_sge == 1 &&
+		      v->cq->cqe >= 128,
+	      "RC: 64/64 WRs, one SGE each, one CQ of %d entries", v->cq->cqe);
+	xs_close(&s);
+
+	tparams_default(&p, 1024);
+	if (!open_ok(sd, &s, &tu, &p))
+		return;
+	v = s.priv;
+	ibv_query_qp(v->qp, &a, IBV_QP_ACCESS_FLAGS | IBV_QP_STATE, &ia);
+	CHECK(a.qp_state == IBV_QPS_RTS &&
+		      a.qp_access_flags == IBV_ACCESS_REMOTE_WRITE,
+	      "UC: RTS, remote write access only");
+	xs_close(&s);
+
+	if (!open_ok(sd, &s, &td, &p))
+		return;
+	v = s.priv;
+	ibv_query_qp(v->qp, &a, IBV_QP_QKEY | IBV_QP_STATE | IBV_QP_SQ_PSN,
+		     &ia);
+	CHECK(a.qp_state == IBV_QPS_RTS && a.qkey == VERBS_QKEY &&
+		      a.sq_psn == v->me.psn && v->reglen == 1024 + VERBS_GRH,
+	      "UD: RTS, Q_Key 0x11111111, own PSN, buffer of msg_size + 40");
+	xs_close(&s);
+
+	/* WR counts per role, spec 3.1 "WR s/r (C;S)" */
+	{
+		static const struct {
+			const char *name;
+			enum loop_kind loop;
+			enum op op;
+			uint32_t depth, cs, cr, ss, sr;
+		} w[] = {
+			{ "rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, 1024, 0, 0, 1024 },
+			{ "rc_bi_bw", LOOP_BI_BW, OP_SEND, 1024, 1024, 1024, 1024,
+			  1024 },
+			{ "rc_lat", LOOP_PINGPONG, OP_SEND, 1, 1, 1, 1, 1 },
+			{ "rc_rdma_write_poll_lat", LOOP_WRITE_POLL, OP_WRITE, 1,
+			  1024, 0, 1024, 0 },
+			{ "rc_rdma_read_bw", LOOP_ONESIDED, OP_READ, 1024, 1024,
+			  0, 0, 1 },
+			{ "rc_rdma_read_lat", LOOP_ONESIDED, OP_READ, 1, 1, 0, 0,
+			  1 },
+			{ "ver_rc_fetch_add", LOOP_ATOMIC_VER, OP_FADD, 1024,
+			  1024, 0, 0, 1 },
+		};
+		int good = 0;
+
+		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+			struct test_desc tw = mkdesc(w[i].name, w[i].loop,
+						     w[i].op, w[i].depth,
+						     &transport_rc);
+
+			if (!open_ok(sd, &s, &tw, &p))
+				return;
+			v = s.priv;
+			good += v->send_wr == (sd->role ? w[i].ss : w[i].cs) &&
+				v->recv_wr == (sd->role ? w[i].sr : w[i].cr);
+			xs_close(&s);
+		}
+		CHECK(good == 7, "WR counts of 7 tests for this role (%d)",
+		      good);
+	}
+}
+
 const struct xcase xcases[] = {
 	{ "unit_node", u_node, NULL, NULL, true, NULL },
 	{ "unit_ext", u_ext, NULL, NULL, true, NULL },
@@ -1098,6 +1220,7 @@ const struct xcase xcases[] = {
 	{ "roce_forced", t_roce_forced, "SOFTVERBS_LINK_LAYER=eth",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
 	{ "fd_leak", t_fd_leak, NULL, NULL, false, NULL },
+	{ "qp_attrs", t_qp_attrs, NULL, NULL, false, NULL },
 	/* against Debian's qperf 0.4.11 server, started by xport.sh */
 	{ "legacy_rc_lat", l_rc_lat, NULL, NULL, true, "XPORT_QPERF_PORT" },
 	{ "legacy_rc_bw", l_rc_bw, NULL, NULL, true, "XPORT_QPERF_PORT" },
