@@ -221,9 +221,9 @@ static void parse_addresses(const char *list)
 			continue;
 		}
 		if (sv_cfg.ngids + 2 > SV_GID_TBL_LEN) {
-			sv_log("SOFTVERBS_ADDRS: '%s' does not fit the %d-entry "
-			       "GID table; ignored (at most %d addresses)",
-			       tok, SV_GID_TBL_LEN, SV_MAX_ADDRS);
+			sv_log("SOFTVERBS_ADDRS: '%s' does not fit the "
+			       "%d-entry GID table; ignored (at most %d "
+			       "addresses)", tok, SV_GID_TBL_LEN, SV_MAX_ADDRS);
 			continue;
 		}
 		add_address(&g);
@@ -298,7 +298,7 @@ static void publish_once(void)
 		char name[SV_GID_NAME_MAX + 1];
 		int fd, n, m;
 
-		/* link-local GIDs name their node themselves; one per address */
+		/* link-local GIDs name their node; one name per address */
 		if (node_of_link_local(g) || (i && !memcmp(g->raw,
 				sv_cfg.gids[i - 1].gid.raw, 16)))
 			continue;
@@ -473,7 +473,7 @@ void sv_gid_grh(const struct sv_pkt *p, uint8_t area[40])
 
 	memset(area, 0, 40);
 	if (v2 && sv_gid_is_v4(p->sgid)) {
-		/* RoCE v2 over IPv4: 20 undefined bytes, then the IPv4 header */
+		/* RoCE v2 over IPv4: 20 undefined bytes, the IPv4 header */
 		uint8_t *h = area + 20;
 		uint16_t tot = (uint16_t)(20 + 8 + 12 + 8 + p->len + 4);
 		uint16_t sum;
@@ -563,7 +563,7 @@ SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *c,
 		if (!sv_gid_entry(i))
 			continue;
 		if (n == max)
-			return -EINVAL;	/* as rdma-core: the array is too small */
+			return -EINVAL;	/* as rdma-core: array too small */
 		if (_ibv_query_gid_ex(c, 1, i,
 				      (struct ibv_gid_entry *)(out +
 							       n * entry_size),
@@ -627,14 +627,14 @@ SV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port,
 
 		memset(&local, 0, sizeof(local));
 		memcpy(local.raw, v4_mapped_prefix, 12);
-		memcpy(local.raw + 12, raw + 20 + 16, 4);	/* daddr */
+		memcpy(local.raw + 12, raw + 36, 4);	/* daddr */
 		idx = sv_gid_find(&local, IBV_GID_TYPE_ROCE_V2);
 		if (idx < 0) {
 			errno = ENOENT;
 			return -1;
 		}
 		memcpy(ah->grh.dgid.raw, v4_mapped_prefix, 12);
-		memcpy(ah->grh.dgid.raw + 12, raw + 20 + 12, 4);	/* saddr */
+		memcpy(ah->grh.dgid.raw + 12, raw + 32, 4);	/* saddr */
 		ah->grh.sgid_index = (uint8_t)idx;
 		ah->grh.hop_limit = raw[20 + 8];
 		ah->grh.traffic_class = raw[20 + 1];

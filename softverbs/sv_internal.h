@@ -73,7 +73,7 @@ struct sv_config {
 	uint32_t gid_tbl_len;		/* reported: 1 (IB) or SV_GID_TBL_LEN */
 	unsigned int gid_types;		/* SV_GID_V1 | SV_GID_V2 (RoCE) */
 	char netdev[16];		/* RoCE: the emulated interface */
-	uint32_t ifindex;		/* its ifindex, 0 if it does not exist */
+	uint32_t ifindex;		/* its ifindex, 0 if there is none */
 };
 
 extern struct sv_config sv_cfg;
