@@ -5,6 +5,8 @@
  * asserts a real effect: bytes that arrived, counts, old values of
  * atomics, error texts.  usage: xport_test [-l] [PATTERN...]
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -786,10 +788,13 @@ static void t_v_roce_local(struct xside *sd)
 		   "softv0:1 is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
 		   true);
 	chan_mode(sd, true, CAPS_05);
-	p.gid_index = 5;
+	p.gid_index = 16;
 	expect_err(sd, &t, &p,
-		   "GID index 5 does not exist on softv0:1 (the table has 1 entries)",
+		   "GID index 16 does not exist on softv0:1 (the table has 16 entries)",
 		   true);
+	p.gid_index = 10;
+	expect_err(sd, &t, &p,
+		   "GID index 10 of softv0:1 is empty or not a RoCE GID", true);
 }
 
 static void t_v_mr(struct xside *sd)
@@ -970,10 +975,29 @@ static void t_v_bad_node(struct xside *sd)
 	}
 }
 
-static void roce_info(struct xside *sd, const struct transport *tp,
-		      const char *name)
+/* The control connection's local end, as the core fills it. */
+static void set_local(struct xside *sd, const char *text)
 {
-	struct test_desc t = mkdesc(name, LOOP_PINGPONG, OP_SEND, 1, tp);
+	memset(&sd->ch.local, 0, sizeof(sd->ch.local));
+	if (strchr(text, ':')) {
+		struct sockaddr_in6 *a = (void *)&sd->ch.local;
+
+		a->sin6_family = AF_INET6;
+		inet_pton(AF_INET6, text, &a->sin6_addr);
+	} else {
+		struct sockaddr_in *a = (void *)&sd->ch.local;
+
+		a->sin_family = AF_INET;
+		inet_pton(AF_INET, text, &a->sin_addr);
+	}
+}
+
+/* Open rc on RoCE and check the GIDs both ends chose. */
+static void roce_pick(struct xside *sd, const char *local, int want_idx,
+		      const char *own_fmt, enum verbs_gid_type type)
+{
+	struct test_desc t =
+		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
 	struct tsess s;
 	const struct verbs_info *vi;
@@ -981,29 +1005,72 @@ static void roce_info(struct xside *sd, const struct transport *tp,
 
 	tparams_default(&p, 1);
 	chan_mode(sd, true, CAPS_05);
+	set_local(sd, local);
 	if (!open_ok(sd, &s, &t, &p))
 		return;
 	vi = verbs_session_info(&s);
 	verbs_gid_str(vi->gid, g, sizeof(g));
 	verbs_gid_str(vi->peer_gid, pg, sizeof(pg));
-	snprintf(want, sizeof(want), "fe80::2c0:ffee:0:%d", sd->role + 1);
-	snprintf(pwant, sizeof(pwant), "fe80::2c0:ffee:0:%d", 2 - sd->role);
-	CHECK(vi->roce && vi->gid_type == VG_ROCE_V2 && vi->gid_index == 0 &&
+	snprintf(want, sizeof(want), own_fmt, sd->role + 1);
+	snprintf(pwant, sizeof(pwant), own_fmt, 2 - sd->role);
+	CHECK(vi->roce && vi->gid_type == type && vi->gid_index == want_idx &&
 		      strcmp(g, want) == 0 && strcmp(pg, pwant) == 0 &&
-		      vi->peer_gid_type == VG_ROCE_V2 && vi->lid == 0,
-	      "%s on RoCE: GID %d %s (%s), peer %s", name, vi->gid_index, g,
-	      verbs_gid_type_str(vi->gid_type), pg);
+		      vi->peer_gid_type == type && vi->lid == 0,
+	      "RoCE, control on %s: GID %d %s (%s), peer %s", local,
+	      vi->gid_index, g, verbs_gid_type_str(vi->gid_type), pg);
 	xs_close(&s);
 }
 
 static void t_roce(struct xside *sd)
 {
-	roce_info(sd, &transport_rc, "rc_lat");
+	/* softverbs' table: 0/1 link-local v1/v2, 2/3 198.18.0.N v1/v2,
+	 * 4/5 fd73:7665:7262::N v1/v2 */
+	roce_pick(sd, sd->role ? "198.18.0.2" : "198.18.0.1", 3,
+		  "::ffff:198.18.0.%d", VG_ROCE_V2);
+	roce_pick(sd, "127.0.0.1", 3, "::ffff:198.18.0.%d", VG_ROCE_V2);
 	send_run(sd, &transport_rc, "rc_bw", 65536, true);
 	pingpong(sd, &transport_ud, "ud_lat", 16, true);
 	send_run(sd, &transport_ud, "ud_bw", 2048, true);
 	pingpong(sd, &transport_uc, "uc_lat", 16, true);
 	pingpong(sd, &transport_xrc, "xrc_lat", 16, true);
+}
+
+static void t_roce_v6(struct xside *sd)
+{
+	roce_pick(sd, sd->role ? "fd73:7665:7262::2" : "fd73:7665:7262::1", 5,
+		  "fd73:7665:7262::%d", VG_ROCE_V2);
+	pingpong(sd, &transport_rc, "rc_lat", 16, true);
+	pingpong(sd, &transport_ud, "ud_lat", 16, true);
+}
+
+/* No addresses: the link-local v2 entry as the fallback. */
+static void t_roce_ll(struct xside *sd)
+{
+	roce_pick(sd, "127.0.0.1", 1, "fe80::c0:ff:fe00:%d", VG_ROCE_V2);
+	pingpong(sd, &transport_rc, "rc_lat", 16, true);
+}
+
+/* A v2-only port (as rxe) against a v1+v2 one: other indexes, one type. */
+static void t_roce_v2only(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
+	struct tparams p;
+	struct tsess s;
+	const struct verbs_info *vi;
+
+	tparams_default(&p, 1);
+	chan_mode(sd, true, CAPS_05);
+	set_local(sd, "127.0.0.1");
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	vi = verbs_session_info(&s);
+	CHECK(vi->gid_index == (sd->role ? 1 : 3) &&
+		      vi->peer_gid_index == (sd->role ? 3 : 1),
+	      "v2-only port picks its IPv4 v2 entry (%d, peer %d)",
+	      vi->gid_index, vi->peer_gid_index);
+	xs_close(&s);
+	pingpong(sd, &transport_rc, "rc_lat", 16, true);
 }
 
 static void t_roce_forced(struct xside *sd)
@@ -1014,13 +1081,48 @@ static void t_roce_forced(struct xside *sd)
 	struct tsess s;
 
 	tparams_default(&p, 1);
-	p.gid_index = 0;
+	p.gid_index = 4; /* v1, IPv6 */
 	chan_mode(sd, true, CAPS_05);
+	set_local(sd, "127.0.0.1");
 	if (!open_ok(sd, &s, &t, &p))
 		return;
-	CHECK(verbs_session_info(&s)->gid_index == 0,
-	      "forced GID index 0 is used");
+	CHECK(verbs_session_info(&s)->gid_index == 4 &&
+		      verbs_session_info(&s)->gid_type == VG_ROCE_V1,
+	      "forced GID index 4 (RoCE v1, IPv6) is used");
 	xs_close(&s);
+}
+
+/* Incompatible choices: one line naming both GIDs, on both sides. */
+static void t_v_roce_mismatch(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+	struct tparams p;
+
+	tparams_default(&p, 65536);
+	chan_mode(sd, true, CAPS_05);
+	set_local(sd, "127.0.0.1");
+	p.gid_index = sd->role ? 3 : 1;
+	expect_err(sd, &t, &p,
+		   sd->role ? "RoCE GIDs do not match: this side 3 ::ffff:198.18.0.2 (RoCE v2 IPv4), peer 1 fe80::c0:ff:fe00:1 (RoCE v2 IPv6); give both sides GID indexes of one type and address family" :
+			      "RoCE GIDs do not match: this side 1 fe80::c0:ff:fe00:1 (RoCE v2 IPv6), peer 3 ::ffff:198.18.0.2 (RoCE v2 IPv4); give both sides GID indexes of one type and address family",
+		   true);
+}
+
+/* A v1-only port against a v1+v2 one that picks v2. */
+static void t_v_roce_v1v2(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+	struct tparams p;
+
+	tparams_default(&p, 65536);
+	chan_mode(sd, true, CAPS_05);
+	set_local(sd, "127.0.0.1");
+	expect_err(sd, &t, &p,
+		   sd->role ? "this side 3 ::ffff:198.18.0.2 (RoCE v2 IPv4), peer 1 ::ffff:198.18.0.1 (RoCE v1 IPv4)" :
+			      "this side 1 ::ffff:198.18.0.1 (RoCE v1 IPv4), peer 3 ::ffff:198.18.0.2 (RoCE v2 IPv4)",
+		   false);
 }
 
 /* Successful open and close, every transport: no fd left behind. */
@@ -1217,7 +1319,18 @@ const struct xcase xcases[] = {
 	{ "v_bad_node", t_v_bad_node, NULL, NULL, false, NULL },
 	{ "roce", t_roce, "SOFTVERBS_LINK_LAYER=eth",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_v6", t_roce_v6, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_ll", t_roce_ll, "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_ADDRS=none",
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_ADDRS=none", false, NULL },
+	{ "roce_v2only", t_roce_v2only, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_GID_TYPES=2", false, NULL },
 	{ "roce_forced", t_roce_forced, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "v_roce_mismatch", t_v_roce_mismatch, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "v_roce_v1v2", t_v_roce_v1v2,
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_GID_TYPES=1",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
 	{ "fd_leak", t_fd_leak, NULL, NULL, false, NULL },
 	{ "qp_attrs", t_qp_attrs, NULL, NULL, false, NULL },
