@@ -16,14 +16,9 @@
 #include <unistd.h>
 
 #include "../../transports/verbs_int.h"
+#include "xcases.h"
 #include "xharness.h"
 
-void l_rc_lat(struct xside *sd);
-void l_rc_bw(struct xside *sd);
-void l_rc_read(struct xside *sd);
-void l_ud_lat(struct xside *sd);
-void l_fetch_add(struct xside *sd);
-void l_uc_write_imm(struct xside *sd);
 
 static struct tcomp lc[2048];
 

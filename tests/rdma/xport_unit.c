@@ -12,13 +12,9 @@
 
 #include "../../core/tlv.h"
 #include "../../transports/verbs_int.h"
+#include "xcases.h"
 #include "xharness.h"
 
-void u_node(struct xside *sd);
-void u_ext(struct xside *sd);
-void u_node_check(struct xside *sd);
-void u_gid(struct xside *sd);
-void u_mtu_rate(struct xside *sd);
 
 void u_node(struct xside *sd)
 {
