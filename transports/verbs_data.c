@@ -193,9 +193,8 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	}
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			verbs_err(err, errlen, "%s failed: %s",
-				  s->t ? s->t->name : s->tp->name,
-				  ibv_wc_status_str(wc[i].status));
+			verbs_wc_error(s->t ? s->t->name : s->tp->name,
+				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
 		c[i].op = wc_op(v, &wc[i]);

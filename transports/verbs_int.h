@@ -171,6 +171,10 @@ int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
 		     uint32_t peer_index, enum verbs_gid_type peer_type,
 		     char *err, size_t errlen);
 
+/* "<test> failed: <status>" for an error completion, in 0.4.11's words
+ * ("rc_bw failed: Retries exceeded"; "... CQ error N" past its table). */
+void verbs_wc_error(const char *test, int status, char *err, size_t errlen);
+
 /* The error for a failed ibv_reg_mr of len bytes with errno e, given the
  * RLIMIT_MEMLOCK soft limit (RLIM_INFINITY: none). */
 void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,

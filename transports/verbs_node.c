@@ -326,7 +326,9 @@ uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
 	return m;
 }
 
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+/* ::ffff:0:0/96, IPv4-mapped addresses */
+static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+				       0xff };
 
 int verbs_gid_family(const uint8_t gid[16])
 {
@@ -443,6 +445,41 @@ int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
 		  verbs_gid_type_str(peer_type),
 		  fb == AF_INET ? "IPv4" : "IPv6");
 	return -1;
+}
+
+/* 0.4.11's texts for the completion statuses 0..21 (its output, kept so
+ * that what users match on stays the same). */
+static const char *const wc_text[] = {
+	"Success",
+	"Local length error",
+	"Local QP operation failure",
+	"Local EEC operation failure",
+	"Local protection error",
+	"WR flush failure",
+	"Memory window bind failure",
+	"Bad response",
+	"Local access failure",
+	"Remote invalid request",
+	"Remote access failure",
+	"Remote operation failure",
+	"Retries exceeded",
+	"RNR retry exceeded",
+	"Local RDD violation",
+	"Remote invalid read request",
+	"Remote abort",
+	"Invalid EECN",
+	"Invalid EEC state",
+	"Fatal error",
+	"Responder timeout",
+	"General error",
+};
+
+void verbs_wc_error(const char *test, int status, char *err, size_t errlen)
+{
+	if (status >= 0 && (size_t)status < sizeof(wc_text) / sizeof(wc_text[0]))
+		verbs_err(err, errlen, "%s failed: %s", test, wc_text[status]);
+	else
+		verbs_err(err, errlen, "%s failed: CQ error %d", test, status);
 }
 
 void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,

@@ -547,8 +547,7 @@ static void t_err_qp_fatal(struct xside *sd)
 		CHECK(ok == 3, "rc_bw: 3 sends before the fault");
 		rc = xpost(sd, &s, OP_SEND, 1);
 		n = rc == 1 ? collect(sd, &s, comps, 1, 5000 * MS) : rc;
-		snprintf(want, sizeof(want), "rc_bw failed: %s",
-			 ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR));
+		snprintf(want, sizeof(want), "rc_bw failed: WR flush failure");
 		CHECK(n == TP_FATAL && strcmp(sd->err, want) == 0,
 		      "QP fatal: \"%s\"", sd->err);
 	}
@@ -574,8 +573,8 @@ static void t_err_rkey(struct xside *sd)
 		xpost(sd, &s, OP_WRITE, 1);
 		pattern(s.buf, 4096, 1);
 		n = collect(sd, &s, comps, 1, 10000 * MS);
-		snprintf(want, sizeof(want), "rc_rdma_write_bw failed: %s",
-			 ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+		snprintf(want, sizeof(want),
+			 "rc_rdma_write_bw failed: Remote access failure");
 		CHECK(n == TP_FATAL && strcmp(sd->err, want) == 0,
 		      "bad rkey: \"%s\"", sd->err);
 	}
@@ -588,6 +587,52 @@ static void t_err_rkey(struct xside *sd)
 		CHECK(zero, "bad rkey: the target memory is untouched");
 	}
 	xs_close(&s);
+}
+
+/* The port goes down under a running test: the 0.4.11 example text. */
+static void t_err_port_down(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+	struct tparams p;
+	struct tsess s;
+	uint64_t end;
+	int n = 0;
+
+	tparams_default(&p, 4096);
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	if (s.server)
+		xpost(sd, &s, OP_RECV, 1024);
+	barrier(sd);
+	if (!s.server) {
+		/* keep sending until the error comes, 10 s at most */
+		end = now_ns() + 10000 * MS;
+		xpost(sd, &s, OP_SEND, 64);
+		while (now_ns() < end) {
+			n = collect(sd, &s, comps, 1, 1000 * MS);
+			if (n < 0)
+				break;
+			if (n == 1)
+				xpost(sd, &s, OP_SEND, 1);
+		}
+		CHECK(n == TP_FATAL &&
+			      strcmp(sd->err, "rc_bw failed: Retries exceeded") == 0,
+		      "port down: \"%s\"", sd->err);
+	}
+	barrier(sd);
+	xs_close(&s);
+}
+
+static void t_err_text(struct xside *sd)
+{
+	char err[128];
+
+	(void)sd;
+	verbs_wc_error("ud_bw", IBV_WC_RNR_RETRY_EXC_ERR, err, sizeof(err));
+	CHECK(strcmp(err, "ud_bw failed: RNR retry exceeded") == 0, "%s", err);
+	verbs_wc_error("rc_lat", 99, err, sizeof(err));
+	CHECK(strcmp(err, "rc_lat failed: CQ error 99") == 0, "%s", err);
 }
 
 static volatile sig_atomic_t fired;
@@ -719,6 +764,9 @@ const struct xcase xcases[] = {
 	{ "err_qp_fatal", t_err_qp_fatal, "SOFTVERBS_FAULT_QP_FATAL=3", NULL,
 	  false, NULL },
 	{ "err_rkey", t_err_rkey, NULL, NULL, false, NULL },
+	{ "err_port_down", t_err_port_down, "SOFTVERBS_FAULT_PORT_DOWN=300",
+	  NULL, false, NULL },
+	{ "err_text", t_err_text, NULL, NULL, true, NULL },
 	{ "poll_bounds", t_poll_bounds, NULL, NULL, false, NULL },
 	{ "v_local", t_v_local, NULL, NULL, true, NULL },
 	{ "v_port_down", t_v_port_down, "SOFTVERBS_FAULT_PORT_DOWN=now", NULL,
