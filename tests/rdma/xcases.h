@@ -43,6 +43,10 @@ void l_rc_read(struct xside *sd);
 void l_ud_lat(struct xside *sd);
 void l_fetch_add(struct xside *sd);
 void l_uc_write_imm(struct xside *sd);
+void l_srv_rc_bw(struct xside *sd);
+void l_srv_rc_lat(struct xside *sd);
+void l_srv_ud_lat(struct xside *sd);
+void l_srv_uc_bw(struct xside *sd);
 /* xport_setup.c */
 void t_v_local(struct xside *sd);
 void t_v_port_down(struct xside *sd);

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Wire compatibility with qperf 0.4.11: these cases play a minimal
- * 0.4.11 client (REQ, NODE through our transport, the sync strings,
- * STAT, the after-sync) against Debian's /usr/bin/qperf server, which
- * xport.sh starts over softverbs and names in XPORT_QPERF_PORT.  The
- * server's STAT must count exactly what our transport moved.
+ * Wire compatibility with qperf 0.4.11, both ways.  The legacy_* cases
+ * play a minimal 0.4.11 client (REQ, NODE through our transport, the
+ * sync strings, STAT, the after-sync) against Debian's /usr/bin/qperf
+ * server, which xport.sh starts over softverbs and names in
+ * XPORT_QPERF_PORT; the server's STAT must count exactly what our
+ * transport moved.  The legacy_srv_* cases serve Debian's qperf client
+ * (XPORT_QPERF411, run with XPORT_411_LIBDIR as its LD_LIBRARY_PATH),
+ * which must report its result and exit 0.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../transports/verbs_int.h"
@@ -281,4 +287,239 @@ void l_fetch_add(struct xside *sd)
 		      "ver_rc_fetch_add: STAT from qperf 0.4.11");
 	}
 	legacy_end(sd, &s);
+}
+
+/* ---- the other way: Debian's qperf 0.4.11 client, our server ---- */
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Start the 0.4.11 client for test on port; its stdout into *out_fd. */
+static pid_t start_client(const char *test, int port, int *out_fd)
+{
+	const char *q = getenv("XPORT_QPERF411");
+	char ps[16];
+	int pf[2];
+	pid_t pid;
+
+	if (pipe(pf))
+		return -1;
+	snprintf(ps, sizeof(ps), "%d", port);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		dup2(pf[1], 1);
+		dup2(pf[1], 2);
+		close(pf[0]);
+		close(pf[1]);
+		setenv("SOFTVERBS_NODE", "2", 1);
+		if (getenv("XPORT_411_LIBDIR")) /* not our ASan build */
+			setenv("LD_LIBRARY_PATH", getenv("XPORT_411_LIBDIR"), 1);
+		if (getenv("XPORT_411_ARGS")) /* e.g. "-rcp 1" when debugging */
+			execl("/bin/sh", "sh", "-c", "exec \"$0\" \"$@\" $XPORT_411_ARGS",
+			      q, "127.0.0.1", "-lp", ps, "-t", "1", "-vvu",
+			      test, (char *)NULL);
+		execl(q, q, "127.0.0.1", "-lp", ps, "-t", "1", "-vvu", test,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pf[1]);
+	*out_fd = pf[0];
+	return pid;
+}
+
+/* Everything the client printed, until it ends (10 s at most). */
+static void client_output(pid_t pid, int fd, char *buf, size_t cap,
+			  int *status)
+{
+	size_t len = 0;
+	uint64_t end = now_ns() + 10000 * MS;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+
+		if (now_ns() > end || poll(&pf, 1, 100) < 0)
+			break;
+		if (!(pf.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	if (waitpid(pid, status, WNOHANG) != pid) {
+		kill(pid, SIGKILL); /* our own child */
+		waitpid(pid, status, 0);
+	}
+}
+
+/* Serve one test of the 0.4.11 client: REQ, open, sync, loop, STAT. */
+static void legacy_serve(struct xside *sd, const struct transport *tp,
+			 const char *name, enum loop_kind loop,
+			 const char *want_line)
+{
+	struct test_desc t = mkdesc(name, loop, OP_SEND, loop == LOOP_PINGPONG ?
+							  1 : 1024, tp);
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+	int ls, fd = -1, cfd = -1, st = 0, one = 1;
+	pid_t cpid;
+	uint8_t req[200], stat[256];
+	char out[4096];
+	struct tparams p;
+	struct tsess s;
+	struct pollfd pf;
+	uint64_t t0, t1, rmsgs = 0, smsgs = 0;
+	uint32_t msg;
+	bool opened = false;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(ls, 1) || getsockname(ls, (struct sockaddr *)&a, &al)) {
+		CHECK(false, "listen");
+		return;
+	}
+	cpid = start_client(name, ntohs(a.sin_port), &cfd);
+	pf.fd = ls;
+	pf.events = POLLIN;
+	if (cpid < 0 || poll(&pf, 1, 10000) != 1 ||
+	    (fd = accept(ls, NULL, NULL)) < 0) {
+		CHECK(false, "%s: the 0.4.11 client connects", name);
+		goto out;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sd->fd = fd;
+	memset(&sd->ch.local, 0, sizeof(sd->ch.local));
+	sd->ch.local.ss_family = AF_INET;
+	chan_mode(sd, false, 0);
+	if (!oob_recv(sd, req, sizeof(req)))
+		goto out;
+	msg = get32(req + 24);
+	tparams_default(&p, msg);
+	p.mtu_size = get32(req + 28);
+	p.poll_mode = get32(req + 36);
+	CHECK(req[2] == 4 && req[4] == 11 && p.mtu_size == 2048,
+	      "%s: REQ from qperf 0.4.11 (index %u, %u bytes)", name, req[6],
+	      msg);
+	s.server = true;
+	if (xs_open(sd, &s, &t, &p)) {
+		CHECK(false, "%s: open for the 0.4.11 client: %s", name,
+		      sd->err);
+		xs_close(&s);
+		goto out;
+	}
+	opened = true;
+	xpost(sd, &s, OP_RECV, loop == LOOP_PINGPONG ? 1 : 1024);
+	{
+		static const char txt[] = "synchronization before test";
+		char got[sizeof(txt)] = "";
+
+		oob_send(sd, txt, sizeof(txt) - 1);
+		if (!oob_recv(sd, got, sizeof(txt) - 1))
+			goto out;
+	}
+	t0 = now_ns();
+	t1 = t0 + 1000 * MS;
+	/* ping-pong by 0.4.11's rule: answer once the message came and the
+	 * previous answer completed (the next message may come first) */
+	{
+		bool busy = false, owed = false, ok = true;
+
+		while (ok && now_ns() < t1) {
+			int n = s.tp->poll(&s, comps, 64, t1 - now_ns(),
+					   sd->err, sizeof(sd->err));
+
+			ok = n >= 0;
+			for (int i = 0; ok && i < n; i++) {
+				if (comps[i].op == OP_SEND) {
+					busy = false;
+				} else {
+					rmsgs++;
+					ok = xpost(sd, &s, OP_RECV, 1) == 1;
+					owed = loop == LOOP_PINGPONG;
+				}
+				if (ok && owed && !busy) {
+					ok = xpost(sd, &s, OP_SEND, 1) == 1;
+					smsgs++;
+					busy = true;
+					owed = false;
+				}
+			}
+		}
+		CHECK(ok, "%s: our server's loop ran without error %s", name,
+		      ok ? "" : sd->err);
+	}
+	t1 = now_ns();
+	memset(stat, 0, sizeof(stat));
+	put32(stat + 0, 1); /* no_cpus */
+	put32(stat + 4, 100); /* no_ticks */
+	put32(stat + 8, s.max_cqes);
+	put64(stat + 12, t0 / 10000000u); /* real, ticks of 10 ms */
+	put64(stat + 84, t1 / 10000000u);
+	put64(stat + 156, smsgs * msg);
+	put64(stat + 164, smsgs);
+	put64(stat + 180, rmsgs * msg);
+	put64(stat + 188, rmsgs);
+	oob_send(sd, stat, sizeof(stat));
+	{
+		char after[26];
+
+		oob_recv(sd, after, sizeof(after));
+	}
+	CHECK(rmsgs > 0, "%s: our server took %llu messages from qperf 0.4.11",
+	      name, (unsigned long long)rmsgs);
+out:
+	if (opened)
+		xs_close(&s);
+	if (fd >= 0)
+		close(fd);
+	close(ls);
+	sd->fd = -1;
+	if (cpid > 0) {
+		client_output(cpid, cfd, out, sizeof(out), &st);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 &&
+			      contains(out, want_line),
+		      "%s: the 0.4.11 client reports \"%s\" (exit %d)%s%s", name,
+		      want_line, WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+		      contains(out, want_line) ? "" : ": ",
+		      contains(out, want_line) ? "" : out);
+	}
+}
+
+void l_srv_rc_bw(struct xside *sd)
+{
+	legacy_serve(sd, &transport_rc, "rc_bw", LOOP_STREAM_BW, "    bw        =");
+}
+
+void l_srv_rc_lat(struct xside *sd)
+{
+	legacy_serve(sd, &transport_rc, "rc_lat", LOOP_PINGPONG,
+		     "    latency   =");
+}
+
+void l_srv_ud_lat(struct xside *sd)
+{
+	legacy_serve(sd, &transport_ud, "ud_lat", LOOP_PINGPONG,
+		     "    latency   =");
+}
+
+void l_srv_uc_bw(struct xside *sd)
+{
+	legacy_serve(sd, &transport_uc, "uc_bw", LOOP_STREAM_BW,
+		     "    recv_bw   =");
 }

@@ -6,7 +6,8 @@
 # "no RDMA device" case runs once more against the system's libibverbs
 # (which finds no device on a machine without RDMA hardware), and the
 # legacy_* cases play a 0.4.11 client against Debian's /usr/bin/qperf
-# server (skipped when it is not installed).
+# server, the legacy_srv_* cases serve its client (skipped when it is not
+# installed).
 #
 # usage: tests/rdma/xport.sh [--asan] [--with-asan] [--no-build] [PATTERN...]
 #   --asan       use the ASan+UBSan builds (driver and softverbs)
@@ -139,7 +140,9 @@ for pass in "${PASSES[@]}"; do
 		done
 		run "$pass/0.4.11" "${san_env[@]}" \
 			LD_LIBRARY_PATH="$ROOT/softverbs/$sv" XPORT_FABRIC=$fab \
-			XPORT_QPERF_PORT=$port "$drv" "${lsel[@]}"
+			XPORT_QPERF_PORT=$port XPORT_QPERF411="$QPERF411" \
+			XPORT_411_LIBDIR="$ROOT/softverbs/build" \
+			"$drv" "${lsel[@]}"
 		kill $qpid 2>/dev/null
 		wait $qpid 2>/dev/null
 	fi

@@ -809,5 +809,13 @@ const struct xcase xcases[] = {
 	  "XPORT_QPERF_PORT" },
 	{ "legacy_uc_write_imm", l_uc_write_imm, NULL, NULL, true,
 	  "XPORT_QPERF_PORT" },
+	/* Debian's qperf 0.4.11 as the client of our server side */
+	{ "legacy_srv_rc_bw", l_srv_rc_bw, NULL, NULL, true, "XPORT_QPERF411" },
+	{ "legacy_srv_rc_lat", l_srv_rc_lat, NULL, NULL, true,
+	  "XPORT_QPERF411" },
+	{ "legacy_srv_ud_lat", l_srv_ud_lat, NULL, NULL, true,
+	  "XPORT_QPERF411" },
+	{ "legacy_srv_uc_bw", l_srv_uc_bw, NULL, NULL, true,
+	  "XPORT_QPERF411" },
 	{ NULL, NULL, NULL, NULL, false, NULL },
 };
