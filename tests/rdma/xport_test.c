@@ -635,6 +635,37 @@ static void t_err_text(struct xside *sd)
 	CHECK(strcmp(err, "rc_lat failed: CQ error 99") == 0, "%s", err);
 }
 
+/* Lossy UD: lost datagrams are no error; the receiver's wait ends. */
+static void t_ud_lossy(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("ud_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_ud);
+	struct tparams p;
+	struct tsess s;
+	int n;
+
+	tparams_default(&p, 1024);
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	if (s.server)
+		xpost(sd, &s, OP_RECV, 1000);
+	barrier(sd);
+	if (!s.server) {
+		n = xpost(sd, &s, OP_SEND, 500) == 500 ?
+			    collect(sd, &s, comps, 500, 10000 * MS) :
+			    -1;
+		CHECK(n == 500 && count_op(n, OP_SEND, 1024) == 500,
+		      "ud_bw: all 500 sends complete although some are lost");
+	} else {
+		n = collect(sd, &s, comps, 500, 1500 * MS);
+		CHECK(n > 250 && n < 500 && count_op(n, OP_RECV, 1024) == n,
+		      "ud_bw: %d of 500 arrived, the rest lost without an error",
+		      n);
+	}
+	barrier(sd);
+	xs_close(&s);
+}
+
 static volatile sig_atomic_t fired;
 
 static void on_alarm(int sig)
@@ -767,6 +798,8 @@ const struct xcase xcases[] = {
 	{ "err_port_down", t_err_port_down, "SOFTVERBS_FAULT_PORT_DOWN=300",
 	  NULL, false, NULL },
 	{ "err_text", t_err_text, NULL, NULL, true, NULL },
+	{ "ud_lossy", t_ud_lossy, "SOFTVERBS_FAULT_DROP=0.2 SOFTVERBS_FAULT_SEED=7",
+	  NULL, false, NULL },
 	{ "poll_bounds", t_poll_bounds, NULL, NULL, false, NULL },
 	{ "v_local", t_v_local, NULL, NULL, true, NULL },
 	{ "v_port_down", t_v_port_down, "SOFTVERBS_FAULT_PORT_DOWN=now", NULL,
