@@ -323,6 +323,8 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	v->me.vaddr = (uint64_t)(uintptr_t)v->mem;
 	v->me.rkey = v->mr->rkey;
+	v->info.vaddr = v->me.vaddr;
+	v->info.rkey = v->me.rkey;
 	return 0;
 }
 
@@ -371,6 +373,9 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 	v->info.peer_lid = v->peer.lid;
 	v->info.peer_qpn = v->peer.qpn;
 	v->info.peer_rd_atomic = v->peer.rd_atomic;
+	v->info.peer_psn = v->peer.psn;
+	v->info.peer_rkey = v->peer.rkey;
+	v->info.peer_vaddr = v->peer.vaddr;
 	v->info.peer_gid_index = -1;
 	if (!ext_wanted(s))
 		return 0;
@@ -554,6 +559,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	v->info.rd_atomic = v->me.rd_atomic;
 	seed_psn(v);
 	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
+	v->info.psn = v->me.psn;
 	v->reglen = reg_size(s, kind);
 	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen) ||
 	    mem_create(s, v, err, errlen) || verbs_qp_init(s, v, err, errlen) ||

@@ -495,6 +495,18 @@ void t_qp_attrs(struct xside *sd)
 			 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_AV |
 			 IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_CAP,
 		     &ia);
+	{
+		const struct verbs_info *vi = verbs_session_info(&s);
+
+		CHECK(vi->psn == v->me.psn && vi->peer_psn == v->peer.psn &&
+			      vi->rkey == v->mr->rkey &&
+			      vi->peer_rkey == v->peer.rkey &&
+			      vi->vaddr == (uintptr_t)s.buf &&
+			      vi->peer_vaddr == v->peer.vaddr &&
+			      vi->qpn == v->qp->qp_num &&
+			      vi->peer_qpn == v->peer.qpn,
+		      "verbs_info: PSNs, rkeys, addresses and QPNs of both sides");
+	}
 	CHECK(a.qp_state == IBV_QPS_RTS && a.path_mtu == IBV_MTU_2048 &&
 		      a.dest_qp_num == v->peer.qpn &&
 		      a.rq_psn == v->peer.psn && a.sq_psn == v->me.psn &&
