@@ -349,6 +349,10 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 	memcpy(x->gid, v->info.gid, 16);
 	x->gid_index = v->info.gid_index < 0 ? 0 : (uint32_t)v->info.gid_index;
 	x->gid_type = v->info.gid_type;
+	x->gid_forced = v->gids.forced;
+	for (int i = 0; i < VG_SLOTS; i++)
+		if (v->gids.have[i])
+			x->cand[x->ncand++] = v->gids.best[i];
 	if (v->kind == VQ_XRC) {
 		x->have |= VXH_XRC;
 		x->xrc_ini_qpn = v->qp->qp_num;
@@ -452,6 +456,41 @@ static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
+/* Both ends' RoCE GIDs (verbs_gid_settle), into v->gid and v->info. */
+static int roce_settle(struct tsess *s, struct verbs_priv *v, char *err,
+		       size_t errlen)
+{
+	const struct verbs_ext *x = &v->xpeer;
+	struct verbs_gid_set peer;
+	struct verbs_gid_cand of, pf;
+
+	memset(&peer, 0, sizeof(peer));
+	memcpy(peer.pick.gid, x->gid, 16);
+	peer.pick.index = x->gid_index;
+	peer.pick.type = (enum verbs_gid_type)x->gid_type;
+	peer.forced = x->gid_forced != 0;
+	for (int i = 0; i < x->ncand; i++) {
+		int slot = verbs_gid_slot(x->cand[i].type,
+					  verbs_gid_family(x->cand[i].gid));
+
+		if (slot >= 0 && !peer.have[slot]) {
+			peer.have[slot] = true;
+			peer.best[slot] = x->cand[i];
+		}
+	}
+	if (verbs_gid_settle(&v->gids, &peer, !s->server, &of, &pf, err,
+			     errlen))
+		return -1;
+	memcpy(v->gid.raw, of.gid, 16);
+	memcpy(v->info.gid, of.gid, 16);
+	v->info.gid_index = (int)of.index;
+	v->info.gid_type = of.type;
+	memcpy(v->info.peer_gid, pf.gid, 16);
+	v->info.peer_gid_index = (int)pf.index;
+	v->info.peer_gid_type = pf.type;
+	return 0;
+}
+
 static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen)
 {
@@ -485,10 +524,7 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 			verbs_err(err, errlen, "peer sent no RoCE GID");
 			return -1;
 		}
-		if (verbs_gid_compat(v->info.gid, (uint32_t)v->info.gid_index,
-				     v->info.gid_type, x->gid, x->gid_index,
-				     (enum verbs_gid_type)x->gid_type, err,
-				     errlen))
+		if (roce_settle(s, v, err, errlen))
 			return -1;
 	}
 	return mtu_settle(s, v, err, errlen);

@@ -65,7 +65,8 @@ void t_roce_ll(struct xside *sd);
 void t_roce_v2only(struct xside *sd);
 void t_roce_forced(struct xside *sd);
 void t_v_roce_mismatch(struct xside *sd);
-void t_v_roce_v1v2(struct xside *sd);
+void t_roce_v1v2(struct xside *sd);
+void t_roce_follow(struct xside *sd);
 void t_fd_leak(struct xside *sd);
 void t_qp_attrs(struct xside *sd);
 

@@ -418,20 +418,47 @@ void t_v_roce_mismatch(struct xside *sd)
 		   true);
 }
 
-/* A v1-only port against a v1+v2 one that picks v2. */
-void t_v_roce_v1v2(struct xside *sd)
+/* Settle a GID choice and check both ends' indexes and types. */
+static void roce_settled(struct xside *sd, int forced, int want0, int want1,
+			 enum verbs_gid_type type, const char *what)
 {
 	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct tsess s;
+	const struct verbs_info *vi;
 
-	tparams_default(&p, 65536);
+	tparams_default(&p, 1);
+	p.gid_index = forced;
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, "127.0.0.1");
-	expect_err(sd, &t, &p,
-		   sd->role ? "this side 3 ::ffff:198.18.0.2 (RoCE v2 IPv4), peer 1 ::ffff:198.18.0.1 (RoCE v1 IPv4)" :
-			      "this side 1 ::ffff:198.18.0.1 (RoCE v1 IPv4), peer 3 ::ffff:198.18.0.2 (RoCE v2 IPv4)",
-		   false);
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	vi = verbs_session_info(&s);
+	CHECK(vi->gid_index == (sd->role ? want1 : want0) &&
+		      vi->peer_gid_index == (sd->role ? want0 : want1) &&
+		      vi->gid_type == type && vi->peer_gid_type == type,
+	      "%s: GID %d (%s), peer %d", what, vi->gid_index,
+	      verbs_gid_type_str(vi->gid_type), vi->peer_gid_index);
+	xs_close(&s);
+}
+
+/* A v1-only port (role 0) against a v1+v2 one: both settle on v1 IPv4
+ * and messages flow (softverbs delivers only between matching types). */
+void t_roce_v1v2(struct xside *sd)
+{
+	roce_settled(sd, -1, 1, 2, VG_ROCE_V1,
+		     "v1-only client, v1+v2 server");
+	pingpong(sd, &transport_rc, "rc_lat", 16, true);
+	pingpong(sd, &transport_ud, "ud_lat", 16, true);
+}
+
+/* One side given an index, the other follows its type and family. */
+void t_roce_follow(struct xside *sd)
+{
+	roce_settled(sd, sd->role ? -1 : 4, 4, 4, VG_ROCE_V1,
+		     "client given index 4 (v1 IPv6), server follows");
+	pingpong(sd, &transport_rc, "rc_lat", 16, true);
 }
 
 /* Successful open and close, every transport: no fd left behind. */
