@@ -99,6 +99,17 @@ softverbs:
 	@echo "softverbs skipped (no rdma-core headers, or NO_RDMA=1)"
 endif
 
+# The verbs transports tested on their own, two processes over softverbs
+# (tests/rdma/xport.sh; SANITIZE=... runs the ASan build).
+ifdef HAVE_RDMA
+verbs-test: softverbs
+	$(Q)$(MAKE) -C tests/rdma $(if $(SANITIZE),SANITIZE=$(SANITIZE)) CC="$(CC)"
+	$(Q)tests/rdma/xport.sh --no-build $(if $(SANITIZE),--asan)
+else
+verbs-test:
+	@echo "verbs-test skipped (no rdma-core headers, or NO_RDMA=1)"
+endif
+
 check: all unit
 	$(Q)tests/run.sh
 
@@ -109,7 +120,7 @@ install: qperf
 
 clean:
 	rm -f qperf libqperf.a $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)
-	rm -rf tests/rdma/build tests/rdma/build-san
+	-$(Q)$(MAKE) -s -C tests/rdma clean
 	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
 
-.PHONY: all unit check install clean softverbs
+.PHONY: all unit check install clean softverbs verbs-test

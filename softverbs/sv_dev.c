@@ -2,7 +2,8 @@
 /*
  * Devices, contexts, queries, protection domains, memory regions and
  * address handles.  One device (default "softv0") with one ACTIVE port; the
- * port's LID and GID come from SOFTVERBS_NODE, the emulated host.
+ * port's LID comes from SOFTVERBS_NODE, the emulated host; its GID table
+ * is in sv_gid.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,6 +92,7 @@ static void config_load_once(void)
 		else
 			sv_cfg.port_down_ms = ms;
 	}
+	sv_gid_config();
 }
 
 void sv_config_load(void)
@@ -151,32 +153,6 @@ double sv_random(void)
 	s ^= s >> 7;
 	s ^= s << 17;
 	return (double)(s >> 11) / (double)(1ull << 53);
-}
-
-void sv_gid_of_node(uint32_t node, union ibv_gid *gid)
-{
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[0] = 0xfe;
-	gid->raw[1] = 0x80;
-	gid->raw[8] = 0x02;
-	gid->raw[9] = 0xc0;
-	gid->raw[10] = 0xff;
-	gid->raw[11] = 0xee;
-	gid->raw[12] = (uint8_t)(node >> 24);
-	gid->raw[13] = (uint8_t)(node >> 16);
-	gid->raw[14] = (uint8_t)(node >> 8);
-	gid->raw[15] = (uint8_t)node;
-}
-
-uint32_t sv_node_of_gid(const union ibv_gid *gid)
-{
-	union ibv_gid ref;
-
-	sv_gid_of_node(0, &ref);
-	if (memcmp(gid->raw, ref.raw, 12))
-		return 0;
-	return (uint32_t)gid->raw[12] << 24 | (uint32_t)gid->raw[13] << 16 |
-	       (uint32_t)gid->raw[14] << 8 | gid->raw[15];
 }
 
 static uint64_t node_guid(void)
@@ -327,6 +303,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	v->open_qp = sv_open_qp;
 	if (sv_engine_start(ctx))
 		goto err;
+	sv_gid_publish();
 	sv_registry_add(ctx);
 	SV_DBG("opened %s node %u fabric %s%s", dev->name, sv_cfg.node,
 	       sv_cfg.fabric, sv_cfg.roce ? " (RoCE)" : "");
@@ -455,7 +432,7 @@ int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a)
 	a->state = down ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
 	a->max_mtu = IBV_MTU_4096;
 	a->active_mtu = sv_cfg.mtu;
-	a->gid_tbl_len = 1;
+	a->gid_tbl_len = (int)sv_cfg.gid_tbl_len;
 	a->port_cap_flags = sv_cfg.roce ? 0 : IBV_PORT_SM |
 			    IBV_PORT_TRAP_SUP | IBV_PORT_SYS_IMAGE_GUID_SUP;
 	a->max_msg_sz = 1u << 31;
@@ -493,65 +470,6 @@ SV_EXPORT int ibv_query_port(struct ibv_context *c, uint8_t port,
 {
 	return sv_query_port_ex(c, port, (struct ibv_port_attr *)attr,
 				offsetof(struct ibv_port_attr, link_layer) + 1);
-}
-
-SV_EXPORT int ibv_query_gid(struct ibv_context *c, uint8_t port, int index,
-			    union ibv_gid *gid)
-{
-	(void)c;
-	if (port != 1 || index != 0)
-		return -1;
-	sv_gid_of_node(sv_cfg.node, gid);
-	return 0;
-}
-
-SV_EXPORT int _ibv_query_gid_ex(struct ibv_context *c, uint32_t port,
-				uint32_t index, struct ibv_gid_entry *entry,
-				uint32_t flags, size_t entry_size)
-{
-	struct ibv_gid_entry e;
-
-	if (flags)
-		return EINVAL;
-	if (port != 1)
-		return EINVAL;
-	if (index != 0)
-		return ENODATA;
-	memset(&e, 0, sizeof(e));
-	sv_gid_of_node(sv_cfg.node, &e.gid);
-	e.gid_index = 0;
-	e.port_num = 1;
-	e.gid_type = sv_cfg.roce ? IBV_GID_TYPE_ROCE_V2 : IBV_GID_TYPE_IB;
-	e.ndev_ifindex = 0;
-	(void)c;
-	memset(entry, 0, entry_size);
-	memcpy(entry, &e, entry_size < sizeof(e) ? entry_size : sizeof(e));
-	return 0;
-}
-
-SV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *c,
-				       struct ibv_gid_entry *entries,
-				       size_t max, uint32_t flags,
-				       size_t entry_size)
-{
-	if (flags)
-		return -EINVAL;
-	if (max < 1)
-		return -EINVAL;
-	if (_ibv_query_gid_ex(c, 1, 0, entries, 0, entry_size))
-		return -EINVAL;
-	return 1;
-}
-
-/* IBVERBS_PRIVATE: ibv_devinfo asks for the GID type */
-SV_EXPORT int ibv_query_gid_type(struct ibv_context *c, uint8_t port,
-				 unsigned int index, int *type)
-{
-	(void)c;
-	if (port != 1 || index != 0)
-		return -1;
-	*type = sv_cfg.roce ? 1 : 0;	/* IBV_GID_TYPE_SYSFS_ROCE_V2 : _IB_ROCE_V1 */
-	return 0;
 }
 
 SV_EXPORT int ibv_query_pkey(struct ibv_context *c, uint8_t port, int index,
@@ -828,24 +746,15 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 {
 	struct sv_ah *ah;
 	uint32_t node;
+	int err;
 
 	if (attr->port_num != 1) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->is_global) {
-		node = sv_node_of_gid(&attr->grh.dgid);
-		if (!node && !sv_cfg.roce)
-			node = attr->dlid;
-	} else {
-		if (sv_cfg.roce) {
-			errno = EINVAL;	/* RoCE needs a GRH */
-			return NULL;
-		}
-		node = attr->dlid;
-	}
-	if (!node) {
-		errno = EINVAL;
+	err = sv_av_resolve(attr, &node);
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	ah = calloc(1, sizeof(*ah));
@@ -861,32 +770,6 @@ SV_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd,
 SV_EXPORT int ibv_destroy_ah(struct ibv_ah *ah)
 {
 	free(ah);
-	return 0;
-}
-
-SV_EXPORT int ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port,
-				  struct ibv_wc *wc, struct ibv_grh *grh,
-				  struct ibv_ah_attr *ah)
-{
-	(void)c;
-	memset(ah, 0, sizeof(*ah));
-	ah->dlid = wc->slid;
-	ah->sl = wc->sl;
-	ah->src_path_bits = wc->dlid_path_bits;
-	ah->port_num = port;
-	if (wc->wc_flags & IBV_WC_GRH) {
-		ah->is_global = 1;
-		memcpy(ah->grh.dgid.raw, grh->sgid.raw, 16);
-		ah->grh.sgid_index = 0;
-		ah->grh.hop_limit = 0xff;
-		ah->grh.traffic_class =
-			(uint8_t)((be32toh(grh->version_tclass_flow) >> 20) &
-				  0xff);
-		ah->grh.flow_label =
-			be32toh(grh->version_tclass_flow) & 0xfffff;
-	} else if (sv_cfg.roce) {
-		return -1;
-	}
 	return 0;
 }
 

@@ -180,14 +180,18 @@ static void backlog_push_out(struct sv_context *ctx)
 	}
 }
 
-void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
-		struct sv_pkt *pkt, const void *data, size_t len)
+void sv_respond(struct sv_context *ctx, const struct sv_qp *qp,
+		uint32_t node, uint32_t qpn, struct sv_pkt *pkt,
+		const void *data, size_t len)
 {
 	struct sockaddr_un a;
 	socklen_t alen;
 	struct sv_backlog *b;
 	bool was_empty;
 
+	/* responses travel along the responder's own address vector */
+	if (qp && qp->qpx.qp_base.qp_type != IBV_QPT_UD)
+		sv_gid_stamp(pkt, &qp->attr.ah_attr);
 	pkt->magic = SV_PKT_MAGIC;
 	pkt->src_node = sv_cfg.node;
 	pkt->dst_qpn = qpn;

@@ -39,8 +39,18 @@
 #define SV_MAX_MR (1 << 20)
 #define SV_MAX_QP 65536
 #define SV_PKT_MAGIC 0x53563031u	/* "SV01" */
+#define SV_GID_TBL_LEN 16		/* RoCE GID table capacity, entries */
+#define SV_MAX_ADDRS ((SV_GID_TBL_LEN - 2) / 2)	/* SOFTVERBS_ADDRS */
 
 /* ---- configuration (environment, read once) -------------------------- */
+
+enum { SV_GID_V1 = 1, SV_GID_V2 = 2 };	/* RoCE versions of the port */
+
+/* one entry of the port's GID table */
+struct sv_gid {
+	union ibv_gid gid;
+	enum ibv_gid_type type;		/* IB, ROCE_V1 or ROCE_V2 */
+};
 
 struct sv_config {
 	char dev_name[64];
@@ -57,6 +67,13 @@ struct sv_config {
 	uint32_t qp_fatal_after;	/* QP fatal after N posted send WRs */
 	bool port_down;			/* port DOWN from the start */
 	uint32_t port_down_ms;		/* port goes down N ms after open */
+	/* GID table (sv_gid.c): entries 0..ngids-1 valid, then empty */
+	struct sv_gid gids[SV_GID_TBL_LEN];
+	uint32_t ngids;
+	uint32_t gid_tbl_len;		/* reported: 1 (IB) or SV_GID_TBL_LEN */
+	unsigned int gid_types;		/* SV_GID_V1 | SV_GID_V2 (RoCE) */
+	char netdev[16];		/* RoCE: the emulated interface */
+	uint32_t ifindex;		/* its ifindex, 0 if there is none */
 };
 
 extern struct sv_config sv_cfg;
@@ -106,6 +123,7 @@ enum sv_syndrome {
 	SV_NAK_RNR_EXC,		/* RNR retries exceeded */
 	SV_NAK_RETRY_EXC,	/* transport retries exceeded */
 	SV_NAK_DEAD,		/* no response will ever come: time out */
+	SV_NAK_LOST,		/* the fabric dropped the request: time out */
 };
 
 struct sv_pkt {
@@ -139,9 +157,10 @@ struct sv_pkt {
 	uint16_t pkey_index;
 	uint32_t flow_label;
 	uint16_t slid;
-	uint16_t pad;
-	uint8_t sgid[16];
-	uint8_t dgid[16];
+	uint8_t gid_type;	/* enum ibv_gid_type of the sender's sgid */
+	uint8_t pad;
+	uint8_t sgid[16];	/* SV_F_GRH: the sender's sgid_index entry */
+	uint8_t dgid[16];	/* SV_F_GRH: the address vector's dgid */
 };
 
 #define SV_PKT_MAX (sizeof(struct sv_pkt) + SV_CHUNK)
@@ -371,9 +390,6 @@ void sv_list_del(struct sv_list *n);
 /* true when the calling process may use ctx (not inherited through fork) */
 bool sv_ctx_usable(struct sv_context *ctx);
 extern pid_t sv_pid;		/* this process, refreshed in fork children */
-void sv_gid_of_node(uint32_t node, union ibv_gid *gid);
-/* node encoded in a GID, 0 when it is not a softverbs GID */
-uint32_t sv_node_of_gid(const union ibv_gid *gid);
 /* MR lookups, under ctx->mu; NULL when the key is unknown */
 struct sv_mr *sv_mr_lookup(struct sv_context *ctx, uint32_t key);
 /* checks an SGE list against lkeys/PD/bounds; returns an IBV_WC status */
@@ -381,6 +397,44 @@ enum ibv_wc_status sv_check_sges(struct sv_context *ctx, struct ibv_pd *pd,
 				 const struct ibv_sge *sge, uint32_t n,
 				 bool need_write);
 int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a);
+
+/* ---- sv_gid.c ------------------------------------------------------------ */
+/* build the GID table from the configuration (called by sv_config_load) */
+void sv_gid_config(void);
+/* RoCE: register this process's address GIDs so that peers find the node */
+void sv_gid_publish(void);
+/* the IB-mode GID of a node; the node an IB-mode GID encodes (0: none) */
+void sv_gid_of_node(uint32_t node, union ibv_gid *gid);
+uint32_t sv_node_of_gid(const union ibv_gid *gid);
+/* the emulated MAC of a node */
+void sv_mac_of_node(uint32_t node, uint8_t mac[6]);
+/* a valid table entry, NULL when index is empty or beyond the table */
+const struct sv_gid *sv_gid_entry(uint32_t index);
+/* index of the entry (gid, type), -1 if none */
+int sv_gid_find(const union ibv_gid *gid, enum ibv_gid_type type);
+/* an IPv4-mapped GID (::ffff:a.b.c.d) */
+bool sv_gid_is_v4(const uint8_t raw[16]);
+/*
+ * check an address vector and find the node it leads to: 0, EINVAL
+ * (sgid_index beyond the table, no GRH in RoCE mode, no node has the
+ * dgid) or ENODATA (sgid_index names an empty entry).  May read
+ * /proc/net/unix: call it without ctx->mu.
+ */
+int sv_av_resolve(const struct ibv_ah_attr *ah, uint32_t *node);
+/* put the GIDs of an address vector into a packet (if it is global) */
+void sv_gid_stamp(struct sv_pkt *p, const struct ibv_ah_attr *ah);
+/* RoCE delivery rule: may the receiver's port accept this packet? */
+bool sv_gid_accept(const struct sv_pkt *p);
+/*
+ * RoCE path check of a connected QP with address vector ah: the packet
+ * must come along that path (same GID type, its sgid our dgid, its dgid
+ * our sgid); always true without a GRH path or for meta packets
+ */
+bool sv_gid_path_ok(const struct ibv_ah_attr *ah, const struct sv_pkt *p);
+/* a "no response will come" signal (emulated timeout), not a packet */
+bool sv_pkt_is_meta(const struct sv_pkt *p);
+/* the 40-byte GRH area of a UD receive, as the packet's GID type makes it */
+void sv_gid_grh(const struct sv_pkt *p, uint8_t area[40]);
 
 /* ---- sv_cq.c -------------------------------------------------------------- */
 /* queue a completion (ctx->mu held); signals an armed channel */
@@ -429,8 +483,10 @@ void sv_timer_armed(struct sv_context *ctx, uint64_t when);
 /* the application is about to block: the progress thread takes over */
 void sv_app_sleeps(struct sv_context *ctx);
 /* send a response without blocking, queueing it if needed (ctx->mu held) */
-void sv_respond(struct sv_context *ctx, uint32_t node, uint32_t qpn,
-		struct sv_pkt *pkt, const void *data, size_t len);
+/* ... from QP qp, whose address vector goes into the packet */
+void sv_respond(struct sv_context *ctx, const struct sv_qp *qp,
+		uint32_t node, uint32_t qpn, struct sv_pkt *pkt,
+		const void *data, size_t len);
 void sv_flush_backlog(struct sv_context *ctx, int wait_ms);
 struct iovec;
 /*
@@ -461,6 +517,8 @@ void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len);
 void sv_sq_retire(struct sv_qp *qp);
 /* fail the oldest outstanding send WQE with status, QP to ERR */
 void sv_sq_fail(struct sv_qp *qp, enum ibv_wc_status st);
+/* a response to qp was lost: RETRY_EXC_ERR after the transport timeout */
+void sv_sq_lost(struct sv_qp *qp);
 void sv_send_flush_delayed(struct sv_qp *qp, bool all);
 
 /* ---- sv_ex.c -------------------------------------------------------------- */

@@ -259,17 +259,13 @@ SV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *c,
 					  uint8_t eth_mac[6],
 					  uint16_t *vid)
 {
-	uint32_t node = attr->is_global ? sv_node_of_gid(&attr->grh.dgid) : 0;
+	uint32_t node;
 
 	(void)c;
-	if (!node)
+	sv_config_load();
+	if (!attr->is_global || sv_av_resolve(attr, &node))
 		return EINVAL;
-	eth_mac[0] = 0x02;
-	eth_mac[1] = 0xc0;
-	eth_mac[2] = (uint8_t)(node >> 24);
-	eth_mac[3] = (uint8_t)(node >> 16);
-	eth_mac[4] = (uint8_t)(node >> 8);
-	eth_mac[5] = (uint8_t)node;
+	sv_mac_of_node(node, eth_mac);
 	if (vid)
 		*vid = 0xffff;	/* no VLAN */
 	return 0;

@@ -417,7 +417,8 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 			nak.op = SV_OP_NAK;
 			nak.syndrome = SV_NAK_DEAD;
 			nak.msn = p->msn;
-			sv_respond(ctx, p->src_node, p->src_qpn, &nak, NULL, 0);
+			sv_respond(ctx, qp, p->src_node, p->src_qpn, &nak,
+				   NULL, 0);
 		}
 	}
 	sv_drop_held(qp, SV_NAK_DEAD);
@@ -541,19 +542,9 @@ static int check_attr(struct sv_qp *qp, struct ibv_qp_attr *a, int mask)
 	    (a->cap.max_send_wr > qp->cap.max_send_wr ||
 	     a->cap.max_recv_wr > qp->cap.max_recv_wr))
 		return EINVAL;
-	if (mask & IBV_QP_AV) {
-		struct ibv_ah_attr *ah = &a->ah_attr;
-
-		if (ah->port_num != 1 && ah->port_num != 0)
-			return EINVAL;
-		if (sv_cfg.roce && !ah->is_global)
-			return EINVAL;
-		if (!ah->is_global && !ah->dlid)
-			return EINVAL;
-		if (ah->is_global && !sv_node_of_gid(&ah->grh.dgid) &&
-		    (sv_cfg.roce || !ah->dlid))
-			return EINVAL;
-	}
+	if ((mask & IBV_QP_AV) && a->ah_attr.port_num != 1 &&
+	    a->ah_attr.port_num != 0)
+		return EINVAL;
 	return 0;
 }
 
@@ -562,10 +553,20 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *a, int mask)
 	struct sv_qp *qp = sv_qp(q);
 	struct sv_context *ctx = qp->ctx;
 	enum ibv_qp_state cur, next;
+	uint32_t dest_node = 0;
 	int req, err;
 
 	if (!sv_ctx_usable(ctx))
 		return EINVAL;
+	/* GRH rules, sgid_index, dgid -> node; may read /proc: not under mu */
+	if (mask & IBV_QP_AV) {
+		err = sv_av_resolve(&a->ah_attr, &dest_node);
+		if (err) {
+			SV_DBG("qp %u: address vector refused (%d)", qp->qpn,
+			       err);
+			return err;
+		}
+	}
 	pthread_mutex_lock(&ctx->mu);
 	cur = q->state;
 	if ((mask & IBV_QP_CUR_STATE) && a->cur_qp_state != cur &&
@@ -602,10 +603,7 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *a, int mask)
 		qp->attr.qp_access_flags = a->qp_access_flags;
 	if (mask & IBV_QP_AV) {
 		qp->attr.ah_attr = a->ah_attr;
-		qp->dest_node = a->ah_attr.is_global &&
-						sv_node_of_gid(&a->ah_attr.grh.dgid) ?
-					sv_node_of_gid(&a->ah_attr.grh.dgid) :
-					a->ah_attr.dlid;
+		qp->dest_node = dest_node;
 	}
 	if (mask & IBV_QP_ALT_PATH) {
 		qp->attr.alt_ah_attr = a->alt_ah_attr;

@@ -35,7 +35,8 @@ static void nak(struct sv_qp *qp, const struct sv_pkt *req,
 	p.syndrome = (uint8_t)syn;
 	p.msn = req->msn;
 	p.src_qpn = qp ? qp->qpn : 0;
-	sv_respond(qp->ctx, req->src_node, req->src_qpn, &p, NULL, 0);
+	sv_respond(qp->ctx, qp, req->src_node, req->src_qpn, &p, NULL,
+		   0);
 }
 
 static void rq_unpop(struct sv_rq *rq, const struct sv_rwqe *w)
@@ -219,6 +220,31 @@ static int rnr(struct sv_qp *qp, const struct sv_pkt *pkt, bool forced)
 	return SV_HOLD;
 }
 
+/*
+ * RoCE: the port drops what the delivery rule refuses.  The requester of a
+ * lost RC request, or of a lost response, then times out (RETRY_EXC_ERR);
+ * UC and UD lose it silently.
+ */
+static void gid_refused(struct sv_qp *qp, const struct sv_pkt *pkt)
+{
+	SV_DBG("qp %u: GID type/family/dgid mismatch (type %u), dropped",
+	       qp->qpn, pkt->gid_type);
+	switch (pkt->op) {
+	case SV_OP_ACK:
+	case SV_OP_NAK:
+	case SV_OP_READ_RESP:
+	case SV_OP_ATOMIC_RESP:
+		sv_sq_lost(qp);
+		return;
+	default:
+		if ((pkt->qp_type == IBV_QPT_RC ||
+		     pkt->qp_type == IBV_QPT_XRC_SEND) &&
+		    (pkt->flags & SV_F_FIRST))
+			nak(qp, pkt, SV_NAK_LOST);
+		return;
+	}
+}
+
 /* ---- UD ---------------------------------------------------------------------------- */
 
 static void ud_recv(struct sv_qp *qp, const struct sv_pkt *pkt)
@@ -251,18 +277,10 @@ static void ud_recv(struct sv_qp *qp, const struct sv_pkt *pkt)
 		wc.status = IBV_WC_LOC_LEN_ERR;
 	} else {
 		if (pkt->flags & SV_F_GRH) {
-			struct ibv_grh g;
+			uint8_t grh[40];
 
-			memset(&g, 0, sizeof(g));
-			g.version_tclass_flow =
-				htobe32(6u << 28 | (uint32_t)pkt->tclass << 20 |
-					(pkt->flow_label & 0xfffff));
-			g.paylen = htobe16((uint16_t)(pkt->len + 8));
-			g.next_hdr = 0x1b;
-			g.hop_limit = pkt->hop_limit;
-			memcpy(g.sgid.raw, pkt->sgid, 16);
-			memcpy(g.dgid.raw, pkt->dgid, 16);
-			sv_scatter(w.sge, w.nsge, 0, &g, sizeof(g));
+			sv_gid_grh(pkt, grh);
+			sv_scatter(w.sge, w.nsge, 0, grh, sizeof(grh));
 			wc.wc_flags |= IBV_WC_GRH;
 		}
 		sv_scatter(w.sge, w.nsge, 40, pkt + 1, pkt->len);
@@ -311,7 +329,7 @@ static void read_response(struct sv_qp *qp, const struct sv_pkt *req,
 		p.src_qpn = qp->qpn;
 		p.flags = (off == 0 ? SV_F_FIRST : 0) |
 			  (off + n == req->len ? SV_F_LAST : 0);
-		sv_respond(qp->ctx, req->src_node, req->src_qpn, &p,
+		sv_respond(qp->ctx, qp, req->src_node, req->src_qpn, &p,
 			   (const void *)(uintptr_t)(va + off), n);
 		off += n;
 	} while (off < req->len);
@@ -335,7 +353,7 @@ static void atomic_execute(struct sv_qp *qp, const struct sv_pkt *req,
 	r.msn = req->msn;
 	r.atom_a = orig;
 	r.src_qpn = qp->qpn;
-	sv_respond(qp->ctx, req->src_node, req->src_qpn, &r, NULL, 0);
+	sv_respond(qp->ctx, qp, req->src_node, req->src_qpn, &r, NULL, 0);
 }
 
 /* the first packet of a request: checks, then set up the receive */
@@ -508,6 +526,10 @@ static int process_request(struct sv_qp *qp, const struct sv_pkt *pkt)
 		       qp->attr.dest_qp_num);
 		return SV_DONE;
 	}
+	if (!sv_gid_path_ok(&qp->attr.ah_attr, pkt)) {
+		gid_refused(qp, pkt);
+		return SV_DONE;
+	}
 	if (pkt->flags & SV_F_FIRST) {
 		if (qp->in_msg && qp->in_has_wqe) {
 			/* previous message never finished (UC loss) */
@@ -559,13 +581,16 @@ static int process_request(struct sv_qp *qp, const struct sv_pkt *pkt)
 void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
 		      struct sv_pkt *pkt, size_t len)
 {
-	(void)ctx;
 	if (len < sizeof(*pkt) || pkt->magic != SV_PKT_MAGIC ||
 	    pkt->chunk != len - sizeof(*pkt) ||
 	    (uint64_t)pkt->off + pkt->chunk > pkt->len)
 		return;
 	if (ctx->port_is_down)
 		return;
+	if (sv_cfg.roce && !sv_pkt_is_meta(pkt) && !sv_gid_accept(pkt)) {
+		gid_refused(qp, pkt);
+		return;
+	}
 	switch (pkt->op) {
 	case SV_OP_ACK:
 	case SV_OP_NAK:
@@ -597,7 +622,8 @@ void sv_emit_ack(struct sv_qp *qp)
 	ack.op = SV_OP_ACK;
 	ack.msn = qp->last_msn;
 	ack.src_qpn = qp->qpn;
-	sv_respond(qp->ctx, qp->last_src_node, qp->last_src_qpn, &ack, NULL, 0);
+	sv_respond(qp->ctx, qp, qp->last_src_node, qp->last_src_qpn, &ack,
+		   NULL, 0);
 }
 
 void sv_retry_held(struct sv_qp *qp)

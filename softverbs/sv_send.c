@@ -103,6 +103,21 @@ void sv_sq_fail(struct sv_qp *qp, enum ibv_wc_status st)
 	sv_qp_to_error(qp);
 }
 
+void sv_sq_lost(struct sv_qp *qp)
+{
+	struct ibv_qp *q = &qp->qpx.qp_base;
+	uint64_t t;
+
+	if (!rc_like(q->qp_type) || q->state == IBV_QPS_ERR ||
+	    q->state == IBV_QPS_RESET || !qp->sq_count || qp->dead_at)
+		return;
+	t = sv_transport_timeout_ns(qp->attr.timeout, qp->attr.retry_cnt);
+	if (t == UINT64_MAX)
+		return;		/* timeout 0: the requester waits forever */
+	qp->dead_at = sv_now_ns() + t;
+	sv_timer_armed(qp->ctx, qp->dead_at);
+}
+
 static enum ibv_wc_status nak_status(uint8_t syn)
 {
 	switch (syn) {
@@ -123,6 +138,10 @@ void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len)
 	if (!rc_like(q->qp_type) || q->state == IBV_QPS_ERR ||
 	    q->state == IBV_QPS_RESET)
 		return;
+	if (!sv_gid_path_ok(&qp->attr.ah_attr, pkt)) {
+		sv_sq_lost(qp);		/* not from our path: lost */
+		return;
+	}
 	qp->last_activity = sv_now_ns();
 	switch (pkt->op) {
 	case SV_OP_ACK:
@@ -149,6 +168,10 @@ void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len)
 		e = sq_find(qp, pkt->msn);
 		if (!e || e->done)
 			break;
+		if (pkt->syndrome == SV_NAK_LOST) {
+			sv_sq_lost(qp);	/* nothing was delivered */
+			break;
+		}
 		sq_ack_upto(qp, pkt->msn - 1);
 		if (pkt->syndrome == SV_NAK_DEAD) {
 			uint64_t t = sv_transport_timeout_ns(qp->attr.timeout,
@@ -489,7 +512,6 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 	}
 	if (q->qp_type == IBV_QPT_UD) {
 		struct sv_ah *ah = (struct sv_ah *)wr->wr.ud.ah;
-		union ibv_gid sg;
 
 		if (!ah) {
 			pthread_mutex_unlock(&ctx->mu);
@@ -502,10 +524,7 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 				 wr->wr.ud.remote_qkey;
 		h.sl = ah->attr.sl;
 		if (ah->attr.is_global) {
-			h.flags |= SV_F_GRH;
-			sv_gid_of_node(sv_cfg.node, &sg);
-			memcpy(h.sgid, sg.raw, 16);
-			memcpy(h.dgid, ah->attr.grh.dgid.raw, 16);
+			sv_gid_stamp(&h, &ah->attr);
 			h.hop_limit = ah->attr.grh.hop_limit;
 			h.tclass = ah->attr.grh.traffic_class;
 			h.flow_label = ah->attr.grh.flow_label;
@@ -513,6 +532,10 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 	} else {
 		dnode = qp->dest_node;
 		dqpn = qp->attr.dest_qp_num;
+		sv_gid_stamp(&h, &qp->attr.ah_attr);
+		h.hop_limit = qp->attr.ah_attr.grh.hop_limit;
+		h.tclass = qp->attr.ah_attr.grh.traffic_class;
+		h.flow_label = qp->attr.ah_attr.grh.flow_label;
 		if (q->qp_type == IBV_QPT_XRC_SEND)
 			h.srqn = wr->qp_type.xrc.remote_srqn;
 	}

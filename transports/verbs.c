@@ -325,6 +325,8 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	v->me.vaddr = (uint64_t)(uintptr_t)v->mem;
 	v->me.rkey = v->mr->rkey;
+	v->info.vaddr = v->me.vaddr;
+	v->info.rkey = v->me.rkey;
 	return 0;
 }
 
@@ -349,6 +351,10 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 	memcpy(x->gid, v->info.gid, 16);
 	x->gid_index = v->info.gid_index < 0 ? 0 : (uint32_t)v->info.gid_index;
 	x->gid_type = v->info.gid_type;
+	x->gid_forced = v->gids.forced;
+	for (int i = 0; i < VG_SLOTS; i++)
+		if (v->gids.have[i])
+			x->cand[x->ncand++] = v->gids.best[i];
 	if (v->kind == VQ_XRC) {
 		x->have |= VXH_XRC;
 		x->xrc_ini_qpn = v->qp->qp_num;
@@ -373,6 +379,9 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 	v->info.peer_lid = v->peer.lid;
 	v->info.peer_qpn = v->peer.qpn;
 	v->info.peer_rd_atomic = v->peer.rd_atomic;
+	v->info.peer_psn = v->peer.psn;
+	v->info.peer_rkey = v->peer.rkey;
+	v->info.peer_vaddr = v->peer.vaddr;
 	v->info.peer_gid_index = -1;
 	if (!ext_wanted(s))
 		return 0;
@@ -449,6 +458,41 @@ static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
+/* Both ends' RoCE GIDs (verbs_gid_settle), into v->gid and v->info. */
+static int roce_settle(struct tsess *s, struct verbs_priv *v, char *err,
+		       size_t errlen)
+{
+	const struct verbs_ext *x = &v->xpeer;
+	struct verbs_gid_set peer;
+	struct verbs_gid_cand of, pf;
+
+	memset(&peer, 0, sizeof(peer));
+	memcpy(peer.pick.gid, x->gid, 16);
+	peer.pick.index = x->gid_index;
+	peer.pick.type = (enum verbs_gid_type)x->gid_type;
+	peer.forced = x->gid_forced != 0;
+	for (int i = 0; i < x->ncand; i++) {
+		int slot = verbs_gid_slot(x->cand[i].type,
+					  verbs_gid_family(x->cand[i].gid));
+
+		if (slot >= 0 && !peer.have[slot]) {
+			peer.have[slot] = true;
+			peer.best[slot] = x->cand[i];
+		}
+	}
+	if (verbs_gid_settle(&v->gids, &peer, !s->server, &of, &pf, err,
+			     errlen))
+		return -1;
+	memcpy(v->gid.raw, of.gid, 16);
+	memcpy(v->info.gid, of.gid, 16);
+	v->info.gid_index = (int)of.index;
+	v->info.gid_type = of.type;
+	memcpy(v->info.peer_gid, pf.gid, 16);
+	v->info.peer_gid_index = (int)pf.index;
+	v->info.peer_gid_type = pf.type;
+	return 0;
+}
+
 static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen)
 {
@@ -482,10 +526,7 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 			verbs_err(err, errlen, "peer sent no RoCE GID");
 			return -1;
 		}
-		if (verbs_gid_compat(v->info.gid, (uint32_t)v->info.gid_index,
-				     v->info.gid_type, x->gid, x->gid_index,
-				     (enum verbs_gid_type)x->gid_type, err,
-				     errlen))
+		if (roce_settle(s, v, err, errlen))
 			return -1;
 	}
 	return mtu_settle(s, v, err, errlen);
@@ -630,6 +671,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	v->info.rd_atomic = v->me.rd_atomic;
 	seed_psn(v);
 	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
+	v->info.psn = v->me.psn;
 	v->reglen = reg_size(s, kind);
 	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen) ||
 	    mem_create(s, v, err, errlen) || verbs_qp_init(s, v, err, errlen) ||

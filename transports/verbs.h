@@ -46,6 +46,9 @@ struct verbs_info {
 	uint32_t path_mtu; /* bytes, used for the connection */
 	uint32_t max_inline; /* bytes */
 	uint32_t rd_atomic, peer_rd_atomic; /* responder depths */
+	uint32_t psn, peer_psn; /* initial PSNs (24 bits) */
+	uint32_t rkey, peer_rkey;
+	uint64_t vaddr, peer_vaddr; /* buffer addresses (for -D) */
 };
 
 /* The session's verbs_info, or NULL if s is not a verbs session.  The

@@ -195,9 +195,8 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	}
 	for (int i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS) {
-			verbs_err(err, errlen, "%s failed: %s",
-				  s->t ? s->t->name : s->tp->name,
-				  ibv_wc_status_str(wc[i].status));
+			verbs_wc_error(s->t ? s->t->name : s->tp->name,
+				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
 		c[i].op = wc_op(v, &wc[i]);
@@ -315,9 +314,10 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		if (wait == 0 || stopped(s) || s->ended)
 			return 0;
 		if (s->p.poll_mode) {
-			/* busy: look at the clock and the peer now and then */
-			if (++spins % 64 == 0 && deadline != UINT64_MAX &&
-			    now_ns() >= deadline)
+			/* busy: look at the clock (vDSO, cheap) every time,
+			 * at the peer now and then */
+			++spins;
+			if (deadline != UINT64_MAX && now_ns() >= deadline)
 				return 0;
 			if (spins % 4096 == 0 && s->ch && s->ch->watch_fd >= 0) {
 				struct pollfd pf = { s->ch->watch_fd,

@@ -48,7 +48,10 @@ enum verbs_ext_item {
 	VX_XRC_TGT_QPN = 9, /* u32 */
 	VX_XRC_SRQN = 10, /* u32 */
 	VX_DEVICE = 11, /* bytes, device name, no NUL */
-	VX_PORT = 12 /* u32 */
+	VX_PORT = 12, /* u32 */
+	VX_GID_FORCED = 13, /* u32, 1: this side's GID index was given */
+	VX_GID_CAND = 14 /* 24 bytes, up to 4 times: u32 index, u32 type,
+			  * GID; this side's best GID of each type and family */
 };
 
 /* Link layers on the wire. */
@@ -61,6 +64,15 @@ enum verbs_ext_item {
 #define VXH_MTU 0x4u
 #define VXH_LINK 0x8u
 
+/* One GID table entry, for the choice. */
+struct verbs_gid_cand {
+	uint8_t gid[16];
+	uint32_t index;
+	enum verbs_gid_type type;
+};
+
+#define VG_SLOTS 4 /* v1 IPv4, v1 IPv6, v2 IPv4, v2 IPv6 */
+
 /* The NODE extension, decoded (missing items: have bits clear, 0). */
 struct verbs_ext {
 	uint32_t have; /* VXH_* */
@@ -71,13 +83,18 @@ struct verbs_ext {
 	uint32_t xrc_ini_qpn, xrc_tgt_qpn, xrc_srqn;
 	uint32_t port;
 	char device[64];
+	uint32_t gid_forced; /* 0/1 */
+	int ncand; /* VX_GID_CAND items */
+	struct verbs_gid_cand cand[VG_SLOTS];
 };
 
-/* One GID table entry, for the choice. */
-struct verbs_gid_cand {
-	uint8_t gid[16];
-	uint32_t index;
-	enum verbs_gid_type type;
+/* What one side offers for the RoCE GID: its choice, whether that was
+ * given (-1 < gid_index), and its best entry of each type and family. */
+struct verbs_gid_set {
+	struct verbs_gid_cand pick;
+	bool forced;
+	bool have[VG_SLOTS];
+	struct verbs_gid_cand best[VG_SLOTS];
 };
 
 /* Per-session state: s->priv. */
@@ -109,6 +126,7 @@ struct verbs_priv {
 	struct verbs_node me, peer;
 	struct verbs_ext xme, xpeer;
 	union ibv_gid gid; /* RoCE: this side's source GID */
+	struct verbs_gid_set gids; /* RoCE: what this side offers */
 	struct verbs_info info;
 };
 
@@ -166,11 +184,39 @@ int verbs_gid_family(const uint8_t gid[16]);
 int verbs_gid_pick(const struct verbs_gid_cand *c, int n,
 		   const struct sockaddr_storage *local);
 
+/* The slot of a type and family in verbs_gid_set.best (-1 for IB). */
+int verbs_gid_slot(enum verbs_gid_type t, int family);
+
+/* This side's offer: pick (its choice), forced, and the best of the n
+ * candidates in each slot by the order of verbs_gid_pick(). */
+void verbs_gid_offer(const struct verbs_gid_cand *c, int n,
+		     const struct sockaddr_storage *local,
+		     const struct verbs_gid_cand *pick, bool forced,
+		     struct verbs_gid_set *set);
+
+/*
+ * Settle the GIDs both ends use, the same way on both: the choices if
+ * they are of one type and family; else a side whose index was not given
+ * moves to its entry of the other side's type and family; else, neither
+ * given, both move to the first type (v2, then v1) and family (the
+ * client's first) that both have.  own_is_client orders the sides.
+ * Returns 0 with *own_f and *peer_f set, or -1 with err naming both
+ * choices.
+ */
+int verbs_gid_settle(const struct verbs_gid_set *own,
+		     const struct verbs_gid_set *peer, bool own_is_client,
+		     struct verbs_gid_cand *own_f, struct verbs_gid_cand *peer_f,
+		     char *err, size_t errlen);
+
 /* Both ends' GIDs must be of one type and family; else -1 with err. */
 int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
 		     enum verbs_gid_type own_type, const uint8_t *peer,
 		     uint32_t peer_index, enum verbs_gid_type peer_type,
 		     char *err, size_t errlen);
+
+/* "<test> failed: <status>" for an error completion, in 0.4.11's words
+ * ("rc_bw failed: Retries exceeded"; "... CQ error N" past its table). */
+void verbs_wc_error(const char *test, int status, char *err, size_t errlen);
 
 /* The error for a failed ibv_reg_mr of len bytes with errno e, given the
  * RLIMIT_MEMLOCK soft limit (RLIM_INFINITY: none). */

@@ -84,6 +84,20 @@ size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap)
 		tlv_u32(&w, VX_GID_INDEX, x->gid_index);
 		tlv_u32(&w, VX_GID_TYPE, x->gid_type);
 	}
+	if (x->have & VXH_GID) {
+		tlv_u32(&w, VX_GID_FORCED, x->gid_forced);
+		for (int i = 0; i < x->ncand && i < VG_SLOTS; i++) {
+			uint8_t b[24];
+
+			for (int k = 0; k < 4; k++) {
+				b[k] = (uint8_t)(x->cand[i].index >> (8 * k));
+				b[4 + k] = (uint8_t)((uint32_t)x->cand[i].type >>
+						     (8 * k));
+			}
+			memcpy(b + 8, x->cand[i].gid, 16);
+			tlv_bytes(&w, VX_GID_CAND, b, sizeof(b));
+		}
+	}
 	if (x->have & VXH_MTU) {
 		tlv_u32(&w, VX_ACTIVE_MTU, x->active_mtu);
 		tlv_u32(&w, VX_MTU_SIZE, x->mtu_size);
@@ -174,6 +188,19 @@ int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
 			break;
 		case VX_PORT:
 			ok = tlv_val_u32(val, vl, &x->port);
+			break;
+		case VX_GID_FORCED:
+			ok = tlv_val_u32(val, vl, &x->gid_forced);
+			break;
+		case VX_GID_CAND:
+			ok = vl == 24;
+			if (ok && x->ncand < VG_SLOTS) {
+				struct verbs_gid_cand *c = &x->cand[x->ncand++];
+
+				c->index = (uint32_t)get_le(val, 4);
+				c->type = (enum verbs_gid_type)get_le(val + 4, 4);
+				memcpy(c->gid, val + 8, 16);
+			}
 			break;
 		default: /* a later version's item */
 			break;
@@ -326,7 +353,9 @@ uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
 	return m;
 }
 
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+/* ::ffff:0:0/96, IPv4-mapped addresses */
+static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+				       0xff };
 
 int verbs_gid_family(const uint8_t gid[16])
 {
@@ -405,6 +434,97 @@ int verbs_gid_pick(const struct verbs_gid_cand *c, int n,
 	return best_rank < 0 ? -1 : best;
 }
 
+int verbs_gid_slot(enum verbs_gid_type t, int family)
+{
+	if (t != VG_ROCE_V1 && t != VG_ROCE_V2)
+		return -1;
+	return (t == VG_ROCE_V2 ? 2 : 0) + (family == AF_INET6 ? 1 : 0);
+}
+
+void verbs_gid_offer(const struct verbs_gid_cand *c, int n,
+		     const struct sockaddr_storage *local,
+		     const struct verbs_gid_cand *pick, bool forced,
+		     struct verbs_gid_set *set)
+{
+	struct verbs_gid_cand sub[256];
+
+	memset(set, 0, sizeof(*set));
+	set->pick = *pick;
+	set->forced = forced;
+	for (int slot = 0; slot < VG_SLOTS && !forced; slot++) {
+		int m = 0, b;
+
+		for (int i = 0; i < n && m < 256; i++)
+			if (verbs_gid_slot(c[i].type,
+					   verbs_gid_family(c[i].gid)) == slot)
+				sub[m++] = c[i];
+		b = verbs_gid_pick(sub, m, local);
+		if (b >= 0) {
+			set->have[slot] = true;
+			set->best[slot] = sub[b];
+		}
+	}
+}
+
+static bool cand_compat(const struct verbs_gid_cand *a,
+			const struct verbs_gid_cand *b)
+{
+	return a->type == b->type &&
+	       verbs_gid_family(a->gid) == verbs_gid_family(b->gid);
+}
+
+/* b moves to its entry matching a's type and family, if it may and can. */
+static bool follow(const struct verbs_gid_set *a, const struct verbs_gid_set *b,
+		   struct verbs_gid_cand *bf)
+{
+	int slot = verbs_gid_slot(a->pick.type, verbs_gid_family(a->pick.gid));
+
+	if (b->forced || slot < 0 || !b->have[slot])
+		return false;
+	*bf = b->best[slot];
+	return true;
+}
+
+int verbs_gid_settle(const struct verbs_gid_set *own,
+		     const struct verbs_gid_set *peer, bool own_is_client,
+		     struct verbs_gid_cand *own_f, struct verbs_gid_cand *peer_f,
+		     char *err, size_t errlen)
+{
+	const struct verbs_gid_set *c = own_is_client ? own : peer;
+	const struct verbs_gid_set *s = own_is_client ? peer : own;
+	struct verbs_gid_cand cf = c->pick, sf = s->pick;
+	bool done = cand_compat(&cf, &sf);
+
+	if (!done && c->forced && !s->forced)
+		done = follow(c, s, &sf);
+	else if (!done && s->forced && !c->forced)
+		done = follow(s, c, &cf);
+	else if (!done && !c->forced && !s->forced) {
+		int fam = verbs_gid_family(c->pick.gid);
+		int fams[2] = { fam, fam == AF_INET ? AF_INET6 : AF_INET };
+		enum verbs_gid_type types[2] = { VG_ROCE_V2, VG_ROCE_V1 };
+
+		for (int t = 0; t < 2 && !done; t++)
+			for (int f = 0; f < 2 && !done; f++) {
+				int slot = verbs_gid_slot(types[t], fams[f]);
+
+				if (c->have[slot] && s->have[slot]) {
+					cf = c->best[slot];
+					sf = s->best[slot];
+					done = true;
+				}
+			}
+	}
+	if (!done)
+		return verbs_gid_compat(own->pick.gid, own->pick.index,
+					own->pick.type, peer->pick.gid,
+					peer->pick.index, peer->pick.type, err,
+					errlen);
+	*own_f = own_is_client ? cf : sf;
+	*peer_f = own_is_client ? sf : cf;
+	return 0;
+}
+
 void verbs_gid_str(const uint8_t gid[16], char *out, size_t len)
 {
 	if (!inet_ntop(AF_INET6, gid, out, (socklen_t)len) && len)
@@ -443,6 +563,41 @@ int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
 		  verbs_gid_type_str(peer_type),
 		  fb == AF_INET ? "IPv4" : "IPv6");
 	return -1;
+}
+
+/* 0.4.11's texts for the completion statuses 0..21 (its output, kept so
+ * that what users match on stays the same). */
+static const char *const wc_text[] = {
+	"Success",
+	"Local length error",
+	"Local QP operation failure",
+	"Local EEC operation failure",
+	"Local protection error",
+	"WR flush failure",
+	"Memory window bind failure",
+	"Bad response",
+	"Local access failure",
+	"Remote invalid request",
+	"Remote access failure",
+	"Remote operation failure",
+	"Retries exceeded",
+	"RNR retry exceeded",
+	"Local RDD violation",
+	"Remote invalid read request",
+	"Remote abort",
+	"Invalid EECN",
+	"Invalid EEC state",
+	"Fatal error",
+	"Responder timeout",
+	"General error",
+};
+
+void verbs_wc_error(const char *test, int status, char *err, size_t errlen)
+{
+	if (status >= 0 && (size_t)status < sizeof(wc_text) / sizeof(wc_text[0]))
+		verbs_err(err, errlen, "%s failed: %s", test, wc_text[status]);
+	else
+		verbs_err(err, errlen, "%s failed: CQ error %d", test, status);
 }
 
 void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,

@@ -355,6 +355,7 @@ int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
 			return -1;
 		}
 	}
+	verbs_gid_offer(c, n, &s->ch->local, &c[pick], forced >= 0, &v->gids);
 	memcpy(v->gid.raw, c[pick].gid, 16);
 	memcpy(v->info.gid, c[pick].gid, 16);
 	v->info.gid_index = (int)c[pick].index;

@@ -312,6 +312,8 @@ static pid_t spawn(const struct xcase *c, int role, int fd, int other,
 		passed = failed = 0;
 		snprintf(fab, sizeof(fab), "xport-%d-%s", (int)getppid(),
 			 c->name);
+		if (getenv("XPORT_FABRIC")) /* to meet a server of xport.sh */
+			snprintf(fab, sizeof(fab), "%s", getenv("XPORT_FABRIC"));
 		setenv("SOFTVERBS_FABRIC", fab, 1);
 		setenv("SOFTVERBS_NODE", role ? "2" : "1", 1);
 		set_env(role ? c->env1 : c->env0);

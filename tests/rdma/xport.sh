@@ -4,7 +4,10 @@
 # The verbs transports' driver (tests/rdma/xport_test) over softverbs:
 # every case runs as two processes with their own SOFTVERBS_NODE; the
 # "no RDMA device" case runs once more against the system's libibverbs
-# (which finds no device on a machine without RDMA hardware).
+# (which finds no device on a machine without RDMA hardware), and the
+# legacy_* cases play a 0.4.11 client against Debian's /usr/bin/qperf
+# server, the legacy_srv_* cases serve its client (skipped when it is not
+# installed).
 #
 # usage: tests/rdma/xport.sh [--asan] [--with-asan] [--no-build] [PATTERN...]
 #   --asan       use the ASan+UBSan builds (driver and softverbs)
@@ -34,6 +37,30 @@ done
 
 total_p=0
 total_f=0
+QPERF411=${QPERF411:-/usr/bin/qperf}
+
+# want CASE: is CASE selected by the patterns?
+want() {
+	local pat
+	[ ${#PATTERNS[@]} -eq 0 ] && return 0
+	for pat in "${PATTERNS[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $pat ]] && return 0
+	done
+	return 1
+}
+
+# free_port: a TCP port nobody uses (0.4.11 cannot publish port 0).
+free_port() {
+	local p=$((10000 + ($$ * 53 + RANDOM) % 20000)) i
+	for ((i = 0; i < 200; i++, p++)); do
+		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
+			echo $p
+			return 0
+		fi
+	done
+	return 1
+}
 
 # run LABEL ENV... -- ARGS: one driver run, its counts added up.
 run() {
@@ -81,21 +108,43 @@ for pass in "${PASSES[@]}"; do
 	run "$pass" "${san_env[@]}" LD_LIBRARY_PATH="$ROOT/softverbs/$sv" \
 		"$drv" "${PATTERNS[@]}"
 	# no RDMA device at all: the system's libibverbs, no softverbs
-	want_nodev=1
-	if [ ${#PATTERNS[@]} -gt 0 ]; then
-		want_nodev=0
-		for pat in "${PATTERNS[@]}"; do
-			# shellcheck disable=SC2053
-			[[ v_no_device == $pat ]] && want_nodev=1
-		done
-	fi
-	if [ $want_nodev = 1 ]; then
+	if want v_no_device; then
 		if env -u LD_LIBRARY_PATH ibv_devices 2>/dev/null | grep -q '^ *[a-z]'; then
 			echo "# v_no_device skipped: this machine has RDMA devices"
 		else
 			run "$pass/nodev" -u LD_LIBRARY_PATH "${san_env[@]}" \
 				XPORT_NO_RDMA=1 "$drv" v_no_device
 		fi
+	fi
+	# wire compatibility: Debian's qperf 0.4.11 as the server
+	lsel=()
+	for c in $("$drv" -l | sed -n 's/^\(legacy_[a-z_]*\).*/\1/p'); do
+		want "$c" && lsel+=("$c")
+	done
+	if [ ${#lsel[@]} -gt 0 ]; then
+		if [ ! -x "$QPERF411" ]; then
+			echo "# legacy cases skipped: no $QPERF411"
+			continue
+		fi
+		port=$(free_port) || { echo "FAIL [$pass] no free port"; total_f=$((total_f + 1)); continue; }
+		fab=xport-411-$$-$pass
+		# a plain softverbs for it: 0.4.11 is not built with ASan
+		LD_LIBRARY_PATH="$ROOT/softverbs/build" SOFTVERBS_NODE=2 \
+			SOFTVERBS_FABRIC=$fab timeout 300 "$QPERF411" -lp "$port" \
+			>/dev/null 2>&1 &
+		qpid=$!
+		for ((i = 0; i < 200; i++)); do
+			[ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ] && break
+			kill -0 $qpid 2>/dev/null || break
+			sleep 0.05
+		done
+		run "$pass/0.4.11" "${san_env[@]}" \
+			LD_LIBRARY_PATH="$ROOT/softverbs/$sv" XPORT_FABRIC=$fab \
+			XPORT_QPERF_PORT=$port XPORT_QPERF411="$QPERF411" \
+			XPORT_411_LIBDIR="$ROOT/softverbs/build" \
+			"$drv" "${lsel[@]}"
+		kill $qpid 2>/dev/null
+		wait $qpid 2>/dev/null
 	fi
 done
 echo "$total_p passed, $total_f failed"

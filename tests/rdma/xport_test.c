@@ -5,6 +5,8 @@
  * asserts a real effect: bytes that arrived, counts, old values of
  * atomics, error texts.  usage: xport_test [-l] [PATTERN...]
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,25 +17,18 @@
 #include <unistd.h>
 
 #include "../../transports/verbs_int.h"
+#include "xcases.h"
 #include "xharness.h"
 
-void u_node(struct xside *sd);
-void u_ext(struct xside *sd);
-void u_node_check(struct xside *sd);
-void u_gid(struct xside *sd);
-void u_mtu_rate(struct xside *sd);
+struct tcomp comps[2048];
 
-#define CAPS_05 (CAP_NODE_EXT | CAP_XRC | CAP_LOSS)
-
-static struct tcomp comps[2048];
-
-static void pattern(char *b, size_t n, unsigned seed)
+void pattern(char *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
 		b[i] = (char)(seed * 31u + i * 7u + 1u);
 }
 
-static bool is_pattern(const char *b, size_t n, unsigned seed)
+bool is_pattern(const char *b, size_t n, unsigned seed)
 {
 	for (size_t i = 0; i < n; i++)
 		if (b[i] != (char)(seed * 31u + i * 7u + 1u))
@@ -41,7 +36,7 @@ static bool is_pattern(const char *b, size_t n, unsigned seed)
 	return true;
 }
 
-static int post(struct xside *sd, struct tsess *s, enum op op, uint32_t n)
+int xpost(struct xside *sd, struct tsess *s, enum op op, uint32_t n)
 {
 	struct twr w = { op, 0, 0, 0 };
 
@@ -49,7 +44,7 @@ static int post(struct xside *sd, struct tsess *s, enum op op, uint32_t n)
 }
 
 /* Count completions of op with bytes each among the first n. */
-static int count_op(int n, enum op op, uint32_t bytes)
+int count_op(int n, enum op op, uint32_t bytes)
 {
 	int k = 0;
 
@@ -60,7 +55,7 @@ static int count_op(int n, enum op op, uint32_t bytes)
 }
 
 /* Open both sides; on failure both close and the case ends. */
-static bool open_ok(struct xside *sd, struct tsess *s,
+bool open_ok(struct xside *sd, struct tsess *s,
 		    const struct test_desc *t, const struct tparams *p)
 {
 	int rc = xs_open(sd, s, t, p);
@@ -74,7 +69,7 @@ static bool open_ok(struct xside *sd, struct tsess *s,
 }
 
 /* SEND: 20 messages with their content checked, then 1000 in bulk. */
-static void send_run(struct xside *sd, const struct transport *tp,
+void send_run(struct xside *sd, const struct transport *tp,
 		     const char *name, uint32_t msg, bool ext)
 {
 	struct test_desc t = mkdesc(name, LOOP_STREAM_BW, OP_SEND, 1024, tp);
@@ -89,7 +84,7 @@ static void send_run(struct xside *sd, const struct transport *tp,
 		return;
 	for (unsigned i = 0; i < 20; i++) {
 		if (s.server) {
-			post(sd, &s, OP_RECV, 1);
+			xpost(sd, &s, OP_RECV, 1);
 			barrier(sd);
 			n = collect(sd, &s, comps, 1, 5000 * MS);
 			good += n == 1 && count_op(1, OP_RECV, msg) == 1 &&
@@ -97,7 +92,7 @@ static void send_run(struct xside *sd, const struct transport *tp,
 		} else {
 			barrier(sd);
 			pattern(s.buf, msg, i);
-			post(sd, &s, OP_SEND, 1);
+			xpost(sd, &s, OP_SEND, 1);
 			n = collect(sd, &s, comps, 1, 5000 * MS);
 			good += n == 1 && count_op(1, OP_SEND, msg) == 1;
 		}
@@ -107,11 +102,11 @@ static void send_run(struct xside *sd, const struct transport *tp,
 	      s.server ? "arrived intact" : "completed as sends", good,
 	      good < 20 ? sd->err : "");
 	if (s.server)
-		CHECK(post(sd, &s, OP_RECV, 1000) == 1000,
+		CHECK(xpost(sd, &s, OP_RECV, 1000) == 1000,
 		      "%s: 1000 receives posted", name);
 	barrier(sd);
 	if (!s.server)
-		CHECK(post(sd, &s, OP_SEND, 1000) == 1000,
+		CHECK(xpost(sd, &s, OP_SEND, 1000) == 1000,
 		      "%s: 1000 sends posted", name);
 	n = collect(sd, &s, comps, 1000, 20000 * MS);
 	CHECK(n == 1000 &&
@@ -171,9 +166,9 @@ static void t_xrc_bi(struct xside *sd)
 	chan_mode(sd, true, CAPS_05);
 	if (!open_ok(sd, &s, &t, &p))
 		return;
-	post(sd, &s, OP_RECV, 200);
+	xpost(sd, &s, OP_RECV, 200);
 	barrier(sd);
-	CHECK(post(sd, &s, OP_SEND, 200) == 200, "xrc_bi_bw: 200 sends posted");
+	CHECK(xpost(sd, &s, OP_SEND, 200) == 200, "xrc_bi_bw: 200 sends posted");
 	n = collect(sd, &s, comps, 400, 20000 * MS);
 	CHECK(n == 400 && count_op(n, OP_SEND, 4096) == 200 &&
 		      count_op(n, OP_RECV, 4096) == 200,
@@ -199,7 +194,7 @@ static bool pump(struct xside *sd, struct tsess *s, int *sends, int *recvs)
  * message arrived (the server starts as if its send had completed).
  * msg 64 goes inline on softverbs.
  */
-static void pingpong(struct xside *sd, const struct transport *tp,
+void pingpong(struct xside *sd, const struct transport *tp,
 		     const char *name, uint32_t msg, bool ext)
 {
 	struct test_desc t = mkdesc(name, LOOP_PINGPONG, OP_SEND, 1, tp);
@@ -219,27 +214,27 @@ static void pingpong(struct xside *sd, const struct transport *tp,
 				      s.max_inline,
 		      "%s: inline threshold %u bytes reported", name,
 		      s.max_inline);
-	post(sd, &s, OP_RECV, 1);
+	xpost(sd, &s, OP_RECV, 1);
 	barrier(sd);
 	for (int i = 0; i < 100 && alive; i++) {
 		if (!s.server) {
 			pattern(s.buf, msg, (unsigned)i);
-			alive = post(sd, &s, OP_SEND, 1) == 1;
+			alive = xpost(sd, &s, OP_SEND, 1) == 1;
 			while (alive && (recvs < i + 1 || sends < i + 1))
 				alive = pump(sd, &s, &sends, &recvs) &&
 					recvs <= i + 1;
 			/* nothing else lands in buf before our next send */
 			good += alive &&
 				is_pattern(s.buf + off, msg, (unsigned)i + 1000);
-			alive = alive && post(sd, &s, OP_RECV, 1) == 1;
+			alive = alive && xpost(sd, &s, OP_RECV, 1) == 1;
 		} else {
 			while (alive && (recvs < i + 1 || sends < i))
 				alive = pump(sd, &s, &sends, &recvs) &&
 					recvs <= i + 1;
 			good += alive && is_pattern(s.buf + off, msg, (unsigned)i);
-			alive = alive && post(sd, &s, OP_RECV, 1) == 1;
+			alive = alive && xpost(sd, &s, OP_RECV, 1) == 1;
 			pattern(s.buf, msg, (unsigned)i + 1000);
-			alive = alive && post(sd, &s, OP_SEND, 1) == 1;
+			alive = alive && xpost(sd, &s, OP_SEND, 1) == 1;
 		}
 	}
 	if (s.server && alive) /* the last send's completion */
@@ -304,7 +299,7 @@ static void write_poll(struct xside *sd, const struct transport *tp,
 
 			pattern(s.buf, msg, 7 + turn);
 			s.buf[msg - 1] = id;
-			post(sd, &s, OP_WRITE, 1);
+			xpost(sd, &s, OP_WRITE, 1);
 			n = collect(sd, &s, comps, 1, 5000 * MS);
 			CHECK(n == 1 && count_op(1, OP_WRITE, msg) == 1,
 			      "%s: write of %u bytes completed %s", name, msg,
@@ -331,7 +326,7 @@ static void t_uc_write(struct xside *sd)
 }
 
 /* RDMA WRITE with immediate: consumes the peer's receive. */
-static void write_imm(struct xside *sd, const struct transport *tp,
+void write_imm(struct xside *sd, const struct transport *tp,
 		      const char *name)
 {
 	struct test_desc t =
@@ -345,11 +340,11 @@ static void write_imm(struct xside *sd, const struct transport *tp,
 	if (!open_ok(sd, &s, &t, &p))
 		return;
 	if (s.server)
-		post(sd, &s, OP_RECV, 1);
+		xpost(sd, &s, OP_RECV, 1);
 	barrier(sd);
 	if (!s.server) {
 		pattern(s.buf, msg, 11);
-		post(sd, &s, OP_WRITE_IMM, 1);
+		xpost(sd, &s, OP_WRITE_IMM, 1);
 	}
 	n = collect(sd, &s, comps, 1, 5000 * MS);
 	if (s.server)
@@ -362,10 +357,10 @@ static void write_imm(struct xside *sd, const struct transport *tp,
 		      "%s: write with immediate completed %s", name, sd->err);
 	barrier(sd);
 	if (s.server)
-		post(sd, &s, OP_RECV, 500);
+		xpost(sd, &s, OP_RECV, 500);
 	barrier(sd);
 	if (!s.server)
-		post(sd, &s, OP_WRITE_IMM, 500);
+		xpost(sd, &s, OP_WRITE_IMM, 500);
 	n = collect(sd, &s, comps, 500, 20000 * MS);
 	CHECK(n == 500 &&
 		      count_op(n, s.server ? OP_RECV : OP_WRITE_IMM, msg) == 500,
@@ -400,13 +395,13 @@ static void t_rc_read(struct xside *sd)
 		pattern(s.buf, msg, 3);
 	barrier(sd);
 	if (!s.server) {
-		post(sd, &s, OP_READ, 1);
+		xpost(sd, &s, OP_READ, 1);
 		n = collect(sd, &s, comps, 1, 5000 * MS);
 		CHECK(n == 1 && count_op(1, OP_READ, msg) == 1 &&
 			      is_pattern(s.buf, msg, 3),
 		      "rc_rdma_read_bw: read brought the peer's %u bytes %s",
 		      msg, sd->err);
-		post(sd, &s, OP_READ, 1000);
+		xpost(sd, &s, OP_READ, 1000);
 		n = collect(sd, &s, comps, 1000, 20000 * MS);
 		CHECK(n == 1000 && count_op(n, OP_READ, msg) == 1000,
 		      "rc_rdma_read_bw: 1000 reads outstanding completed (%d)",
@@ -543,17 +538,16 @@ static void t_err_qp_fatal(struct xside *sd)
 	if (!open_ok(sd, &s, &t, &p))
 		return;
 	if (s.server)
-		post(sd, &s, OP_RECV, 10);
+		xpost(sd, &s, OP_RECV, 10);
 	barrier(sd);
 	if (!s.server) {
 		for (int i = 0; i < 3; i++)
-			ok += post(sd, &s, OP_SEND, 1) == 1 &&
+			ok += xpost(sd, &s, OP_SEND, 1) == 1 &&
 			      collect(sd, &s, comps, 1, 5000 * MS) == 1;
 		CHECK(ok == 3, "rc_bw: 3 sends before the fault");
-		rc = post(sd, &s, OP_SEND, 1);
+		rc = xpost(sd, &s, OP_SEND, 1);
 		n = rc == 1 ? collect(sd, &s, comps, 1, 5000 * MS) : rc;
-		snprintf(want, sizeof(want), "rc_bw failed: %s",
-			 ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR));
+		snprintf(want, sizeof(want), "rc_bw failed: WR flush failure");
 		CHECK(n == TP_FATAL && strcmp(sd->err, want) == 0,
 		      "QP fatal: \"%s\"", sd->err);
 	}
@@ -576,11 +570,11 @@ static void t_err_rkey(struct xside *sd)
 	barrier(sd);
 	if (!s.server) {
 		((struct verbs_priv *)s.priv)->peer.rkey ^= 0x100;
-		post(sd, &s, OP_WRITE, 1);
+		xpost(sd, &s, OP_WRITE, 1);
 		pattern(s.buf, 4096, 1);
 		n = collect(sd, &s, comps, 1, 10000 * MS);
-		snprintf(want, sizeof(want), "rc_rdma_write_bw failed: %s",
-			 ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+		snprintf(want, sizeof(want),
+			 "rc_rdma_write_bw failed: Remote access failure");
 		CHECK(n == TP_FATAL && strcmp(sd->err, want) == 0,
 		      "bad rkey: \"%s\"", sd->err);
 	}
@@ -592,6 +586,83 @@ static void t_err_rkey(struct xside *sd)
 			zero &= s.buf[i] == 0;
 		CHECK(zero, "bad rkey: the target memory is untouched");
 	}
+	xs_close(&s);
+}
+
+/* The port goes down under a running test: the 0.4.11 example text. */
+static void t_err_port_down(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+	struct tparams p;
+	struct tsess s;
+	uint64_t end;
+	int n = 0;
+
+	tparams_default(&p, 4096);
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	if (s.server)
+		xpost(sd, &s, OP_RECV, 1024);
+	barrier(sd);
+	if (!s.server) {
+		/* keep sending until the error comes, 10 s at most */
+		end = now_ns() + 10000 * MS;
+		xpost(sd, &s, OP_SEND, 64);
+		while (now_ns() < end) {
+			n = collect(sd, &s, comps, 1, 1000 * MS);
+			if (n < 0)
+				break;
+			if (n == 1)
+				xpost(sd, &s, OP_SEND, 1);
+		}
+		CHECK(n == TP_FATAL &&
+			      strcmp(sd->err, "rc_bw failed: Retries exceeded") == 0,
+		      "port down: \"%s\"", sd->err);
+	}
+	barrier(sd);
+	xs_close(&s);
+}
+
+static void t_err_text(struct xside *sd)
+{
+	char err[128];
+
+	(void)sd;
+	verbs_wc_error("ud_bw", IBV_WC_RNR_RETRY_EXC_ERR, err, sizeof(err));
+	CHECK(strcmp(err, "ud_bw failed: RNR retry exceeded") == 0, "%s", err);
+	verbs_wc_error("rc_lat", 99, err, sizeof(err));
+	CHECK(strcmp(err, "rc_lat failed: CQ error 99") == 0, "%s", err);
+}
+
+/* Lossy UD: lost datagrams are no error; the receiver's wait ends. */
+static void t_ud_lossy(struct xside *sd)
+{
+	struct test_desc t =
+		mkdesc("ud_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_ud);
+	struct tparams p;
+	struct tsess s;
+	int n;
+
+	tparams_default(&p, 1024);
+	if (!open_ok(sd, &s, &t, &p))
+		return;
+	if (s.server)
+		xpost(sd, &s, OP_RECV, 1000);
+	barrier(sd);
+	if (!s.server) {
+		n = xpost(sd, &s, OP_SEND, 500) == 500 ?
+			    collect(sd, &s, comps, 500, 10000 * MS) :
+			    -1;
+		CHECK(n == 500 && count_op(n, OP_SEND, 1024) == 500,
+		      "ud_bw: all 500 sends complete although some are lost");
+	} else {
+		n = collect(sd, &s, comps, 500, 1500 * MS);
+		CHECK(n > 250 && n < 500 && count_op(n, OP_RECV, 1024) == n,
+		      "ud_bw: %d of 500 arrived, the rest lost without an error",
+		      n);
+	}
+	barrier(sd);
 	xs_close(&s);
 }
 
@@ -664,11 +735,11 @@ static void t_poll_bounds(struct xside *sd)
 			      "event: SIGALRM interrupts the sleep (no flag) after %llu ms",
 			      (unsigned long long)(dt / MS));
 			/* a completion arriving during a wait is returned */
-			post(sd, &s, OP_RECV, 1);
+			xpost(sd, &s, OP_RECV, 1);
 			barrier(sd);
 			if (!s.server) {
 				usleep(100000);
-				post(sd, &s, OP_SEND, 1);
+				xpost(sd, &s, OP_SEND, 1);
 			}
 			n = collect(sd, &s, comps, 1, 3000 * MS);
 			CHECK(n == 1 && comps[0].op ==
@@ -699,353 +770,6 @@ static void t_poll_bounds(struct xside *sd)
 	xs_close(&s);
 }
 
-/* ---- validation: one clear line each ---- */
-
-static void expect_err(struct xside *sd, const struct test_desc *t,
-		       const struct tparams *p, const char *want, bool exact)
-{
-	struct tsess s;
-	int rc = xs_open(sd, &s, t, p);
-
-	CHECK(rc == -1 && (exact ? strcmp(sd->err, want) == 0 :
-				   contains(sd->err, want)) &&
-		      !strchr(sd->err, '\n'),
-	      "%s: \"%s\"", t->name, sd->err);
-	xs_close(&s);
-}
-
-static void t_v_local(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct test_desc tx =
-		mkdesc("xrc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_xrc);
-	struct tparams p;
-	int fd0;
-
-	tparams_default(&p, 65536);
-	p.rd_atomic = 100; /* warm-up: the library's own fds stay */
-	expect_err(sd, &t, &p,
-		   "device only supports 16 (< 100) RDMA reads or atomics",
-		   true);
-	fd0 = count_fds();
-	tparams_default(&p, 65536);
-	p.mtu_size = 3000;
-	expect_err(sd, &t, &p, "bad MTU: 3000; must be 256/512/1K/2K/4K", true);
-	tparams_default(&p, 65536);
-	snprintf(p.static_rate, sizeof(p.static_rate), "bogus");
-	expect_err(sd, &t, &p, "bad static rate: bogus", true);
-	tparams_default(&p, 65536);
-	snprintf(p.id, sizeof(p.id), "nosuch");
-	expect_err(sd, &t, &p, "no RDMA device nosuch; devices: softv0", true);
-	snprintf(p.id, sizeof(p.id), "softv0:2");
-	expect_err(sd, &t, &p, "device softv0 has no port 2 (it has 1)", true);
-	snprintf(p.id, sizeof(p.id), "softv0:0");
-	expect_err(sd, &t, &p, "bad IB port: 0; must be at least 1", true);
-	snprintf(p.id, sizeof(p.id), "softv0:x");
-	expect_err(sd, &t, &p, "bad IB port: x; must be at least 1", true);
-	tparams_default(&p, 65536);
-	p.rd_atomic = 17;
-	expect_err(sd, &t, &p,
-		   "device only supports 16 (< 17) RDMA reads or atomics",
-		   true);
-	tparams_default(&p, 65536);
-	chan_mode(sd, false, 0);
-	expect_err(sd, &tx, &p,
-		   "XRC tests need a peer running qperf 0.5 or later", true);
-	CHECK(count_fds() == fd0,
-	      "failed opens and their close() leak no file descriptor (%d, %d)",
-	      fd0, count_fds());
-}
-
-static void t_v_port_down(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	expect_err(sd, &t, &p, "port softv0:1 is DOWN, not ACTIVE", true);
-}
-
-static void t_v_roce_local(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	chan_mode(sd, false, 0);
-	expect_err(sd, &t, &p,
-		   "softv0:1 is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
-		   true);
-	chan_mode(sd, true, CAPS_05);
-	p.gid_index = 5;
-	expect_err(sd, &t, &p,
-		   "GID index 5 does not exist on softv0:1 (the table has 1 entries)",
-		   true);
-}
-
-static void t_v_mr(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-	struct rlimit rl = { 65536, RLIM_INFINITY };
-
-	tparams_default(&p, 65536);
-	setenv("XPORT_FAKE_MAX_MR", "4096", 1);
-	expect_err(sd, &t, &p,
-		   "message size 65536 bytes needs a memory region of 65536 bytes, larger than device softv0 allows (4096)",
-		   true);
-	unsetenv("XPORT_FAKE_MAX_MR");
-	getrlimit(RLIMIT_MEMLOCK, &rl);
-	rl.rlim_cur = 65536;
-	setrlimit(RLIMIT_MEMLOCK, &rl);
-	setenv("XPORT_FAKE_REG_ENOMEM", "1", 1);
-	p.msg_size = 1 << 20;
-	expect_err(sd, &t, &p,
-		   "failed to register 1048576 bytes of memory: Cannot allocate memory; locked memory is limited to 65536 bytes (raise it with ulimit -l)",
-		   true);
-	unsetenv("XPORT_FAKE_REG_ENOMEM");
-}
-
-static void t_v_no_device(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	expect_err(sd, &t, &p, "failed to find any RDMA devices", false);
-}
-
-static void t_v_ud_mtu(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("ud_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_ud);
-	struct tparams p;
-
-	tparams_default(&p, 4096);
-	expect_err(sd, &t, &p,
-		   "UD message size 4096 is larger than the path MTU 2048; use -m 2048 or less",
-		   true);
-}
-
-static void t_v_mtu_explicit(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	p.mtu_size = 4096;
-	p.mtu_explicit = true;
-	chan_mode(sd, true, CAPS_05);
-	expect_err(sd, &t, &p,
-		   sd->role ? "MTU 4096 is above the active MTU of a port: this side softv0:1 1024, peer softv0:1 4096; use -mt 1024 or less" :
-			      "MTU 4096 is above the active MTU of a port: this side softv0:1 4096, peer softv0:1 1024; use -mt 1024 or less",
-		   true);
-}
-
-static void t_v_mtu_differ(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	p.mtu_size = sd->role ? 512 : 1024;
-	p.mtu_explicit = true;
-	chan_mode(sd, true, CAPS_05);
-	expect_err(sd, &t, &p,
-		   sd->role ? "path MTUs differ: this side 512, peer 1024; give both sides the same -mt" :
-			      "path MTUs differ: this side 1024, peer 512; give both sides the same -mt",
-		   true);
-}
-
-static void t_mtu_auto(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
-	struct tparams p;
-	struct tsess s;
-	const struct verbs_info *vi;
-
-	tparams_default(&p, 1);
-	chan_mode(sd, true, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
-		return;
-	vi = verbs_session_info(&s);
-	CHECK(vi->path_mtu == 1024 &&
-		      vi->active_mtu == (sd->role ? 1024u : 4096u) &&
-		      vi->peer_active_mtu == (sd->role ? 4096u : 1024u),
-	      "without -mt the path MTU is the smaller active MTU (%u)",
-	      vi->path_mtu);
-	xs_close(&s);
-	pingpong(sd, &transport_rc, "rc_lat", 10000, true); /* 10 packets */
-}
-
-static void t_v_link_differ(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
-	struct tparams p;
-
-	tparams_default(&p, 65536);
-	chan_mode(sd, true, CAPS_05);
-	expect_err(sd, &t, &p,
-		   sd->role ? "link layers differ: this side InfiniBand, peer Ethernet (RoCE)" :
-			      "link layers differ: this side Ethernet (RoCE), peer InfiniBand",
-		   true);
-}
-
-/* Role 1 plays a peer that sends a nonsensical NODE. */
-static void t_v_bad_node(struct xside *sd)
-{
-	static const struct {
-		enum op op;
-		enum loop_kind loop;
-		int field;
-		uint32_t val;
-		const char *want;
-	} v[] = {
-		{ OP_SEND, LOOP_STREAM_BW, 12, 0x1000000,
-		  "peer sent a bad QP number 0x1000000 (must be 1..0xffffff)" },
-		{ OP_SEND, LOOP_STREAM_BW, 16, 0x1234567,
-		  "peer sent a bad PSN 0x1234567 (must fit 24 bits)" },
-		{ OP_SEND, LOOP_STREAM_BW, 8, 0,
-		  "peer sent LID 0, which InfiniBand cannot address" },
-		{ OP_SEND, LOOP_STREAM_BW, 32, 300,
-		  "peer sent a bad RDMA read/atomic depth 300 (must be 0..255)" },
-		{ OP_READ, LOOP_ONESIDED, 32, 0,
-		  "peer accepts no RDMA reads or atomics (depth 0)" },
-		{ OP_WRITE, LOOP_STREAM_BW, 24, 0,
-		  "peer sent no memory to access (rkey 0x0" },
-		{ OP_FADD, LOOP_ONESIDED, 0, 0,
-		  "peer sent no memory to access (rkey" },
-	};
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		struct test_desc t = mkdesc("rc_test", v[i].loop, v[i].op,
-					    1024, &transport_rc);
-		struct tparams p;
-
-		tparams_default(&p, 4096);
-		if (sd->role == 0) {
-			expect_err(sd, &t, &p, v[i].want, false);
-			continue;
-		}
-		{
-			uint8_t b[40];
-			struct verbs_node n;
-			bool pad0;
-
-			if (!oob_recv(sd, b, 40))
-				return;
-			verbs_node_decode(b, &n);
-			pad0 = !b[36] && !b[37] && !b[38] && !b[39];
-			if (i == 0)
-				CHECK(pad0 && n.lid == 1 && n.qpn &&
-					      n.qpn <= 0xffffff &&
-					      n.psn <= 0xffffff && n.rkey &&
-					      n.vaddr && n.rd_atomic == 16 &&
-					      !n.srqn && !n.alt_lid,
-				      "the client's NODE on the wire is sane, padding zero");
-			/* a valid NODE, then one field broken */
-			n.lid = 2;
-			if (v[i].field == 0)
-				n.vaddr = 0;
-			verbs_node_encode(&n, b);
-			if (v[i].field)
-				memcpy(b + v[i].field, &v[i].val, 4); /* LE host */
-			oob_send(sd, b, 40);
-		}
-	}
-}
-
-static void roce_info(struct xside *sd, const struct transport *tp,
-		      const char *name)
-{
-	struct test_desc t = mkdesc(name, LOOP_PINGPONG, OP_SEND, 1, tp);
-	struct tparams p;
-	struct tsess s;
-	const struct verbs_info *vi;
-	char g[64], pg[64], want[64], pwant[64];
-
-	tparams_default(&p, 1);
-	chan_mode(sd, true, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
-		return;
-	vi = verbs_session_info(&s);
-	verbs_gid_str(vi->gid, g, sizeof(g));
-	verbs_gid_str(vi->peer_gid, pg, sizeof(pg));
-	snprintf(want, sizeof(want), "fe80::2c0:ffee:0:%d", sd->role + 1);
-	snprintf(pwant, sizeof(pwant), "fe80::2c0:ffee:0:%d", 2 - sd->role);
-	CHECK(vi->roce && vi->gid_type == VG_ROCE_V2 && vi->gid_index == 0 &&
-		      strcmp(g, want) == 0 && strcmp(pg, pwant) == 0 &&
-		      vi->peer_gid_type == VG_ROCE_V2 && vi->lid == 0,
-	      "%s on RoCE: GID %d %s (%s), peer %s", name, vi->gid_index, g,
-	      verbs_gid_type_str(vi->gid_type), pg);
-	xs_close(&s);
-}
-
-static void t_roce(struct xside *sd)
-{
-	roce_info(sd, &transport_rc, "rc_lat");
-	send_run(sd, &transport_rc, "rc_bw", 65536, true);
-	pingpong(sd, &transport_ud, "ud_lat", 16, true);
-	send_run(sd, &transport_ud, "ud_bw", 2048, true);
-	pingpong(sd, &transport_uc, "uc_lat", 16, true);
-	pingpong(sd, &transport_xrc, "xrc_lat", 16, true);
-}
-
-static void t_roce_forced(struct xside *sd)
-{
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
-	struct tparams p;
-	struct tsess s;
-
-	tparams_default(&p, 1);
-	p.gid_index = 0;
-	chan_mode(sd, true, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
-		return;
-	CHECK(verbs_session_info(&s)->gid_index == 0,
-	      "forced GID index 0 is used");
-	xs_close(&s);
-}
-
-/* Successful open and close, every transport: no fd left behind. */
-static void t_fd_leak(struct xside *sd)
-{
-	const struct transport *tps[] = { &transport_rc, &transport_uc,
-					  &transport_ud, &transport_xrc };
-	struct tparams p;
-	struct tsess s;
-	int fd0 = -1;
-
-	chan_mode(sd, true, CAPS_05);
-	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < 4; i++) {
-			struct test_desc t = mkdesc("x_bi_bw", LOOP_BI_BW,
-						    OP_SEND, 64, tps[i]);
-
-			tparams_default(&p, 1024);
-			if (!open_ok(sd, &s, &t, &p))
-				return;
-			xs_close(&s);
-			barrier(sd);
-		}
-		if (round == 0)
-			fd0 = count_fds();
-	}
-	CHECK(count_fds() == fd0,
-	      "open and close of rc, uc, ud, xrc leave no fd behind (%d, %d)",
-	      fd0, count_fds());
-}
-
 const struct xcase xcases[] = {
 	{ "unit_node", u_node, NULL, NULL, true, NULL },
 	{ "unit_ext", u_ext, NULL, NULL, true, NULL },
@@ -1071,6 +795,11 @@ const struct xcase xcases[] = {
 	{ "err_qp_fatal", t_err_qp_fatal, "SOFTVERBS_FAULT_QP_FATAL=3", NULL,
 	  false, NULL },
 	{ "err_rkey", t_err_rkey, NULL, NULL, false, NULL },
+	{ "err_port_down", t_err_port_down, "SOFTVERBS_FAULT_PORT_DOWN=300",
+	  NULL, false, NULL },
+	{ "err_text", t_err_text, NULL, NULL, true, NULL },
+	{ "ud_lossy", t_ud_lossy, "SOFTVERBS_FAULT_DROP=0.2 SOFTVERBS_FAULT_SEED=7",
+	  NULL, false, NULL },
 	{ "poll_bounds", t_poll_bounds, NULL, NULL, false, NULL },
 	{ "v_local", t_v_local, NULL, NULL, true, NULL },
 	{ "v_port_down", t_v_port_down, "SOFTVERBS_FAULT_PORT_DOWN=now", NULL,
@@ -1089,8 +818,39 @@ const struct xcase xcases[] = {
 	{ "v_bad_node", t_v_bad_node, NULL, NULL, false, NULL },
 	{ "roce", t_roce, "SOFTVERBS_LINK_LAYER=eth",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_v6", t_roce_v6, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_ll", t_roce_ll, "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_ADDRS=none",
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_ADDRS=none", false, NULL },
+	{ "roce_v2only", t_roce_v2only, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_GID_TYPES=2", false, NULL },
 	{ "roce_forced", t_roce_forced, "SOFTVERBS_LINK_LAYER=eth",
 	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "v_roce_mismatch", t_v_roce_mismatch, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_v1v2", t_roce_v1v2,
+	  "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_GID_TYPES=1",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
+	{ "roce_follow", t_roce_follow, "SOFTVERBS_LINK_LAYER=eth",
+	  "SOFTVERBS_LINK_LAYER=eth", false, NULL },
 	{ "fd_leak", t_fd_leak, NULL, NULL, false, NULL },
+	{ "qp_attrs", t_qp_attrs, NULL, NULL, false, NULL },
+	/* against Debian's qperf 0.4.11 server, started by xport.sh */
+	{ "legacy_rc_lat", l_rc_lat, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_rc_bw", l_rc_bw, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_rc_read", l_rc_read, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_ud_lat", l_ud_lat, NULL, NULL, true, "XPORT_QPERF_PORT" },
+	{ "legacy_fetch_add", l_fetch_add, NULL, NULL, true,
+	  "XPORT_QPERF_PORT" },
+	{ "legacy_uc_write_imm", l_uc_write_imm, NULL, NULL, true,
+	  "XPORT_QPERF_PORT" },
+	/* Debian's qperf 0.4.11 as the client of our server side */
+	{ "legacy_srv_rc_bw", l_srv_rc_bw, NULL, NULL, true, "XPORT_QPERF411" },
+	{ "legacy_srv_rc_lat", l_srv_rc_lat, NULL, NULL, true,
+	  "XPORT_QPERF411" },
+	{ "legacy_srv_ud_lat", l_srv_ud_lat, NULL, NULL, true,
+	  "XPORT_QPERF411" },
+	{ "legacy_srv_uc_bw", l_srv_uc_bw, NULL, NULL, true,
+	  "XPORT_QPERF411" },
 	{ NULL, NULL, NULL, NULL, false, NULL },
 };

@@ -12,13 +12,9 @@
 
 #include "../../core/tlv.h"
 #include "../../transports/verbs_int.h"
+#include "xcases.h"
 #include "xharness.h"
 
-void u_node(struct xside *sd);
-void u_ext(struct xside *sd);
-void u_node_check(struct xside *sd);
-void u_gid(struct xside *sd);
-void u_mtu_rate(struct xside *sd);
 
 void u_node(struct xside *sd)
 {
@@ -88,6 +84,14 @@ void u_ext(struct xside *sd)
 	x.xrc_ini_qpn = 0x123;
 	x.xrc_tgt_qpn = 0x456;
 	x.xrc_srqn = 0x789;
+	x.gid_forced = 1;
+	x.ncand = 2;
+	x.cand[0].index = 3;
+	x.cand[0].type = VG_ROCE_V2;
+	x.cand[0].gid[15] = 9;
+	x.cand[1].index = 2;
+	x.cand[1].type = VG_ROCE_V1;
+	x.cand[1].gid[0] = 0xfe;
 	n = verbs_ext_encode(&x, buf, sizeof(buf));
 	CHECK(n > 0 && verbs_ext_decode(buf, n, &y) == 0 &&
 		      memcmp(&x, &y, sizeof(x)) == 0,
@@ -231,6 +235,65 @@ static struct sockaddr_storage addr(const char *text)
 	return ss;
 }
 
+/* A side's offer from a table of (index, type, GID text). */
+static void offer(struct verbs_gid_set *set, const struct verbs_gid_cand *c,
+		  int n, int pick, bool forced)
+{
+	struct sockaddr_storage ss = addr("10.0.0.1");
+
+	verbs_gid_offer(c, n, &ss, &c[pick], forced, set);
+}
+
+static void u_gid_settle(void)
+{
+	struct verbs_gid_cand a[6], b[6], of, pf;
+	struct verbs_gid_set sa, sb;
+	char err[300] = "";
+	int rc;
+
+	/* a: v1 only; b: v1 and v2, as softverbs' tables */
+	cand(&a[0], 0, VG_ROCE_V1, "fe80::1");
+	cand(&a[1], 1, VG_ROCE_V1, "::ffff:10.0.0.1");
+	cand(&a[2], 2, VG_ROCE_V1, "fd00::1");
+	cand(&b[0], 0, VG_ROCE_V1, "fe80::2");
+	cand(&b[1], 1, VG_ROCE_V2, "fe80::2");
+	cand(&b[2], 2, VG_ROCE_V1, "::ffff:10.0.0.2");
+	cand(&b[3], 3, VG_ROCE_V2, "::ffff:10.0.0.2");
+	cand(&b[4], 4, VG_ROCE_V1, "fd00::2");
+	cand(&b[5], 5, VG_ROCE_V2, "fd00::2");
+	offer(&sa, a, 3, 1, false);
+	offer(&sb, b, 6, 3, false);
+	CHECK(sa.have[0] && sa.best[0].index == 1 && sa.have[1] &&
+		      !sa.have[2] && !sa.have[3] && sb.have[2] &&
+		      sb.best[2].index == 3 && sb.best[3].index == 5,
+	      "offer: the best entry of each type and family");
+	rc = verbs_gid_settle(&sa, &sb, true, &of, &pf, err, sizeof(err));
+	CHECK(rc == 0 && of.index == 1 && pf.index == 2 &&
+		      pf.type == VG_ROCE_V1,
+	      "settle: v1-only client and v1+v2 server meet on v1 IPv4");
+	rc = verbs_gid_settle(&sb, &sa, false, &of, &pf, err, sizeof(err));
+	CHECK(rc == 0 && of.index == 2 && pf.index == 1,
+	      "settle: the same seen from the server");
+	offer(&sa, b, 6, 4, true); /* client given index 4: v1 IPv6 */
+	rc = verbs_gid_settle(&sa, &sb, true, &of, &pf, err, sizeof(err));
+	CHECK(rc == 0 && of.index == 4 && pf.index == 4,
+	      "settle: a given index is followed by the other side");
+	offer(&sb, b, 6, 3, true); /* both given, incompatible */
+	rc = verbs_gid_settle(&sa, &sb, true, &of, &pf, err, sizeof(err));
+	CHECK(rc == -1 && contains(err, "this side 4 fd00::2 (RoCE v1 IPv6), peer 3 ::ffff:10.0.0.2 (RoCE v2 IPv4)"),
+	      "settle: two given, incompatible indexes fail: \"%s\"", err);
+	offer(&sa, a, 1, 0, true); /* given v1 link-local: IPv6 */
+	offer(&sb, b + 2, 2, 1, false); /* IPv4 only */
+	rc = verbs_gid_settle(&sa, &sb, true, &of, &pf, err, sizeof(err));
+	CHECK(rc == -1 && contains(err, "do not match"),
+	      "settle: nothing to follow with fails");
+	offer(&sa, b, 6, 3, false);
+	offer(&sb, b, 6, 3, false);
+	rc = verbs_gid_settle(&sa, &sb, true, &of, &pf, err, sizeof(err));
+	CHECK(rc == 0 && of.index == 3 && pf.index == 3,
+	      "settle: compatible choices stay");
+}
+
 void u_gid(struct xside *sd)
 {
 	struct verbs_gid_cand c[8];
@@ -300,6 +363,7 @@ void u_gid(struct xside *sd)
 	      "IPv6 against IPv4 refused: \"%s\"", err);
 	verbs_gid_str(c[1].gid, g, sizeof(g));
 	CHECK(strcmp(g, "::ffff:10.0.0.1") == 0, "GID text %s", g);
+	u_gid_settle();
 }
 
 void u_mtu_rate(struct xside *sd)

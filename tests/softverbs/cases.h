@@ -56,6 +56,77 @@ void t_fault_qp_fatal(struct sv_side *s);
 void t_fault_port_down(struct sv_side *s);
 void t_fault_port_down_later(struct sv_side *s);
 
+/* The RoCE GID table cases (gids.c), spliced into the test table. */
+void t_gid_table(struct sv_side *s);
+void t_gid_knobs(struct sv_side *s);
+void t_gid_ib(struct sv_side *s);
+void t_gid_refused(struct sv_side *s);
+void t_gid_rc_v2_ipv4(struct sv_side *s);
+void t_gid_rc_v2_ipv6(struct sv_side *s);
+void t_gid_rc_v1_ipv4(struct sv_side *s);
+void t_gid_rc_v1_ll(struct sv_side *s);
+void t_gid_rc_type(struct sv_side *s);
+void t_gid_rc_family(struct sv_side *s);
+void t_gid_rc_not_peer(struct sv_side *s);
+void t_gid_uc_v2(struct sv_side *s);
+void t_gid_uc_type(struct sv_side *s);
+void t_gid_ud_v2_ipv4(struct sv_side *s);
+void t_gid_ud_v2_ipv6(struct sv_side *s);
+void t_gid_ud_v1(struct sv_side *s);
+void t_gid_ud_type(struct sv_side *s);
+void t_gid_ud_type_dual(struct sv_side *s);
+void t_gid_ud_family(struct sv_side *s);
+void t_gid_ud_not_peer(struct sv_side *s);
+
+#define GROCE "SOFTVERBS_LINK_LAYER=eth SOFTVERBS_NODE="
+#define GID_CASE(name, fn, doc) { name, fn, GROCE "1", GROCE "2", 0, doc },
+#define GID_CASES							\
+	GID_CASE("gid_table", t_gid_table,				\
+		 "RoCE GID table of nodes 1 and 2: layout, types, queries") \
+	{ "gid_knobs", t_gid_knobs, KNOB_A, KNOB_B, 0,			\
+	  "SOFTVERBS_ADDRS and SOFTVERBS_GID_TYPES=2 tables; RC over them" }, \
+	{ "gid_ib", t_gid_ib, "SOFTVERBS_LINK_LAYER=ib SOFTVERBS_NODE=1", \
+	  "SOFTVERBS_LINK_LAYER=ib SOFTVERBS_NODE=2", 0,		\
+	  "IB mode: one GID of type IB; sgid_index 1 refused" },	\
+	GID_CASE("gid_refused", t_gid_refused,				\
+		 "sgid_index beyond/empty, no GRH, unknown dgid: refused") \
+	GID_CASE("gid_rc_v2_ipv4", t_gid_rc_v2_ipv4,			\
+		 "RC between nodes over RoCE v2 IPv4 GIDs")		\
+	GID_CASE("gid_rc_v2_ipv6", t_gid_rc_v2_ipv6,			\
+		 "RC between nodes over RoCE v2 IPv6 GIDs")		\
+	GID_CASE("gid_rc_v1_ipv4", t_gid_rc_v1_ipv4,			\
+		 "RC between nodes over RoCE v1 IPv4-mapped GIDs")	\
+	GID_CASE("gid_rc_v1_ll", t_gid_rc_v1_ll,			\
+		 "RC between nodes over RoCE v1 link-local GIDs")	\
+	GID_CASE("gid_rc_type", t_gid_rc_type,				\
+		 "RC v1 -> v2 path: RETRY_EXC_ERR, nothing received")	\
+	GID_CASE("gid_rc_family", t_gid_rc_family,			\
+		 "RC IPv4 sgid -> IPv6 dgid: RETRY_EXC_ERR, nothing received") \
+	GID_CASE("gid_rc_not_peer", t_gid_rc_not_peer,			\
+		 "RC to a dgid that is not the peer's: RETRY_EXC_ERR")	\
+	GID_CASE("gid_uc_v2", t_gid_uc_v2,				\
+		 "UC between nodes over RoCE v2 IPv4 GIDs")		\
+	GID_CASE("gid_uc_type", t_gid_uc_type,				\
+		 "UC v1 -> v2 path: silently lost, QP stays RTS")	\
+	GID_CASE("gid_ud_v2_ipv4", t_gid_ud_v2_ipv4,			\
+		 "UD v2 IPv4 (and v2 IPv6): GRH, init_ah_from_wc, answer") \
+	GID_CASE("gid_ud_v2_ipv6", t_gid_ud_v2_ipv6,			\
+		 "UD v2 IPv6 (and v2 link-local): GRH, answer")		\
+	GID_CASE("gid_ud_v1", t_gid_ud_v1,				\
+		 "UD v1 IPv4 (and v1 link-local): GRH, answer")		\
+	{ "gid_ud_type", t_gid_ud_type, GROCE "1",			\
+	  GROCE "2 SOFTVERBS_GID_TYPES=2", 0,				\
+	  "UD v1 -> a v2-only port: dropped; v2 arrives" },		\
+	GID_CASE("gid_ud_type_dual", t_gid_ud_type_dual,		\
+		 "UD v1 -> the GID of a v2 entry of a v1+v2 port: arrives") \
+	GID_CASE("gid_ud_family", t_gid_ud_family,			\
+		 "UD IPv4 sgid -> IPv6 dgid: dropped; matching arrives") \
+	GID_CASE("gid_ud_not_peer", t_gid_ud_not_peer,			\
+		 "UD to a dgid that is not the peer's: dropped")
+#define KNOB_A GROCE "1 SOFTVERBS_ADDRS=10.11.12.13,2001:db8::7"
+#define KNOB_B GROCE "2 SOFTVERBS_ADDRS=10.0.0.2,2001:db8::2,192.0.2.99 " \
+	       "SOFTVERBS_GID_TYPES=2"
+
 #define FSEED " SOFTVERBS_FAULT_SEED=12345"
 #define FDROP "SOFTVERBS_FAULT_DROP=0.5" FSEED
 #define FDUP "SOFTVERBS_FAULT_DUP=0.5" FSEED

@@ -274,19 +274,32 @@ expect_positive() {
 # environment of both processes; @s:VAR=VAL only the server's, @c:VAR=VAL
 # only the client's.  The rest is the program and its arguments.
 
+# @sa:ARG and @ca:ARG add one argument to the server's or the client's
+# command line only (pingpong_fail); @want:ERE is a line the client's
+# output must have (perftest).
+
 ENV_BOTH=()
 ENV_SRV=()
 ENV_CLI=()
+ARGS_SRV=()
+ARGS_CLI=()
+WANT=()
 ARGV=()
 split_args() {
 	ENV_BOTH=()
 	ENV_SRV=()
 	ENV_CLI=()
+	ARGS_SRV=()
+	ARGS_CLI=()
+	WANT=()
 	ARGV=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		@s:*) ENV_SRV+=("${1#@s:}") ;;
 		@c:*) ENV_CLI+=("${1#@c:}") ;;
+		@sa:*) ARGS_SRV+=("${1#@sa:}") ;;
+		@ca:*) ARGS_CLI+=("${1#@ca:}") ;;
+		@want:*) WANT+=("${1#@want:}") ;;
 		[A-Z]*=*) ENV_BOTH+=("$1") ;;
 		*) break ;;
 		esac
@@ -317,6 +330,52 @@ kind_devinfo() {
 	expect_log out 'board_id:'
 	expect_log out 'atomic_cap:[[:space:]]+ATOMIC_(HCA|GLOB)'
 	[ $ll = InfiniBand ] && expect_log out 'port_lid:[[:space:]]+[1-9]'
+}
+
+# ibv_devinfo -v in RoCE mode: every ARG is an ERE that some line must
+# match, or with a leading ! one that no line may match (no spaces: use
+# [[:space:]]).
+kind_devinfo_gids() {
+	local p
+
+	split_args "$@"
+	run out "${ENV_BOTH[@]}" -- ibv_devinfo -v
+	expect_rc out
+	expect_log out 'link_layer:[[:space:]]+Ethernet'
+	for p in "${ARGV[@]}"; do
+		case $p in
+		!*) expect_nolog out "${p#!}" ;;
+		*) expect_log out "$p" ;;
+		esac
+	done
+}
+
+# A pingpong whose two sides chose GIDs that do not match: the client
+# must report the transport retry error, the server (which would wait
+# forever, as on a real fabric) must not have finished; it is stopped.
+kind_pingpong_fail() {
+	local spid
+
+	split_args "$@"
+	pick_port || return
+	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" "${ARGS_SRV[@]}" -p "$PORT"
+	spid=$LAST_PID
+	if ! wait_listen "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" "${ARGS_CLI[@]}" -p "$PORT" localhost
+	local rc
+	rc=$(cat "$CASE_DIR/client.rc")
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "client exited with status $rc (want a failure, not success or timeout)"
+	expect_log client 'transport retry counter exceeded'
+	if kill -0 "$spid" 2>/dev/null; then
+		kill -TERM "$spid" 2>/dev/null
+	else
+		fail "server ended by itself (it should still wait for data)"
+	fi
+	reap server "$spid"
+	expect_nolog server 'bytes in [0-9.]+ seconds'
 }
 
 # Both processes of a pingpong print a bandwidth line and a latency line.
@@ -350,21 +409,24 @@ kind_pingpong() {
 
 # perftest: both ends get the same options; the client prints the table.
 kind_perftest() {
-	local spid rows
+	local spid rows p
 
 	split_args "$@"
 	pick_port || return
-	spawn server "${ENV_BOTH[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT"
+	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT"
 	spid=$LAST_PID
 	if ! wait_listen "$PORT" "$spid"; then
 		reap server "$spid"
 		expect_rc server
 		return
 	fi
-	run client "${ENV_BOTH[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT" localhost
+	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT" localhost
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
+	for p in "${WANT[@]}"; do
+		expect_log client "$p"
+	done
 	expect_log client '^ *#bytes +#iterations' '#bytes #iterations ... (the result table)'
 	# result rows: bytes, iterations, figures; the last (MsgRate, or the
 	# 99.9% latency) must be > 0 (small -a sizes can round BW to 0.00)
@@ -402,6 +464,30 @@ kind_qperf() {
 	expect_nolog client 'warning' '^warning: -cp1 set but not used in test rc_rdma_write_poll_lat$'
 }
 
+# qperf 0.4.11 cannot put a GRH into its address vectors (only with
+# rdma_cm, -cm1), so on a RoCE port its setup must fail, as it does on
+# real RoCE hardware: RC at RTR, UD when it creates the address handle
+# (whichever side fails first reports it, the server's as "server: ...").
+# The ERE the client must print is the first argument.
+kind_qperf_nogrh() {
+	local spid
+
+	split_args "$@"
+	pick_port || return
+	spawn server "${ENV_BOTH[@]}" -- qperf -lp "$PORT"
+	spid=$LAST_PID
+	if ! wait_listen "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	run client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]:1}"
+	run quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
+	reap server "$spid"
+	expect_rc quit
+	expect_log client "${ARGV[0]}"
+	expect_nolog client '^ +(bw|latency|msg_rate) += +[0-9]'
+}
+
 # The semantics program: one of its cases (it forks and execs both roles).
 kind_semantics() {
 	local envs=()
@@ -424,6 +510,43 @@ ROCE=SOFTVERBS_LINK_LAYER=eth
 defcase devices devices
 defcase devinfo devinfo
 defcase devinfo_roce devinfo $ROCE
+
+# RoCE GID table: ibv_devinfo -v shows it; the stock programs use the
+# GID index given, between two emulated hosts.  Index 0/1 link-local
+# v1/v2, 2/3 IPv4 v1/v2, 4/5 IPv6 v1/v2 (docs/softverbs.md).
+RN1=@s:SOFTVERBS_NODE=1
+RN2=@c:SOFTVERBS_NODE=2
+defcase devinfo_roce_gids devinfo_gids $ROCE SOFTVERBS_NODE=1 \
+	'gid_tbl_len:[[:space:]]+16$' \
+	'GID\[[[:space:]]*0\]:[[:space:]]+fe80:0000:0000:0000:00c0:00ff:fe00:0001,[[:space:]]RoCE[[:space:]]v1$' \
+	'GID\[[[:space:]]*1\]:[[:space:]]+fe80::c0:ff:fe00:1,[[:space:]]RoCE[[:space:]]v2$' \
+	'GID\[[[:space:]]*2\]:[[:space:]]+0000:0000:0000:0000:0000:ffff:c612:0001,[[:space:]]RoCE[[:space:]]v1$' \
+	'GID\[[[:space:]]*3\]:[[:space:]]+::ffff:198\.18\.0\.1,[[:space:]]RoCE[[:space:]]v2$' \
+	'GID\[[[:space:]]*4\]:[[:space:]]+fd73:7665:7262:0000:0000:0000:0000:0001,[[:space:]]RoCE[[:space:]]v1$' \
+	'GID\[[[:space:]]*5\]:[[:space:]]+fd73:7665:7262::1,[[:space:]]RoCE[[:space:]]v2$' \
+	'!GID\[[[:space:]]*6\]'
+defcase devinfo_roce_addrs devinfo_gids $ROCE SOFTVERBS_NODE=7 SOFTVERBS_ADDRS=10.1.2.3 \
+	'GID\[[[:space:]]*0\]:[[:space:]]+fe80:0000:0000:0000:00c0:00ff:fe00:0007,[[:space:]]RoCE[[:space:]]v1$' \
+	'GID\[[[:space:]]*3\]:[[:space:]]+::ffff:10\.1\.2\.3,[[:space:]]RoCE[[:space:]]v2$' \
+	'!GID\[[[:space:]]*4\]' '!198\.18\.'
+defcase devinfo_roce_v2only devinfo_gids $ROCE SOFTVERBS_NODE=2 SOFTVERBS_GID_TYPES=2 \
+	'GID\[[[:space:]]*0\]:[[:space:]]+fe80::c0:ff:fe00:2,[[:space:]]RoCE[[:space:]]v2$' \
+	'GID\[[[:space:]]*1\]:[[:space:]]+::ffff:198\.18\.0\.2,[[:space:]]RoCE[[:space:]]v2$' \
+	'GID\[[[:space:]]*2\]:[[:space:]]+fd73:7665:7262::2,[[:space:]]RoCE[[:space:]]v2$' \
+	'!RoCE[[:space:]]v1'
+defcase rc_pingpong_roce_v2_ipv4 pingpong $ROCE $RN1 $RN2 ibv_rc_pingpong -n 200 -g 3
+defcase rc_pingpong_roce_v2_ipv6 pingpong $ROCE $RN1 $RN2 ibv_rc_pingpong -n 200 -g 5
+defcase rc_pingpong_roce_v1_ipv4 pingpong $ROCE $RN1 $RN2 ibv_rc_pingpong -n 200 -g 2
+defcase rc_pingpong_roce_v2_ll pingpong $ROCE $RN1 $RN2 ibv_rc_pingpong -n 200 -g 1 -e
+defcase rc_pingpong_roce_type_mismatch pingpong_fail $ROCE $RN1 $RN2 @sa:-g2 @ca:-g3 ibv_rc_pingpong -n 20
+defcase rc_pingpong_roce_family_mismatch pingpong_fail $ROCE $RN1 $RN2 @sa:-g5 @ca:-g3 ibv_rc_pingpong -n 20
+defcase uc_pingpong_roce_v2 pingpong $ROCE $RN1 $RN2 ibv_uc_pingpong -n 200 -g 3
+defcase ud_pingpong_roce_v2_ipv4 pingpong $ROCE $RN1 $RN2 ibv_ud_pingpong -n 200 -g 3
+defcase ud_pingpong_roce_v2_ipv6 pingpong $ROCE $RN1 $RN2 ibv_ud_pingpong -n 200 -g 5 -e
+defcase srq_pingpong_roce_v2 pingpong $ROCE $RN1 $RN2 ibv_srq_pingpong -n 100 -g 3
+defcase xsrq_pingpong_roce_v2 pingpong $ROCE $RN1 $RN2 ibv_xsrq_pingpong -g 3
+defcase qperf_roce_rc_lat_nogrh qperf_nogrh $ROCE '^(server:[[:space:]])?failed[[:space:]]to[[:space:]]modify[[:space:]]QP[[:space:]]to[[:space:]]RTR$' rc_lat
+defcase qperf_roce_ud_lat_nogrh qperf_nogrh $ROCE '^(server:[[:space:]])?failed[[:space:]]to[[:space:]]create[[:space:]]address[[:space:]]handle:[[:space:]]Invalid[[:space:]]argument$' ud_lat
 
 defcase rc_pingpong pingpong ibv_rc_pingpong -n 200
 defcase rc_pingpong_gid pingpong ibv_rc_pingpong -n 200 -g 0
@@ -464,6 +587,12 @@ defcase ib_send_bw_4qp perftest ib_send_bw -q 4 -n 500
 defcase ib_send_bw_8qp_events perftest ib_send_bw -q 8 -e -n 200
 defcase ib_send_bw_srq perftest ib_send_bw --use-srq -n 500
 defcase ib_send_bw_roce perftest $ROCE ib_send_bw -x 0 -n 500
+# perftest picks a RoCE GID itself (ibv_query_gid_ex): RoCE v2 IPv4, index 3
+defcase ib_send_bw_roce_auto perftest $ROCE $RN1 $RN2 '@want:^[[:space:]]*GID[[:space:]]index[[:space:]]*:[[:space:]]*3$' ib_send_bw -n 300
+defcase ib_send_bw_roce_ud_v2 perftest $ROCE $RN1 $RN2 ib_send_bw -c UD -x 3 -n 300
+defcase ib_write_bw_roce_v2_ipv6 perftest $ROCE $RN1 $RN2 ib_write_bw -x 5 -n 300
+defcase ib_read_lat_roce_v1 perftest $ROCE $RN1 $RN2 ib_read_lat -x 2 -n 300
+defcase ib_atomic_bw_roce_v2 perftest $ROCE $RN1 $RN2 ib_atomic_bw -x 3 -n 300
 defcase ib_write_lat perftest ib_write_lat -n 500
 defcase ib_write_bw perftest ib_write_bw -n 500
 defcase ib_write_bw_all_bidir perftest ib_write_bw -a -b -n 20
@@ -480,7 +609,7 @@ if [ -x "$SEM" ]; then
 	for t in $("$SEM" -l | awk '{ print $1 }'); do
 		defcase "sem_$t" semantics "$t"
 		case $t in
-		fault_*) ;;
+		fault_* | gid_*) ;;	# they set their own link layer
 		*) defcase "sem_roce_$t" semantics $ROCE "$t" ;;
 		esac
 	done
@@ -504,7 +633,9 @@ selected() {
 if [ $LIST = 1 ]; then
 	for c in "${CASES[@]}"; do
 		# shellcheck disable=SC2086 # the case line is split into words
+		set -f
 		set -- $c
+		set +f
 		selected "$1" && printf '%-32s %s\n' "$1" "${*:2}"
 	done
 	exit 0
@@ -589,7 +720,9 @@ while [ $ITER -lt "$REPEAT" ]; do
 	CASENO=0
 	for c in "${CASES[@]}"; do
 		# shellcheck disable=SC2086 # the case line is split into words
+		set -f
 		set -- $c
+		set +f
 		selected "$1" || continue
 		CASENO=$((CASENO + 1))
 		run_case "$@"

@@ -931,5 +931,6 @@ const struct sv_test sv_tests[] = {
 	  "SOFTVERBS_FABRIC=sv-semantics-elsewhere", 0,
 	  "another SOFTVERBS_FABRIC is unreachable (RETRY_EXC_ERR)" },
 	FAULT_CASES
+	GID_CASES
 	{ NULL, NULL, NULL, NULL, 0, NULL },
 };

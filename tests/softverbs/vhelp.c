@@ -62,6 +62,15 @@ int side_open(struct sv_side *s, int cqe, int with_channel)
 	return 0;
 }
 
+int side_use_gid(struct sv_side *s, int idx)
+{
+	if (!SETUP(!ibv_query_gid(s->ctx, s->port_num, idx, &s->gid),
+		   "ibv_query_gid(index %d)", idx))
+		return -1;
+	s->gid_index = idx;
+	return 0;
+}
+
 void side_close(struct sv_side *s)
 {
 	if (s->cq && ibv_destroy_cq(s->cq))
@@ -183,7 +192,7 @@ static void ah_attr_fill(struct sv_side *s, const struct sv_addr *peer,
 	if (s->global) {
 		ah->is_global = 1;
 		ah->grh.hop_limit = 1;
-		ah->grh.sgid_index = 0;
+		ah->grh.sgid_index = (uint8_t)s->gid_index;
 		memcpy(ah->grh.dgid.raw, peer->gid, sizeof(peer->gid));
 	}
 }

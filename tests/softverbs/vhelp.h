@@ -23,7 +23,8 @@ struct sv_side {
 	struct ibv_cq *cq;
 	struct ibv_device_attr dev;
 	struct ibv_port_attr port;
-	union ibv_gid gid;		/* GID index 0 */
+	union ibv_gid gid;		/* our GID at gid_index */
+	int gid_index;			/* sgid_index of our GRHs (0) */
 	int global;			/* address peers with a GRH (RoCE) */
 	uint8_t port_num;
 };
@@ -70,6 +71,8 @@ struct sv_buf {
 
 /* Open device (SV_DEVICE or the first), port 1, PD, CQ of cqe entries. */
 int side_open(struct sv_side *s, int cqe, int with_channel);
+/* Use GID index idx as our source GID (s->gid, sgid_index). 0 or -1. */
+int side_use_gid(struct sv_side *s, int idx);
 /* Release everything side_open() made; safe on a partly opened side. */
 void side_close(struct sv_side *s);
 
