@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The RDMA verbs tests of this qperf over softverbs (our user-space
+# The RDMA verbs tests of this qperf over softverbs (after the verbs
+# transports' own driver, tests/rdma/xport.sh) (our user-space
 # libibverbs.so.1): two emulated hosts (SOFTVERBS_NODE 1 = server, 2 =
 # client) on one private fabric.  Every test in event and polling mode,
 # InfiniBand and RoCE link layers; count mode; the interop matrix with
@@ -27,6 +28,11 @@ if [ -z "${RDMA_PASS:-}" ]; then
 		tf=$((tf + ${l%% failed*}))
 	}
 	log=$(mktemp)
+	echo "=== the verbs transports' driver (tests/rdma/xport.sh)"
+	bash "$HERE/xport.sh" $([ "$want_asan" = 1 ] && echo --with-asan) 2>&1 |
+		tee "$log"
+	add "$log"
+	echo "=== qperf's RDMA tests"
 	RDMA_PASS=plain bash "$0" 2>&1 | tee "$log"
 	add "$log"
 	if [ "$want_asan" = 1 ]; then

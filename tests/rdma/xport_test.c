@@ -91,7 +91,7 @@ void send_run(struct xside *sd, const struct transport *tp,
 				is_pattern(s.buf + off, msg, i);
 		} else {
 			barrier(sd);
-			pattern(s.buf, msg, i);
+			pattern(s.buf + s.rx_off, msg, i);
 			xpost(sd, &s, OP_SEND, 1);
 			n = collect(sd, &s, comps, 1, 5000 * MS);
 			good += n == 1 && count_op(1, OP_SEND, msg) == 1;
@@ -218,7 +218,7 @@ void pingpong(struct xside *sd, const struct transport *tp,
 	barrier(sd);
 	for (int i = 0; i < 100 && alive; i++) {
 		if (!s.server) {
-			pattern(s.buf, msg, (unsigned)i);
+			pattern(s.buf + s.rx_off, msg, (unsigned)i);
 			alive = xpost(sd, &s, OP_SEND, 1) == 1;
 			while (alive && (recvs < i + 1 || sends < i + 1))
 				alive = pump(sd, &s, &sends, &recvs) &&
@@ -233,7 +233,7 @@ void pingpong(struct xside *sd, const struct transport *tp,
 					recvs <= i + 1;
 			good += alive && is_pattern(s.buf + off, msg, (unsigned)i);
 			alive = alive && xpost(sd, &s, OP_RECV, 1) == 1;
-			pattern(s.buf, msg, (unsigned)i + 1000);
+			pattern(s.buf + s.rx_off, msg, (unsigned)i + 1000);
 			alive = alive && xpost(sd, &s, OP_SEND, 1) == 1;
 		}
 	}
