@@ -590,6 +590,10 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 			  (uint32_t)v->dattr.max_qp_rd_atom, s->p.rd_atomic);
 		goto out;
 	}
+	/* A forced GID index must exist (the automatic choice needs the
+	 * control connection's address, which there is none of yet). */
+	if (s->p.gid_index >= 0 && verbs_addr_choose(s, v, err, errlen))
+		goto out;
 	if (s->p.mtu_explicit && s->p.mtu_size > v->info.active_mtu) {
 		verbs_err(err, errlen,
 			  "MTU %u is above the active MTU %u of %s:%u",

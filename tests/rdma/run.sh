@@ -269,6 +269,37 @@ has '^    rem_gid += +[0-9a-f:.]+ \(index [0-9]+, RoCE v[12]\)$' &&
 C -t "$TT" rc_lat
 ! has 'gid' && pass "RoCE without -v: the report has no GID lines" ||
 	fail "RoCE without -v: the report has no GID lines" "$(ctx)"
+matrix "RoCE -cp1" C "$TT" "$(echo $ALL_TESTS | tr ' ' '\n' |
+	grep -v '^rc_rdma_write_poll_lat$')" -cp1
+# The automatic choice: RoCE v2 and an IPv4 address (the control
+# connection is IPv4), each node's own (softverbs: 198.18.0.<node>).
+C -t "$TT" -v rc_lat
+expect "RoCE auto: v2, IPv4, each end its own address" 0 \
+	'^    loc_gid += +::ffff:198\.18\.0\.2 \(index 3, RoCE v2\)$'
+has '^    rem_gid += +::ffff:198\.18\.0\.1 \(index 3, RoCE v2\)$' &&
+	pass "RoCE auto: the server's GID" || fail "RoCE auto: the server's GID" "$(ctx)"
+C -t "$TT" -v -gi 5 ud_lat
+expect "RoCE -gi 5: both ends on their IPv6 v2 GID" 0 \
+	'^    loc_gid += +fd73:7665:7262::2 \(index 5, RoCE v2\)$'
+C -t "$TT" -v -rgi 5 rc_lat
+expect "RoCE -rgi 5 only: this end follows the server's type and family" 0 \
+	'^    loc_gid += +fd73:7665:7262::2 \(index 5, RoCE v2\)$'
+for pair in "2 3 v1 against v2" "3 5 IPv4 against IPv6" "0 3 link-local v1 against IPv4 v2"; do
+	set -- $pair
+	l=$1 r=$2
+	shift 2
+	C -t "$TT" -lgi "$l" -rgi "$r" rc_lat
+	expect "RoCE -lgi $l -rgi $r ($*): one line naming both GIDs" 1 '' \
+		"RoCE GIDs do not match: this side $l .*, peer $r .*; give both sides"
+	[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "RoCE -lgi $l -rgi $r: one line" ||
+		fail "RoCE -lgi $l -rgi $r: one line" "$(ctx)"
+done
+C -t "$TT" -gi 99 rc_lat
+expect "RoCE -gi 99: refused up front" 2 '^$' 'GID index 99 does not exist'
+C -t "$TT" -gi 8 rc_lat
+expect "RoCE -gi 8 (an empty entry): refused up front" 2 '^$' \
+	'GID index 8 of softv0:1 is empty'
+check_alive "RoCE server serves after the GID mismatches" "$PORT" "$SPID"
 stop_server "$PORT" "$SPID" "RoCE server stops with quit"
 
 # 0.4.11 on RoCE: its protocol cannot carry a GID.
@@ -277,6 +308,17 @@ PORT=$LEGACY_PORT
 C -t 1 rc_lat
 expect "RoCE, 0.4.11 server: one clear line that it cannot carry a GID" 1 '' \
 	"needs a GID, which qperf 0.4.11's protocol cannot carry"
+C -t 1 -gi 3 rc_lat
+expect "RoCE, 0.4.11 server: -gi refused with the reason" 1 '' \
+	'-gi needs a server running qperf .*cannot carry a GID'
+start_server || fail "our RoCE server for the 0.4.11 client"
+PORT=$SERVER_PORT
+SPID=$SERVER_PID
+run env SOFTVERBS_NODE=2 "$LEGACY_QPERF" localhost -lp "$PORT" -t 1 rc_lat
+expect "RoCE, 0.4.11 client: our server's clear line reaches it" 1 '' \
+	'server: '
+check_alive "our RoCE server serves after the 0.4.11 client" "$PORT" "$SPID"
+stop_server "$PORT" "$SPID"
 timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
 unset SOFTVERBS_LINK_LAYER
 
