@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,31 +302,47 @@ static int server_listen(uint16_t port, char *err, size_t errlen)
 	return fd;
 }
 
-/* Write the bound port to path atomically (write a temp file, rename). */
+/*
+ * Write the bound port to path atomically: a new temporary file in the
+ * same directory, then rename.  mkstemp() creates the name with O_EXCL, so
+ * a planted symlink or file (path.XXXXXX in /tmp) is never followed or
+ * reused.  Errors name -lpf and path, never the temporary name.
+ */
 static int write_port_file(const char *path, int lfd, char *err,
 			   size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char tmp[4096];
+	char tmp[4096], line[16];
 	unsigned port;
-	FILE *f;
+	size_t n;
+	int fd, e = 0;
 
 	if (getsockname(lfd, (struct sockaddr *)&ss, &len) < 0)
 		return seterr_errno(err, errlen, errno, "getsockname failed");
 	port = ntohs(ss.ss_family == AF_INET6
 			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 			     : ((struct sockaddr_in *)&ss)->sin_port);
-	xsnprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return seterr_errno(err, errlen, errno, "cannot write \"%s\"",
-				    tmp);
-	fprintf(f, "%u\n", port);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+	if (strlen(path) + sizeof(".XXXXXX") > sizeof(tmp))
+		return seterr(err, errlen, "-lpf: \"%.200s\": name too long",
+			      path);
+	xsnprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return seterr_errno(err, errlen, errno,
+				    "-lpf: cannot write \"%.200s\"", path);
+	n = xsnprintf(line, sizeof(line), "%u\n", port);
+	/* mkstemp makes it 0600; the port is no secret. */
+	if (fchmod(fd, 0644) < 0 || write(fd, line, n) != (ssize_t)n)
+		e = errno ? errno : EIO;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) < 0)
+		e = errno;
+	if (e) {
 		unlink(tmp);
-		return seterr_errno(err, errlen, errno, "cannot write \"%s\"",
-				    path);
+		return seterr_errno(err, errlen, e,
+				    "-lpf: cannot write \"%.200s\"", path);
 	}
 	return 0;
 }

@@ -600,6 +600,9 @@ else
 	fail "build the noipv6 shim" "$(cat "$T/cc.err")"
 fi
 
+# --- hardening: the defects found by attacking the server -------------------------
+. "$LIB_ROOT/tests/robust/harden.sh"
+
 # --- the main server survived everything ------------------------------------------------
 settled "at the end"
 stop_server "$MAIN_PORT" "$MAIN_PID" "quit stops the main server (exit 0)"
