@@ -100,6 +100,59 @@ const struct opt_desc opt_table[] = {
 	  "once it is ready.  "
 	  "New in this qperf: with -lp 0 it lets scripts start servers "
 	  "without choosing a free port."),
+	/* This qperf's server options: access and limits. */
+	A("--listen_host", "-lh", OT_SPECIAL, OA_LISTEN_HOST, true, 0, 0,
+	  "Addr",
+	  "Server: listen on Addr only. "
+	  "An IPv4 or IPv6 address (or a name that resolves to one); by "
+	  "default the server listens on every address, IPv4 and IPv6."),
+	A("--allow", "-al", OT_SPECIAL, OA_ALLOW, true, 0, 0, "Nets",
+	  "Server: serve only clients in Nets. "
+	  "A comma-separated list of networks, ADDR/BITS or ADDR, IPv4 or "
+	  "IPv6 (10.0.0.0/8,fd00::/8,192.0.2.7); may be given more than "
+	  "once.  Other clients, quit included, are refused with one line.  "
+	  "Default: every client."),
+	A("--allow_low_ports", "-alp", OT_FLAG, OA_LOW_PORTS, true, 0, 0,
+	  NULL,
+	  "Server: allow data ports below 1024. "
+	  "Without it a client cannot ask for a data port (-ip) from 1 to "
+	  "1023, so it cannot make a root server bind 22 or 80.  "
+	  "Default: refused."),
+	A("--max_memory", NULL, OT_SIZE, OA_MAX_MEMORY, true, 1 << 20,
+	  1ULL << 50, "Size",
+	  "Server: memory budget of all running tests. "
+	  "A request whose buffers would take the running tests past Size "
+	  "is refused and the client told why.  Units as for --msg_size; "
+	  "default a quarter of the machine's memory (or of its cgroup's "
+	  "limit)."),
+	A("--max_msgs", NULL, OT_INT, OA_MAX_MSGS, true, 1, U32, "Count",
+	  "Server: refuse a -n larger than Count. "
+	  "Default 100000000."),
+	A("--max_per_client", NULL, OT_INT, OA_MAX_PER_CLIENT, true, 1, 16,
+	  "N",
+	  "Server: at most N requests per client. "
+	  "The number served at once for one client address.  "
+	  "Of the 16 requests the server serves at once, one client "
+	  "address may hold N; default 4.  More are told the server is "
+	  "busy and when to retry."),
+	A("--max_setup", NULL, OT_TIME, OA_MAX_SETUP, true, NS_PER_SEC,
+	  3600 * NS_PER_SEC, "Time",
+	  "Server: time allowed until data flows. "
+	  "A request must start moving data within Time.  "
+	  "From the connection to the first message of the test, whatever "
+	  "timeout the client asked for, and again after the test's time "
+	  "for the results; conf and quit must finish within it.  "
+	  "Default 10 s."),
+	A("--max_time", NULL, OT_TIME, OA_MAX_TIME, true, NS_PER_SEC,
+	  TIME_MAX, "Time",
+	  "Server: refuse a -t longer than Time. "
+	  "A test run by count (-n without -t) must also end within Time; "
+	  "if it has not, the server stops it and tells the client.  "
+	  "Default 10 m."),
+	A("--no_quit", "-nq", OT_FLAG, OA_NO_QUIT, true, 0, 0, NULL,
+	  "Server: refuse the quit test. "
+	  "No client can stop the server; stop it with a signal (SIGTERM, "
+	  "as systemd does)."),
 	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
 	  "Var:Init:Last:Incr",
 	  "Run the tests over a range of values. "

@@ -20,10 +20,12 @@
 #include <string.h>
 
 #include "opts.h"
+#include "util.h"
 #include "../transports/transport.h"
 
 #define LOC (1u << SIDE_LOC)
 #define U32 ((uint64_t)UINT32_MAX)
+#define MEMORY_MAX (1ULL << 50) /* --max_memory: 1 PiB */
 #define DEFAULT_LISTEN_PORT 19765
 #define DEFAULT_WAIT (5 * NS_PER_SEC)
 #define DEFAULT_PRECISION 3
@@ -229,6 +231,11 @@ static int apply_setting(struct settings *s, const struct opt_desc *o,
 	}
 	if (parse_value(o, spelling, v, &x, err, errlen))
 		return -1;
+	/* Only the local side can be checked here; the server checks its own. */
+	if (o->par == PAR_AFFINITY && (o->sides & LOC) && x && !cpu_usable(x - 1))
+		return opts_fail(err, errlen, spelling, v,
+			    "this host has no usable CPU %" PRIu64 " (%s N pins to CPU N-1; %d usable here, 0 allows any)",
+			    x - 1, spelling, cpu_usable_count());
 	if (o->act == OA_PRECISION)
 		s->out.precision = (int)x;
 	else
@@ -245,7 +252,16 @@ int opts_set_value(struct settings *s, const struct opt_desc *opt,
 	if (!opt || !opt_loopable(opt))
 		return opts_fail(err, errlen, opt ? opt->name : "--loop", NULL,
 			    "cannot be set to a number");
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	/* Times are ns here and typed in seconds: exact to the ns. */
+	if (opt->type == OT_TIME && v % NS_PER_SEC)
+		snprintf(buf, sizeof(buf), "%llu.%09llu",
+			 (unsigned long long)(v / NS_PER_SEC),
+			 (unsigned long long)(v % NS_PER_SEC));
+	else if (opt->type == OT_TIME)
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)(v / NS_PER_SEC));
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	/* The table's spelling outlives argv copies; use it for warnings. */
 	return apply_setting(s, opt, opt->name, buf, err, errlen);
 }
@@ -282,7 +298,20 @@ static void apply_verbose(struct out_opts *out, enum opt_act act)
 	}
 }
 
-/* A loop value as typed for Var, which is seconds for a time option. */
+/*
+ * Parse one loop field for Var: a time for a time option (Init, Last and
+ * an adding Incr, in ns, so 0.1 + 0.1 + 0.1 is exactly 0.3), else a size.
+ */
+static int loop_field(const struct opt_desc *o, const char *spelling,
+		      const char *v, bool factor, uint64_t *x, char *err,
+		      size_t errlen)
+{
+	if (o->type == OT_TIME && !factor)
+		return parse_time(spelling, v, x, err, errlen);
+	return parse_size(spelling, v, x, err, errlen);
+}
+
+/* A loop limit as the user types it, for messages. */
 static uint64_t typed_max(const struct opt_desc *o)
 {
 	return o->type == OT_TIME ? o->max / NS_PER_SEC : o->max;
@@ -339,7 +368,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (*incr == '\0')
 		return opts_fail(err, errlen, spelling, spec,
 			    "empty increment; increment must be positive");
-	if (parse_size(spelling, incr, &lp->incr, err, errlen))
+	if (loop_field(o, spelling, incr, lp->mult, &lp->incr, err, errlen))
 		return -1;
 	if (lp->incr == 0)
 		return opts_fail(err, errlen, spelling, spec,
@@ -349,12 +378,13 @@ static int parse_loop(const char *spelling, const char *spec,
 			    "multiplying by 1 would loop forever");
 
 	if (f[1][0] == '\0')
-		lp->init = lp->mult ? 1 : 0;
-	else if (parse_size(spelling, f[1], &lp->init, err, errlen))
+		lp->init = (lp->mult ? 1 : 0) *
+			   (o->type == OT_TIME ? NS_PER_SEC : 1);
+	else if (loop_field(o, spelling, f[1], false, &lp->init, err, errlen))
 		return -1;
 	if (f[2][0] == '\0')
 		return opts_fail(err, errlen, spelling, spec, "must specify limit");
-	if (parse_size(spelling, f[2], &lp->last, err, errlen))
+	if (loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
 		return -1;
 
 	if (lp->mult && lp->init == 0)
@@ -363,7 +393,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (lp->init > lp->last)
 		return opts_fail(err, errlen, spelling, spec,
 			    "initial value greater than limit");
-	if (lp->last > typed_max(o))
+	if (lp->last > o->max)
 		return opts_fail(err, errlen, spelling, spec,
 			    "limit too large for %s; must be at most %" PRIu64,
 			    o->name, typed_max(o));
@@ -434,6 +464,10 @@ static void plan_init(struct plan *plan)
 	plan->listen_port = DEFAULT_LISTEN_PORT;
 	plan->wait_server = DEFAULT_WAIT;
 	plan->server_timeout = DEFAULT_WAIT;
+	plan->lim.max_per_client = DEFAULT_MAX_PER_CLIENT;
+	plan->lim.max_time = DEFAULT_MAX_TIME;
+	plan->lim.max_msgs = DEFAULT_MAX_MSGS;
+	plan->lim.max_setup = DEFAULT_MAX_SETUP;
 }
 
 __attribute__((format(printf, 2, 3))) static void
@@ -460,6 +494,8 @@ static int plan_add(struct plan *plan, const struct test_desc *t,
 {
 	struct plan_item *n;
 
+	if (param_check_test(t, s, err, errlen) < 0)
+		return -1;
 	n = realloc(plan->tests, (plan->ntests + 1) * sizeof(*n));
 	if (!n)
 		return opts_fail(err, errlen, t->name, NULL, "out of memory");
@@ -467,6 +503,56 @@ static int plan_add(struct plan *plan, const struct test_desc *t,
 	n[plan->ntests].test = t;
 	n[plan->ntests].s = *s;
 	plan->ntests++;
+	return 0;
+}
+
+/* The server's own options (struct server_limits). */
+static int apply_server_opt(struct plan *plan, const struct opt_desc *o,
+			    const char *spelling, const char *v, char *err,
+			    size_t errlen)
+{
+	struct server_limits *l = &plan->lim;
+	char inner[200];
+	uint64_t x = 0;
+
+	if (!l->first_opt)
+		l->first_opt = o->name;
+	switch (o->act) {
+	case OA_LISTEN_HOST:
+		if (!*v)
+			return opts_fail(err, errlen, spelling, NULL,
+				    "empty address");
+		l->listen_host = v;
+		return 0;
+	case OA_ALLOW:
+		if (acl_add(&l->allow, v, inner, sizeof(inner)) < 0)
+			return opts_fail(err, errlen, spelling, v, "%s", inner);
+		return 0;
+	case OA_NO_QUIT:
+		l->no_quit = true;
+		return 0;
+	case OA_LOW_PORTS:
+		l->low_ports = true;
+		return 0;
+	case OA_MAX_MEMORY:
+		if (parse_size_max(spelling, v, MEMORY_MAX, &x, err, errlen) ||
+		    check_range(o, spelling, v, x, err, errlen))
+			return -1;
+		l->max_memory = x;
+		return 0;
+	default:
+		break;
+	}
+	if (parse_value(o, spelling, v, &x, err, errlen))
+		return -1;
+	if (o->act == OA_MAX_PER_CLIENT)
+		l->max_per_client = (uint32_t)x;
+	else if (o->act == OA_MAX_TIME)
+		l->max_time = x;
+	else if (o->act == OA_MAX_MSGS)
+		l->max_msgs = x;
+	else
+		l->max_setup = x;
 	return 0;
 }
 
@@ -511,6 +597,16 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 			return -1;
 		plan->server_timeout = s->par.val[SIDE_LOC][PAR_TIMEOUT];
 		return 0;
+	case OA_LISTEN_HOST:
+	case OA_ALLOW:
+	case OA_NO_QUIT:
+	case OA_LOW_PORTS:
+	case OA_MAX_PER_CLIENT:
+	case OA_MAX_TIME:
+	case OA_MAX_MSGS:
+	case OA_MAX_MEMORY:
+	case OA_MAX_SETUP:
+		return apply_server_opt(plan, o, spelling, v, err, errlen);
 	case OA_DEBUG:
 		plan->debug = true;
 		s->out.debug = true;
@@ -578,6 +674,9 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 	if (plan->port_file)
 		plan_warn(plan, "%s set but not used by a client",
 			  "--listen_port_file");
+	if (plan->lim.first_opt)
+		plan_warn(plan, "%s set but not used by a client",
+			  plan->lim.first_opt);
 	return 0;
 }
 
