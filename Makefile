@@ -62,7 +62,7 @@ QUIET_CC = @echo '   CC      ' $@;
 QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
-CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/param.o core/help.o core/report.o core/cpu.o \
+CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o core/param.o core/help.o core/report.o core/cpu.o \
 	core/ctl.o core/server.o core/client.o core/measure.o core/util.o \
 	transports/table.o transports/sock.o
 OBJS = qperf.o $(CORE_OBJS)

@@ -15,6 +15,7 @@
 #include "../transports/sock.h"
 #include "ctl.h"
 #include "measure.h"
+#include "progress.h"
 #include "report.h"
 #include "util.h"
 
@@ -223,6 +224,7 @@ int loop_bw_send(struct run *r, char *err, size_t errlen)
 		case XF_OK:
 			r->st.s.bytes += n;
 			r->st.s.msgs++;
+			progress_note(); /* server watchdog (progress.h) */
 			break;
 		case XF_ERR:
 			r->st.s.errs++;
@@ -253,6 +255,7 @@ int loop_bw_recv(struct run *r, char *err, size_t errlen)
 		case XF_OK:
 			r->st.r.bytes += n;
 			r->st.r.msgs++;
+			progress_note(); /* server watchdog (progress.h) */
 			if (r->access_recv)
 				touch(r->buf, n);
 			if (r->count_dgram_idle_end)
@@ -310,6 +313,7 @@ int loop_lat(struct run *r, bool initiator, char *err, size_t errlen)
 
 			u->bytes += n;
 			u->msgs++;
+			progress_note(); /* server watchdog (progress.h) */
 			sending = !sending;
 			continue;
 		}

@@ -76,4 +76,16 @@ else
 	fail "server for the output checks starts"
 fi
 
+# --- 2. a child signals a process it did not start ----------------------------
+# Under a subreaper (tests/robust/reaper.py): two quit requests; after the
+# first the old server exited and the second child sent SIGQUIT to its new
+# parent, the subreaper.  SIGTERM left the children running as orphans.
+REAPER=$LIB_ROOT/tests/robust/reaper.py
+run -t 40 python3 "$REAPER" "$QPERF" twoquit
+expect "two quit requests: nobody else gets SIGQUIT, the server exits 0" 0 \
+	'^sigquit=0 server_exit=0 orphans=0 '
+run -t 40 python3 "$REAPER" "$QPERF" term
+expect "SIGTERM with a test running: exit 0, the child ends too, its client is told" \
+	0 '^sigquit=0 server_exit=0 orphans=0 client=.*the server is shutting down'
+
 [ -n "${HARDEN_ALONE-}" ] && finish
