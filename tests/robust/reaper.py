@@ -114,10 +114,16 @@ def main(qperf, mode):
     kids = children(srv.pid)
     client = ""
     if mode == "twoquit":
-        for c in conns:
-            c.sendall(SYNC)
-            c.settimeout(5)
+        for i, c in enumerate(conns):
+            if i:
+                # Let the server act on the first quit (it may end).
+                try:
+                    srv.wait(timeout=4)
+                except subprocess.TimeoutExpired:
+                    pass
             try:
+                c.sendall(SYNC)
+                c.settimeout(5)
                 c.recv(len(SYNC))
             except OSError:
                 pass
