@@ -30,6 +30,7 @@
 #include "util.h"
 
 #define TICK_MS 100 /* watchdog resolution */
+#define IDLE_MS 1000 /* poll interval with no children */
 #define STOP_GRACE (2 * NS_PER_SEC) /* running tests may finish */
 #define DRAIN_MAX 64 /* error notices being drained at once */
 #define DRAIN_TIME NS_PER_SEC
@@ -612,7 +613,14 @@ int superv_run(const struct plan *p, int lfd,
 							    POLLIN, 0 };
 			}
 		}
-		if (poll(pfd, (nfds_t)n, TICK_MS) < 0 && errno != EINTR)
+		/*
+		 * Idle, nothing to watch: wake once a second only (a stop
+		 * signal that lands just before poll() waits that long).
+		 */
+		if (poll(pfd, (nfds_t)n,
+			 nlive(sv, NULL) || n > 1 || sv->stopping ? TICK_MS
+								  : IDLE_MS) < 0 &&
+		    errno != EINTR)
 			fprintf(stderr, "qperf: poll failed: %s\n",
 				strerror(errno));
 		now = now_ns();
@@ -627,14 +635,15 @@ int superv_run(const struct plan *p, int lfd,
 			accept_some(sv, serve);
 		watchdog(sv, now);
 	}
-	/* Let the last error notices out (bounded). */
-	for (int i = 0; i < DRAIN_MAX; i++) {
-		while (sv->drain[i].fd >= 0) {
-			struct pollfd d = { sv->drain[i].fd, POLLIN, 0 };
-
-			poll(&d, 1, TICK_MS);
+	/* Let the last error notices out: each ends within DRAIN_TIME. */
+	for (bool left = true; left;) {
+		left = false;
+		for (int i = 0; i < DRAIN_MAX; i++) {
 			drain_step(&sv->drain[i], now_ns());
+			left |= sv->drain[i].fd >= 0;
 		}
+		if (left)
+			sleep_ns(TICK_MS * 1000000ULL / 4);
 	}
 	munmap(sv->cells, (size_t)SERVER_MAX_CHILDREN * CELL);
 	free(sv);
