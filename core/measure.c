@@ -121,6 +121,7 @@ static enum xfer send_msg(struct run *r, size_t *moved)
 		if (fired)
 			return XF_STOP;
 		if (n >= 0) {
+			progress_note(); /* server watchdog (progress.h) */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*moved = off;
@@ -163,6 +164,7 @@ static enum xfer recv_msg(struct run *r, size_t *moved)
 		if (n >= 0 && r->xp->style == SS_RDS && (size_t)n != len)
 			return XF_ERR; /* RDS counts whole messages only */
 		if (n > 0 || (n == 0 && !stream)) {
+			progress_note(); /* server watchdog (progress.h) */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*moved = off;
@@ -224,7 +226,6 @@ int loop_bw_send(struct run *r, char *err, size_t errlen)
 		case XF_OK:
 			r->st.s.bytes += n;
 			r->st.s.msgs++;
-			progress_note(); /* server watchdog (progress.h) */
 			break;
 		case XF_ERR:
 			r->st.s.errs++;
@@ -255,7 +256,6 @@ int loop_bw_recv(struct run *r, char *err, size_t errlen)
 		case XF_OK:
 			r->st.r.bytes += n;
 			r->st.r.msgs++;
-			progress_note(); /* server watchdog (progress.h) */
 			if (r->access_recv)
 				touch(r->buf, n);
 			if (r->count_dgram_idle_end)
@@ -313,7 +313,6 @@ int loop_lat(struct run *r, bool initiator, char *err, size_t errlen)
 
 			u->bytes += n;
 			u->msgs++;
-			progress_note(); /* server watchdog (progress.h) */
 			sending = !sending;
 			continue;
 		}
