@@ -131,7 +131,8 @@ const struct opt_desc opt_table[] = {
 	A("--max_per_client", NULL, OT_INT, OA_MAX_PER_CLIENT, true, 1, 16,
 	  "N",
 	  "Server: at most N requests per client. "
-	  "The number served at once for one client address.  "
+	  "The number served at once for one client address (for IPv6, "
+	  "one /64).  "
 	  "Of the 16 requests the server serves at once, one client "
 	  "address may hold N; default 4.  More are told the server is "
 	  "busy and when to retry."),

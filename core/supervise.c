@@ -59,7 +59,7 @@ struct slot {
 	pid_t pid; /* 0: free */
 	int chan; /* parent end of the channel, -1 once the child closed it */
 	int ctl; /* parent's copy of the control connection, or -1 */
-	uint8_t key[16]; /* client address (IPv4 mapped) */
+	uint8_t key[16]; /* client: IPv4 (mapped) address, or IPv6 /64 */
 	char who[64]; /* client address as text */
 	uint64_t start; /* ns: accepted */
 	bool admitted;
@@ -460,6 +460,10 @@ static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 
 	memset(key, 0, sizeof(key));
 	acl_key(sa, key);
+	/* One IPv6 host usually owns a whole /64: count it as one client. */
+	if (!(key[10] == 0xff && key[11] == 0xff &&
+	      !memcmp(key, "\0\0\0\0\0\0\0\0\0\0", 10)))
+		memset(key + 8, 0, 8);
 	acl_addr_str(sa, who, sizeof(who));
 	if (!acl_allows(&l->allow, sa)) {
 		fprintf(stderr, "qperf: refused %s: not in --allow\n", who);
