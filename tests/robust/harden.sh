@@ -25,6 +25,12 @@ hreply() {
 	fi
 }
 
+# in_file FILE RE: FILE exists and has a line matching RE (for wait_for,
+# which gives up at once on status 2, grep's answer for a missing file).
+in_file() {
+	[ -f "$1" ] && grep -Eq -- "$2" "$1"
+}
+
 # --- 5. -lpf follows a planted symlink ---------------------------------------
 # The old code wrote FILE.PID.tmp with fopen("w"): a symlink planted there
 # made the server overwrite its target.  The wrapper plants the link for
@@ -169,7 +175,7 @@ if start_server; then
 		else
 			fail "16 idle clients: a real client is served within 14 s" "$(ctx)"
 		fi
-		if wait_for 5 grep -Eq "urgent=\\? .*text=.*no data within 10 s of the request" "$T/idle.2"; then
+		if wait_for 5 in_file "$T/idle.2" "urgent=\\? .*text=.*no data within 10 s of the request"; then
 			pass "an idle client is told why its slot was taken back"
 		else
 			fail "an idle client is told why its slot was taken back" "$(cat "$T/idle.2")"
@@ -209,7 +215,7 @@ if start_server -- --max_memory 100M; then
 		req:idx=8,msg_size=62914560,timeout=20 port wait:20 >"$T/mem.1" 2>&1 &
 	mpid=$!
 	track_pid $mpid
-	if wait_for 10 grep -q '^port ' "$T/mem.1"; then
+	if wait_for 10 in_file "$T/mem.1" '^port '; then
 		run -t 20 python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" \
 			req:idx=8,msg_size=62914560 wait:5
 		hreply "a 2nd 60 MiB request past --max_memory 100M: refused" 1 \
