@@ -6,18 +6,44 @@
  * or the client.  It is the one place that turns errors into exit
  * statuses: 0 success, 1 a failed test or run, 2 a usage error.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/engine.h"
 #include "core/opts.h"
 #include "core/types.h"
+#include "core/util.h"
 #include "transports/transport.h"
+
+/*
+ * Open /dev/null on any of fds 0-2 that is closed, so that no socket can
+ * become "stdout" and receive the report.  Returns false if stdout was
+ * closed.
+ */
+static bool std_fds_open(void)
+{
+	bool out_open = true;
+
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (fd == 1)
+			out_open = false;
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			break;
+	}
+	return out_open;
+}
 
 int main(int argc, char **argv)
 {
 	struct plan plan;
 	char err[512];
+	bool out_open = std_fds_open();
 	int rc = 0;
 
 	if (opts_parse(argc, argv, &plan, err, sizeof(err)) < 0) {
@@ -26,6 +52,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < plan.nwarn; i++)
 		fprintf(stderr, "qperf: warning: %s\n", plan.warn[i]);
+	if (!out_open && plan.mode != RUN_SERVER) {
+		fprintf(stderr, "qperf: cannot write results: stdout is closed\n");
+		plan_free(&plan);
+		return 1;
+	}
 	switch (plan.mode) {
 	case RUN_HELP:
 		if (help_print(stdout, plan.help_topic, err, sizeof(err)) < 0) {
@@ -46,7 +77,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	plan_free(&plan);
-	if (fflush(stdout) != 0 && rc == 0)
+	/* Results that could not be written are a failed run. */
+	if (plan.mode != RUN_SERVER && out_flush() < 0) {
+		fprintf(stderr, "qperf: cannot write results: %s\n",
+			strerror(out_error()));
 		rc = 1;
+	}
 	return rc;
 }

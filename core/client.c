@@ -345,7 +345,7 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	a->par = s->par;
 	param_prepare(t, &a->par);
 	printf("%s:\n", t->name);
-	fflush(stdout);
+	out_flush();
 	if (t->kind != TK_CONF && param_unused(t, &a->par, warn, sizeof(warn))) {
 		char *save = NULL;
 
@@ -390,7 +390,7 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	}
 	if (rc < 0)
 		fprintf(stderr, "qperf: %s\n", a->err);
-	fflush(stdout);
+	out_flush();
 	free(a);
 	return rc < 0 ? 1 : 0;
 }
@@ -490,6 +490,9 @@ static int loop_cb(const struct settings *s, void *arg)
 
 	if (la->cl->quit)
 		return 0;
+	/* Stop once the results cannot be written; main() says why. */
+	if (out_flush() < 0)
+		return 1;
 	return run_test(la->cl, la->t, s);
 }
 
@@ -512,7 +515,7 @@ int client_main(const struct plan *p)
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			fprintf(stderr, "qperf: %s\n", err);
-		if (rc)
+		if (rc || out_flush() < 0)
 			return 1;
 	}
 	return 0;

@@ -6,10 +6,11 @@
 #include "opts.h"
 
 /*
- * Run the server until a quit test arrives.  Each request is served by a
- * forked child whose every wait is bounded, so no client can hang the
- * server.  Returns the exit status (0 after quit, 1 if it cannot listen);
- * prints its own errors.
+ * Run the server until a quit test arrives (unless --no_quit) or SIGTERM,
+ * SIGINT or SIGQUIT.  Each request is served by a forked child whose
+ * every wait is bounded and which the parent supervises (supervise.h),
+ * so no client can hang the server.  Returns the exit status (0 after a
+ * stop, 1 if it cannot listen); prints its own errors.
  */
 int server_main(const struct plan *p);
 

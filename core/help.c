@@ -358,7 +358,7 @@ static void print_test(FILE *f, const struct test_desc *t,
 
 static const char main_text[] =
 	"Synopsis\n"
-	"    qperf [-lp Port] [-lpf File] [-lto Time] [-D]\n"
+	"    qperf [-lp Port] [-lpf File] [-lto Time] [-D] [server options]\n"
 	"    qperf SERVERNODE [OPTIONS] TESTS\n"
 	"    qperf --help [Topic]\n"
 	"\n"
@@ -379,6 +379,8 @@ static const char main_text[] =
 	"      - errors and warnings go to stderr, results to stdout;\n"
 	"      - a server may listen on port 0 and write the port it got to a\n"
 	"        file (--listen_port_file);\n"
+	"      - a server has access control and limits (--allow, -lh,\n"
+	"        --no_quit, --max_*; see qperf --help options);\n"
 	"      - \"set but not used\" warnings are worked out afresh for each\n"
 	"        test;\n"
 	"      - exit status: 0 success, 1 a test or the run failed, 2 a\n"

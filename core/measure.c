@@ -14,6 +14,7 @@
 
 #include "../transports/transport.h"
 #include "measure.h"
+#include "progress.h"
 #include "report.h"
 #include "util.h"
 
@@ -180,6 +181,7 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 		return 0;
 	k = post(lr, T(lr)->op, n, err, errlen);
 	if (k > 0) {
+		progress_note(); /* server watchdog (progress.h) */
 		u->msgs += (uint64_t)k;
 		u->bytes += (uint64_t)k * lr->s->p.msg_size;
 		return k;
@@ -199,6 +201,7 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 /* Count one receive completion. */
 static void count_recv(struct lrun *lr, const struct tcomp *c)
 {
+	progress_note(); /* server watchdog (progress.h) */
 	if (c->status != TC_OK) {
 		lr->st.r.errs++;
 		return;
@@ -428,6 +431,7 @@ static void count_onesided(struct lrun *lr, const struct tcomp *c)
 {
 	struct node_stat *st = &lr->st;
 
+	progress_note(); /* server watchdog (progress.h) */
 	if (c->status != TC_OK) {
 		st->r.errs++;
 		return;
@@ -648,6 +652,7 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 			return -1;
 		if (k == 0)
 			break;
+		progress_note(); /* server watchdog (progress.h) */
 		lr->st.r.msgs++;
 		lr->st.r.bytes += lr->s->p.msg_size;
 		wp_mark(lr);

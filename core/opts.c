@@ -20,282 +20,16 @@
 #include <string.h>
 
 #include "opts.h"
+#include "util.h"
 #include "../transports/transport.h"
 
 #define LOC (1u << SIDE_LOC)
-#define REM (1u << SIDE_REM)
-#define BOTH (LOC | REM)
 #define U32 ((uint64_t)UINT32_MAX)
-#define TIME_MAX (U32 * NS_PER_SEC) /* 0.4.11 sends whole seconds as u32 */
-#define PORT_MAX 65535
+#define MEMORY_MAX (1ULL << 50) /* --max_memory: 1 PiB */
 #define DEFAULT_LISTEN_PORT 19765
 #define DEFAULT_WAIT (5 * NS_PER_SEC)
 #define DEFAULT_PRECISION 3
-#define PRECISION_MAX 20 /* beyond this the digits are noise */
 #define CLIP_MAX 60
-
-/* A parameter option with a value; sides picks loc_, rem_ or both. */
-#define P(n, a, t, p, sd, lo, hi, ar, h)                                   \
-	{ .name = n, .abbr = a, .type = t, .par = p, .sides = sd,          \
-	  .min = lo, .max = hi, .arg = ar, .help = h, .act = OA_NONE }
-/* An on/off form such as -ar1: no value, sets the targets to 1. */
-#define SET1(n, p, sd, h)                                                  \
-	{ .name = n, .type = OT_SET1, .par = p, .sides = sd, .min = 1,     \
-	  .max = 1, .help = h, .act = OA_NONE }
-/* An option that acts on the plan or the output, not on a parameter. */
-#define A(n, a, t, act_, srv, lo, hi, ar, h)                               \
-	{ .name = n, .abbr = a, .type = t, .par = -1, .server_ok = srv,    \
-	  .min = lo, .max = hi, .arg = ar, .help = h, .act = act_ }
-#define OBS(old, new_) { .name = old, .par = -1, .obsolete_for = new_ }
-
-/*
- * 0.4.11's option order (that of its --help options), plus -lpf.  Help
- * text: the first sentence is the --help opts summary; the whole text is
- * the --help options description.
- */
-const struct opt_desc opt_table[] = {
-	P("--access_recv", "-ar", OT_INT, PAR_ACCESS_RECV, BOTH, 0, U32, "OnOff",
-	  "Touch received data if OnOff is non-zero. "
-	  "The receiver of a bandwidth test then reads every buffer it "
-	  "receives, as an application would.  Default 0."),
-	SET1("-ar1", PAR_ACCESS_RECV, BOTH, "Read every received buffer."),
-	P("--alt_port", "-ap", OT_INT, PAR_ALT_PORT, BOTH, 0, 255, "Port",
-	  "Set the IB alternate path port. "
-	  "It enables automatic path migration in the RDMA tests.  "
-	  "As in 0.4.11 no test marks it used, so it always draws a "
-	  "\"set but not used\" warning."),
-	P("--loc_alt_port", "-lap", OT_INT, PAR_ALT_PORT, LOC, 0, 255, "Port",
-	  "Set the local alternate path port."),
-	P("--rem_alt_port", "-rap", OT_INT, PAR_ALT_PORT, REM, 0, 255, "Port",
-	  "Set the remote alternate path port."),
-	P("--cpu_affinity", "-ca", OT_INT, PAR_AFFINITY, BOTH, 0, U32, "PN",
-	  "Pin the test to one CPU. "
-	  "0 (the default) allows any CPU; N pins to CPU number N-1, as in "
-	  "0.4.11."),
-	P("--loc_cpu_affinity", "-lca", OT_INT, PAR_AFFINITY, LOC, 0, U32, "PN",
-	  "Pin the local side to one CPU."),
-	P("--rem_cpu_affinity", "-rca", OT_INT, PAR_AFFINITY, REM, 0, U32, "PN",
-	  "Pin the remote side to one CPU."),
-	A("--debug", "-D", OT_FLAG, OA_DEBUG, true, 0, 0, NULL,
-	  "Print debug information. "
-	  "Debug messages go to stderr, results gain the raw l_* and r_* "
-	  "counters, and a server prints the errors its clients report.  "
-	  "May be given to a server."),
-	P("--flip", "-f", OT_INT, PAR_FLIP, BOTH, 0, U32, "OnOff",
-	  "Swap sender and receiver if non-zero. "
-	  "Sent to the server as in 0.4.11, but no test implements it, so it "
-	  "always draws a \"set but not used\" warning."),
-	SET1("-f1", PAR_FLIP, BOTH, "Swap sender and receiver."),
-	A("--help", "-h", OT_SPECIAL, OA_HELP, true, 0, 0, "Topic",
-	  "Print help on Topic. "
-	  "Without a Topic the overview is printed; qperf --help categories "
-	  "lists the topics.  Topic is the next argument unless it starts "
-	  "with a dash."),
-	A("--host", "-H", OT_SPECIAL, OA_HOST, false, 0, 0, "Host",
-	  "Name the server node. "
-	  "The first argument that is not an option names the host too; "
-	  "after -H every such argument is a test."),
-	P("--id", "-i", OT_STR, PAR_ID, BOTH, 0, 0, "Device:Port",
-	  "Use this RDMA device and port. "
-	  "Only the RDMA tests use it."),
-	P("--loc_id", "-li", OT_STR, PAR_ID, LOC, 0, 0, "Device:Port",
-	  "Use this local RDMA device and port."),
-	P("--rem_id", "-ri", OT_STR, PAR_ID, REM, 0, 0, "Device:Port",
-	  "Use this remote RDMA device and port."),
-	P("--gid_index", "-gi", OT_INT, PAR_GID_INDEX, BOTH, 0, 65535, "Index",
-	  "Use this GID index on RoCE ports. "
-	  "Without it each end chooses its GID itself: RoCE v2 before v1, "
-	  "an address of the control connection's family, link-local last. "
-	  "Needs qperf 0.5 on both ends."),
-	P("--loc_gid_index", "-lgi", OT_INT, PAR_GID_INDEX, LOC, 0, 65535,
-	  "Index", "Use this local GID index on RoCE ports."),
-	P("--rem_gid_index", "-rgi", OT_INT, PAR_GID_INDEX, REM, 0, 65535,
-	  "Index", "Use this remote GID index on RoCE ports."),
-	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
-	  "Port",
-	  "Set the control port. "
-	  "The server listens on it and the client connects to it; default "
-	  "19765.  A server may use 0 to let the kernel choose; see "
-	  "--listen_port_file."),
-	A("--listen_port_file", "-lpf", OT_SPECIAL, OA_PORT_FILE, true, 0, 0,
-	  "File",
-	  "Server: write the bound port to File. "
-	  "The server writes the port it actually listens on, in decimal, "
-	  "once it is ready.  "
-	  "New in this qperf: with -lp 0 it lets scripts start servers "
-	  "without choosing a free port."),
-	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
-	  "Var:Init:Last:Incr",
-	  "Run the tests over a range of values. "
-	  "Each test named after this option runs once per value of Var.  "
-	  "Var starts at Init and grows by Incr (a leading * multiplies) "
-	  "while it does not exceed Last.  Var defaults to msg_size, Init to "
-	  "1 when multiplying and 0 when adding; missing trailing fields "
-	  "repeat the last one given.  Several loops nest, the first given "
-	  "outermost.  Loops that would never end are rejected.  -vu shows "
-	  "the value of each run."),
-	P("--msg_size", "-m", OT_SIZE, PAR_MSG_SIZE, BOTH, 1, U32, "Size",
-	  "Set the message size. "
-	  "The default depends on the test.  Units: k or kb (1000), K, kib "
-	  "or KiB (1024), m or mb, M, mib or MiB, g or gb, G, gib or GiB; "
-	  "fractions such as 1.5K are allowed.  At most 4294967295."),
-	P("--mtu_size", "-mt", OT_SIZE, PAR_MTU_SIZE, BOTH, 256, 4096, "Size",
-	  "Set the IB path MTU (RDMA tests). "
-	  "One of 256, 512, 1024, 2048 (the default) or 4096."),
-	P("--no_msgs", "-n", OT_INT, PAR_NO_MSGS, BOTH, 1, U32, "Count",
-	  "Send Count messages. "
-	  "When -n is given without -t the test has no time limit."),
-	P("--cq_poll", "-cp", OT_INT, PAR_POLL_MODE, BOTH, 0, U32, "OnOff",
-	  "Set RDMA completion polling on or off. "
-	  "If OnOff is non-zero the RDMA tests poll their completion queues "
-	  "instead of waiting for events."),
-	P("--loc_cq_poll", "-lcp", OT_INT, PAR_POLL_MODE, LOC, 0, U32, "OnOff",
-	  "Turn local polling on or off."),
-	P("--rem_cq_poll", "-rcp", OT_INT, PAR_POLL_MODE, REM, 0, U32, "OnOff",
-	  "Turn remote polling on or off."),
-	SET1("-cp1", PAR_POLL_MODE, BOTH, "Turn polling on."),
-	SET1("-lcp1", PAR_POLL_MODE, LOC, "Turn local polling on."),
-	SET1("-rcp1", PAR_POLL_MODE, REM, "Turn remote polling on."),
-	P("--ip_port", "-ip", OT_INT, PAR_PORT, BOTH, 0, PORT_MAX, "Port",
-	  "Set the socket tests' data port. "
-	  "This is the server's data port, not the control port of "
-	  "--listen_port; 0 (the default) lets the kernel choose."),
-	A("--precision", "-e", OT_INT, OA_PRECISION, false, 0, PRECISION_MAX,
-	  "Digits",
-	  "Set the significant digits shown. "
-	  "Default 3, at most 20."),
-	P("--rd_atomic", "-nr", OT_INT, PAR_RD_ATOMIC, BOTH, 0, U32, "Max",
-	  "Set the RDMA read/atomic depth. "
-	  "This is the number of RDMA reads or atomics in flight; "
-	  "0 (the default) uses the device maximum."),
-	P("--loc_rd_atomic", "-lnr", OT_INT, PAR_RD_ATOMIC, LOC, 0, U32, "Max",
-	  "Set the local RDMA read/atomic depth."),
-	P("--rem_rd_atomic", "-rnr", OT_INT, PAR_RD_ATOMIC, REM, 0, U32, "Max",
-	  "Set the remote RDMA read/atomic depth."),
-	P("--service_level", "-sl", OT_SL, PAR_SL, BOTH, 0, 15, "SL",
-	  "Set the IB service level. "
-	  "From 0 to 15; RDMA tests only."),
-	P("--loc_service_level", "-lsl", OT_SL, PAR_SL, LOC, 0, 15, "SL",
-	  "Set the local service level."),
-	P("--rem_service_level", "-rsl", OT_SL, PAR_SL, REM, 0, 15, "SL",
-	  "Set the remote service level."),
-	P("--sock_buf_size", "-sb", OT_SIZE, PAR_SOCK_BUF_SIZE, BOTH, 0, U32,
-	  "Size",
-	  "Set the socket buffer sizes. "
-	  "It sets SO_SNDBUF and SO_RCVBUF in the socket tests.  "
-	  "Units as for --msg_size; 0 keeps the system default."),
-	P("--loc_sock_buf_size", "-lsb", OT_SIZE, PAR_SOCK_BUF_SIZE, LOC, 0, U32,
-	  "Size", "Set the local socket buffer size."),
-	P("--rem_sock_buf_size", "-rsb", OT_SIZE, PAR_SOCK_BUF_SIZE, REM, 0, U32,
-	  "Size", "Set the remote socket buffer size."),
-	P("--src_path_bits", "-sp", OT_SIZE, PAR_SRC_PATH_BITS, BOTH, 0, 127,
-	  "N",
-	  "Set the IB source path bits. "
-	  "With a non-zero LMC the connection uses the LID whose low bits "
-	  "are N; 0 to 127."),
-	P("--loc_src_path_bits", "-lsp", OT_SIZE, PAR_SRC_PATH_BITS, LOC, 0, 127,
-	  "N", "Set the local source path bits."),
-	P("--rem_src_path_bits", "-rsp", OT_SIZE, PAR_SRC_PATH_BITS, REM, 0, 127,
-	  "N", "Set the remote source path bits."),
-	P("--static_rate", "-sr", OT_STR, PAR_STATIC_RATE, BOTH, 0, 0, "Rate",
-	  "Force an IB static rate. "
-	  "Rate is max, 2.5, 5, 10, 20, 30, 40, 60, 80, 120 (Gb/s), 1xSDR, "
-	  "1xDDR, 1xQDR, 4xSDR, 4xDDR, 4xQDR, 8xSDR, 8xDDR or 8xQDR."),
-	P("--loc_static_rate", "-lsr", OT_STR, PAR_STATIC_RATE, LOC, 0, 0,
-	  "Rate", "Force the local static rate."),
-	P("--rem_static_rate", "-rsr", OT_STR, PAR_STATIC_RATE, REM, 0, 0,
-	  "Rate", "Force the remote static rate."),
-	P("--time", "-t", OT_TIME, PAR_TIME, BOTH, 1, TIME_MAX, "Time",
-	  "Run each test for Time. "
-	  "Seconds, fractions allowed (0.5), or with a unit s, m, h or d.  "
-	  "Default 2 s, or no limit when -n is given."),
-	P("--timeout", "-to", OT_TIME, PAR_TIMEOUT, BOTH, 1, TIME_MAX, "Time",
-	  "Set the control timeout. "
-	  "Each control message must arrive within it.  "
-	  "Units as for --time; default 5 s."),
-	{ .name = "--loc_timeout", .abbr = "-lto", .type = OT_TIME,
-	  .par = PAR_TIMEOUT, .sides = LOC, .server_ok = true, .min = 1,
-	  .max = TIME_MAX, .arg = "Time", .act = OA_SERVER_TIMEOUT,
-	  .help = "Set the local timeout. "
-		  "Given to a server, it bounds the wait for each client's "
-		  "request; the client's own timeout applies after that." },
-	P("--rem_timeout", "-rto", OT_TIME, PAR_TIMEOUT, REM, 1, TIME_MAX,
-	  "Time", "Set the remote timeout."),
-	A("--unify_nodes", "-un", OT_FLAG, OA_UNIFY_NODES, false, 0, 0, NULL,
-	  "Show nodes as local and remote. "
-	  "Without it the per-node figures are labelled by role, send and "
-	  "recv."),
-	A("--unify_units", "-uu", OT_FLAG, OA_UNIFY_UNITS, false, 0, 0, NULL,
-	  "Show all results in the same units. "
-	  "Helpful for scripts."),
-	A("--use_bits_per_sec", "-ub", OT_FLAG, OA_BITS, false, 0, 0, NULL,
-	  "Show bandwidth in bits per second. "
-	  "The default is bytes per second."),
-	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
-	  "Use the RDMA CM if OnOff is non-zero. "
-	  "The RDMA connection manager is needed for iWARP; RC tests "
-	  "only."),
-	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
-	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
-	  "Show more detail. "
-	  "Raises each of -vc, -vs, -vt and -vu to at least level 1."),
-	A("--verbose_conf", "-vc", OT_FLAG, OA_V_CONF, false, 0, 0, NULL,
-	  "Show configuration (level 1)."),
-	A("--verbose_stat", "-vs", OT_FLAG, OA_V_STAT, false, 0, 0, NULL,
-	  "Show statistics (level 1). "
-	  "Adds msg_rate."),
-	A("--verbose_time", "-vt", OT_FLAG, OA_V_TIME, false, 0, 0, NULL,
-	  "Show CPU usage (level 1). "
-	  "Adds the CPU cost per byte and the CPUs used."),
-	A("--verbose_used", "-vu", OT_FLAG, OA_V_USED, false, 0, 0, NULL,
-	  "Show parameters set (level 1). "
-	  "Lists the parameters you set that the test used."),
-	A("--verbose_more", "-vv", OT_FLAG, OA_VERBOSE_MORE, false, 0, 0, NULL,
-	  "Show even more detail. "
-	  "Sets each of -vvc, -vvs, -vvt and -vvu."),
-	A("--verbose_more_conf", "-vvc", OT_FLAG, OA_VV_CONF, false, 0, 0, NULL,
-	  "Show more configuration (level 2)."),
-	A("--verbose_more_stat", "-vvs", OT_FLAG, OA_VV_STAT, false, 0, 0, NULL,
-	  "Show more statistics (level 2). "
-	  "Adds byte, message and error counts."),
-	A("--verbose_more_time", "-vvt", OT_FLAG, OA_VV_TIME, false, 0, 0, NULL,
-	  "Show more CPU usage (level 2). "
-	  "Adds the CPU time breakdown."),
-	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
-	  "Show parameters used (level 2). "
-	  "Lists every parameter the test used, defaults included."),
-	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
-	  "Print the version and exit. "
-	  "It also lists the compiled-in transports."),
-	A("--wait_server", "-ws", OT_TIME, OA_WAIT_SERVER, false, 0, TIME_MAX,
-	  "Time",
-	  "Set the time to wait for the server. "
-	  "A client keeps trying to connect for Time.  "
-	  "Default 5 s; 0 tries once."),
-
-	/* Obsolete spellings (spec §4.5): accepted with a warning. */
-	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),
-	OBS("--loc_affinity", "--loc_cpu_affinity"), OBS("-la", "-lca"),
-	OBS("--rem_affinity", "--rem_cpu_affinity"), OBS("-ra", "-rca"),
-	OBS("--rate", "--static_rate"), OBS("-r", "-sr"),
-	OBS("--loc_rate", "--loc_static_rate"), OBS("-lr", "-lsr"),
-	OBS("--rem_rate", "--rem_static_rate"), OBS("-rr", "-rsr"),
-	OBS("--port", "--ip_port"), OBS("-p", "-ip"),
-	OBS("--poll", "--cq_poll"), OBS("-P", "-cp"),
-	OBS("--loc_poll", "--loc_cq_poll"), OBS("-lP", "-lcp"),
-	OBS("--rem_poll", "--rem_cq_poll"), OBS("-rP", "-rcp"),
-	OBS("-R", "-nr"), OBS("-lR", "-lnr"), OBS("-rR", "-rnr"),
-	OBS("-T", "-to"), OBS("-lT", "-lto"), OBS("-rT", "-rto"),
-	OBS("-S", "-sb"), OBS("-lS", "-lsb"), OBS("-rS", "-rsb"),
-	OBS("--wait", "--wait_server"), OBS("-W", "-ws"),
-	OBS("-vC", "-vvc"), OBS("-vS", "-vvs"), OBS("-vT", "-vvt"),
-	OBS("-vU", "-vvu"),
-	OBS("-aro", "-ar1"), OBS("-cmo", "-cm1"), OBS("-fo", "-f1"),
-	OBS("-cpo", "-cp1"), OBS("-lcpo", "-lcp1"), OBS("-rcpo", "-rcp1"),
-	OBS("-Ar", "-ar"), OBS("-M", "-mt"), OBS("-u", "-uu"),
-};
-
-const size_t opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
 
 /* Static rate names accepted by -sr (spec §4.4); "" means the default. */
 static const char *const static_rates[] = {
@@ -497,6 +231,11 @@ static int apply_setting(struct settings *s, const struct opt_desc *o,
 	}
 	if (parse_value(o, spelling, v, &x, err, errlen))
 		return -1;
+	/* Only the local side can be checked here; the server checks its own. */
+	if (o->par == PAR_AFFINITY && (o->sides & LOC) && x && !cpu_usable(x - 1))
+		return opts_fail(err, errlen, spelling, v,
+			    "this host has no usable CPU %" PRIu64 " (%s N pins to CPU N-1; %d usable here, 0 allows any)",
+			    x - 1, spelling, cpu_usable_count());
 	if (o->act == OA_PRECISION)
 		s->out.precision = (int)x;
 	else
@@ -513,7 +252,16 @@ int opts_set_value(struct settings *s, const struct opt_desc *opt,
 	if (!opt || !opt_loopable(opt))
 		return opts_fail(err, errlen, opt ? opt->name : "--loop", NULL,
 			    "cannot be set to a number");
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	/* Times are ns here and typed in seconds: exact to the ns. */
+	if (opt->type == OT_TIME && v % NS_PER_SEC)
+		snprintf(buf, sizeof(buf), "%llu.%09llu",
+			 (unsigned long long)(v / NS_PER_SEC),
+			 (unsigned long long)(v % NS_PER_SEC));
+	else if (opt->type == OT_TIME)
+		snprintf(buf, sizeof(buf), "%llu",
+			 (unsigned long long)(v / NS_PER_SEC));
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	/* The table's spelling outlives argv copies; use it for warnings. */
 	return apply_setting(s, opt, opt->name, buf, err, errlen);
 }
@@ -550,7 +298,20 @@ static void apply_verbose(struct out_opts *out, enum opt_act act)
 	}
 }
 
-/* A loop value as typed for Var, which is seconds for a time option. */
+/*
+ * Parse one loop field for Var: a time for a time option (Init, Last and
+ * an adding Incr, in ns, so 0.1 + 0.1 + 0.1 is exactly 0.3), else a size.
+ */
+static int loop_field(const struct opt_desc *o, const char *spelling,
+		      const char *v, bool factor, uint64_t *x, char *err,
+		      size_t errlen)
+{
+	if (o->type == OT_TIME && !factor)
+		return parse_time(spelling, v, x, err, errlen);
+	return parse_size(spelling, v, x, err, errlen);
+}
+
+/* A loop limit as the user types it, for messages. */
 static uint64_t typed_max(const struct opt_desc *o)
 {
 	return o->type == OT_TIME ? o->max / NS_PER_SEC : o->max;
@@ -607,7 +368,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (*incr == '\0')
 		return opts_fail(err, errlen, spelling, spec,
 			    "empty increment; increment must be positive");
-	if (parse_size(spelling, incr, &lp->incr, err, errlen))
+	if (loop_field(o, spelling, incr, lp->mult, &lp->incr, err, errlen))
 		return -1;
 	if (lp->incr == 0)
 		return opts_fail(err, errlen, spelling, spec,
@@ -617,12 +378,13 @@ static int parse_loop(const char *spelling, const char *spec,
 			    "multiplying by 1 would loop forever");
 
 	if (f[1][0] == '\0')
-		lp->init = lp->mult ? 1 : 0;
-	else if (parse_size(spelling, f[1], &lp->init, err, errlen))
+		lp->init = (lp->mult ? 1 : 0) *
+			   (o->type == OT_TIME ? NS_PER_SEC : 1);
+	else if (loop_field(o, spelling, f[1], false, &lp->init, err, errlen))
 		return -1;
 	if (f[2][0] == '\0')
 		return opts_fail(err, errlen, spelling, spec, "must specify limit");
-	if (parse_size(spelling, f[2], &lp->last, err, errlen))
+	if (loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
 		return -1;
 
 	if (lp->mult && lp->init == 0)
@@ -631,7 +393,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (lp->init > lp->last)
 		return opts_fail(err, errlen, spelling, spec,
 			    "initial value greater than limit");
-	if (lp->last > typed_max(o))
+	if (lp->last > o->max)
 		return opts_fail(err, errlen, spelling, spec,
 			    "limit too large for %s; must be at most %" PRIu64,
 			    o->name, typed_max(o));
@@ -702,6 +464,10 @@ static void plan_init(struct plan *plan)
 	plan->listen_port = DEFAULT_LISTEN_PORT;
 	plan->wait_server = DEFAULT_WAIT;
 	plan->server_timeout = DEFAULT_WAIT;
+	plan->lim.max_per_client = DEFAULT_MAX_PER_CLIENT;
+	plan->lim.max_time = DEFAULT_MAX_TIME;
+	plan->lim.max_msgs = DEFAULT_MAX_MSGS;
+	plan->lim.max_setup = DEFAULT_MAX_SETUP;
 }
 
 __attribute__((format(printf, 2, 3))) static void
@@ -728,6 +494,8 @@ static int plan_add(struct plan *plan, const struct test_desc *t,
 {
 	struct plan_item *n;
 
+	if (param_check_test(t, s, err, errlen) < 0)
+		return -1;
 	n = realloc(plan->tests, (plan->ntests + 1) * sizeof(*n));
 	if (!n)
 		return opts_fail(err, errlen, t->name, NULL, "out of memory");
@@ -735,6 +503,56 @@ static int plan_add(struct plan *plan, const struct test_desc *t,
 	n[plan->ntests].test = t;
 	n[plan->ntests].s = *s;
 	plan->ntests++;
+	return 0;
+}
+
+/* The server's own options (struct server_limits). */
+static int apply_server_opt(struct plan *plan, const struct opt_desc *o,
+			    const char *spelling, const char *v, char *err,
+			    size_t errlen)
+{
+	struct server_limits *l = &plan->lim;
+	char inner[200];
+	uint64_t x = 0;
+
+	if (!l->first_opt)
+		l->first_opt = o->name;
+	switch (o->act) {
+	case OA_LISTEN_HOST:
+		if (!*v)
+			return opts_fail(err, errlen, spelling, NULL,
+				    "empty address");
+		l->listen_host = v;
+		return 0;
+	case OA_ALLOW:
+		if (acl_add(&l->allow, v, inner, sizeof(inner)) < 0)
+			return opts_fail(err, errlen, spelling, v, "%s", inner);
+		return 0;
+	case OA_NO_QUIT:
+		l->no_quit = true;
+		return 0;
+	case OA_LOW_PORTS:
+		l->low_ports = true;
+		return 0;
+	case OA_MAX_MEMORY:
+		if (parse_size_max(spelling, v, MEMORY_MAX, &x, err, errlen) ||
+		    check_range(o, spelling, v, x, err, errlen))
+			return -1;
+		l->max_memory = x;
+		return 0;
+	default:
+		break;
+	}
+	if (parse_value(o, spelling, v, &x, err, errlen))
+		return -1;
+	if (o->act == OA_MAX_PER_CLIENT)
+		l->max_per_client = (uint32_t)x;
+	else if (o->act == OA_MAX_TIME)
+		l->max_time = x;
+	else if (o->act == OA_MAX_MSGS)
+		l->max_msgs = x;
+	else
+		l->max_setup = x;
 	return 0;
 }
 
@@ -779,6 +597,16 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 			return -1;
 		plan->server_timeout = s->par.val[SIDE_LOC][PAR_TIMEOUT];
 		return 0;
+	case OA_LISTEN_HOST:
+	case OA_ALLOW:
+	case OA_NO_QUIT:
+	case OA_LOW_PORTS:
+	case OA_MAX_PER_CLIENT:
+	case OA_MAX_TIME:
+	case OA_MAX_MSGS:
+	case OA_MAX_MEMORY:
+	case OA_MAX_SETUP:
+		return apply_server_opt(plan, o, spelling, v, err, errlen);
 	case OA_DEBUG:
 		plan->debug = true;
 		s->out.debug = true;
@@ -846,6 +674,9 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 	if (plan->port_file)
 		plan_warn(plan, "%s set but not used by a client",
 			  "--listen_port_file");
+	if (plan->lim.first_opt)
+		plan_warn(plan, "%s set but not used by a client",
+			  plan->lim.first_opt);
 	return 0;
 }
 

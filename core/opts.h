@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+#include "acl.h"
 #include "types.h"
 
 struct test_desc;
@@ -44,6 +45,15 @@ enum opt_act {
 	OA_WAIT_SERVER, /* -ws: plan->wait_server */
 	OA_SERVER_TIMEOUT, /* -lto: also plan->server_timeout */
 	OA_DEBUG, /* -D */
+	OA_LISTEN_HOST, /* -lh: plan->listen_host */
+	OA_ALLOW, /* --allow: plan->allow */
+	OA_NO_QUIT, /* --no_quit */
+	OA_LOW_PORTS, /* --allow_low_ports */
+	OA_MAX_PER_CLIENT, /* --max_per_client */
+	OA_MAX_TIME, /* --max_time */
+	OA_MAX_MSGS, /* --max_msgs */
+	OA_MAX_MEMORY, /* --max_memory */
+	OA_MAX_SETUP, /* --max_setup */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -101,6 +111,27 @@ enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION };
 
 #define WARN_MAX 32
 
+/* Server defaults (README "Differences", docs/qperf.1, --help options). */
+#define SERVER_MAX_CHILDREN 16 /* requests served at once */
+#define DEFAULT_MAX_PER_CLIENT 4 /* of them from one client address */
+#define DEFAULT_MAX_TIME (600 * NS_PER_SEC) /* -t; count-based tests too */
+#define DEFAULT_MAX_MSGS 100000000ULL /* -n */
+#define DEFAULT_MAX_SETUP (10 * NS_PER_SEC) /* request to first data */
+
+/* What a server enforces (server mode only). */
+struct server_limits {
+	const char *listen_host; /* -lh: NULL = every address */
+	struct acl allow; /* --allow: empty = every client */
+	bool no_quit; /* --no_quit: refuse quit */
+	bool low_ports; /* --allow_low_ports: data ports below 1024 */
+	uint32_t max_per_client; /* concurrent requests per address */
+	uint64_t max_time; /* ns: longest -t; longest count-based run */
+	uint64_t max_msgs; /* largest -n */
+	uint64_t max_memory; /* bytes for all children; 0 = from RAM */
+	uint64_t max_setup; /* ns: request to first data, and teardown */
+	const char *first_opt; /* first server-only option given, or NULL */
+};
+
 struct plan {
 	enum run_mode mode;
 	const char *host; /* client: server host */
@@ -109,6 +140,7 @@ struct plan {
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */
+	struct server_limits lim; /* server mode */
 	const char *help_topic; /* RUN_HELP: "main" if none */
 	size_t ntests;
 	struct plan_item *tests; /* malloc'd; plan_free() releases */
@@ -128,8 +160,10 @@ int opts_parse(int argc, char **argv, struct plan *plan, char *err,
 void plan_free(struct plan *plan);
 
 /*
- * Set opt (the variable of a --loop) to the decimal value v in s, exactly
- * as if "opt v" had been typed.  Returns 0 or -1 with err filled.
+ * Set opt (the variable of a --loop) to the value v in s, exactly as if
+ * "opt v" had been typed.  v is in the option's own unit: bytes, a count,
+ * or nanoseconds for a time (typed as seconds with up to nine decimals).
+ * Returns 0 or -1 with err filled.
  */
 int opts_set_value(struct settings *s, const struct opt_desc *opt,
 		   uint64_t v, char *err, size_t errlen);
@@ -159,6 +193,22 @@ int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
 	       size_t errlen);
 int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
 	      size_t errlen);
+/* parse_size() with a larger limit (at most UINT64_MAX / 2). */
+int parse_size_max(const char *opt, const char *v, uint64_t max,
+		   uint64_t *out, char *err, size_t errlen);
+
+/*
+ * Checks of a test's settings that need the test (spec §4.7 runs them
+ * per test): a message larger than the test's transport can carry (a UDP
+ * datagram: 65,507 bytes), for the value set and for every value a
+ * --loop over msg_size reaches.  Returns 0 or -1 with err filled
+ * ("-m: 70000: ...").
+ */
+int param_check_test(const struct test_desc *t, const struct settings *s,
+		     char *err, size_t errlen);
+
+/* The largest message test t can carry, or 0 for no limit. */
+uint64_t param_msg_max(const struct test_desc *t);
 
 /*
  * Per-test preparation (spec §4.7): mark the parameters the test uses,

@@ -67,6 +67,12 @@ static const struct {
 int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
 	       size_t errlen)
 {
+	return parse_size_max(opt, v, U32, out, err, errlen);
+}
+
+int parse_size_max(const char *opt, const char *v, uint64_t max,
+		   uint64_t *out, char *err, size_t errlen)
+{
 	const char *end = NULL;
 	long double x, up;
 	uint64_t mult = 0;
@@ -91,14 +97,14 @@ int parse_size(const char *opt, const char *v, uint64_t *out, char *err,
 	 * 1000.  Snap values a hair below an integer up before truncating
 	 * (0.4.11 truncates, so 3.99 stays 3).
 	 */
-	if (x >= (long double)U32 + 1)
+	if (x >= (long double)max + 1)
 		return opts_fail(err, errlen, opt, v,
-			    "too large; must be at most %" PRIu64, U32);
+			    "too large; must be at most %" PRIu64, max);
 	/* By hand rather than ceill(): no libm for one call. */
 	up = (long double)(uint64_t)x;
 	if (up < x)
 		up += 1;
-	if (up - x < x * 1e-12L && up <= (long double)U32)
+	if (up - x < x * 1e-12L && up <= (long double)max)
 		x = up;
 	*out = (uint64_t)x;
 	return 0;
@@ -248,4 +254,52 @@ int param_unused(const struct test_desc *t, const struct par_set *p,
 		}
 	}
 	return count;
+}
+
+uint64_t param_msg_max(const struct test_desc *t)
+{
+	return t->tp ? t->tp->max_msg : 0;
+}
+
+/* The largest value loop lp reaches (it never passes lp->last). */
+static uint64_t loop_top(const struct loop *lp)
+{
+	uint64_t v = lp->init, next;
+
+	if (!lp->mult)
+		return lp->init + (lp->last - lp->init) / lp->incr * lp->incr;
+	while (!__builtin_mul_overflow(v, lp->incr, &next) && next <= lp->last)
+		v = next;
+	return v;
+}
+
+int param_check_test(const struct test_desc *t, const struct settings *s,
+		     char *err, size_t errlen)
+{
+	uint64_t max = param_msg_max(t);
+	const struct par_set *p = &s->par;
+
+	if (!max)
+		return 0;
+	for (int i = 0; i < s->nloops; i++) {
+		const struct loop *lp = &s->loops[i];
+		uint64_t top = loop_top(lp);
+
+		if (lp->opt->par == PAR_MSG_SIZE && top > max)
+			return opts_fail(err, errlen, "--loop", NULL,
+				    "msg_size reaches %" PRIu64 ", larger than a %s datagram can carry (%" PRIu64 " bytes)",
+				    top, t->name, max);
+	}
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		char v[24];
+
+		if (!p->set[side][PAR_MSG_SIZE] ||
+		    p->val[side][PAR_MSG_SIZE] <= max)
+			continue;
+		snprintf(v, sizeof(v), "%" PRIu64, p->val[side][PAR_MSG_SIZE]);
+		return opts_fail(err, errlen, p->spelling[side][PAR_MSG_SIZE],
+			    v, "larger than a %s datagram can carry (%" PRIu64 " bytes)",
+			    t->name, max);
+	}
+	return 0;
 }

@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The server: listen, accept, one forked child per request.
+ * The server: listen, then one forked child per request (the parent's
+ * side, accepting, admitting and supervising, is core/supervise.c).
  *
- * Unlike 0.4.11 the parent never waits for a child: it goes back to
- * accept() at once, so a client that stalls cannot keep others out.  Each
- * child's waits are bounded by the timeout, and a watchdog kills a child
- * that outlives its test by far, whatever it is stuck in.  At most
- * SERVER_MAX_CHILDREN requests run at once; more are refused with an error
- * the client prints.
+ * Unlike 0.4.11 the parent never waits for a child, so a client that
+ * stalls cannot keep others out.  Each child's waits are bounded by the
+ * timeout, and the parent's watchdog kills a child that does not start,
+ * stops making progress or outlives its test, whatever it is stuck in.
+ * A child checks its request against the server's limits (validate())
+ * and asks the parent for its share of the memory budget before it
+ * allocates anything.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../transports/transport.h"
@@ -30,42 +30,22 @@
 #include "session.h"
 #include "tlv.h"
 #include "report.h"
+#include "supervise.h"
 #include "util.h"
 
-#define SERVER_MAX_CHILDREN 16
 #define SERVER_MAX_MSG (1u << 30) /* largest message a client may ask for */
 #define SERVER_MAX_TIMEOUT (3600 * NS_PER_SEC)
+#define LOW_PORTS 1024 /* data ports below this need --allow_low_ports */
 
-static volatile sig_atomic_t quit_requested;
-
-static void on_quit(int sig)
+/* "600 s", "10 min": a limit as the server's options set it. */
+static const char *secs(char *buf, size_t len, uint64_t ns)
 {
-	(void)sig;
-	quit_requested = 1;
-}
-
-/*
- * Kill this child with SIGKILL after ns, whatever it is doing: the last
- * line of defence against a wait we failed to bound.
- */
-static void watchdog(timer_t *tid, bool *armed, uint64_t ns)
-{
-	struct itimerspec its;
-
-	if (!*armed) {
-		struct sigevent sev;
-
-		memset(&sev, 0, sizeof(sev));
-		sev.sigev_notify = SIGEV_SIGNAL;
-		sev.sigev_signo = SIGKILL;
-		if (timer_create(CLOCK_MONOTONIC, &sev, tid) < 0)
-			return;
-		*armed = true;
-	}
-	memset(&its, 0, sizeof(its));
-	its.it_value.tv_sec = (time_t)(ns / NS_PER_SEC);
-	its.it_value.tv_nsec = (long)(ns % NS_PER_SEC);
-	timer_settime(*tid, 0, &its, NULL);
+	if (ns >= 120 * NS_PER_SEC && ns % (60 * NS_PER_SEC) == 0)
+		xsnprintf(buf, len, "%llu min",
+			  (unsigned long long)(ns / NS_PER_SEC / 60));
+	else
+		xsnprintf(buf, len, "%.9g s", (double)ns / 1e9);
+	return buf;
 }
 
 /* Version check (spec §2.3): 0.4.x speaks legacy, 0.5.x extended. */
@@ -144,9 +124,11 @@ static int read_request(struct ctl *c, struct req *q, char *err,
 	return 0;
 }
 
-static int validate(const struct test_desc *t, struct req *q, char *err,
-		    size_t errlen)
+static int validate(const struct test_desc *t, struct req *q,
+		    const struct server_limits *l, char *err, size_t errlen)
 {
+	char a[32], b[32];
+
 	if (!t)
 		return seterr(err, errlen, "bad request index: %u",
 			      q->req_index);
@@ -172,6 +154,23 @@ static int validate(const struct test_desc *t, struct req *q, char *err,
 			      t->name);
 	if (q->port > 65535)
 		return seterr(err, errlen, "bad port: %u", q->port);
+	if ((t->uses & PAR_BIT(PAR_PORT)) && q->port && q->port < LOW_PORTS && !l->low_ports)
+		return seterr(err, errlen,
+			      "%s: data port %u is below %u, which this server does not allow (see its --allow_low_ports); use -ip 0 or a port from %u",
+			      t->name, q->port, LOW_PORTS, LOW_PORTS);
+	if (t->kind == TK_QUIT && l->no_quit)
+		return seterr(err, errlen,
+			      "quit refused: this server was started with --no_quit");
+	if (t->kind == TK_DATA && q->time_ns > l->max_time)
+		return seterr(err, errlen,
+			      "%s: -t %s is longer than this server allows (%s, --max_time)",
+			      t->name, secs(a, sizeof(a), q->time_ns),
+			      secs(b, sizeof(b), l->max_time));
+	if (t->kind == TK_DATA && q->no_msgs > l->max_msgs)
+		return seterr(err, errlen,
+			      "%s: -n %u is more than this server allows (%llu, --max_msgs)",
+			      t->name, q->no_msgs,
+			      (unsigned long long)l->max_msgs);
 	/* Bound every wait, whatever the client asked for. */
 	if (q->timeout_ns < NS_PER_SEC)
 		q->timeout_ns = NS_PER_SEC;
@@ -185,22 +184,29 @@ static int serve_one(int fd, const struct plan *p)
 {
 	struct ctl c = { fd, true, p->server_timeout, p->debug, false };
 	const struct test_desc *t = NULL;
+	struct admit adm;
 	struct req q;
 	char err[256];
-	timer_t tid;
-	bool armed = false;
 	int rc = -1;
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	watchdog(&tid, &armed, p->server_timeout * 3 + NS_PER_SEC);
 	if (read_request(&c, &q, err, sizeof(err)) < 0)
 		goto fail;
 	t = test_by_index(q.req_index);
 	debugf(p->debug, "received request: %s", t ? t->name : "?");
-	if (validate(t, &q, err, sizeof(err)) < 0)
+	if (validate(t, &q, &p->lim, err, sizeof(err)) < 0)
 		goto fail;
 	c.timeout = q.timeout_ns;
-	watchdog(&tid, &armed, q.time_ns + 6 * q.timeout_ns + 10 * NS_PER_SEC);
+	/* The parent keeps the memory budget and the watchdog's figures. */
+	memset(&adm, 0, sizeof(adm));
+	adm.req_index = q.req_index;
+	adm.data = t->kind == TK_DATA;
+	adm.mem = adm.data ? (q.msg_size ? q.msg_size : 1) : 0;
+	adm.time_ns = q.time_ns;
+	adm.timeout_ns = q.timeout_ns;
+	adm.no_msgs = q.no_msgs;
+	if (superv_admit(&adm, err, sizeof(err)) < 0)
+		goto fail;
 	if (set_cpu_affinity(q.affinity, err, sizeof(err)) < 0)
 		goto fail;
 	switch (t->kind) {
@@ -215,15 +221,18 @@ static int serve_one(int fd, const struct plan *p)
 		break;
 	}
 	case TK_QUIT:
+		/* Tell the parent, which owns the channel; signal nobody. */
 		rc = ctl_sync(&c, SYNC_BEFORE, err, sizeof(err));
 		if (rc == 0)
-			kill(getppid(), SIGQUIT);
+			superv_quit();
 		break;
 	case TK_DATA:
 		rc = serve_data(&c, t, &q, err, sizeof(err));
 		break;
 	}
 	if (rc == 0) {
+		/* FIN now: the parent still holds a copy until it reaps us. */
+		shutdown(fd, SHUT_WR);
 		close(fd);
 		return 0;
 	}
@@ -238,7 +247,7 @@ fail:
 }
 
 /* Listen on [::]:port (dual stack), or 0.0.0.0:port without IPv6. */
-static int server_listen(uint16_t port, char *err, size_t errlen)
+static int listen_any(uint16_t port, char *err, size_t errlen)
 {
 	struct sockaddr_in6 s6;
 	struct sockaddr_in s4;
@@ -285,41 +294,106 @@ static int server_listen(uint16_t port, char *err, size_t errlen)
 	return fd;
 }
 
-/* Write the bound port to path atomically (write a temp file, rename). */
+/* Listen on host (-lh) only: the first of its addresses that binds. */
+static int listen_host(const char *host, uint16_t port, char *err,
+		       size_t errlen)
+{
+	struct addrinfo hints, *res = NULL;
+	char ps[8];
+	int e, one = 1, last = EADDRNOTAVAIL;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	xsnprintf(ps, sizeof(ps), "%u", port);
+	e = getaddrinfo(host, ps, &hints, &res);
+	if (e)
+		return seterr(err, errlen, "-lh: \"%.100s\": %s", host,
+			      gai_strerror(e));
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+				ai->ai_protocol);
+
+		if (fd < 0) {
+			last = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				   sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, 64) == 0) {
+			freeaddrinfo(res);
+			return fd;
+		}
+		last = errno;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return seterr_errno(err, errlen, last,
+			    "-lh: unable to listen on \"%.100s\" port %u", host,
+			    port);
+}
+
+static int server_listen(const struct plan *p, char *err, size_t errlen)
+{
+	if (p->lim.listen_host)
+		return listen_host(p->lim.listen_host, p->listen_port, err,
+				   errlen);
+	return listen_any(p->listen_port, err, errlen);
+}
+
+/*
+ * Write the bound port to path atomically: a new temporary file in the
+ * same directory, then rename.  mkstemp() creates the name with O_EXCL, so
+ * a planted symlink or file (path.XXXXXX in /tmp) is never followed or
+ * reused.  Errors name -lpf and path, never the temporary name.
+ */
 static int write_port_file(const char *path, int lfd, char *err,
 			   size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char tmp[4096];
+	char tmp[4096], line[16];
 	unsigned port;
-	FILE *f;
+	size_t n;
+	int fd, e = 0;
 
 	if (getsockname(lfd, (struct sockaddr *)&ss, &len) < 0)
 		return seterr_errno(err, errlen, errno, "getsockname failed");
 	port = ntohs(ss.ss_family == AF_INET6
 			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 			     : ((struct sockaddr_in *)&ss)->sin_port);
-	xsnprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return seterr_errno(err, errlen, errno, "cannot write \"%s\"",
-				    tmp);
-	fprintf(f, "%u\n", port);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+	if (strlen(path) + sizeof(".XXXXXX") > sizeof(tmp))
+		return seterr(err, errlen, "-lpf: \"%.200s\": name too long",
+			      path);
+	xsnprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return seterr_errno(err, errlen, errno,
+				    "-lpf: cannot write \"%.200s\"", path);
+	n = xsnprintf(line, sizeof(line), "%u\n", port);
+	/* mkstemp makes it 0600; the port is no secret. */
+	if (fchmod(fd, 0644) < 0 || write(fd, line, n) != (ssize_t)n)
+		e = errno ? errno : EIO;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) < 0)
+		e = errno;
+	if (e) {
 		unlink(tmp);
-		return seterr_errno(err, errlen, errno, "cannot write \"%s\"",
-				    path);
+		return seterr_errno(err, errlen, e,
+				    "-lpf: cannot write \"%.200s\"", path);
 	}
 	return 0;
 }
 
 int server_main(const struct plan *p)
 {
-	struct sigaction sa;
 	char err[256];
-	int nchildren = 0;
-	int lfd = server_listen(p->listen_port, err, sizeof(err));
+	int lfd = server_listen(p, err, sizeof(err));
 
 	if (lfd < 0) {
 		fprintf(stderr, "qperf: %s\n", err);
@@ -332,51 +406,5 @@ int server_main(const struct plan *p)
 		return 1;
 	}
 	measure_init();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_quit;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGQUIT, &sa, NULL);
-	while (!quit_requested) {
-		struct pollfd pfd = { lfd, POLLIN, 0 };
-		pid_t pid;
-		int fd;
-
-		while (nchildren > 0 && waitpid(-1, NULL, WNOHANG) > 0)
-			nchildren--;
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EINTR && errno != EAGAIN &&
-			    errno != ECONNABORTED)
-				fprintf(stderr, "qperf: accept failed: %s\n",
-					strerror(errno));
-			continue;
-		}
-		if (nchildren >= SERVER_MAX_CHILDREN) {
-			struct ctl c = { fd, true, NS_PER_SEC, false, false };
-
-			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-			ctl_send_error(&c, "server busy: too many tests running; try again later");
-			close(fd);
-			continue;
-		}
-		fflush(stdout);
-		fflush(stderr);
-		pid = fork();
-		if (pid == 0) {
-			close(lfd);
-			sa.sa_handler = SIG_DFL;
-			sigaction(SIGQUIT, &sa, NULL);
-			_exit(serve_one(fd, p));
-		}
-		if (pid < 0)
-			fprintf(stderr, "qperf: fork failed: %s\n",
-				strerror(errno));
-		else
-			nchildren++;
-		close(fd);
-	}
-	close(lfd);
-	return 0;
+	return superv_run(p, lfd, serve_one);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "progress.h"
 #include "session.h"
 #include "util.h"
 
@@ -122,6 +123,9 @@ static int wait_peer(void *arg, char *err, size_t errlen)
 	while (!measure_finished()) {
 		struct pollfd pfd = { sd->c->fd, POLLPRI | POLLRDHUP, 0 };
 
+		/* The client works on our memory, unseen: while it is still
+		 * connected, that is progress for the watchdog. */
+		progress_note();
 		if (count)
 			pfd.events |= POLLIN;
 		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)

@@ -185,3 +185,43 @@ int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
 		fcntl(fd, F_SETFL, fl);
 	return r;
 }
+
+/* The first error seen on stdout (0: none); see out_flush(). */
+static int out_errno;
+
+int out_flush(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 && !out_errno)
+		out_errno = errno ? errno : EIO;
+	if (ferror(stdout) && !out_errno)
+		out_errno = EIO;
+	return out_errno ? -1 : 0;
+}
+
+int out_error(void)
+{
+	return out_errno;
+}
+
+bool cpu_usable(uint64_t cpu)
+{
+	cpu_set_t set;
+
+	if (cpu >= CPU_SETSIZE)
+		return false;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return true; /* cannot tell: leave it to sched_setaffinity */
+	return CPU_ISSET((int)cpu, &set);
+}
+
+int cpu_usable_count(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	return CPU_COUNT(&set);
+}

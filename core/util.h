@@ -63,4 +63,20 @@ void debugf(bool on, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
  */
 int set_cpu_affinity(uint64_t aff, char *err, size_t errlen);
 
+/*
+ * Flush stdout and remember the first write error on it (a full disk, a
+ * closed pipe).  Returns 0, or -1 once any write to stdout has failed;
+ * out_error() is then its errno.  For the client's results.
+ */
+int out_flush(void);
+int out_error(void);
+
+/*
+ * May this process run on CPU number cpu (0-based)?  True when the
+ * affinity mask cannot be read.  cpu_usable_count() is the number of
+ * CPUs it may run on (0 if unknown).  Do not block.
+ */
+bool cpu_usable(uint64_t cpu);
+int cpu_usable_count(void);
+
 #endif

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../core/progress.h"
 #include "../core/util.h"
 #include "sock.h"
 #include "transport.h"
@@ -543,6 +544,7 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 		if (timer_fired)
 			return XF_STOP;
 		if (n >= 0) {
+			progress_note(); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*moved = off;
@@ -587,6 +589,7 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
 			return XF_ERR; /* RDS counts whole messages only */
 		if (n > 0 || (n == 0 && !stream)) {
+			progress_note(); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*moved = off;

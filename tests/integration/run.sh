@@ -336,8 +336,9 @@ fi
 C -t $TT -m 65507 -vu udp_bw
 expect "-m 65507 udp_bw (largest IPv4 datagram)" 0 "$(L msg_size '65\.5 KB')"
 C -t $TT -m 65508 udp_bw
-expect "-m 65508 udp_bw: clean error, exit 1" 1 '^udp_bw:$' \
-	'^qperf: .*65508.*(datagram|UDP)'
+# A value checked locally is a usage error, before anything runs.
+expect "-m 65508 udp_bw: usage error naming -m, exit 2" 2 '^$' \
+	'^qperf: -m: 65508: larger than a udp_bw datagram can carry \(65507 bytes\)$'
 C -t $TT -sb 64K -vu tcp_bw
 expect "-sb 64K tcp_bw" 0 "$(L sock_buf_size '64 KiB \(65,536\)')"
 C -t $TT -sb 64K -vu udp_bw

@@ -17,6 +17,10 @@ ACTIONs run in order; each prints one line the shell scripts grep:
     port              receive the 4-byte data port        -> "port N"
     data:tcp|udp      open the data socket to that port     -> "data ok"
     stream:SECS       write on the data socket for SECS
+    pingpong:SECS[:GAP]  tcp_lat by hand, slowly: 1-byte round trips on
+                      the data socket, GAP s apart (default 0.01), for
+                      SECS, then close the data socket
+                                                    -> "pingpong N round trips"
     sync              send, then receive the "before" sync   -> "sync ok"
     recv:N            receive N bytes on the control socket  -> "recv N"
     stat              receive STAT, send the "after" sync    -> "stat ..."
@@ -49,6 +53,10 @@ Server modes play a fake server for our client:
     peer.py dead-udp-server PORTFILE
         A 0.4.11-style server for udp_bw/udp_lat that announces a UDP port
         nobody listens on, runs the syncs, and reports zero received.
+
+With QPERF_PEER_SRC=ADDR in the environment, client mode connects from
+that source address (127.0.0.2 ... are all loopback), to play several
+client hosts.
 
 Every wait is bounded; nothing here can hang a test suite.
 """
@@ -154,7 +162,9 @@ def wait_reply(s, secs):
 
 
 def client(host, port, actions):
-    s = socket.create_connection((host, int(port)), timeout=10)
+    src = os.environ.get("QPERF_PEER_SRC")
+    s = socket.create_connection((host, int(port)), timeout=10,
+                                 source_address=(src, 0) if src else None)
     s.settimeout(None)
     data = None
     dport = None
@@ -188,7 +198,9 @@ def client(host, port, actions):
                 data = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                 data.connect((host, dport))
             else:
-                data = socket.create_connection((host, dport), timeout=10)
+                data = socket.create_connection(
+                    (host, dport), timeout=10,
+                    source_address=(src, 0) if src else None)
             out("data ok")
         elif name == "stream":
             end = time.monotonic() + float(arg)
@@ -204,6 +216,23 @@ def client(host, port, actions):
                     out("stream error: %s" % e)
                     break
             out("streamed %d bytes" % n)
+        elif name == "pingpong":
+            secs, _, gap = arg.partition(":")
+            gap = float(gap or 0.01)
+            end = time.monotonic() + float(secs)
+            data.settimeout(5)
+            n = 0
+            try:
+                while time.monotonic() < end:
+                    data.sendall(b"p")
+                    if data.recv(1) != b"p":
+                        raise OSError("closed")
+                    n += 1
+                    time.sleep(gap)
+                out("pingpong %d round trips" % n)
+            except OSError as e:
+                out("pingpong error after %d round trips: %s" % (n, e))
+            data.close()
         elif name == "sync":
             s.sendall(SYNC_BEFORE)
             b = recv_exact(s, len(SYNC_BEFORE), 30)

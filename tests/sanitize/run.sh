@@ -63,5 +63,14 @@ if grep -qE "runtime error|AddressSanitizer|LeakSanitizer" "$tmp/server.err" "$t
 else
 	ok "no sanitizer reports"
 fi
+# The server's supervisor (watchdog kills, refusals, quit and SIGTERM,
+# access control) under the sanitizers: tests/robust/harden.sh, whose
+# own last check is that no server log holds a sanitizer report.
+if QPERF=$Q bash tests/robust/harden.sh >"$tmp/harden.log" 2>&1; then
+	ok "sanitized hardening cases: $(tail -n 1 "$tmp/harden.log")"
+else
+	bad "sanitized hardening cases: $(tail -n 1 "$tmp/harden.log")"
+	grep -E -A6 '^FAIL' "$tmp/harden.log" | head -40
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

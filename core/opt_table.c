@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The option table (spec §4.2): the single source for parsing, validation,
+ * --loop variable names, --help opts/options and the man-page check
+ * (tests/unit/test_docs.sh).  The parser is in opts.c.
+ *
+ * Order: 0.4.11's (that of its --help options), then this qperf's server
+ * options, then the obsolete spellings.
+ */
+#include <stdint.h>
+
+#include "opts.h"
+
+#define LOC (1u << SIDE_LOC)
+#define REM (1u << SIDE_REM)
+#define BOTH (LOC | REM)
+#define U32 ((uint64_t)UINT32_MAX)
+#define TIME_MAX (U32 * NS_PER_SEC) /* 0.4.11 sends whole seconds as u32 */
+#define PORT_MAX 65535
+#define PRECISION_MAX 20 /* beyond this the digits are noise */
+
+/* A parameter option with a value; sides picks loc_, rem_ or both. */
+#define P(n, a, t, p, sd, lo, hi, ar, h)                                   \
+	{ .name = n, .abbr = a, .type = t, .par = p, .sides = sd,          \
+	  .min = lo, .max = hi, .arg = ar, .help = h, .act = OA_NONE }
+/* An on/off form such as -ar1: no value, sets the targets to 1. */
+#define SET1(n, p, sd, h)                                                  \
+	{ .name = n, .type = OT_SET1, .par = p, .sides = sd, .min = 1,     \
+	  .max = 1, .help = h, .act = OA_NONE }
+/* An option that acts on the plan or the output, not on a parameter. */
+#define A(n, a, t, act_, srv, lo, hi, ar, h)                               \
+	{ .name = n, .abbr = a, .type = t, .par = -1, .server_ok = srv,    \
+	  .min = lo, .max = hi, .arg = ar, .help = h, .act = act_ }
+#define OBS(old, new_) { .name = old, .par = -1, .obsolete_for = new_ }
+
+/*
+ * 0.4.11's option order (that of its --help options), plus -lpf.  Help
+ * text: the first sentence is the --help opts summary; the whole text is
+ * the --help options description.
+ */
+const struct opt_desc opt_table[] = {
+	P("--access_recv", "-ar", OT_INT, PAR_ACCESS_RECV, BOTH, 0, U32, "OnOff",
+	  "Touch received data if OnOff is non-zero. "
+	  "The receiver of a bandwidth test then reads every buffer it "
+	  "receives, as an application would.  Default 0."),
+	SET1("-ar1", PAR_ACCESS_RECV, BOTH, "Read every received buffer."),
+	P("--alt_port", "-ap", OT_INT, PAR_ALT_PORT, BOTH, 0, 255, "Port",
+	  "Set the IB alternate path port. "
+	  "It enables automatic path migration in the RDMA tests.  "
+	  "As in 0.4.11 no test marks it used, so it always draws a "
+	  "\"set but not used\" warning."),
+	P("--loc_alt_port", "-lap", OT_INT, PAR_ALT_PORT, LOC, 0, 255, "Port",
+	  "Set the local alternate path port."),
+	P("--rem_alt_port", "-rap", OT_INT, PAR_ALT_PORT, REM, 0, 255, "Port",
+	  "Set the remote alternate path port."),
+	P("--cpu_affinity", "-ca", OT_INT, PAR_AFFINITY, BOTH, 0, U32, "PN",
+	  "Pin the test to one CPU. "
+	  "0 (the default) allows any CPU; N pins to CPU number N-1, as in "
+	  "0.4.11."),
+	P("--loc_cpu_affinity", "-lca", OT_INT, PAR_AFFINITY, LOC, 0, U32, "PN",
+	  "Pin the local side to one CPU."),
+	P("--rem_cpu_affinity", "-rca", OT_INT, PAR_AFFINITY, REM, 0, U32, "PN",
+	  "Pin the remote side to one CPU."),
+	A("--debug", "-D", OT_FLAG, OA_DEBUG, true, 0, 0, NULL,
+	  "Print debug information. "
+	  "Debug messages go to stderr, results gain the raw l_* and r_* "
+	  "counters, and a server prints the errors its clients report.  "
+	  "May be given to a server."),
+	P("--flip", "-f", OT_INT, PAR_FLIP, BOTH, 0, U32, "OnOff",
+	  "Swap sender and receiver if non-zero. "
+	  "Sent to the server as in 0.4.11, but no test implements it, so it "
+	  "always draws a \"set but not used\" warning."),
+	SET1("-f1", PAR_FLIP, BOTH, "Swap sender and receiver."),
+	A("--help", "-h", OT_SPECIAL, OA_HELP, true, 0, 0, "Topic",
+	  "Print help on Topic. "
+	  "Without a Topic the overview is printed; qperf --help categories "
+	  "lists the topics.  Topic is the next argument unless it starts "
+	  "with a dash."),
+	A("--host", "-H", OT_SPECIAL, OA_HOST, false, 0, 0, "Host",
+	  "Name the server node. "
+	  "The first argument that is not an option names the host too; "
+	  "after -H every such argument is a test."),
+	P("--id", "-i", OT_STR, PAR_ID, BOTH, 0, 0, "Device:Port",
+	  "Use this RDMA device and port. "
+	  "Only the RDMA tests use it."),
+	P("--loc_id", "-li", OT_STR, PAR_ID, LOC, 0, 0, "Device:Port",
+	  "Use this local RDMA device and port."),
+	P("--rem_id", "-ri", OT_STR, PAR_ID, REM, 0, 0, "Device:Port",
+	  "Use this remote RDMA device and port."),
+	P("--gid_index", "-gi", OT_INT, PAR_GID_INDEX, BOTH, 0, 65535, "Index",
+	  "Use this GID index on RoCE ports. "
+	  "Without it each end chooses its GID itself: RoCE v2 before v1, "
+	  "an address of the control connection's family, link-local last. "
+	  "Needs qperf 0.5 on both ends."),
+	P("--loc_gid_index", "-lgi", OT_INT, PAR_GID_INDEX, LOC, 0, 65535,
+	  "Index", "Use this local GID index on RoCE ports."),
+	P("--rem_gid_index", "-rgi", OT_INT, PAR_GID_INDEX, REM, 0, 65535,
+	  "Index", "Use this remote GID index on RoCE ports."),
+	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
+	  "Port",
+	  "Set the control port. "
+	  "The server listens on it and the client connects to it; default "
+	  "19765.  A server may use 0 to let the kernel choose; see "
+	  "--listen_port_file."),
+	A("--listen_port_file", "-lpf", OT_SPECIAL, OA_PORT_FILE, true, 0, 0,
+	  "File",
+	  "Server: write the bound port to File. "
+	  "The server writes the port it actually listens on, in decimal, "
+	  "once it is ready.  "
+	  "New in this qperf: with -lp 0 it lets scripts start servers "
+	  "without choosing a free port."),
+	/* This qperf's server options: access and limits. */
+	A("--listen_host", "-lh", OT_SPECIAL, OA_LISTEN_HOST, true, 0, 0,
+	  "Addr",
+	  "Server: listen on Addr only. "
+	  "An IPv4 or IPv6 address (or a name that resolves to one); by "
+	  "default the server listens on every address, IPv4 and IPv6."),
+	A("--allow", "-al", OT_SPECIAL, OA_ALLOW, true, 0, 0, "Nets",
+	  "Server: serve only clients in Nets. "
+	  "A comma-separated list of networks, ADDR/BITS or ADDR, IPv4 or "
+	  "IPv6 (10.0.0.0/8,fd00::/8,192.0.2.7); may be given more than "
+	  "once.  Other clients, quit included, are refused with one line.  "
+	  "Default: every client."),
+	A("--allow_low_ports", "-alp", OT_FLAG, OA_LOW_PORTS, true, 0, 0,
+	  NULL,
+	  "Server: allow data ports below 1024. "
+	  "Without it a client cannot ask for a data port (-ip) from 1 to "
+	  "1023, so it cannot make a root server bind 22 or 80.  "
+	  "Default: refused."),
+	A("--max_memory", NULL, OT_SIZE, OA_MAX_MEMORY, true, 1 << 20,
+	  1ULL << 50, "Size",
+	  "Server: memory budget of all running tests. "
+	  "A request whose buffers would take the running tests past Size "
+	  "is refused and the client told why.  Units as for --msg_size; "
+	  "default a quarter of the machine's memory (or of its cgroup's "
+	  "limit)."),
+	A("--max_msgs", NULL, OT_INT, OA_MAX_MSGS, true, 1, U32, "Count",
+	  "Server: refuse a -n larger than Count. "
+	  "Default 100000000."),
+	A("--max_per_client", NULL, OT_INT, OA_MAX_PER_CLIENT, true, 1, 16,
+	  "N",
+	  "Server: at most N requests per client. "
+	  "The number served at once for one client address (for IPv6, "
+	  "one /64).  "
+	  "Of the 16 requests the server serves at once, one client "
+	  "address may hold N; default 4.  More are told the server is "
+	  "busy and when to retry."),
+	A("--max_setup", NULL, OT_TIME, OA_MAX_SETUP, true, NS_PER_SEC,
+	  3600 * NS_PER_SEC, "Time",
+	  "Server: time allowed until data flows. "
+	  "A request must start moving data within Time.  "
+	  "From the connection to the first message of the test, whatever "
+	  "timeout the client asked for, and again after the test's time "
+	  "for the results; conf and quit must finish within it.  "
+	  "Default 10 s."),
+	A("--max_time", NULL, OT_TIME, OA_MAX_TIME, true, NS_PER_SEC,
+	  TIME_MAX, "Time",
+	  "Server: refuse a -t longer than Time. "
+	  "A test run by count (-n without -t) must also end within Time; "
+	  "if it has not, the server stops it and tells the client.  "
+	  "Default 10 m."),
+	A("--no_quit", "-nq", OT_FLAG, OA_NO_QUIT, true, 0, 0, NULL,
+	  "Server: refuse the quit test. "
+	  "No client can stop the server; stop it with a signal (SIGTERM, "
+	  "as systemd does)."),
+	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
+	  "Var:Init:Last:Incr",
+	  "Run the tests over a range of values. "
+	  "Each test named after this option runs once per value of Var.  "
+	  "Var starts at Init and grows by Incr (a leading * multiplies) "
+	  "while it does not exceed Last.  Var defaults to msg_size, Init to "
+	  "1 when multiplying and 0 when adding; missing trailing fields "
+	  "repeat the last one given.  Several loops nest, the first given "
+	  "outermost.  Loops that would never end are rejected.  -vu shows "
+	  "the value of each run."),
+	P("--msg_size", "-m", OT_SIZE, PAR_MSG_SIZE, BOTH, 1, U32, "Size",
+	  "Set the message size. "
+	  "The default depends on the test.  Units: k or kb (1000), K, kib "
+	  "or KiB (1024), m or mb, M, mib or MiB, g or gb, G, gib or GiB; "
+	  "fractions such as 1.5K are allowed.  At most 4294967295."),
+	P("--mtu_size", "-mt", OT_SIZE, PAR_MTU_SIZE, BOTH, 256, 4096, "Size",
+	  "Set the IB path MTU (RDMA tests). "
+	  "One of 256, 512, 1024, 2048 (the default) or 4096."),
+	P("--no_msgs", "-n", OT_INT, PAR_NO_MSGS, BOTH, 1, U32, "Count",
+	  "Send Count messages. "
+	  "When -n is given without -t the test has no time limit."),
+	P("--cq_poll", "-cp", OT_INT, PAR_POLL_MODE, BOTH, 0, U32, "OnOff",
+	  "Set RDMA completion polling on or off. "
+	  "If OnOff is non-zero the RDMA tests poll their completion queues "
+	  "instead of waiting for events."),
+	P("--loc_cq_poll", "-lcp", OT_INT, PAR_POLL_MODE, LOC, 0, U32, "OnOff",
+	  "Turn local polling on or off."),
+	P("--rem_cq_poll", "-rcp", OT_INT, PAR_POLL_MODE, REM, 0, U32, "OnOff",
+	  "Turn remote polling on or off."),
+	SET1("-cp1", PAR_POLL_MODE, BOTH, "Turn polling on."),
+	SET1("-lcp1", PAR_POLL_MODE, LOC, "Turn local polling on."),
+	SET1("-rcp1", PAR_POLL_MODE, REM, "Turn remote polling on."),
+	P("--ip_port", "-ip", OT_INT, PAR_PORT, BOTH, 0, PORT_MAX, "Port",
+	  "Set the socket tests' data port. "
+	  "This is the server's data port, not the control port of "
+	  "--listen_port; 0 (the default) lets the kernel choose."),
+	A("--precision", "-e", OT_INT, OA_PRECISION, false, 0, PRECISION_MAX,
+	  "Digits",
+	  "Set the significant digits shown. "
+	  "Default 3, at most 20."),
+	P("--rd_atomic", "-nr", OT_INT, PAR_RD_ATOMIC, BOTH, 0, U32, "Max",
+	  "Set the RDMA read/atomic depth. "
+	  "This is the number of RDMA reads or atomics in flight; "
+	  "0 (the default) uses the device maximum."),
+	P("--loc_rd_atomic", "-lnr", OT_INT, PAR_RD_ATOMIC, LOC, 0, U32, "Max",
+	  "Set the local RDMA read/atomic depth."),
+	P("--rem_rd_atomic", "-rnr", OT_INT, PAR_RD_ATOMIC, REM, 0, U32, "Max",
+	  "Set the remote RDMA read/atomic depth."),
+	P("--service_level", "-sl", OT_SL, PAR_SL, BOTH, 0, 15, "SL",
+	  "Set the IB service level. "
+	  "From 0 to 15; RDMA tests only."),
+	P("--loc_service_level", "-lsl", OT_SL, PAR_SL, LOC, 0, 15, "SL",
+	  "Set the local service level."),
+	P("--rem_service_level", "-rsl", OT_SL, PAR_SL, REM, 0, 15, "SL",
+	  "Set the remote service level."),
+	P("--sock_buf_size", "-sb", OT_SIZE, PAR_SOCK_BUF_SIZE, BOTH, 0, U32,
+	  "Size",
+	  "Set the socket buffer sizes. "
+	  "It sets SO_SNDBUF and SO_RCVBUF in the socket tests.  "
+	  "Units as for --msg_size; 0 keeps the system default."),
+	P("--loc_sock_buf_size", "-lsb", OT_SIZE, PAR_SOCK_BUF_SIZE, LOC, 0, U32,
+	  "Size", "Set the local socket buffer size."),
+	P("--rem_sock_buf_size", "-rsb", OT_SIZE, PAR_SOCK_BUF_SIZE, REM, 0, U32,
+	  "Size", "Set the remote socket buffer size."),
+	P("--src_path_bits", "-sp", OT_SIZE, PAR_SRC_PATH_BITS, BOTH, 0, 127,
+	  "N",
+	  "Set the IB source path bits. "
+	  "With a non-zero LMC the connection uses the LID whose low bits "
+	  "are N; 0 to 127."),
+	P("--loc_src_path_bits", "-lsp", OT_SIZE, PAR_SRC_PATH_BITS, LOC, 0, 127,
+	  "N", "Set the local source path bits."),
+	P("--rem_src_path_bits", "-rsp", OT_SIZE, PAR_SRC_PATH_BITS, REM, 0, 127,
+	  "N", "Set the remote source path bits."),
+	P("--static_rate", "-sr", OT_STR, PAR_STATIC_RATE, BOTH, 0, 0, "Rate",
+	  "Force an IB static rate. "
+	  "Rate is max, 2.5, 5, 10, 20, 30, 40, 60, 80, 120 (Gb/s), 1xSDR, "
+	  "1xDDR, 1xQDR, 4xSDR, 4xDDR, 4xQDR, 8xSDR, 8xDDR or 8xQDR."),
+	P("--loc_static_rate", "-lsr", OT_STR, PAR_STATIC_RATE, LOC, 0, 0,
+	  "Rate", "Force the local static rate."),
+	P("--rem_static_rate", "-rsr", OT_STR, PAR_STATIC_RATE, REM, 0, 0,
+	  "Rate", "Force the remote static rate."),
+	P("--time", "-t", OT_TIME, PAR_TIME, BOTH, 1, TIME_MAX, "Time",
+	  "Run each test for Time. "
+	  "Seconds, fractions allowed (0.5), or with a unit s, m, h or d.  "
+	  "Default 2 s, or no limit when -n is given."),
+	P("--timeout", "-to", OT_TIME, PAR_TIMEOUT, BOTH, 1, TIME_MAX, "Time",
+	  "Set the control timeout. "
+	  "Each control message must arrive within it.  "
+	  "Units as for --time; default 5 s."),
+	{ .name = "--loc_timeout", .abbr = "-lto", .type = OT_TIME,
+	  .par = PAR_TIMEOUT, .sides = LOC, .server_ok = true, .min = 1,
+	  .max = TIME_MAX, .arg = "Time", .act = OA_SERVER_TIMEOUT,
+	  .help = "Set the local timeout. "
+		  "Given to a server, it bounds the wait for each client's "
+		  "request; the client's own timeout applies after that." },
+	P("--rem_timeout", "-rto", OT_TIME, PAR_TIMEOUT, REM, 1, TIME_MAX,
+	  "Time", "Set the remote timeout."),
+	A("--unify_nodes", "-un", OT_FLAG, OA_UNIFY_NODES, false, 0, 0, NULL,
+	  "Show nodes as local and remote. "
+	  "Without it the per-node figures are labelled by role, send and "
+	  "recv."),
+	A("--unify_units", "-uu", OT_FLAG, OA_UNIFY_UNITS, false, 0, 0, NULL,
+	  "Show all results in the same units. "
+	  "Helpful for scripts."),
+	A("--use_bits_per_sec", "-ub", OT_FLAG, OA_BITS, false, 0, 0, NULL,
+	  "Show bandwidth in bits per second. "
+	  "The default is bytes per second."),
+	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
+	  "Use the RDMA CM if OnOff is non-zero. "
+	  "The RDMA connection manager is needed for iWARP; RC tests "
+	  "only."),
+	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
+	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
+	  "Show more detail. "
+	  "Raises each of -vc, -vs, -vt and -vu to at least level 1."),
+	A("--verbose_conf", "-vc", OT_FLAG, OA_V_CONF, false, 0, 0, NULL,
+	  "Show configuration (level 1)."),
+	A("--verbose_stat", "-vs", OT_FLAG, OA_V_STAT, false, 0, 0, NULL,
+	  "Show statistics (level 1). "
+	  "Adds msg_rate."),
+	A("--verbose_time", "-vt", OT_FLAG, OA_V_TIME, false, 0, 0, NULL,
+	  "Show CPU usage (level 1). "
+	  "Adds the CPU cost per byte and the CPUs used."),
+	A("--verbose_used", "-vu", OT_FLAG, OA_V_USED, false, 0, 0, NULL,
+	  "Show parameters set (level 1). "
+	  "Lists the parameters you set that the test used."),
+	A("--verbose_more", "-vv", OT_FLAG, OA_VERBOSE_MORE, false, 0, 0, NULL,
+	  "Show even more detail. "
+	  "Sets each of -vvc, -vvs, -vvt and -vvu."),
+	A("--verbose_more_conf", "-vvc", OT_FLAG, OA_VV_CONF, false, 0, 0, NULL,
+	  "Show more configuration (level 2)."),
+	A("--verbose_more_stat", "-vvs", OT_FLAG, OA_VV_STAT, false, 0, 0, NULL,
+	  "Show more statistics (level 2). "
+	  "Adds byte, message and error counts."),
+	A("--verbose_more_time", "-vvt", OT_FLAG, OA_VV_TIME, false, 0, 0, NULL,
+	  "Show more CPU usage (level 2). "
+	  "Adds the CPU time breakdown."),
+	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
+	  "Show parameters used (level 2). "
+	  "Lists every parameter the test used, defaults included."),
+	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
+	  "Print the version and exit. "
+	  "It also lists the compiled-in transports."),
+	A("--wait_server", "-ws", OT_TIME, OA_WAIT_SERVER, false, 0, TIME_MAX,
+	  "Time",
+	  "Set the time to wait for the server. "
+	  "A client keeps trying to connect for Time.  "
+	  "Default 5 s; 0 tries once."),
+
+	/* Obsolete spellings (spec §4.5): accepted with a warning. */
+	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),
+	OBS("--loc_affinity", "--loc_cpu_affinity"), OBS("-la", "-lca"),
+	OBS("--rem_affinity", "--rem_cpu_affinity"), OBS("-ra", "-rca"),
+	OBS("--rate", "--static_rate"), OBS("-r", "-sr"),
+	OBS("--loc_rate", "--loc_static_rate"), OBS("-lr", "-lsr"),
+	OBS("--rem_rate", "--rem_static_rate"), OBS("-rr", "-rsr"),
+	OBS("--port", "--ip_port"), OBS("-p", "-ip"),
+	OBS("--poll", "--cq_poll"), OBS("-P", "-cp"),
+	OBS("--loc_poll", "--loc_cq_poll"), OBS("-lP", "-lcp"),
+	OBS("--rem_poll", "--rem_cq_poll"), OBS("-rP", "-rcp"),
+	OBS("-R", "-nr"), OBS("-lR", "-lnr"), OBS("-rR", "-rnr"),
+	OBS("-T", "-to"), OBS("-lT", "-lto"), OBS("-rT", "-rto"),
+	OBS("-S", "-sb"), OBS("-lS", "-lsb"), OBS("-rS", "-rsb"),
+	OBS("--wait", "--wait_server"), OBS("-W", "-ws"),
+	OBS("-vC", "-vvc"), OBS("-vS", "-vvs"), OBS("-vT", "-vvt"),
+	OBS("-vU", "-vvu"),
+	OBS("-aro", "-ar1"), OBS("-cmo", "-cm1"), OBS("-fo", "-f1"),
+	OBS("-cpo", "-cp1"), OBS("-lcpo", "-lcp1"), OBS("-rcpo", "-rcp1"),
+	OBS("-Ar", "-ar"), OBS("-M", "-mt"), OBS("-u", "-uu"),
+};
+
+const size_t opt_count = sizeof(opt_table) / sizeof(opt_table[0]);

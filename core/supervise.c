@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The server parent; see supervise.h.  Invariants:
+ *  - every child is in slot[] from fork() until waitpid() reaps it, and
+ *    only then are its slot, its share of the memory budget and the
+ *    parent's copy of its control connection released;
+ *  - the parent signals only its own children (by the pid fork()
+ *    returned, before it was reaped), and only with SIGKILL;
+ *  - nothing here blocks: sockets are non-blocking and error notices to
+ *    clients are drained from the poll loop, never waited for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../transports/transport.h"
+#include "acl.h"
+#include "progress.h"
+#include "supervise.h"
+#include "util.h"
+
+#define TICK_MS 100 /* watchdog resolution */
+#define IDLE_MS 1000 /* poll interval with no children */
+#define STOP_GRACE (2 * NS_PER_SEC) /* running tests may finish */
+#define DRAIN_MAX 64 /* error notices being drained at once */
+#define DRAIN_TIME NS_PER_SEC
+#define ADMIT_WAIT_MS 5000
+#define BUDGET_MIN (64ULL << 20)
+#define CELL 64 /* bytes per progress counter: one cache line each */
+
+uint64_t *progress_counter;
+
+/* Child side: its end of the channel (-1 when not supervised). */
+static int child_chan = -1;
+
+enum { CH_ADMIT = 1, CH_QUIT = 2 };
+
+struct chan_msg {
+	uint32_t type;
+	struct admit a;
+};
+
+struct chan_reply {
+	int32_t ok;
+	char text[240];
+};
+
+struct slot {
+	pid_t pid; /* 0: free */
+	int chan; /* parent end of the channel, -1 once the child closed it */
+	int ctl; /* parent's copy of the control connection, or -1 */
+	uint8_t key[16]; /* client: IPv4 (mapped) address, or IPv6 /64 */
+	char who[64]; /* client address as text */
+	uint64_t start; /* ns: accepted */
+	bool admitted;
+	struct admit a;
+	uint64_t progress, progress_at; /* last count seen, and when */
+	bool killed;
+};
+
+struct drain {
+	int fd;
+	uint64_t deadline;
+};
+
+struct superv {
+	const struct plan *p;
+	int lfd;
+	struct slot slot[SERVER_MAX_CHILDREN];
+	uint8_t *cells; /* shared: one progress counter per slot */
+	struct drain drain[DRAIN_MAX];
+	uint64_t budget, used; /* bytes */
+	bool stopping;
+	uint64_t stop_at; /* ns: when the grace for running children ends */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* "2.5 s", "10 min" */
+static void fmt_time(char *buf, size_t len, uint64_t ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (ns >= 120 * NS_PER_SEC && ns % (60 * NS_PER_SEC) == 0)
+		xsnprintf(buf, len, "%.0f min", s / 60);
+	else
+		xsnprintf(buf, len, "%.3g s", s);
+}
+
+uint64_t superv_default_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz
+					    : 4ULL << 30;
+	char line[512], path[600];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	/* cgroup v2 ("0::/path"): a container's limit is the machine. */
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lim;
+		FILE *m;
+
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		xsnprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+			  line + 3);
+		m = fopen(path, "r");
+		if (m && fscanf(m, "%llu", &lim) == 1 && lim < mem)
+			mem = lim;
+		if (m)
+			fclose(m);
+	}
+	if (f)
+		fclose(f);
+	return mem / 4 > BUDGET_MIN ? mem / 4 : BUDGET_MIN;
+}
+
+/* --- child side --------------------------------------------------------- */
+
+int superv_admit(const struct admit *a, char *err, size_t errlen)
+{
+	struct chan_msg m;
+	struct chan_reply r;
+	struct pollfd pfd = { child_chan, POLLIN, 0 };
+	ssize_t n;
+
+	if (child_chan < 0)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.type = CH_ADMIT;
+	m.a = *a;
+	if (send(child_chan, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
+		return seterr(err, errlen, "the server is shutting down");
+	if (poll(&pfd, 1, ADMIT_WAIT_MS) <= 0)
+		return seterr(err, errlen, "the server is not admitting requests");
+	n = recv(child_chan, &r, sizeof(r), 0);
+	if (n != (ssize_t)sizeof(r))
+		return seterr(err, errlen, "the server is shutting down");
+	if (!r.ok)
+		return seterr(err, errlen, "%.*s", (int)sizeof(r.text), r.text);
+	return 0;
+}
+
+void superv_quit(void)
+{
+	struct chan_msg m;
+
+	if (child_chan < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.type = CH_QUIT;
+	/* If the parent is gone there is nobody to stop: ignore errors. */
+	(void)send(child_chan, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* --- parent: error notices, drained from the loop ----------------------- */
+
+/* 0.4.11's error notice (spec §2.8) without waiting: the drain follows. */
+static void notice(struct superv *sv, int fd, const char *text)
+{
+	size_t n = strnlen(text, 240);
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (send(fd, "?", 1, MSG_OOB | MSG_NOSIGNAL) == 1)
+		(void)send(fd, text, n, MSG_NOSIGNAL);
+	shutdown(fd, SHUT_WR);
+	for (int i = 0; i < DRAIN_MAX; i++) {
+		if (sv->drain[i].fd < 0) {
+			sv->drain[i].fd = fd;
+			sv->drain[i].deadline = now_ns() + DRAIN_TIME;
+			return;
+		}
+	}
+	close(fd); /* too many at once: this one may see a reset */
+}
+
+static void drain_step(struct drain *d, uint64_t now)
+{
+	char junk[4096];
+	ssize_t r;
+
+	if (d->fd < 0)
+		return;
+	while ((r = read(d->fd, junk, sizeof(junk))) > 0)
+		;
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR) ||
+	    now >= d->deadline) {
+		close(d->fd);
+		d->fd = -1;
+	}
+}
+
+/* --- parent: slots ------------------------------------------------------- */
+
+static uint64_t *cell(struct superv *sv, int i)
+{
+	return (uint64_t *)(void *)(sv->cells + (size_t)i * CELL);
+}
+
+static int nlive(const struct superv *sv, const uint8_t *key)
+{
+	int n = 0;
+
+	for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
+		if (sv->slot[i].pid &&
+		    (!key || memcmp(sv->slot[i].key, key, 16) == 0))
+			n++;
+	return n;
+}
+
+/*
+ * When slot s is free at the latest: the watchdog's deadline for it.
+ * Also sets *why to the rule that deadline enforces.
+ */
+static uint64_t slot_deadline(const struct superv *sv, const struct slot *s,
+			      const char **why)
+{
+	const struct server_limits *l = &sv->p->lim;
+
+	*why = "setup";
+	if (!s->admitted || !s->a.data || s->progress == 0)
+		return s->start + l->max_setup;
+	if (s->a.time_ns) {
+		*why = "time";
+		return s->start + l->max_setup + s->a.time_ns + l->max_setup;
+	}
+	*why = "count";
+	return s->start + l->max_setup + l->max_time;
+}
+
+static const char *slot_test(const struct slot *s)
+{
+	const struct test_desc *t = s->admitted ? test_by_index(s->a.req_index)
+						: NULL;
+
+	return t ? t->name : "request";
+}
+
+/* SIGKILL our child in slot s, and say why in the log and to its client. */
+static void kill_child(struct superv *sv, struct slot *s, const char *why)
+{
+	char msg[240];
+
+	if (s->killed)
+		return;
+	kill(s->pid, SIGKILL);
+	s->killed = true;
+	fprintf(stderr, "qperf: stopped %s from %s (pid %d): %s\n",
+		slot_test(s), s->who, (int)s->pid, why);
+	xsnprintf(msg, sizeof(msg), "%s stopped by the server: %s",
+		  slot_test(s), why);
+	if (s->ctl >= 0) {
+		notice(sv, s->ctl, msg);
+		s->ctl = -1;
+	}
+}
+
+static void watchdog(struct superv *sv, uint64_t now)
+{
+	const struct server_limits *l = &sv->p->lim;
+
+	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+		struct slot *s = &sv->slot[i];
+		uint64_t p, idle;
+		const char *rule;
+		char why[200], t1[32], t2[32];
+
+		if (!s->pid || s->killed)
+			continue;
+		p = __atomic_load_n(cell(sv, i), __ATOMIC_RELAXED);
+		if (p != s->progress) {
+			s->progress = p;
+			s->progress_at = now;
+		}
+		if (sv->stopping && now >= sv->stop_at) {
+			kill_child(sv, s, "the server is shutting down");
+			continue;
+		}
+		if (now >= slot_deadline(sv, s, &rule)) {
+			fmt_time(t1, sizeof(t1), l->max_setup);
+			fmt_time(t2, sizeof(t2), l->max_time);
+			if (!strcmp(rule, "setup"))
+				xsnprintf(why, sizeof(why),
+					  s->admitted && s->a.data
+						  ? "no data within %s of the request (the server's --max_setup)"
+						  : "not done within %s (the server's --max_setup)",
+					  t1);
+			else if (!strcmp(rule, "time"))
+				xsnprintf(why, sizeof(why),
+					  "still running %s after its time (the server's --max_setup)",
+					  t1);
+			else
+				xsnprintf(why, sizeof(why),
+					  "a test by count must end within %s (the server's --max_time); use -t or a smaller -n",
+					  t2);
+			kill_child(sv, s, why);
+			continue;
+		}
+		/* Moving data, then nothing for longer than the loops allow. */
+		idle = s->a.timeout_ns + l->max_setup;
+		if (s->admitted && s->progress && now - s->progress_at > idle) {
+			fmt_time(t1, sizeof(t1), now - s->progress_at);
+			xsnprintf(why, sizeof(why), "no progress for %s", t1);
+			kill_child(sv, s, why);
+		}
+	}
+}
+
+static void reap(struct superv *sv)
+{
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
+		for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+			struct slot *s = &sv->slot[i];
+
+			if (s->pid != pid)
+				continue;
+			if (s->admitted)
+				sv->used -= s->a.mem;
+			if (s->chan >= 0)
+				close(s->chan);
+			if (s->ctl >= 0)
+				close(s->ctl);
+			memset(s, 0, sizeof(*s));
+			s->chan = s->ctl = -1;
+			break;
+		}
+	}
+}
+
+/* A message from the child in slot s. */
+static void on_message(struct superv *sv, struct slot *s,
+		       const struct chan_msg *m)
+{
+	struct chan_reply r;
+	char need[32], freeb[32], all[32];
+
+	if (m->type == CH_QUIT) {
+		if (!sv->stopping)
+			debugf(sv->p->debug, "quit from %s: stopping", s->who);
+		sv->stopping = true;
+		sv->stop_at = now_ns() + STOP_GRACE;
+		return;
+	}
+	if (m->type != CH_ADMIT || s->admitted)
+		return;
+	memset(&r, 0, sizeof(r));
+	if (sv->stopping) {
+		xsnprintf(r.text, sizeof(r.text), "the server is shutting down");
+	} else if (m->a.mem > sv->budget - sv->used) {
+		xsnprintf(need, sizeof(need), "%" PRIu64, m->a.mem);
+		xsnprintf(freeb, sizeof(freeb), "%" PRIu64, sv->budget - sv->used);
+		xsnprintf(all, sizeof(all), "%" PRIu64, sv->budget);
+		if (m->a.mem > sv->budget)
+			xsnprintf(r.text, sizeof(r.text),
+				  "not enough memory: this test needs %s bytes, more than the server's whole budget of %s (--max_memory); use a smaller -m",
+				  need, all);
+		else
+			xsnprintf(r.text, sizeof(r.text),
+				  "not enough memory: this test needs %s bytes and %s of the server's %s (--max_memory) are free; try again later or use a smaller -m",
+				  need, freeb, all);
+	} else {
+		r.ok = 1;
+		s->admitted = true;
+		s->a = m->a;
+		sv->used += m->a.mem;
+	}
+	(void)send(s->chan, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void chan_read(struct superv *sv, struct slot *s)
+{
+	struct chan_msg m;
+	ssize_t n;
+
+	while ((n = recv(s->chan, &m, sizeof(m), MSG_DONTWAIT)) > 0)
+		if (n == (ssize_t)sizeof(m))
+			on_message(sv, s, &m);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(s->chan); /* the child is exiting */
+		s->chan = -1;
+	}
+}
+
+/* --- parent: accepting ---------------------------------------------------- */
+
+/* Seconds until one of the slots that match key (all if NULL) is free. */
+static unsigned retry_secs(const struct superv *sv, const uint8_t *key)
+{
+	uint64_t now = now_ns(), best = UINT64_MAX;
+
+	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+		const struct slot *s = &sv->slot[i];
+		const char *why;
+		uint64_t d;
+
+		if (!s->pid || (key && memcmp(s->key, key, 16) != 0))
+			continue;
+		d = s->killed ? now : slot_deadline(sv, s, &why);
+		if (d < best)
+			best = d;
+	}
+	if (best == UINT64_MAX || best <= now)
+		return 1;
+	return (unsigned)((best - now + NS_PER_SEC - 1) / NS_PER_SEC);
+}
+
+static void child_setup(struct superv *sv, int me, int chan, int fd)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	/* Never outlive the server, however it ends. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (sv->lfd >= 0)
+		close(sv->lfd);
+	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+		if (sv->slot[i].chan >= 0)
+			close(sv->slot[i].chan);
+		if (sv->slot[i].ctl >= 0 && sv->slot[i].ctl != fd)
+			close(sv->slot[i].ctl);
+	}
+	for (int i = 0; i < DRAIN_MAX; i++)
+		if (sv->drain[i].fd >= 0)
+			close(sv->drain[i].fd);
+	child_chan = chan;
+	progress_counter = cell(sv, me);
+}
+
+static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
+			int (*serve)(int, const struct plan *))
+{
+	const struct server_limits *l = &sv->p->lim;
+	uint8_t key[16];
+	char who[64], msg[240];
+	int me = -1, sp[2], pfd = -1;
+	pid_t ppid = getpid(), pid;
+
+	memset(key, 0, sizeof(key));
+	acl_key(sa, key);
+	/* One IPv6 host usually owns a whole /64: count it as one client. */
+	if (!(key[10] == 0xff && key[11] == 0xff &&
+	      !memcmp(key, "\0\0\0\0\0\0\0\0\0\0", 10)))
+		memset(key + 8, 0, 8);
+	acl_addr_str(sa, who, sizeof(who));
+	if (!acl_allows(&l->allow, sa)) {
+		fprintf(stderr, "qperf: refused %s: not in --allow\n", who);
+		xsnprintf(msg, sizeof(msg),
+			  "client %s is not allowed to use this server", who);
+		notice(sv, fd, msg);
+		return;
+	}
+	if (nlive(sv, key) >= (int)l->max_per_client) {
+		xsnprintf(msg, sizeof(msg),
+			  "server busy: %d tests from %s running (at most %u per client); try again in %u s",
+			  nlive(sv, key), who, l->max_per_client,
+			  retry_secs(sv, key));
+		debugf(sv->p->debug, "%s", msg);
+		notice(sv, fd, msg);
+		return;
+	}
+	for (int i = 0; i < SERVER_MAX_CHILDREN && me < 0; i++)
+		if (!sv->slot[i].pid)
+			me = i;
+	if (me < 0) {
+		xsnprintf(msg, sizeof(msg),
+			  "server busy: %d tests running (the most it runs at once); try again in %u s",
+			  SERVER_MAX_CHILDREN, retry_secs(sv, NULL));
+		debugf(sv->p->debug, "%s", msg);
+		notice(sv, fd, msg);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		fprintf(stderr, "qperf: socketpair failed: %s\n", strerror(errno));
+		notice(sv, fd, "server error: cannot start a test");
+		return;
+	}
+	__atomic_store_n(cell(sv, me), 0, __ATOMIC_RELAXED);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		close(sp[0]);
+		child_setup(sv, me, sp[1], fd);
+		if (getppid() != ppid)
+			_exit(1); /* the server died before PDEATHSIG was set */
+		_exit(serve(fd, sv->p));
+	}
+	close(sp[1]);
+	if (pid < 0) {
+		fprintf(stderr, "qperf: fork failed: %s\n", strerror(errno));
+		close(sp[0]);
+		notice(sv, fd, "server error: cannot start a test");
+		return;
+	}
+	pfd = sp[0];
+	fcntl(pfd, F_SETFL, fcntl(pfd, F_GETFL) | O_NONBLOCK);
+	memset(&sv->slot[me], 0, sizeof(sv->slot[me]));
+	sv->slot[me].pid = pid;
+	sv->slot[me].chan = pfd;
+	sv->slot[me].ctl = fd;
+	memcpy(sv->slot[me].key, key, 16);
+	xsnprintf(sv->slot[me].who, sizeof(sv->slot[me].who), "%s", who);
+	sv->slot[me].start = now_ns();
+}
+
+static void accept_some(struct superv *sv,
+			int (*serve)(int, const struct plan *))
+{
+	for (int n = 0; n < 16; n++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int fd = accept4(sv->lfd, (struct sockaddr *)&ss, &len,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno != EINTR && errno != EAGAIN &&
+			    errno != EWOULDBLOCK && errno != ECONNABORTED)
+				fprintf(stderr, "qperf: accept failed: %s\n",
+					strerror(errno));
+			return;
+		}
+		start_child(sv, fd, (struct sockaddr *)&ss, serve);
+	}
+}
+
+static void stop_accepting(struct superv *sv)
+{
+	if (sv->lfd >= 0)
+		close(sv->lfd);
+	sv->lfd = -1;
+}
+
+int superv_run(const struct plan *p, int lfd,
+	       int (*serve)(int fd, const struct plan *p))
+{
+	struct superv *sv = xcalloc(1, sizeof(*sv));
+	struct sigaction sa;
+	struct pollfd pfd[1 + SERVER_MAX_CHILDREN + DRAIN_MAX];
+
+	sv->p = p;
+	sv->lfd = lfd;
+	sv->budget = p->lim.max_memory ? p->lim.max_memory
+				       : superv_default_budget();
+	for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
+		sv->slot[i].chan = sv->slot[i].ctl = -1;
+	for (int i = 0; i < DRAIN_MAX; i++)
+		sv->drain[i].fd = -1;
+	sv->cells = mmap(NULL, (size_t)SERVER_MAX_CHILDREN * CELL,
+			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
+	if (sv->cells == MAP_FAILED) {
+		fprintf(stderr, "qperf: mmap failed: %s\n", strerror(errno));
+		free(sv);
+		return 1;
+	}
+	fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop; /* no SA_RESTART: poll() returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	debugf(p->debug, "memory budget %" PRIu64 " bytes", sv->budget);
+
+	for (;;) {
+		int n = 0, nslot[SERVER_MAX_CHILDREN], ndrain[DRAIN_MAX];
+		uint64_t now;
+
+		if (stop_signal && !sv->stopping) {
+			debugf(p->debug, "signal %d: stopping", (int)stop_signal);
+			sv->stopping = true;
+			sv->stop_at = now_ns() + STOP_GRACE;
+		}
+		if (sv->stopping)
+			stop_accepting(sv);
+		reap(sv);
+		if (sv->stopping && nlive(sv, NULL) == 0)
+			break;
+		if (sv->lfd >= 0)
+			pfd[n++] = (struct pollfd){ sv->lfd, POLLIN, 0 };
+		for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+			nslot[i] = -1;
+			if (sv->slot[i].pid && sv->slot[i].chan >= 0) {
+				nslot[i] = n;
+				pfd[n++] = (struct pollfd){ sv->slot[i].chan,
+							    POLLIN, 0 };
+			}
+		}
+		for (int i = 0; i < DRAIN_MAX; i++) {
+			ndrain[i] = -1;
+			if (sv->drain[i].fd >= 0) {
+				ndrain[i] = n;
+				pfd[n++] = (struct pollfd){ sv->drain[i].fd,
+							    POLLIN, 0 };
+			}
+		}
+		/*
+		 * Idle, nothing to watch: wake once a second only (a stop
+		 * signal that lands just before poll() waits that long).
+		 */
+		if (poll(pfd, (nfds_t)n,
+			 nlive(sv, NULL) || n > 1 || sv->stopping ? TICK_MS
+								  : IDLE_MS) < 0 &&
+		    errno != EINTR)
+			fprintf(stderr, "qperf: poll failed: %s\n",
+				strerror(errno));
+		now = now_ns();
+		for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
+			if (nslot[i] >= 0 && pfd[nslot[i]].revents)
+				chan_read(sv, &sv->slot[i]);
+		for (int i = 0; i < DRAIN_MAX; i++)
+			if (ndrain[i] >= 0 &&
+			    (pfd[ndrain[i]].revents || now >= sv->drain[i].deadline))
+				drain_step(&sv->drain[i], now);
+		if (sv->lfd >= 0 && !sv->stopping && (pfd[0].revents & POLLIN))
+			accept_some(sv, serve);
+		watchdog(sv, now);
+	}
+	/* Let the last error notices out: each ends within DRAIN_TIME. */
+	for (bool left = true; left;) {
+		left = false;
+		for (int i = 0; i < DRAIN_MAX; i++) {
+			drain_step(&sv->drain[i], now_ns());
+			left |= sv->drain[i].fd >= 0;
+		}
+		if (left)
+			sleep_ns(TICK_MS * 1000000ULL / 4);
+	}
+	munmap(sv->cells, (size_t)SERVER_MAX_CHILDREN * CELL);
+	free(sv);
+	return 0;
+}
