@@ -84,10 +84,16 @@ qperf: $(OBJS)
 libqperf.a: $(CORE_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $(CORE_OBJS)
 
-%.o: %.c $(wildcard core/*.h transports/*.h) Makefile
+# Objects are rebuilt when the compiler, flags or features change (a
+# NO_RDMA=1 build after a full one must not reuse its objects).
+BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(LIBS)
+.build-flags: FORCE
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
+
+%.o: %.c $(wildcard core/*.h transports/*.h) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test_%: tests/unit/test_%.c libqperf.a tests/unit/harness.h
+tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS)
 
 unit: $(UNIT_TESTS)
@@ -120,8 +126,8 @@ install: qperf
 	$(INSTALL) -m 644 docs/qperf.1 $(DESTDIR)$(MANDIR)/man1/qperf.1
 
 clean:
-	rm -f qperf libqperf.a $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)
+	rm -f qperf libqperf.a .build-flags $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)
 	-$(Q)$(MAKE) -s -C tests/rdma clean
 	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
 
-.PHONY: all unit check install clean softverbs verbs-test
+.PHONY: all unit check install clean softverbs verbs-test FORCE

@@ -33,7 +33,7 @@ static const char *const group_names[G_COUNT] = {
 	"RDMA",		     "InfiniBand Atomics", "Verification",
 };
 
-/* Words for each test; test_opts.c checks that every test has an entry. */
+/* Words for each test; test_opts_param.c checks that every test has an entry. */
 static const struct test_help {
 	const char *name;
 	enum group group;
