@@ -21,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "../core/progress.h"
+#include "../core/tlv.h"
 #include "../core/util.h"
 #include "sock.h"
 #include "transport.h"
@@ -62,6 +64,8 @@ static const struct xport xport_sctp = { "SCTP", SS_STREAM, 0, SOCK_STREAM,
 static const struct xport xport_rds = { "RDS", SS_RDS, AF_RDS, SOCK_SEQPACKET,
 					0 };
 
+#define DATA_SECRET 16 /* bytes a 0.5 client sends first on its data link */
+
 /* Per-session state. */
 struct sock_priv {
 	const struct xport *xp;
@@ -73,6 +77,8 @@ struct sock_priv {
 	int ndone;
 	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
 	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
+	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */
+	bool dgram_peer; /* a datagram server knows its client (connected) */
 };
 
 static struct sock_priv *SP(struct tsess *s)
@@ -148,6 +154,22 @@ static socklen_t any_addr(const struct chan *ch, uint16_t port,
 	}
 }
 
+/*
+ * The address the control connection arrived on, with port: data sockets
+ * listen there, not on the wildcard (so a server limited with -lh stays
+ * limited).  Without it (cannot happen), the wildcard.
+ */
+static socklen_t ctl_local_addr(const struct chan *ch, uint16_t port,
+				struct sockaddr_storage *ss)
+{
+	if (ch->local.ss_family != AF_INET && ch->local.ss_family != AF_INET6)
+		return any_addr(ch, port, ss);
+	*ss = ch->local;
+	sa_set_port(ss, port);
+	return ch->local.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					       : sizeof(struct sockaddr_in);
+}
+
 static socklen_t sa_len(const struct sockaddr_storage *ss)
 {
 	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -178,41 +200,147 @@ static int recv_port(struct chan *c, uint16_t *port, const char *item,
 	return 0;
 }
 
+/* The 16-byte IPv6 form of an address (IPv4 as v4-mapped). */
+static void addr16(const struct sockaddr_storage *ss, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else if (ss->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	}
+}
+
+/* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
+static bool same_host(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	uint8_t x[16], y[16];
+
+	addr16(a, x);
+	addr16(b, y);
+	return memcmp(x, y, 16) == 0;
+}
+
+#define MAX_CANDIDATES 16 /* connections read at once for the secret */
+
+/* Drop candidate i (order does not matter). */
+static void cand_drop(int *cand, uint8_t (*got)[DATA_SECRET], size_t *have,
+		      int *n, int i)
+{
+	close(cand[i]);
+	(*n)--;
+	cand[i] = cand[*n];
+	memcpy(got[i], got[*n], DATA_SECRET);
+	have[i] = have[*n];
+}
+
 /*
- * accept() within timeout ns; returns the fd or -1 with err filled.  The
- * control connection is watched too: if the client hangs up or reports
- * an error meanwhile, there is nobody left to wait for.  (Its POLLIN is
- * not a sign of trouble: the client may send its sync before we accept.)
+ * accept() the test's data connection within timeout ns.  Only the
+ * control connection's peer host may connect and, when secret is given
+ * (a 0.5 client), only a connection that starts with it: several
+ * candidates are read at once, so strangers that connect and say nothing
+ * cannot hold the real client back.  Any other connection is closed and
+ * the wait goes on.  The control connection is watched too: if the
+ * client hangs up or reports an error meanwhile, there is nobody left to
+ * wait for.  (Its POLLIN is not a sign of trouble: the client may send
+ * its sync before we accept.)
  */
-static int accept_bounded(int lfd, int ctlfd, uint64_t timeout, char *err,
-			  size_t errlen)
+static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
+			  uint64_t timeout, char *err, size_t errlen)
 {
 	uint64_t deadline = now_ns() + timeout;
+	int cand[MAX_CANDIDATES], n = 0, winner = -1;
+	uint8_t got[MAX_CANDIDATES][DATA_SECRET];
+	size_t have[MAX_CANDIDATES];
+	unsigned strangers = 0;
 
-	for (;;) {
-		struct pollfd pfd[2] = { { lfd, POLLIN, 0 },
-					 { ctlfd, POLLPRI | POLLRDHUP, 0 } };
+	while (winner < 0) {
+		struct pollfd pfd[2 + MAX_CANDIDATES];
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
 		uint64_t now = now_ns();
 		int fd, r;
 
 		if (now >= deadline)
-			return seterr(err, errlen,
-				      "failed to accept data connection: timed out");
-		r = poll(pfd, 2, (int)((deadline - now) / 1000000 + 1));
-		if (r < 0 && errno != EINTR)
-			return seterr_errno(err, errlen, errno, "poll failed");
+			break;
+		pfd[0] = (struct pollfd){ lfd, POLLIN, 0 };
+		pfd[1] = (struct pollfd){ c->watch_fd, POLLPRI | POLLRDHUP, 0 };
+		for (int i = 0; i < n; i++)
+			pfd[2 + i] = (struct pollfd){ cand[i], POLLIN, 0 };
+		r = poll(pfd, (nfds_t)(2 + n),
+			 (int)((deadline - now) / 1000000 + 1));
+		if (r < 0 && errno != EINTR) {
+			seterr_errno(err, errlen, errno, "poll failed");
+			goto out;
+		}
 		if (r <= 0)
 			continue;
-		if (pfd[1].revents)
-			return seterr(err, errlen,
-				      "failed to accept data connection: client not responding");
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-			return seterr_errno(err, errlen, errno,
-					    "failed to accept data connection");
+		if (pfd[1].revents) {
+			seterr(err, errlen,
+			       "failed to accept data connection: client not responding");
+			goto out;
+		}
+		for (int i = n - 1; i >= 0; i--) {
+			ssize_t k;
+
+			if (!pfd[2 + i].revents)
+				continue;
+			k = recv(cand[i], got[i] + have[i],
+				 DATA_SECRET - have[i], MSG_DONTWAIT);
+			if (k > 0)
+				have[i] += (size_t)k;
+			if (k == 0 || (k < 0 && errno != EAGAIN &&
+				       errno != EINTR) ||
+			    (have[i] == DATA_SECRET &&
+			     memcmp(got[i], secret, DATA_SECRET) != 0)) {
+				strangers++;
+				cand_drop(cand, got, have, &n, i);
+			} else if (have[i] == DATA_SECRET) {
+				winner = cand[i];
+				cand[i] = -1;
+				break;
+			}
+		}
+		if (winner >= 0 || !(pfd[0].revents & POLLIN))
+			continue;
+		fd = accept4(lfd, (struct sockaddr *)&peer, &plen,
+			     SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EINTR && errno != EAGAIN &&
+			    errno != ECONNABORTED) {
+				seterr_errno(err, errlen, errno,
+					     "failed to accept data connection");
+				goto out;
+			}
+			continue;
+		}
+		if (!same_host(&peer, &c->peer)) {
+			strangers++;
+			close(fd);
+		} else if (!secret) {
+			winner = fd;
+		} else {
+			if (n == MAX_CANDIDATES) { /* the oldest goes */
+				strangers++;
+				cand_drop(cand, got, have, &n, 0);
+			}
+			cand[n] = fd;
+			have[n] = 0;
+			n++;
+		}
 	}
+	if (winner < 0)
+		seterr(err, errlen,
+		       "failed to accept data connection: timed out%s",
+		       strangers ? " (only connections from other hosts or without this test's secret came)"
+				 : "");
+out:
+	for (int i = 0; i < n; i++)
+		if (cand[i] >= 0)
+			close(cand[i]);
+	return winner;
 }
 
 static int make_socket(const struct xport *xp, int family, char *err,
@@ -224,7 +352,9 @@ static int make_socket(const struct xport *xp, int family, char *err,
 
 	if (fd < 0)
 		return socket_error(xp, errno, err, errlen);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Never on datagram sockets: another program could share the port. */
+	if (xp->socktype != SOCK_DGRAM)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (family == AF_INET6 && xp->family != AF_RDS) {
 		int zero = 0;
 
@@ -346,7 +476,7 @@ static int rds_server(const struct xport *xp, struct chan *c,
 		close(lfd);
 		return -1;
 	}
-	fd = accept_bounded(lfd, c->watch_fd, c->timeout, err, errlen);
+	fd = accept_bounded(lfd, c, NULL, c->timeout, err, errlen);
 	close(lfd);
 	if (fd < 0)
 		return -1;
@@ -395,6 +525,52 @@ static int rds_client(const struct xport *xp, struct chan *c, uint32_t bufsize,
 }
 
 
+/* Between 0.5 peers a stream's data connection proves it belongs to
+ * this test with a secret sent over the control connection. */
+static bool use_secret(const struct tsess *s)
+{
+	return SP((struct tsess *)s)->xp->style == SS_STREAM && s->ch->ext &&
+	       (s->ch->peer_caps & CAP_DATA_SECRET);
+}
+
+static int send_secret(struct chan *c, struct sock_priv *sp, char *err,
+		       size_t errlen)
+{
+	uint8_t blk[64];
+	struct tlv_w w;
+	size_t n;
+
+	if (getrandom(sp->secret, sizeof(sp->secret), 0) !=
+	    (ssize_t)sizeof(sp->secret))
+		return seterr_errno(err, errlen, errno, "getrandom failed");
+	tlv_init(&w, blk, sizeof(blk));
+	tlv_bytes(&w, 1, sp->secret, sizeof(sp->secret));
+	n = tlv_finish(&w);
+	return c->send_ext(c, blk, n, "data secret", err, errlen);
+}
+
+static int recv_secret(struct chan *c, struct sock_priv *sp, char *err,
+		       size_t errlen)
+{
+	uint8_t blk[64];
+	const uint8_t *val;
+	struct tlv_r r;
+	uint16_t type, len;
+	size_t n;
+	bool have = false;
+
+	if (c->recv_ext(c, blk, sizeof(blk), &n, "data secret", err,
+			errlen) < 0)
+		return -1;
+	tlv_rinit(&r, blk, n);
+	while (tlv_next(&r, &type, &val, &len) > 0)
+		if (type == 1 && len == sizeof(sp->secret)) {
+			memcpy(sp->secret, val, len);
+			have = true;
+		}
+	return have ? 0 : seterr(err, errlen, "bad data secret");
+}
+
 static int server_open(struct tsess *s, const struct xport *xp,
 		       struct sock_priv *sp, char *err, size_t errlen)
 {
@@ -405,7 +581,7 @@ static int server_open(struct tsess *s, const struct xport *xp,
 
 	if (xp->style == SS_RDS)
 		return rds_server(xp, c, &s->p, sp, err, errlen);
-	len = any_addr(c, (uint16_t)s->p.port, &ss);
+	len = ctl_local_addr(c, (uint16_t)s->p.port, &ss);
 	fd = make_socket(xp, ss.ss_family, err, errlen);
 	if (fd < 0)
 		return -1;
@@ -417,20 +593,21 @@ static int server_open(struct tsess *s, const struct xport *xp,
 		close(fd);
 		return -1;
 	}
-	if ((xp->style == SS_STREAM && listen(fd, 1) < 0) ||
+	if ((xp->style == SS_STREAM && listen(fd, 8) < 0) ||
 	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		seterr_errno(err, errlen, errno, "unable to make %s socket",
 			     xp->name);
 		close(fd);
 		return -1;
 	}
-	if (send_port(c, sa_port(&ss), "port", err, errlen) < 0) {
+	if (send_port(c, sa_port(&ss), "port", err, errlen) < 0 ||
+	    (use_secret(s) && send_secret(c, sp, err, errlen) < 0)) {
 		close(fd);
 		return -1;
 	}
 	if (xp->style == SS_STREAM) {
-		int afd = accept_bounded(fd, c->watch_fd, c->timeout, err,
-					 errlen);
+		int afd = accept_bounded(fd, c, use_secret(s) ? sp->secret : NULL,
+					 c->timeout, err, errlen);
 
 		close(fd);
 		if (afd < 0)
@@ -453,7 +630,8 @@ static int client_open(struct tsess *s, const struct xport *xp,
 
 	if (xp->style == SS_RDS)
 		return rds_client(xp, c, s->p.sock_buf_size, sp, err, errlen);
-	if (recv_port(c, &port, "port", err, errlen) < 0)
+	if (recv_port(c, &port, "port", err, errlen) < 0 ||
+	    (use_secret(s) && recv_secret(c, sp, err, errlen) < 0))
 		return -1;
 	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
 		return seterr(err, errlen, "no address of the server");
@@ -467,6 +645,14 @@ static int client_open(struct tsess *s, const struct xport *xp,
 		seterr_errno(err, errlen, errno,
 			     "could not make %s connection to server",
 			     xp->name);
+		close(fd);
+		return -1;
+	}
+	if (use_secret(s) &&
+	    send(fd, sp->secret, sizeof(sp->secret), MSG_NOSIGNAL) !=
+		    (ssize_t)sizeof(sp->secret)) {
+		seterr_errno(err, errlen, errno,
+			     "could not send on the %s connection", xp->name);
 		close(fd);
 		return -1;
 	}
@@ -528,7 +714,7 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
-	bool to = (s->server && sp->xp->style == SS_DGRAM) ||
+	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
 		  sp->xp->style == SS_RDS;
 
 	*moved = 0;
@@ -565,6 +751,22 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 	}
 }
 
+/*
+ * A datagram server counts and answers only its client: datagrams from
+ * other hosts are ignored, and the first one from the client's host
+ * connects the socket to its sender, so the kernel drops all others.
+ */
+static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
+{
+	if (sp->dgram_peer)
+		return true;
+	if (!same_host(&sp->peer, &s->ch->peer))
+		return false;
+	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0)
+		sp->dgram_peer = true;
+	return true;
+}
+
 /* Receive one message: msg_size bytes of stream, or one datagram. */
 static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			  size_t *moved)
@@ -586,6 +788,9 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 		}
 		if (timer_fired)
 			return XF_STOP;
+		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
+		    !dgram_from_client(s, sp))
+			continue; /* a stranger's: neither counted nor answered */
 		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
 			return XF_ERR; /* RDS counts whole messages only */
 		if (n > 0 || (n == 0 && !stream)) {

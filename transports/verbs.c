@@ -8,6 +8,7 @@
  * releases everything whatever step failed, and may be called again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,8 @@ static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
 			  strerror(errno));
 		return -1;
 	}
+	/* Non-blocking: poll() tries for an event before it sleeps. */
+	fcntl(v->cc->fd, F_SETFL, fcntl(v->cc->fd, F_GETFL) | O_NONBLOCK);
 	v->pd = ibv_alloc_pd(v->ctx);
 	if (!v->pd) {
 		verbs_err(err, errlen, "failed to allocate protection domain: %s",

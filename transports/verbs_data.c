@@ -339,14 +339,24 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 			v->armed = true;
 			continue;
 		}
-		if (!wait_channel(s, v, deadline))
-			return 0;
 		{
 			struct ibv_cq *ecq;
 			void *ectx;
 
+			/*
+			 * Ask for the event first (the channel is
+			 * non-blocking) and sleep only if there is none: as
+			 * for a program blocked in ibv_get_cq_event, the
+			 * provider then knows that we wait (softverbs hands
+			 * its work to its own thread at once).
+			 */
 			if (ibv_get_cq_event(v->cc, &ecq, &ectx)) {
-				if (errno == EAGAIN || errno == EINTR)
+				if (errno == EAGAIN || errno == EWOULDBLOCK) {
+					if (!wait_channel(s, v, deadline))
+						return 0;
+					continue;
+				}
+				if (errno == EINTR)
 					continue;
 				verbs_err(err, errlen,
 					  "failed to get a CQ event: %s",

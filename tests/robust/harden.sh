@@ -378,4 +378,105 @@ else
 	fail "server with --no_quit starts"
 fi
 
+# --- 7(a)(b). strangers on the data port ---------------------------------------
+# A third party that knows the data port (here: the client asks for it with
+# -ip) must not be measured or answered.  stranger.py loops connect()s to
+# a TCP port, or floods a UDP port, from the address it is given.
+cat >"$T/stranger.py" <<'PYEOF'
+import socket, sys, time
+kind, src, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+end = time.monotonic() + secs
+held, sent, answers = [], 0, 0
+while time.monotonic() < end:
+    if kind == "tcp":
+        s = socket.socket()
+        s.bind((src, 0))
+        s.settimeout(0.2)
+        try:
+            s.connect(("127.0.0.1", port))
+            held.append(s)  # hold it open and say nothing
+        except OSError:
+            s.close()
+            time.sleep(0.001)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((src, 0))
+        s.setblocking(False)
+        for _ in range(200):
+            try:
+                s.sendto(b"x", ("127.0.0.1", port))
+                sent += 1
+            except OSError:
+                pass
+        try:
+            while True:
+                s.recv(65536)
+                answers += 1
+        except OSError:
+            pass
+        s.close()
+print("stranger %s done connects_held=%d sent=%d answers=%d" % (kind, len(held), sent, answers))
+PYEOF
+if start_server -- --max_per_client 16; then
+	dport=$(free_port)
+	for src in 127.0.0.1 127.0.0.2; do
+		python3 "$T/stranger.py" tcp "$src" "$dport" 4 >"$T/stranger.out" 2>&1 &
+		spy=$!
+		track_pid "$spy"
+		sleep 0.3 # the stranger is already looping when the test starts
+		# strace holds the client's data connect() back 400 ms, so the
+		# stranger surely connects first (the case the defect was).
+		run strace -f -o /dev/null -e trace=connect \
+			-e inject=connect:delay_enter=400000:when=2 \
+			"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
+		expect "a stranger on $src loops connect() on the data port: the real client still gets its test" \
+			0 '^    bw  = '
+		wait "$spy"
+		grep -q 'connects_held=[1-9]' "$T/stranger.out" &&
+			pass "the stranger on $src did get connections (the case is real)" ||
+			fail "the stranger on $src did get connections (the case is real)" \
+				"$(cat "$T/stranger.out")"
+	done
+	dport=$(free_port)
+	python3 "$T/stranger.py" udp 127.0.0.2 "$dport" 3 >"$T/stranger.out" 2>&1 &
+	spy=$!
+	track_pid "$spy"
+	sleep 0.3
+	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 -uu -vvs udp_bw
+	expect "a stranger floods the UDP data port: udp_bw runs" 0 '^    recv_bw +='	
+	msgs=$(sed -n 's/^    recv_msgs *= *\([0-9]*\) *$/\1/p' "$OUT_FILE")
+	bytes=$(sed -n 's/^    recv_bytes *= *\([0-9]*\) bytes$/\1/p' "$OUT_FILE")
+	[ -n "$msgs" ] && [ -n "$bytes" ] && [ "$bytes" = $((msgs * 32768)) ] &&
+		pass "udp_bw counts only the client's 32 KiB datagrams (no 1-byte stranger among $msgs)" ||
+		fail "udp_bw counts only the client's 32 KiB datagrams" "msgs=$msgs bytes=$bytes" "$(ctx)"
+	wait "$spy"
+	dport=$(free_port)
+	python3 "$T/stranger.py" udp 127.0.0.2 "$dport" 3 >"$T/stranger.out" 2>&1 &
+	spy=$!
+	track_pid "$spy"
+	sleep 0.3
+	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 udp_lat
+	expect "a stranger floods during udp_lat: the test runs" 0 '^    latency  = '
+	wait "$spy"
+	grep -q 'sent=[1-9][0-9]* answers=0$' "$T/stranger.out" &&
+		pass "udp_lat answers no stranger" ||
+		fail "udp_lat answers no stranger" "$(cat "$T/stranger.out")"
+	run timeout 10 env "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_bw udp_lat
+	expect "a 0.4.11 client still works against the filtering server" 0 '^    latency  = '
+	dport=$(free_port)
+	python3 "$T/stranger.py" tcp 127.0.0.2 "$dport" 4 >"$T/stranger.out" 2>&1 &
+	spy=$!
+	track_pid "$spy"
+	sleep 0.3
+	run strace -f -o /dev/null -e trace=connect \
+		-e inject=connect:delay_enter=400000:when=2 \
+		"$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
+	expect "a 0.4.11 client: a stranger from another host first on the data port is refused" \
+		0 '^    bw  = '
+	wait "$spy"
+	stop_server "$SERVER_PORT" "$SERVER_PID"
+else
+	fail "server for the strangers' cases starts"
+fi
+
 [ -n "${HARDEN_ALONE-}" ] && finish
