@@ -303,6 +303,13 @@ out:
 	return 0;
 }
 
+void cm_route_resolved(struct cm_id *p)
+{
+	cm_route_fill(p);
+	p->state = CM_ROUTE_RESOLVED;
+	cm_event_simple(p, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+}
+
 CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	struct cm_id *p = (struct cm_id *)id;
@@ -316,10 +323,14 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	pthread_mutex_lock(&cm.lock);
 	if (p->state != CM_ADDR_RESOLVED && p->state != CM_ROUTE_RESOLVED) {
 		err = -EINVAL;
+	} else if (cm.route_us) {
+		/* a path query (IB: the SA) takes a while on a real fabric;
+		 * programs such as perftest -R rely on that time */
+		p->state = CM_ROUTE_QUERY;
+		p->deadline = cm_now_ns() + (uint64_t)cm.route_us * 1000ull;
+		cm_wake();
 	} else {
-		cm_route_fill(p);
-		p->state = CM_ROUTE_RESOLVED;
-		cm_event_simple(p, RDMA_CM_EVENT_ROUTE_RESOLVED, 0);
+		cm_route_resolved(p);
 	}
 	pthread_mutex_unlock(&cm.lock);
 	if (err) {

@@ -111,6 +111,7 @@ enum cm_state {
 	CM_BOUND,
 	CM_ADDR_QUERY,		/* waiting for the resolve timeout (no host) */
 	CM_ADDR_RESOLVED,
+	CM_ROUTE_QUERY,		/* the emulated path query is under way */
 	CM_ROUTE_RESOLVED,
 	CM_LISTEN,
 	CM_PENDING,		/* passive, connection accepted, no REQ yet */
@@ -120,6 +121,7 @@ enum cm_state {
 	CM_REP_SENT,		/* passive, waiting for RTU */
 	CM_ESTABLISHED,
 	CM_DREQ_SENT,
+	CM_DREQ_RCVD,		/* draining the data path, then DISCONNECTED */
 	CM_DISCONNECTED,
 	CM_DEAD,		/* the handshake failed */
 };
@@ -150,6 +152,7 @@ struct cm_id {
 	int reuse;
 	int afonly;
 	bool own_cqs;			/* rdma_create_qp made the CQs */
+	bool drep_pending;		/* answer the DREQ when drained */
 };
 
 struct cm_global {
@@ -165,6 +168,8 @@ struct cm_global {
 	int ndevs;
 	char fabric[64];
 	unsigned int connect_ms;	/* REQ without answer, then UNREACHABLE */
+	unsigned int drain_ms;		/* DREQ received -> QP in ERR */
+	unsigned int route_us;		/* rdma_resolve_route latency */
 	unsigned int debug;
 };
 
@@ -228,6 +233,8 @@ void cm_route_fill(struct cm_id *p);
  * whose address matches, as the kernel does; IB: 0). */
 int cm_gid_index(struct ibv_context *ctx, const struct sockaddr *src);
 struct ibv_pd *cm_default_pd(struct ibv_context *ctx);
+/* The path query ended: fill the route, report ROUTE_RESOLVED. */
+void cm_route_resolved(struct cm_id *p);
 
 /* cm_conn.c */
 /* Handle readiness of p's socket (listener or connection); cm.lock. */

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-	suites=(unit docs build sanitize fuzz integration interop robust netns softverbs)
+	suites=(unit docs build sanitize fuzz integration interop robust netns softverbs softverbs-cm)
 fi
 
 total_pass=0
