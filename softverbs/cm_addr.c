@@ -165,7 +165,9 @@ void cm_route_fill(struct cm_id *p)
 	r->sgid = sgid;
 	/* the peer's GID and LID are learnt from its REQ or REP; until then
 	 * the path points at this node, as on a loopback route */
-	r->dgid = p->peer.type ? *(union ibv_gid *)p->peer.gid : sgid;
+	r->dgid = sgid;
+	if (p->peer.type)
+		memcpy(r->dgid.raw, p->peer.gid, 16);
 	r->slid = htobe16(pa.lid);
 	r->dlid = p->peer.type ? htobe16(p->peer.lid) : r->slid;
 	r->reversible = htobe32(1);
