@@ -11,13 +11,13 @@ RDMACM_LIB ?= $(firstword $(wildcard /usr/lib/$(MULTIARCH)/librdmacm.so.1 \
 	/usr/lib/x86_64-linux-gnu/librdmacm.so.1 \
 	/usr/lib/aarch64-linux-gnu/librdmacm.so.1))
 
-CM_SRCS := cm_core.c cm_conn.c cm_qp.c cm_addr.c cm_ud.c rsocket.c
+CM_SRCS := cm_core.c cm_conn.c cm_qp.c cm_addr.c cm_ud.c rsocket.c rsocket_io.c
 CM_OBJS := $(CM_SRCS:%.c=$(BUILD)/%.o)
 CM_LIB := $(BUILD)/librdmacm.so.1
 CM_LDFLAGS := $(LDFLAGS) -shared -pthread $(SANFLAGS) \
 	-Wl,-soname,librdmacm.so.1 -Wl,-z,now $(LDDEFS)
 
-$(CM_OBJS): $(BUILD)/%.o: %.c cm_internal.h | $(BUILD)
+$(CM_OBJS): $(BUILD)/%.o: %.c cm_internal.h rs_internal.h | $(BUILD)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
