@@ -3,8 +3,10 @@
 #
 # softverbs librdmacm suite: unmodified rdma_cm and rsockets programs
 # (rdmacm-utils, perftest -R, libfabric) as two processes over softverbs'
-# librdmacm.so.1 and libibverbs.so.1, plus the project's cmcheck program
-# (error events, event fields, a peer dying mid-connect and mid-stream).
+# librdmacm.so.1 and libibverbs.so.1, plus the project's cmcheck (rdma_cm
+# error events, event fields, a peer dying mid-connect) and rscheck
+# (rsockets: EOF, reset, non-blocking, half-close, flow control, a peer
+# dying mid-stream).
 # Every case asserts on the programs' output, not only on exit codes.
 #
 # Rules kept here: the client starts only once the server's CM listener
@@ -82,11 +84,10 @@ if [ $BUILD = 1 ]; then
 		BUILD_OK=0
 	elif ! make -C "$HERE" OUT="$CHKDIR" CFLAGS="$cf" \
 		>"$LOGROOT/build-cmcheck.log" 2>&1; then
-		echo "run.sh: building cmcheck failed; see $LOGROOT/build-cmcheck.log" >&2
+		echo "run.sh: building cmcheck or rscheck failed; see $LOGROOT/build-cmcheck.log" >&2
 		BUILD_OK=0
 	fi
 fi
-CHK=$CHKDIR/cmcheck
 
 BASE_ENV=(LD_LIBRARY_PATH="$LIB")
 if [ $ASAN = 1 ]; then
@@ -348,12 +349,34 @@ kind_perftest() {
 	esac
 }
 
-# the project's cmcheck program: one of its cases
-kind_cmcheck() {
-	local envs=()
+# rstream / riostream OPTIONS...: the same options on both ends; both print
+# the result line (custom size) with a figure > 0
+kind_rstream() {
+	local spid prog=$1
 
+	shift
+	pick_port
+	spawn server -- "$prog" -p "$PORT" "$@"
+	spid=$LAST_PID
+	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
+	run client -- "$prog" -s 127.0.0.1 -p "$PORT" "$@"
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	for side in client server; do
+		expect_log $side '^name +bytes +xfers +iters +total +time +Gb/sec +usec/xfer'
+		expect_positive $side '^custom( +[0-9.]+[kmg]?){3} +[0-9.]+[kmg]? +[0-9.]+s +[0-9.]+ +[0-9.]+'
+		expect_nolog $side 'rsend|rrecv|rpoll|riowrite|riomap|rconnect|raccept|failed|error'
+	done
+}
+
+# the project's cmcheck or rscheck program: one of its cases
+kind_check() {
+	local envs=() prog=$1
+
+	shift
 	[ $ASAN = 1 ] && envs+=(ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 LD_PRELOAD=)
-	run out "${envs[@]}" -- "$CHK" "$@"
+	run out "${envs[@]}" -- "$CHKDIR/$prog" "$@"
 	expect_rc out
 	expect_log out '^[1-9][0-9]* passed, 0 failed$' 'N passed, 0 failed'
 	expect_nolog out '^FAIL'
@@ -380,13 +403,27 @@ for t in ib_send_bw ib_send_lat ib_write_bw ib_write_lat ib_read_bw ib_read_lat;
 	defcase "${t}_R" perftest "$t" -n 200
 	defcase "${t}_R_roce" perftest $ROCE "$t" -n 200
 done
-if [ -x "$CHK" ]; then
-	for t in $("$CHK" -l | awk '{ print $1 }'); do
-		defcase "cm_$t" cmcheck "$t"
-	done
-else
-	defcase cmcheck cmcheck
-fi
+# rstream: blocking, non-blocking and async (rpoll), verified data, sizes
+# from 64 B to 1 MB; riostream: riowrite into the peer's iomapped buffer
+defcase rstream_b64 rstream rstream -S 64 -C 1000 -T b -T v
+defcase rstream_b1m rstream rstream -S 1000000 -C 20 -T b -T v
+defcase rstream_n100 rstream rstream -S 100 -C 1000 -T n -T v
+defcase rstream_n1m rstream rstream -S 1000000 -C 10 -T n -T v
+defcase rstream_a64k rstream rstream -S 65536 -C 100 -T a -T v
+defcase rstream_b4k rstream rstream -S 4096 -C 500 -T b -T v
+defcase riostream_b64 rstream riostream -S 64 -C 1000 -T b
+defcase riostream_b1m rstream riostream -S 1000000 -C 20 -T b
+defcase riostream_a64k rstream riostream -S 65536 -C 100 -T a
+defcase riostream_n4k rstream riostream -S 4096 -C 100 -T n
+for prog in cmcheck rscheck; do
+	if [ -x "$CHKDIR/$prog" ]; then
+		for t in $("$CHKDIR/$prog" -l | awk '{ print $1 }'); do
+			defcase "${prog%check}_$t" check "$prog" "$t"
+		done
+	else
+		defcase "$prog" check "$prog"
+	fi
+done
 
 # ---------------------------------------------------------------- main loop
 
