@@ -428,6 +428,44 @@ CM_EXPORT void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 	}
 }
 
+/* no node nor service: the addresses come in hints (libfabric does so) */
+static int addrinfo_of_hints(const struct rdma_addrinfo *hints,
+			     struct rdma_addrinfo **res)
+{
+	struct rdma_addrinfo *r;
+
+	if (!hints || (!hints->ai_src_addr && !hints->ai_dst_addr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return EAI_MEMORY;
+	r->ai_flags = hints->ai_flags;
+	r->ai_qp_type = hints->ai_qp_type ? hints->ai_qp_type : IBV_QPT_RC;
+	r->ai_port_space = hints->ai_port_space ? hints->ai_port_space :
+				  r->ai_qp_type == IBV_QPT_UD ? RDMA_PS_UDP :
+								RDMA_PS_TCP;
+	if (hints->ai_src_addr && cm_addrlen(hints->ai_src_addr)) {
+		r->ai_src_len = cm_addrlen(hints->ai_src_addr);
+		r->ai_src_addr = sa_dup(hints->ai_src_addr, r->ai_src_len);
+		r->ai_family = hints->ai_src_addr->sa_family;
+	}
+	if (hints->ai_dst_addr && cm_addrlen(hints->ai_dst_addr)) {
+		r->ai_dst_len = cm_addrlen(hints->ai_dst_addr);
+		r->ai_dst_addr = sa_dup(hints->ai_dst_addr, r->ai_dst_len);
+		r->ai_family = hints->ai_dst_addr->sa_family;
+	}
+	if ((r->ai_src_len && !r->ai_src_addr) ||
+	    (r->ai_dst_len && !r->ai_dst_addr) || !r->ai_family) {
+		rdma_freeaddrinfo(r);
+		errno = EINVAL;
+		return -1;
+	}
+	*res = r;
+	return 0;
+}
+
 CM_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 			       const struct rdma_addrinfo *hints,
 			       struct rdma_addrinfo **res)
@@ -437,12 +475,14 @@ CM_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	bool passive;
 	int ret;
 
-	if (!res || (!node && !service)) {
+	if (!res) {
 		errno = EINVAL;
 		return -1;
 	}
 	if (cm_init())
 		return -1;
+	if (!node && !service)
+		return addrinfo_of_hints(hints, res);
 	memset(&ah, 0, sizeof(ah));
 	passive = hints && (hints->ai_flags & RAI_PASSIVE);
 	ah.ai_flags = passive ? AI_PASSIVE : 0;

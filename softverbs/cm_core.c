@@ -710,6 +710,11 @@ CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 		errno = EINVAL;
 		return -1;
 	}
+	/* a synchronous id's last event is acked here, as librdmacm does */
+	if (p->sync && id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
 	if (!nc) {
 		nc = cm_channel_new();
 		if (!nc)

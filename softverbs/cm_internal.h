@@ -28,10 +28,11 @@
 
 #define CM_EXPORT __attribute__((visibility("default")))
 
-/* private data sizes of the IB CM messages, and the rdma_cm header that the
- * IP port spaces (TCP, UDP) put in front of REQ and SIDR REQ data */
+/* private data sizes of the IB CM messages, and the rdma_cm header that
+ * IP-addressed ids (every id here: AF_IB is not emulated) put in front of
+ * REQ and SIDR REQ data: so the user gets 56 and 180 bytes */
 enum {
-	CM_REQ_PDATA = 56,
+	CM_REQ_PDATA = 92,
 	CM_REP_PDATA = 196,
 	CM_REJ_PDATA = 148,
 	CM_SIDR_REQ_PDATA = 216,

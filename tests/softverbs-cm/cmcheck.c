@@ -280,8 +280,8 @@ static int rc_passive(struct peer *s, const char *ip)
 	s->id = ev->id;
 	if (CHK(ev->listen_id == s->listen, "listen_id is not the listener") ||
 	    CHK(s->id->verbs != NULL, "new id has no verbs") ||
-	    CHK(ev->param.conn.private_data_len == 56 - 36,
-		"REQ private_data_len %u (want 20 for RDMA_PS_TCP)",
+	    CHK(ev->param.conn.private_data_len == 92 - 36,
+		"REQ private_data_len %u (want 56 with IP addresses)",
 		ev->param.conn.private_data_len) ||
 	    CHK(!memcmp(ev->param.conn.private_data, REQ_DATA,
 			sizeof(REQ_DATA)), "REQ private data differs") ||
@@ -459,7 +459,7 @@ static int addr_errors(struct peer *c)
 	struct rdma_cm_id *a, *b;
 	long t0, dt;
 
-	sa_make(&dst, "192.0.2.1", 7471);	/* TEST-NET-1 */
+	sa_make(&dst, "203.0.113.77", 7471);	/* TEST-NET-3 */
 	c->ch = rdma_create_event_channel();
 	if (!c->ch || rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
 		return bad("create: %s", strerror(errno));
@@ -476,7 +476,7 @@ static int addr_errors(struct peer *c)
 		return bad("create: %s", strerror(errno));
 	if (rdma_bind_addr(a, (struct sockaddr *)&dst) == 0 ||
 	    errno != EADDRNOTAVAIL)
-		return bad("bind to 192.0.2.1: %s (want EADDRNOTAVAIL)",
+		return bad("bind to 203.0.113.77: %s (want EADDRNOTAVAIL)",
 			   strerror(errno));
 	sa_make(&src, "127.0.0.1", 0);
 	if (rdma_bind_addr(a, (struct sockaddr *)&src))
