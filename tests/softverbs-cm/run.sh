@@ -190,7 +190,20 @@ veth_down() {
 	[ $VETH_UP = 1 ] && ip link del "$VETH" 2>/dev/null
 	VETH_UP=0
 }
-trap 'kill_own; veth_down; exit 130' INT TERM
+# UCX's ib module lists a verbs device only if /dev/infiniband/<dev_name>
+# (softverbs: uverbs0) is a character device it may read and write, as on
+# a host with the kernel's uverbs.  Each UCX process gets one in a private
+# mount namespace: a tmpfs on /dev/infiniband holding a 1:3 node (the
+# /dev/null driver; UCX never does I/O on it).  The mount point itself is
+# created if missing and removed at the end.
+DEVIB_MADE=0
+UCX_NS='mount -t tmpfs softverbs-cm /dev/infiniband && mknod /dev/infiniband/uverbs0 c 1 3 && exec "$@"'
+devib_dir() {
+	[ -d /dev/infiniband ] && return 0
+	mkdir /dev/infiniband 2>/dev/null || return 1
+	DEVIB_MADE=1
+}
+trap 'kill_own; veth_down; [ $DEVIB_MADE = 1 ] && rmdir /dev/infiniband 2>/dev/null; exit 130' INT TERM
 
 PORT_NEXT=$((20000 + ($$ * 7) % 20000))
 PORT=
@@ -451,6 +464,31 @@ kind_fabric() {
 	expect_nolog server 'error|Error'
 }
 
+# ucx_perftest TLS TEST SIZE: UCX_TLS=TLS on the softverbs device; the
+# client's lanes must use the first transport and print the Final row
+kind_ucx() {
+	local spid tls=$1 test=$2 size=$3 want=${1%%,*}
+	local envs=(UCX_TLS="$tls" UCX_NET_DEVICES=softv0:1)
+
+	if ! devib_dir; then
+		fail "cannot create /dev/infiniband (needs root)"
+		return
+	fi
+	pick_tcp_port || return
+	spawn server "${envs[@]}" -- unshare -m sh -c "$UCX_NS" sh ucx_perftest -p "$PORT"
+	spid=$LAST_PID
+	wait_tcp "$PORT" "$spid" || { reap server "$spid"; return; }
+	run client "${envs[@]}" UCX_LOG_LEVEL=info -- unshare -m sh -c "$UCX_NS" sh \
+		ucx_perftest 127.0.0.1 -p "$PORT" -t "$test" -s "$size" -n 500
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	expect_log client "ep_cfg\[[0-9]+\]: .*$want/softv0:1" "ep_cfg lanes on $want/softv0:1"
+	expect_positive client '^Final: +[0-9]+( +[0-9.]+){7}'
+	expect_nolog client 'UCX +ERROR'
+	expect_nolog server 'UCX +ERROR'
+}
+
 # the project's cmcheck or rscheck program: one of its cases
 kind_check() {
 	local envs=() prog=$1
@@ -503,6 +541,12 @@ defcase fi_pingpong_verbs fabric verbs msg -I 100 -S 1024
 defcase fi_pingpong_verbs_sizes fabric verbs msg -I 20 -S all
 defcase fi_pingpong_rxm fabric 'verbs;ofi_rxm' rdm -I 100 -S 1024
 defcase fi_pingpong_rxm_64k fabric 'verbs;ofi_rxm' rdm -I 50 -S 65536
+# UCX over softverbs' verbs (no rdma_cm): RC (wired up through UD, as UCX
+# does) and UD, latency and bandwidth
+defcase ucx_rc_lat ucx rc_verbs,ud_verbs:aux tag_lat 8
+defcase ucx_rc_bw ucx rc_verbs,ud_verbs:aux tag_bw 65536
+defcase ucx_ud_lat ucx ud_verbs tag_lat 8
+defcase ucx_ud_bw ucx ud_verbs tag_bw 4096
 for prog in cmcheck rscheck; do
 	if [ -x "$CHKDIR/$prog" ]; then
 		for t in $("$CHKDIR/$prog" -l | awk '{ print $1 }'); do
@@ -591,6 +635,7 @@ while [ $ITER -lt "$REPEAT" ]; do
 	rmdir "$RUNDIR" 2>/dev/null
 done
 veth_down
+[ $DEVIB_MADE = 1 ] && rmdir /dev/infiniband 2>/dev/null
 [ $KEEP = 1 ] || rm -f "$LOGROOT/veth.err"
 [ $KEEP = 1 ] || rmdir "$LOGROOT" 2>/dev/null
 echo "# wall time $((SECONDS - START)) s; logs: $LOGROOT"
