@@ -827,7 +827,6 @@ err:
 CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 {
 	struct cm_id *p = (struct cm_id *)id;
-	struct cm_msg m;
 	int err = 0;
 
 	if (!id) {
@@ -843,7 +842,6 @@ CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	} else if (event != IBV_EVENT_COMM_EST) {
 		err = -EINVAL;
 	}
-	(void)m;
 	pthread_mutex_unlock(&cm.lock);
 	if (err) {
 		errno = -err;

@@ -438,6 +438,8 @@ CM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			p = cm_id_find(e->owner);
 			if (p)
 				p->events_out++;
+			if (e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST)
+				((struct cm_id *)e->ev.id)->reported = true;
 		}
 		pthread_mutex_unlock(&cm.lock);
 		if (e)
@@ -679,14 +681,16 @@ CM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 		close(p->port_fd);
 		p->port_fd = -1;
 	}
-	/* connections a destroyed listener had not reported yet go away */
+	/* connections a destroyed listener had not reported yet go away (the
+	 * active side sees the socket end: REJECTED) */
 	if (p->state == CM_LISTEN) {
 		struct cm_id *n;
 
 		for (q = cm.ids; q; q = n) {
 			n = q->next;
 			if (q->listener == p->handle &&
-			    (q->state == CM_PENDING))
+			    (q->state == CM_PENDING ||
+			     (q->state == CM_REQ_RCVD && !q->reported)))
 				cm_id_free(q);
 		}
 	}

@@ -154,6 +154,7 @@ struct cm_id {
 	int afonly;
 	bool own_cqs;			/* rdma_create_qp made the CQs */
 	bool drep_pending;		/* answer the DREQ when drained */
+	bool reported;			/* its CONNECT_REQUEST was handed out */
 };
 
 struct cm_global {

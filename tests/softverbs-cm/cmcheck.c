@@ -778,6 +778,87 @@ static int ep_active(struct peer *c)
 	return 0;
 }
 
+/* rdma_migrate_id: after the move, the child's events come on the new
+ * channel and none on the old one */
+static int migrate_passive(struct peer *s)
+{
+	struct rdma_event_channel *ch2;
+	struct rdma_cm_event *ev;
+	struct pollfd p;
+
+	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
+		return -1;
+	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
+	if (!ev)
+		return -1;
+	s->id = ev->id;
+	rdma_ack_cm_event(ev);
+	ch2 = rdma_create_event_channel();
+	if (!ch2 || rdma_migrate_id(s->id, ch2) || s->id->channel != ch2)
+		return bad("rdma_migrate_id: %s", strerror(errno));
+	if (make_qp(s, s->id, IBV_QPT_RC) || rdma_accept(s->id, NULL))
+		return bad("accept: %s", strerror(errno));
+	if (want_ack(ch2, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
+		return -1;
+	p.fd = s->ch->fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 0) != 0)
+		return bad("an event on the old channel after the move");
+	if (want_ack(ch2, RDMA_CM_EVENT_DISCONNECTED, 0, TMO))
+		return -1;
+	rdma_destroy_qp(s->id);
+	rdma_destroy_id(s->id);
+	s->id = NULL;
+	rdma_destroy_event_channel(ch2);
+	return 0;
+}
+
+static int migrate_active(struct peer *c)
+{
+	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
+	    make_qp(c, c->id, IBV_QPT_RC))
+		return -1;
+	if (rdma_connect(c->id, NULL))
+		return bad("rdma_connect: %s", strerror(errno));
+	if (want_ack(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
+		return -1;
+	if (rdma_disconnect(c->id))
+		return bad("rdma_disconnect: %s", strerror(errno));
+	return want_ack(c->ch, RDMA_CM_EVENT_DISCONNECTED, 0, TMO);
+}
+
+/* a listener destroyed with a request it never reported: the active side
+ * is rejected, not left waiting */
+static int lgone_passive(struct peer *s)
+{
+	struct pollfd p;
+	uint32_t done;
+
+	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
+		return -1;
+	p.fd = s->ch->fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, TMO) != 1)
+		return bad("no CONNECT_REQUEST queued");
+	rdma_destroy_id(s->listen);
+	s->listen = NULL;
+	return pipe_get(s->down, &done);
+}
+
+static int lgone_active(struct peer *c)
+{
+	int ret;
+
+	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
+	    make_qp(c, c->id, IBV_QPT_RC))
+		return -1;
+	if (rdma_connect(c->id, NULL))
+		return bad("rdma_connect: %s", strerror(errno));
+	ret = want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
+	pipe_put(c->down, 1);
+	return ret;
+}
+
 /* ---- harness ----------------------------------------------------------- */
 
 struct cmcase {
@@ -811,6 +892,10 @@ static const struct cmcase cases[] = {
 	  "RDMA_PS_UDP: AH attributes, QPN and QKey in ESTABLISHED" },
 	{ "sync_ep", ep_passive, ep_active, NULL,
 	  "rdma_create_ep, rdma_get_request, synchronous connect/accept" },
+	{ "migrate", migrate_passive, migrate_active, NULL,
+	  "rdma_migrate_id: the child's events come on the new channel" },
+	{ "listener_gone", lgone_passive, lgone_active, NULL,
+	  "listener destroyed with an unreported request: REJECTED 28" },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -235,10 +236,29 @@ static int nonblock_cli(void)
 	p.events = POLLIN;
 	if (rpoll(&p, 1, 100) != 0)
 		return bad("rpoll on no data did not time out");
+	{
+		struct timeval tv = { 0, 50000 };
+		fd_set rd;
+
+		FD_ZERO(&rd);
+		FD_SET(s, &rd);
+		if (rselect(s + 1, &rd, NULL, NULL, &tv) != 0)
+			return bad("rselect on no data did not time out");
+	}
 	if (put(down[1], 1))
 		return -1;
 	if (rpoll(&p, 1, 5000) != 1 || !(p.revents & POLLIN))
 		return bad("rpoll did not see the data");
+	{
+		struct timeval tv = { 0, 50000 };
+		fd_set rd;
+
+		FD_ZERO(&rd);
+		FD_SET(s, &rd);
+		if (rselect(s + 1, &rd, NULL, NULL, &tv) != 1 ||
+		    !FD_ISSET(s, &rd))
+			return bad("rselect did not see the data");
+	}
 	if (rrecv(s, buf, 4, MSG_PEEK) != 4 || memcmp(buf, "0123", 4))
 		return bad("MSG_PEEK");
 	if (rrecv(s, buf, 3, 0) != 3 || memcmp(buf, "012", 3))
@@ -412,7 +432,7 @@ static const struct rscase cases[] = {
 	{ "reset", reset_srv, reset_cli,
 	  "SO_LINGER 0 close: the peer's rrecv fails with ECONNRESET" },
 	{ "nonblock", nonblock_srv, nonblock_cli,
-	  "O_NONBLOCK EAGAIN, rpoll timeout and POLLIN, MSG_PEEK, partial reads" },
+	  "O_NONBLOCK EAGAIN, rpoll/rselect timeout and readiness, MSG_PEEK, partial reads" },
 	{ "peer_dies", dies_srv, dies_cli,
 	  "the peer process ends mid-stream: EOF or ECONNRESET, no hang" },
 	{ "halfclose", halfclose_srv, halfclose_cli,
