@@ -419,6 +419,59 @@ static int flow_cli(void)
 	return 0;
 }
 
+/* rwritev gathers, rreadv scatters, rwrite/rread are rsend/rrecv */
+static int iov_srv(void)
+{
+	char a[5], b[20];
+	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	size_t got = 0;
+	int s = serve();
+	ssize_t r;
+
+	if (s < 0)
+		return -1;
+	while (got < 17) {
+		struct iovec v[2] = { iov[0], iov[1] };
+
+		if (got < 5) {
+			v[0].iov_base = a + got;
+			v[0].iov_len = 5 - got;
+		} else {
+			v[0].iov_base = b + got - 5;
+			v[0].iov_len = 20 - (got - 5);
+			v[1].iov_len = 0;
+		}
+		r = rreadv(s, v, 2);
+		if (r <= 0)
+			return bad("rreadv: %zd %s", r, strerror(errno));
+		got += (size_t)r;
+	}
+	if (memcmp(a, "abcde", 5) || memcmp(b, "fghijklmnopq", 12))
+		return bad("rreadv scattered '%.5s' '%.12s'", a, b);
+	if (rwrite(s, "done", 4) != 4)
+		return bad("rwrite: %s", strerror(errno));
+	rclose(s);
+	return 0;
+}
+
+static int iov_cli(void)
+{
+	struct iovec iov[3] = { { "abc", 3 }, { "defghij", 7 }, { "klmnopq", 7 } };
+	char buf[8];
+	int s = dial();
+
+	if (s < 0)
+		return -1;
+	if (rwritev(s, iov, 3) != 17)
+		return bad("rwritev: %s", strerror(errno));
+	if (rrecv(s, buf, 4, MSG_WAITALL) != 4 || memcmp(buf, "done", 4))
+		return bad("no answer to the vector write");
+	if (rread(s, buf, 1) != 0)
+		return bad("rread after the peer closed is not end of file");
+	rclose(s);
+	return 0;
+}
+
 struct rscase {
 	const char *name;
 	int (*srv)(void);
@@ -438,6 +491,8 @@ static const struct rscase cases[] = {
 	{ "halfclose", halfclose_srv, halfclose_cli,
 	  "rshutdown(SHUT_WR): EOF at the peer, EPIPE here, replies still come" },
 	{ "refused", NULL, refused_cli, "rconnect to no listener: ECONNREFUSED" },
+	{ "iov", iov_srv, iov_cli,
+	  "rwritev gathers 3 buffers, rreadv scatters, rwrite/rread" },
 	{ "flow", flow_srv, flow_cli,
 	  "non-blocking writer stops at the window (EAGAIN), all data arrives" },
 };
