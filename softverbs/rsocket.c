@@ -339,10 +339,12 @@ reject:
 
 		rdma_reject(ev->id, NULL, 0);
 		if (rs) {
-			rs->id = NULL;
+			/* its QP, id and (migrated) channel go together */
+			rs_remove(rs->fd);
 			rs_free(rs);
+		} else {
+			rdma_destroy_id(ev->id);
 		}
-		rdma_destroy_id(ev->id);
 		rdma_ack_cm_event(ev);
 		errno = e;
 	}
