@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TMO 5000	/* ms: no expected event takes longer */
+#include "cmcheck.h"
 
-static char why[512];
+char why[512];
 
-static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad(const char *fmt, ...)
+int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int bad(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -41,7 +41,7 @@ static int bad(const char *fmt, ...)
 	return -1;
 }
 
-static long now_ms(void)
+long now_ms(void)
 {
 	struct timespec ts;
 
@@ -50,7 +50,7 @@ static long now_ms(void)
 }
 
 /* the next event within ms, or NULL (why says so) */
-static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
+struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
 {
 	struct pollfd p = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -67,7 +67,7 @@ static struct rdma_cm_event *next_event(struct rdma_event_channel *ch, int ms)
 }
 
 /* the next event must be type (and status); returns it, unacked */
-static struct rdma_cm_event *want_event(struct rdma_event_channel *ch,
+struct rdma_cm_event *want_event(struct rdma_event_channel *ch,
 					enum rdma_cm_event_type type,
 					int status, int ms)
 {
@@ -85,7 +85,7 @@ static struct rdma_cm_event *want_event(struct rdma_event_channel *ch,
 	return ev;
 }
 
-static int want_ack(struct rdma_event_channel *ch,
+int want_ack(struct rdma_event_channel *ch,
 		    enum rdma_cm_event_type type, int status, int ms)
 {
 	struct rdma_cm_event *ev = want_event(ch, type, status, ms);
@@ -96,7 +96,7 @@ static int want_ack(struct rdma_event_channel *ch,
 	return 0;
 }
 
-static void sa_make(struct sockaddr_storage *ss, const char *ip,
+void sa_make(struct sockaddr_storage *ss, const char *ip,
 		    uint16_t port)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -117,24 +117,12 @@ static void sa_make(struct sockaddr_storage *ss, const char *ip,
 
 /* ---- the two roles ------------------------------------------------------ */
 
-struct peer {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *listen, *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	int cq_borrowed;	/* cq is the endpoint's, not ours */
-	char buf[4096];
-	int up;		/* pipe: passive -> active (the port, then bytes) */
-	int down;	/* pipe: active -> passive */
-};
-
-static int pipe_put(int fd, uint32_t v)
+int pipe_put(int fd, uint32_t v)
 {
 	return write(fd, &v, sizeof(v)) == sizeof(v) ? 0 : bad("pipe write");
 }
 
-static int pipe_get(int fd, uint32_t *v)
+int pipe_get(int fd, uint32_t *v)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
@@ -144,7 +132,7 @@ static int pipe_get(int fd, uint32_t *v)
 }
 
 /* passive: listen on ip, port 0; publish the port */
-static int passive_listen(struct peer *s, const char *ip,
+int passive_listen(struct peer *s, const char *ip,
 			  enum rdma_port_space ps)
 {
 	struct sockaddr_storage ss;
@@ -163,7 +151,7 @@ static int passive_listen(struct peer *s, const char *ip,
 }
 
 /* active: resolve ip:port (port from the pipe when 0) */
-static int active_resolve(struct peer *c, const char *ip, uint16_t port,
+int active_resolve(struct peer *c, const char *ip, uint16_t port,
 			  enum rdma_port_space ps)
 {
 	struct sockaddr_storage ss;
@@ -186,7 +174,7 @@ static int active_resolve(struct peer *c, const char *ip, uint16_t port,
 	return want_ack(c->ch, RDMA_CM_EVENT_ROUTE_RESOLVED, 0, TMO);
 }
 
-static int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t)
+int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t)
 {
 	struct ibv_qp_init_attr a;
 
@@ -212,7 +200,7 @@ static int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t)
 	return 0;
 }
 
-static int post_recv(struct peer *p, struct rdma_cm_id *id, size_t len)
+int post_recv(struct peer *p, struct rdma_cm_id *id, size_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)p->buf, (uint32_t)len, p->mr->lkey };
 	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *badwr;
@@ -222,7 +210,7 @@ static int post_recv(struct peer *p, struct rdma_cm_id *id, size_t len)
 	return 0;
 }
 
-static int wait_wc(struct peer *p, enum ibv_wc_opcode op, struct ibv_wc *wc)
+int wait_wc(struct peer *p, enum ibv_wc_opcode op, struct ibv_wc *wc)
 {
 	long end = now_ms() + TMO;
 	int n;
@@ -237,7 +225,7 @@ static int wait_wc(struct peer *p, enum ibv_wc_opcode op, struct ibv_wc *wc)
 	return 0;
 }
 
-static int send_msg(struct peer *p, struct rdma_cm_id *id, const char *msg,
+int send_msg(struct peer *p, struct rdma_cm_id *id, const char *msg,
 		    struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
 	struct ibv_sge sge = { (uintptr_t)p->buf, (uint32_t)strlen(msg) + 1,
@@ -260,9 +248,6 @@ static int send_msg(struct peer *p, struct rdma_cm_id *id, const char *msg,
 
 /* ---- cases --------------------------------------------------------------- */
 
-#define CHK(cond, ...) ((cond) ? 0 : bad(__VA_ARGS__))
-static const char REQ_DATA[] = "request-data";
-static const char REP_DATA[] = "reply-data";
 
 /* RC over ip: private data and conn params both ways, a SEND from the
  * active side, then the active side disconnects */
@@ -615,250 +600,6 @@ static int pollable(struct peer *c)
 	return 0;
 }
 
-/* UD over RDMA_PS_UDP: the ESTABLISHED event's AH attributes, QPN and QKey
- * reach the passive QP */
-static int ud_passive(struct peer *s)
-{
-	struct rdma_conn_param cp;
-	struct rdma_cm_event *ev;
-	struct ibv_wc wc;
-
-	if (passive_listen(s, "127.0.0.1", RDMA_PS_UDP))
-		return -1;
-	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
-	if (!ev)
-		return -1;
-	s->id = ev->id;
-	if (CHK(ev->param.ud.private_data_len == 216 - 36 &&
-		!memcmp(ev->param.ud.private_data, REQ_DATA, sizeof(REQ_DATA)),
-		"SIDR REQ private data (len %u)",
-		ev->param.ud.private_data_len)) {
-		rdma_ack_cm_event(ev);
-		return -1;
-	}
-	rdma_ack_cm_event(ev);
-	if (make_qp(s, s->id, IBV_QPT_UD) || post_recv(s, s->id, 4096))
-		return -1;
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = REP_DATA;
-	cp.private_data_len = sizeof(REP_DATA);
-	if (rdma_accept(s->id, &cp))
-		return bad("rdma_accept: %s", strerror(errno));
-	if (wait_wc(s, IBV_WC_RECV, &wc))
-		return -1;
-	return CHK(!strcmp(s->buf + 40, "hello over UD") &&
-		   wc.byte_len == 40 + sizeof("hello over UD"),
-		   "UD received '%.40s' (%u bytes)", s->buf + 40, wc.byte_len);
-}
-
-static int ud_active(struct peer *c)
-{
-	struct rdma_conn_param cp;
-	struct rdma_cm_event *ev;
-	struct ibv_ah *ah;
-	uint32_t qpn, qkey;
-
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_UDP) ||
-	    make_qp(c, c->id, IBV_QPT_UD))
-		return -1;
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = REQ_DATA;
-	cp.private_data_len = sizeof(REQ_DATA);
-	if (rdma_connect(c->id, &cp))
-		return bad("rdma_connect: %s", strerror(errno));
-	ev = want_event(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO);
-	if (!ev)
-		return -1;
-	qpn = ev->param.ud.qp_num;
-	qkey = ev->param.ud.qkey;
-	if (CHK(qkey == RDMA_UDP_QKEY, "qkey 0x%x", qkey) ||
-	    CHK(qpn != 0, "qp_num 0") ||
-	    CHK(ev->param.ud.private_data_len == 136 &&
-		!memcmp(ev->param.ud.private_data, REP_DATA, sizeof(REP_DATA)),
-		"SIDR REP private data")) {
-		rdma_ack_cm_event(ev);
-		return -1;
-	}
-	ah = ibv_create_ah(c->pd, &ev->param.ud.ah_attr);
-	rdma_ack_cm_event(ev);
-	if (!ah)
-		return bad("ibv_create_ah from the event: %s", strerror(errno));
-	return send_msg(c, c->id, "hello over UD", ah, qpn, qkey);
-}
-
-/* synchronous ids: rdma_create_ep, rdma_get_request, blocking connect */
-static int ep_passive(struct peer *s)
-{
-	struct rdma_addrinfo hints, *res;
-	struct ibv_qp_init_attr a;
-	struct ibv_wc wc;
-	char port[16];
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_flags = RAI_PASSIVE;
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (rdma_getaddrinfo("127.0.0.1", "0", &hints, &res))
-		return bad("rdma_getaddrinfo passive");
-	memset(&a, 0, sizeof(a));
-	a.cap.max_send_wr = a.cap.max_recv_wr = 4;
-	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
-	a.qp_type = IBV_QPT_RC;
-	if (rdma_create_ep(&s->listen, res, NULL, &a))
-		return bad("rdma_create_ep passive: %s", strerror(errno));
-	rdma_freeaddrinfo(res);
-	if (rdma_listen(s->listen, 2))
-		return bad("rdma_listen: %s", strerror(errno));
-	snprintf(port, sizeof(port), "%u", ntohs(rdma_get_src_port(s->listen)));
-	if (pipe_put(s->up, (uint32_t)atoi(port)))
-		return -1;
-	if (rdma_get_request(s->listen, &s->id))
-		return bad("rdma_get_request: %s", strerror(errno));
-	if (!s->id->qp)
-		return bad("rdma_get_request made no QP");
-	s->mr = ibv_reg_mr(s->id->pd, s->buf, sizeof(s->buf),
-			   IBV_ACCESS_LOCAL_WRITE);
-	s->cq = s->id->recv_cq;
-	s->cq_borrowed = 1;
-	if (!s->mr || post_recv(s, s->id, 4096))
-		return bad("mr/recv");
-	if (rdma_accept(s->id, NULL))
-		return bad("rdma_accept (sync): %s", strerror(errno));
-	if (wait_wc(s, IBV_WC_RECV, &wc))
-		return -1;
-	if (strcmp(s->buf, "hello over an endpoint"))
-		return bad("received '%.40s'", s->buf);
-	rdma_disconnect(s->id);
-	ibv_dereg_mr(s->mr);
-	s->mr = NULL;
-	s->cq = NULL;	/* the endpoint's: rdma_destroy_ep frees it */
-	rdma_destroy_ep(s->id);
-	s->id = NULL;
-	rdma_destroy_ep(s->listen);
-	s->listen = NULL;
-	return 0;
-}
-
-static int ep_active(struct peer *c)
-{
-	struct rdma_addrinfo hints, *res;
-	struct ibv_qp_init_attr a;
-	char port[16];
-	uint32_t p;
-
-	if (pipe_get(c->up, &p))
-		return -1;
-	snprintf(port, sizeof(port), "%u", p);
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_port_space = RDMA_PS_TCP;
-	if (rdma_getaddrinfo("127.0.0.1", port, &hints, &res))
-		return bad("rdma_getaddrinfo");
-	memset(&a, 0, sizeof(a));
-	a.cap.max_send_wr = a.cap.max_recv_wr = 4;
-	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
-	a.qp_type = IBV_QPT_RC;
-	if (rdma_create_ep(&c->id, res, NULL, &a))
-		return bad("rdma_create_ep: %s", strerror(errno));
-	rdma_freeaddrinfo(res);
-	c->mr = ibv_reg_mr(c->id->pd, c->buf, sizeof(c->buf),
-			   IBV_ACCESS_LOCAL_WRITE);
-	c->cq = c->id->send_cq;
-	c->cq_borrowed = 1;
-	if (!c->mr)
-		return bad("mr");
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect (sync): %s", strerror(errno));
-	if (send_msg(c, c->id, "hello over an endpoint", NULL, 0, 0))
-		return -1;
-	rdma_disconnect(c->id);
-	ibv_dereg_mr(c->mr);
-	c->mr = NULL;
-	c->cq = NULL;
-	rdma_destroy_ep(c->id);
-	c->id = NULL;
-	return 0;
-}
-
-/* rdma_migrate_id: after the move, the child's events come on the new
- * channel and none on the old one */
-static int migrate_passive(struct peer *s)
-{
-	struct rdma_event_channel *ch2;
-	struct rdma_cm_event *ev;
-	struct pollfd p;
-
-	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
-		return -1;
-	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
-	if (!ev)
-		return -1;
-	s->id = ev->id;
-	rdma_ack_cm_event(ev);
-	ch2 = rdma_create_event_channel();
-	if (!ch2 || rdma_migrate_id(s->id, ch2) || s->id->channel != ch2)
-		return bad("rdma_migrate_id: %s", strerror(errno));
-	if (make_qp(s, s->id, IBV_QPT_RC) || rdma_accept(s->id, NULL))
-		return bad("accept: %s", strerror(errno));
-	if (want_ack(ch2, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
-		return -1;
-	p.fd = s->ch->fd;
-	p.events = POLLIN;
-	if (poll(&p, 1, 0) != 0)
-		return bad("an event on the old channel after the move");
-	if (want_ack(ch2, RDMA_CM_EVENT_DISCONNECTED, 0, TMO))
-		return -1;
-	rdma_destroy_qp(s->id);
-	rdma_destroy_id(s->id);
-	s->id = NULL;
-	rdma_destroy_event_channel(ch2);
-	return 0;
-}
-
-static int migrate_active(struct peer *c)
-{
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
-		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
-	if (want_ack(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
-		return -1;
-	if (rdma_disconnect(c->id))
-		return bad("rdma_disconnect: %s", strerror(errno));
-	return want_ack(c->ch, RDMA_CM_EVENT_DISCONNECTED, 0, TMO);
-}
-
-/* a listener destroyed with a request it never reported: the active side
- * is rejected, not left waiting */
-static int lgone_passive(struct peer *s)
-{
-	struct pollfd p;
-	uint32_t done;
-
-	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
-		return -1;
-	p.fd = s->ch->fd;
-	p.events = POLLIN;
-	if (poll(&p, 1, TMO) != 1)
-		return bad("no CONNECT_REQUEST queued");
-	rdma_destroy_id(s->listen);
-	s->listen = NULL;
-	return pipe_get(s->down, &done);
-}
-
-static int lgone_active(struct peer *c)
-{
-	int ret;
-
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
-		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
-	ret = want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
-	pipe_put(c->down, 1);
-	return ret;
-}
-
 /* ---- harness ----------------------------------------------------------- */
 
 struct cmcase {
@@ -944,9 +685,22 @@ static pid_t role(const struct cmcase *c, int (*fn)(struct peer *), int up[2],
 	return pid;
 }
 
+/* wait for a role; 1 if it exited 0, else 0 with how it ended in crash */
+static int reaped(pid_t pid, const char *who, char *crash, size_t len)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st))
+		return 1;
+	snprintf(crash, len, "%s role: %s %d", who,
+		 WIFSIGNALED(st) ? "signal" : "exit status",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 0;
+}
+
 static int run_case(const struct cmcase *c)
 {
-	int up[2], down[2], errp[2], st, ok = 1;
+	int up[2], down[2], errp[2], ok;
 	pid_t a, b = -1;
 	char msg[600], crash[64] = "";
 	ssize_t n;
@@ -957,19 +711,8 @@ static int run_case(const struct cmcase *c)
 	if (c->passive)
 		b = role(c, c->passive, up, down, errp[1]);
 	close(errp[1]);
-	if (waitpid(a, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		ok = 0;
-		snprintf(crash, sizeof(crash), "active role: %s %d",
-			 WIFSIGNALED(st) ? "signal" : "exit status",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	}
-	if (b > 0 && (waitpid(b, &st, 0) < 0 || !WIFEXITED(st) ||
-		      WEXITSTATUS(st))) {
-		ok = 0;
-		snprintf(crash, sizeof(crash), "passive role: %s %d",
-			 WIFSIGNALED(st) ? "signal" : "exit status",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	}
+	ok = reaped(a, "active", crash, sizeof(crash)) &
+	     (b < 0 || reaped(b, "passive", crash, sizeof(crash)));
 	n = read(errp[0], msg, sizeof(msg) - 1);
 	msg[n > 0 ? n : 0] = 0;
 	if (n > 0)
