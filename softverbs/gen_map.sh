@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # Generate the linker version script and a C file of stubs from the installed
 # rdma-core libibverbs, so softverbs exports exactly the same version nodes and
-# default (@@) symbols.  Usage: gen_map.sh LIB MAP STUBS.c DEFINED.txt
+# default (@@) symbols.  Usage: gen_map.sh LIB MAP STUBS.c DEFINED.txt [PREFIX]
+# PREFIX is the version-node prefix (IBVERBS_; RDMACM_ for librdmacm).
 # DEFINED.txt lists the symbols softverbs implements; every other exported
 # symbol gets a stub that fails with EOPNOTSUPP.
 set -eu
-lib=$1 map=$2 stubs=$3 defined=$4
+lib=$1 map=$2 stubs=$3 defined=$4 prefix=${5:-IBVERBS_}
 tmp=$map.tmp
 # "node parent" pairs in definition order, from readelf's version definitions.
 readelf -V "$lib" | awk '
@@ -16,7 +17,7 @@ readelf -V "$lib" | awk '
 	on && /Parent 1:/ { par = $NF }
 	END { if (cur != "") print cur, par }' > "$tmp.nodes"
 # default-version dynamic symbols: objdump prints hidden versions in parentheses
-objdump -T "$lib" | awk '$0 ~ /\.text|\.data|\.bss|\.rodata/ && $(NF-1) ~ /^IBVERBS_/ { print $(NF-1), $NF }' |
+objdump -T "$lib" | awk -v p="^$prefix" '$0 ~ /\.text|\.data|\.bss|\.rodata/ && $(NF-1) ~ p { print $(NF-1), $NF }' |
 	sort -u > "$tmp.syms"
 [ -s "$tmp.nodes" ] && [ -s "$tmp.syms" ] || { echo "gen_map.sh: cannot read versions from $lib" >&2; exit 1; }
 {

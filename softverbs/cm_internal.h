@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * softverbs' librdmacm: internal interfaces.
+ *
+ * The CM runs in each process over softverbs' own verbs (public API only).
+ * Rendezvous: every bound rdma_cm_id reserves its port by binding an
+ * abstract AF_UNIX SOCK_SEQPACKET socket "softverbs-cm/<fabric>/<ps>/<port>";
+ * a listening id listen()s on it.  rdma_connect() connects a new seqpacket
+ * socket to the listener's name; that socket carries the CM messages of the
+ * connection (REQ, REP, RTU, REJ, DREQ, DREP, SIDR REQ/REP) and its end of
+ * file tells a peer that the other side died or destroyed its id.
+ *
+ * Locking: one process-wide lock (cm.lock) guards every id and the protocol;
+ * a channel's queue has its own lock, taken inside cm.lock.  A progress
+ * thread (started with the first id) polls listeners, connection sockets
+ * and timers.  Application threads never hold cm.lock while they block.
+ */
+#ifndef SOFTVERBS_CM_INTERNAL_H
+#define SOFTVERBS_CM_INTERNAL_H
+
+#include <infiniband/verbs.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <rdma/rdma_cma.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#define CM_EXPORT __attribute__((visibility("default")))
+
+/* private data sizes of the IB CM messages, and the rdma_cm header that
+ * IP-addressed ids (every id here: AF_IB is not emulated) put in front of
+ * REQ and SIDR REQ data: so the user gets 56 and 180 bytes */
+enum {
+	CM_REQ_PDATA = 92,
+	CM_REP_PDATA = 196,
+	CM_REJ_PDATA = 148,
+	CM_SIDR_REQ_PDATA = 216,
+	CM_SIDR_REP_PDATA = 136,
+	CM_IP_HDR = 36,
+	CM_PDATA_MAX = 256,
+};
+
+/* IB CM reject reasons and SIDR statuses that events carry */
+enum {
+	CM_REJ_INVALID_SERVICE_ID = 8,	/* no listener on the port */
+	CM_REJ_CONSUMER_DEFINED = 28,	/* rdma_reject() */
+	CM_SIDR_UNSUPPORTED = 1,	/* no listener (UD) */
+	CM_SIDR_REJECT = 2,		/* rdma_reject() (UD) */
+};
+
+enum cm_msg_type {
+	CM_MSG_REQ = 1,
+	CM_MSG_REP,
+	CM_MSG_RTU,
+	CM_MSG_REJ,
+	CM_MSG_DREQ,
+	CM_MSG_DREP,
+	CM_MSG_SIDR_REQ,
+	CM_MSG_SIDR_REP,
+};
+
+/* one CM message on a connection socket (one seqpacket record) */
+struct cm_msg {
+	uint32_t type;			/* enum cm_msg_type */
+	int32_t status;			/* REJ reason, SIDR status */
+	uint32_t ps;			/* enum rdma_port_space */
+	uint32_t qp_type;		/* enum ibv_qp_type */
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t qkey;
+	uint16_t lid;
+	uint8_t mtu;			/* enum ibv_mtu */
+	uint8_t resp_res;
+	uint8_t init_depth;
+	uint8_t flow_control;
+	uint8_t retry;
+	uint8_t rnr_retry;
+	uint8_t srq;
+	uint8_t gid[16];
+	struct sockaddr_storage src;	/* the sender's address */
+	struct sockaddr_storage dst;	/* the address the sender talks to */
+	uint16_t pdlen;			/* bytes */
+	uint8_t pdata[CM_PDATA_MAX];
+};
+
+struct cm_id;
+
+struct cm_event {
+	struct rdma_cm_event ev;	/* first: what the application sees */
+	struct cm_event *next;
+	uint64_t owner;			/* handle of the id it counts against */
+	uint8_t pdata[CM_PDATA_MAX];
+};
+
+/*
+ * An event channel: a queue and a socketpair.  The application's end
+ * (ch.fd) holds one byte whenever the queue is not empty, so it polls
+ * readable exactly then; rdma_get_cm_event() reads that byte (blocking or
+ * not, as the application set the fd) and puts it back if events remain.
+ */
+struct cm_channel {
+	struct rdma_event_channel ch;	/* first */
+	int wfd;			/* the library's end */
+	pthread_mutex_t lock;
+	struct cm_event *head, *tail;
+	bool armed;			/* the byte is in the socket */
+};
+
+enum cm_state {
+	CM_IDLE,
+	CM_BOUND,
+	CM_ADDR_QUERY,		/* waiting for the resolve timeout (no host) */
+	CM_ADDR_RESOLVED,
+	CM_ROUTE_QUERY,		/* the emulated path query is under way */
+	CM_ROUTE_RESOLVED,
+	CM_LISTEN,
+	CM_PENDING,		/* passive, connection accepted, no REQ yet */
+	CM_REQ_SENT,		/* active, waiting for REP / SIDR REP */
+	CM_REQ_RCVD,		/* passive, CONNECT_REQUEST reported */
+	CM_REP_RCVD,		/* active, no QP: CONNECT_RESPONSE reported */
+	CM_REP_SENT,		/* passive, waiting for RTU */
+	CM_ESTABLISHED,
+	CM_DREQ_SENT,
+	CM_DREQ_RCVD,		/* draining the data path, then DISCONNECTED */
+	CM_DISCONNECTED,
+	CM_DEAD,		/* the handshake failed */
+};
+
+struct cm_id {
+	struct rdma_cm_id id;		/* first: what the application sees */
+	struct cm_id *next;		/* cm.ids */
+	uint64_t handle;		/* unique, never reused */
+	struct cm_channel *chan;
+	bool sync;			/* chan is private (no channel given) */
+	enum cm_state state;
+	int port_fd;			/* reserves the port; listens */
+	int conn_fd;			/* connection socket, or -1 */
+	uint16_t port;			/* bound port, host order (0: none) */
+	uint64_t deadline;		/* CLOCK_MONOTONIC ns, 0: no timer */
+	int events_out;			/* reported, not yet acked */
+	pthread_cond_t acked;
+	uint64_t listener;		/* handle of the listening id */
+	struct ibv_sa_path_rec path;
+	int gid_index;			/* local GID used on the path */
+	uint32_t psn;			/* our starting PSN */
+	struct cm_msg peer;		/* the peer's REQ or REP */
+	struct rdma_conn_param conn;	/* what we sent or accepted */
+	struct ibv_qp_init_attr *ep_qp_attr; /* rdma_create_ep, passive */
+	struct ibv_pd *ep_pd;
+	uint8_t tos;
+	uint8_t ack_timeout;
+	int reuse;
+	int afonly;
+	bool own_cqs;			/* rdma_create_qp made the CQs */
+	bool drep_pending;		/* answer the DREQ when drained */
+	bool reported;			/* its CONNECT_REQUEST was handed out */
+};
+
+struct cm_global {
+	pthread_mutex_t lock;
+	struct cm_id *ids;
+	uint64_t next_handle;
+	int epfd;
+	int wakefd;			/* eventfd: wake the progress thread */
+	bool thread_started;
+	pthread_t thread;
+	struct ibv_context **devs;	/* NULL-terminated, opened once */
+	struct ibv_pd **pds;		/* default PD per device, lazily */
+	int ndevs;
+	char fabric[64];
+	unsigned int connect_ms;	/* REQ without answer, then UNREACHABLE */
+	unsigned int drain_ms;		/* DREQ received -> QP in ERR */
+	unsigned int route_us;		/* rdma_resolve_route latency */
+	unsigned int debug;
+};
+
+extern struct cm_global cm;
+
+/* cm_core.c */
+/* Load the configuration and open the devices once; 0 or -1 with errno. */
+int cm_init(void);
+void cm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define CM_DBG(...)                                                      \
+	do {                                                             \
+		if (cm.debug)                                            \
+			cm_log(__VA_ARGS__);                             \
+	} while (0)
+uint64_t cm_now_ns(void);
+/* Wake the progress thread (a timer or fd set changed); under cm.lock. */
+void cm_wake(void);
+/* Start the progress thread if needed; under cm.lock; 0 or -errno. */
+int cm_start_thread(void);
+int cm_epoll_add(struct cm_id *p, int fd);
+void cm_epoll_del(int fd);
+struct cm_id *cm_id_find(uint64_t handle);
+/* Allocate an id on channel ch (NULL: a private, synchronous one). */
+struct cm_id *cm_id_new(struct cm_channel *ch, void *context,
+			enum rdma_port_space ps, enum ibv_qp_type qpt);
+/* Unlink and free an id (its sockets closed, events dropped); cm.lock. */
+void cm_id_free(struct cm_id *p);
+struct cm_channel *cm_channel_new(void);
+void cm_channel_free(struct cm_channel *c);
+/* Queue an event for p (type, status); returns it so that the caller can
+ * fill param, or NULL when out of memory.  Under cm.lock. */
+struct cm_event *cm_event_new(struct cm_id *p, enum rdma_cm_event_type type,
+			      int status);
+void cm_event_post(struct cm_id *p, struct cm_event *e);
+/* Post a parameterless event. */
+void cm_event_simple(struct cm_id *p, enum rdma_cm_event_type type,
+		     int status);
+/* Drop p's queued, unreported events from its channel. */
+void cm_channel_purge(struct cm_channel *c, uint64_t handle);
+/* Wait (without cm.lock) for p's next event on its private channel;
+ * 0 when it is "want" with status 0, else -1 with errno. */
+int cm_sync_wait(struct cm_id *p, enum rdma_cm_event_type want);
+/* Reserve port (0: pick an ephemeral one) for p; 0 or -errno. */
+int cm_port_reserve(struct cm_id *p, uint16_t port);
+void cm_port_name(struct sockaddr_un *sun, socklen_t *len, int ps,
+		  uint16_t port);
+int cm_ps_of(const struct cm_id *p);
+
+/* cm_addr.c */
+socklen_t cm_addrlen(const struct sockaddr *sa);
+uint16_t cm_addr_port(const struct sockaddr *sa);
+void cm_addr_set_port(struct sockaddr *sa, uint16_t port);
+bool cm_addr_any(const struct sockaddr *sa);
+bool cm_addr_loopback(const struct sockaddr *sa);
+/* Is sa an address of this (emulated) host: loopback or an interface's? */
+bool cm_addr_local(const struct sockaddr *sa);
+bool cm_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+/* Fill p->path and route.addr.addr.ibaddr from the device and addresses. */
+void cm_route_fill(struct cm_id *p);
+/* The local GID index for the id's source address (RoCE: the RoCE v2 GID
+ * whose address matches, as the kernel does; IB: 0). */
+int cm_gid_index(struct ibv_context *ctx, const struct sockaddr *src);
+struct ibv_pd *cm_default_pd(struct ibv_context *ctx);
+/* The path query ended: fill the route, report ROUTE_RESOLVED. */
+void cm_route_resolved(struct cm_id *p);
+
+/* cm_conn.c */
+/* Handle readiness of p's socket (listener or connection); cm.lock. */
+void cm_conn_input(struct cm_id *p);
+/* A timer of p expired; cm.lock. */
+void cm_conn_timeout(struct cm_id *p);
+/* The connection socket is gone (peer died or destroyed its id). */
+void cm_conn_lost(struct cm_id *p);
+/* Move p's QP to INIT (when created), RTR, RTS or ERR from what is known;
+ * 0 or -errno. */
+int cm_qp_attr(struct cm_id *p, struct ibv_qp_attr *a, int *mask);
+int cm_qp_modify(struct cm_id *p, enum ibv_qp_state st);
+/* Send a message on p's connection socket; 0 or -errno.  */
+int cm_send(struct cm_id *p, struct cm_msg *m);
+/* Fill the common fields of a message from p. */
+void cm_msg_init(struct cm_id *p, struct cm_msg *m, enum cm_msg_type type);
+
+/* cm_ud.c */
+void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m);
+int cm_ud_accept(struct cm_id *p, struct rdma_conn_param *param);
+int cm_ud_reject(struct cm_id *p, const void *pdata, uint8_t len);
+
+#endif
