@@ -25,7 +25,7 @@ $(BUILD)/cm_defined.txt: $(CM_OBJS)
 	$(Q)nm -g --defined-only $(CM_OBJS) | awk 'NF == 3 { print $$3 }' | \
 		sort -u > $@
 
-$(BUILD)/librdmacm.map $(BUILD)/cm_stubs.c: $(BUILD)/cm_defined.txt gen_map.sh
+$(BUILD)/librdmacm.map $(BUILD)/cm_stubs.c &: $(BUILD)/cm_defined.txt gen_map.sh
 	@$(if $(Q),echo "  GEN     $(BUILD)/librdmacm.map")
 	$(Q)if [ -z "$(RDMACM_LIB)" ]; then \
 		echo "softverbs: installed librdmacm.so.1 not found; install librdmacm1 or set RDMACM_LIB" >&2; \
