@@ -276,7 +276,7 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	if (!cm_addr_local(dst_addr)) {
 		/* nobody answers: the error comes when the timeout ends */
 		p->state = CM_ADDR_QUERY;
-		p->deadline = cm_now_ns() +
+		p->deadline = sv_now_ns() +
 			      (uint64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000ull;
 		cm_wake();
 		goto out;
@@ -329,7 +329,7 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		/* a path query (IB: the SA) takes a while on a real fabric;
 		 * programs such as perftest -R rely on that time */
 		p->state = CM_ROUTE_QUERY;
-		p->deadline = cm_now_ns() + (uint64_t)cm.route_us * 1000ull;
+		p->deadline = sv_now_ns() + (uint64_t)cm.route_us * 1000ull;
 		cm_wake();
 	} else {
 		cm_route_resolved(p);

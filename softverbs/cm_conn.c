@@ -339,7 +339,7 @@ static void on_dreq(struct cm_id *p, bool reply)
 	if (p->state == CM_ESTABLISHED || p->state == CM_REP_SENT) {
 		p->state = CM_DREQ_RCVD;
 		p->drep_pending = reply;
-		p->deadline = cm_now_ns() + (uint64_t)cm.drain_ms * 1000000ull;
+		p->deadline = sv_now_ns() + (uint64_t)cm.drain_ms * 1000000ull;
 		if (!p->deadline)
 			p->deadline = 1;
 		cm_wake();
@@ -550,7 +550,7 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	if (p->conn.initiator_depth > 16)
 		p->conn.initiator_depth = 16;
 	if (!p->id.qp && !p->psn)
-		p->psn = (uint32_t)(cm_now_ns() ^ (uintptr_t)p) & 0xffffff;
+		p->psn = (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
 	/* the QP's access flags follow the responder resources offered */
 	if (p->id.qp && !is_ud(p))
 		cm_qp_modify(p, IBV_QPS_INIT);
@@ -579,7 +579,7 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	if (err)
 		goto out;
 	p->state = CM_REQ_SENT;
-	p->deadline = cm_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
+	p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
 	cm_wake();
 out:
 	pthread_mutex_unlock(&cm.lock);
@@ -661,7 +661,7 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		goto out;
 	}
 	if (!p->psn)
-		p->psn = (uint32_t)(cm_now_ns() ^ (uintptr_t)p) & 0xffffff;
+		p->psn = (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
 	if (p->id.qp) {
 		err = cm_qp_modify(p, IBV_QPS_INIT);
 		if (!err)
@@ -679,7 +679,7 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	if (err)
 		goto out;
 	p->state = CM_REP_SENT;
-	p->deadline = cm_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
+	p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
 	cm_wake();
 out:
 	pthread_mutex_unlock(&cm.lock);
@@ -757,7 +757,7 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 			break;
 		}
 		p->state = CM_DREQ_SENT;
-		p->deadline = cm_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
+		p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
 		cm_wake();
 		break;
 	case CM_DISCONNECTED:

@@ -36,36 +36,16 @@ static int cm_init_err;
 
 void cm_log(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	sv_vlog("softverbs-cm", fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	fprintf(stderr, "softverbs-cm[%d]: %s\n", (int)getpid(), buf);
-}
-
-uint64_t cm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static unsigned long env_ulong(const char *name, unsigned long def)
 {
-	const char *s = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s)
-		return def;
-	v = strtoul(s, &end, 0);
-	return *end ? def : v;
+	return sv_env_ulong(name, def, true);
 }
 
 static void cm_init_once(void)
@@ -189,7 +169,7 @@ struct cm_id *cm_id_find(uint64_t handle)
 /* the earliest timer, and fire those that are due; under cm.lock */
 static int cm_timers(void)
 {
-	uint64_t now = cm_now_ns(), next = 0;
+	uint64_t now = sv_now_ns(), next = 0;
 	struct cm_id *p, *n;
 
 	for (p = cm.ids; p; p = n) {
@@ -503,17 +483,7 @@ int cm_ps_of(const struct cm_id *p)
 void cm_port_name(struct sockaddr_un *sun, socklen_t *len, int ps,
 		  uint16_t port)
 {
-	int n;
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = AF_UNIX;
-	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1,
-		     "softverbs-cm/%s/%x/%u", cm.fabric, ps, port);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n > sizeof(sun->sun_path) - 2)
-		n = (int)sizeof(sun->sun_path) - 2;
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	sv_abstract_addr(sun, len, "softverbs-cm/%s/%x/%u", cm.fabric, ps, port);
 }
 
 static int port_try(struct cm_id *p, uint16_t port)
@@ -547,7 +517,7 @@ int cm_port_reserve(struct cm_id *p, uint16_t port)
 	if (port)
 		return port_try(p, port);
 	/* ephemeral: Linux's default ip_local_port_range */
-	start = (unsigned int)(cm_now_ns() ^ (uint64_t)getpid() * 2654435761u);
+	start = (unsigned int)(sv_now_ns() ^ (uint64_t)getpid() * 2654435761u);
 	for (i = 0; i < 28232; i++) {
 		err = port_try(p, (uint16_t)(32768 + (start + i) % 28232));
 		if (err != -EADDRINUSE)

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+#include "sv_internal.h"
+
 #define CM_EXPORT __attribute__((visibility("default")))
 
 /* private data sizes of the IB CM messages, and the rdma_cm header that
@@ -181,12 +183,7 @@ extern struct cm_global cm;
 /* Load the configuration and open the devices once; 0 or -1 with errno. */
 int cm_init(void);
 void cm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define CM_DBG(...)                                                      \
-	do {                                                             \
-		if (cm.debug)                                            \
-			cm_log(__VA_ARGS__);                             \
-	} while (0)
-uint64_t cm_now_ns(void);
+#define CM_DBG(...) SV_DBG_IF(cm.debug, cm_log, __VA_ARGS__)
 /* Wake the progress thread (a timer or fd set changed); under cm.lock. */
 void cm_wake(void);
 /* Start the progress thread if needed; under cm.lock; 0 or -errno. */

@@ -41,9 +41,7 @@ static double env_rate(const char *name)
 
 static unsigned long env_ulong(const char *name, unsigned long def)
 {
-	const char *s = getenv(name);
-
-	return s && *s ? strtoul(s, NULL, 0) : def;
+	return sv_env_ulong(name, def, false);
 }
 
 static enum ibv_mtu mtu_of_bytes(unsigned long b)
@@ -102,24 +100,11 @@ void sv_config_load(void)
 
 void sv_log(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	sv_vlog("softverbs", fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	fprintf(stderr, "softverbs[%d]: %s\n", (int)getpid(), buf);
-}
-
-uint64_t sv_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t sv_transport_timeout_ns(uint8_t timeout, uint8_t retry_cnt)

@@ -39,18 +39,7 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
 		uint32_t qpn)
 {
-	int n;
-
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
-		     "softverbs/%s/%u/%u", sv_cfg.fabric, node, qpn);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n > sizeof(a->sun_path) - 2)
-		n = (int)sizeof(a->sun_path) - 2;
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-			   (size_t)n);
+	sv_abstract_addr(a, len, "softverbs/%s/%u/%u", sv_cfg.fabric, node, qpn);
 }
 
 int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)

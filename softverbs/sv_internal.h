@@ -21,9 +21,15 @@
 
 #include <infiniband/verbs.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -79,13 +85,77 @@ struct sv_config {
 extern struct sv_config sv_cfg;
 void sv_config_load(void);
 void sv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define SV_DBG(...)                                                      \
+/* log through logf when on (softverbs' and its librdmacm's debug output) */
+#define SV_DBG_IF(on, logf, ...)                                         \
 	do {                                                             \
-		if (sv_cfg.debug)                                        \
-			sv_log(__VA_ARGS__);                             \
+		if (on)                                                  \
+			logf(__VA_ARGS__);                               \
 	} while (0)
+#define SV_DBG(...) SV_DBG_IF(sv_cfg.debug, sv_log, __VA_ARGS__)
 
-uint64_t sv_now_ns(void);
+/*
+ * Helpers shared with softverbs' librdmacm (cm_*.c, rsocket*.c).  That
+ * library links against libibverbs.so.1's exports only, so they are inline.
+ */
+
+/* "<who>[<pid>]: <message>" on stderr */
+__attribute__((format(printf, 2, 0)))
+static inline void sv_vlog(const char *who, const char *fmt, va_list ap)
+{
+	char buf[512];
+	int n;
+
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		return;
+	fprintf(stderr, "%s[%d]: %s\n", who, (int)getpid(), buf);
+}
+
+/* CLOCK_MONOTONIC in ns */
+static inline uint64_t sv_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* An unsigned environment knob (strtoul base 0); def when unset or empty,
+ * and, when strict, also when anything follows the number. */
+static inline unsigned long sv_env_ulong(const char *name, unsigned long def,
+					 bool strict)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoul(s, &end, 0);
+	return strict && *end ? def : v;
+}
+
+/* An abstract AF_UNIX address (sun_path[0] == 0) named by fmt, cut to fit */
+__attribute__((format(printf, 3, 4)))
+static inline void sv_abstract_addr(struct sockaddr_un *a, socklen_t *len,
+				    const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	va_start(ap, fmt);
+	n = vsnprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n > sizeof(a->sun_path) - 2)
+		n = (int)sizeof(a->sun_path) - 2;
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			   (size_t)n);
+}
+
 uint64_t sv_transport_timeout_ns(uint8_t timeout, uint8_t retry_cnt);
 uint64_t sv_rnr_timer_ns(uint8_t code);
 double sv_random(void);
