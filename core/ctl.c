@@ -18,54 +18,48 @@
 #include "ctl.h"
 #include "tlv.h"
 #include "util.h"
+#include "wire.h"
 
+/* Cursor forms of wire_put/wire_get: pack and advance. */
 static void put16(uint8_t **p, uint16_t v)
 {
-	(*p)[0] = (uint8_t)v;
-	(*p)[1] = (uint8_t)(v >> 8);
+	wire_put(*p, v, 2);
 	*p += 2;
 }
 
 static void put32(uint8_t **p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		(*p)[i] = (uint8_t)(v >> (8 * i));
+	wire_put(*p, v, 4);
 	*p += 4;
 }
 
 static void put64(uint8_t **p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		(*p)[i] = (uint8_t)(v >> (8 * i));
+	wire_put(*p, v, 8);
 	*p += 8;
+}
+
+static uint64_t get_n(const uint8_t **p, int n)
+{
+	uint64_t v = wire_get(*p, n);
+
+	*p += n;
+	return v;
 }
 
 static uint16_t get16(const uint8_t **p)
 {
-	uint16_t v = (uint16_t)((*p)[0] | (*p)[1] << 8);
-
-	*p += 2;
-	return v;
+	return (uint16_t)get_n(p, 2);
 }
 
 static uint32_t get32(const uint8_t **p)
 {
-	uint32_t v = 0;
-
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)(*p)[i] << (8 * i);
-	*p += 4;
-	return v;
+	return (uint32_t)get_n(p, 4);
 }
 
 static uint64_t get64(const uint8_t **p)
 {
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)(*p)[i] << (8 * i);
-	*p += 8;
-	return v;
+	return get_n(p, 8);
 }
 
 static void putstr(uint8_t **p, const char *s, size_t size)
@@ -591,19 +585,27 @@ int ctl_recv(struct ctl *c, void *buf, size_t len, const char *item,
 	return io(c, false, buf, len, item, err, errlen);
 }
 
-int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen)
+int ctl_expect(struct ctl *c, const char *text, char *err, size_t errlen)
 {
 	char buf[64];
 	size_t n = strlen(text);
 
-	if (ctl_send(c, text, n, text, err, errlen) < 0 ||
-	    ctl_recv(c, buf, n, text, err, errlen) < 0)
+	if (n > sizeof(buf))
+		return seterr(err, errlen, "internal error: sync too long");
+	if (ctl_recv(c, buf, n, text, err, errlen) < 0)
 		return -1;
 	if (memcmp(buf, text, n) != 0)
 		return seterr(err, errlen,
 			      "synchronize %s failure: data does not match",
 			      text);
 	return 0;
+}
+
+int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen)
+{
+	if (ctl_send(c, text, strlen(text), text, err, errlen) < 0)
+		return -1;
+	return ctl_expect(c, text, err, errlen);
 }
 
 void ctl_send_error(struct ctl *c, const char *text)

@@ -134,6 +134,9 @@ int ctl_send(struct ctl *c, const void *buf, size_t len, const char *item,
 int ctl_recv(struct ctl *c, void *buf, size_t len, const char *item,
 	     char *err, size_t errlen);
 
+/* Receive a sync string and compare it (the text names the item). */
+int ctl_expect(struct ctl *c, const char *text, char *err, size_t errlen);
+
 /* Exchange a sync string: send it, then receive and compare it. */
 int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen);
 

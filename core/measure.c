@@ -198,6 +198,16 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 	return -1;
 }
 
+/* Repost n used receives unless the test is over.  0, or -1 with err. */
+static int repost_recvs(struct lrun *lr, uint32_t n, char *err,
+			size_t errlen)
+{
+	if (!n || fired || post(lr, OP_RECV, n, err, errlen) >= 0)
+		return 0;
+	measure_stop(&lr->st);
+	return -1;
+}
+
 /* Count one receive completion. */
 static void count_recv(struct lrun *lr, const struct tcomp *c)
 {
@@ -300,9 +310,8 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		}
 		if (!lr->s->p.time && nrecv)
 			last = now_ns();
-		if (nrecv && !fired &&
-		    post(lr, OP_RECV, nrecv, err, errlen) < 0)
-			return measure_stop(&lr->st), -1;
+		if (repost_recvs(lr, nrecv, err, errlen) < 0)
+			return -1;
 	}
 	measure_stop(&lr->st);
 	return 0;
@@ -418,9 +427,8 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 			if (quiet_end)
 				last = now_ns();
 		}
-		if (nrecv && !fired &&
-		    post(lr, OP_RECV, nrecv, err, errlen) < 0)
-			return measure_stop(&lr->st), -1;
+		if (repost_recvs(lr, nrecv, err, errlen) < 0)
+			return -1;
 	}
 	measure_stop(&lr->st);
 	return 0;

@@ -117,7 +117,6 @@ uint32_t session_caps(void)
 static int wait_peer(void *arg, char *err, size_t errlen)
 {
 	struct tside *sd = arg;
-	char buf[sizeof(SYNC_DONE)];
 	bool count = sd->p.time == 0;
 
 	while (!measure_finished()) {
@@ -133,16 +132,8 @@ static int wait_peer(void *arg, char *err, size_t errlen)
 		if (pfd.revents & (POLLPRI | POLLRDHUP | POLLHUP | POLLERR))
 			return seterr(err, errlen,
 				      "the client went away during the test");
-		if (count && (pfd.revents & POLLIN)) {
-			if (ctl_recv(sd->c, buf, strlen(SYNC_DONE), SYNC_DONE,
-				     err, errlen) < 0)
-				return -1;
-			if (memcmp(buf, SYNC_DONE, strlen(SYNC_DONE)) != 0)
-				return seterr(err, errlen,
-					      "synchronize %s failure: data does not match",
-					      SYNC_DONE);
-			return 0;
-		}
+		if (count && (pfd.revents & POLLIN))
+			return ctl_expect(sd->c, SYNC_DONE, err, errlen);
 	}
 	return 0;
 }
@@ -161,7 +152,6 @@ static bool peer_waits(const struct tside *sd)
 static int send_stat(struct tside *sd, char *err, size_t errlen)
 {
 	uint8_t st[STAT_SIZE], ext[EXT_BLOCK_MAX];
-	char sync[sizeof(SYNC_AFTER)];
 	size_t n;
 
 	stat_encode(&sd->st, st);
@@ -174,14 +164,7 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 			     errlen) < 0)
 			return -1;
 	}
-	if (ctl_recv(sd->c, sync, strlen(SYNC_AFTER), SYNC_AFTER, err,
-		     errlen) < 0)
-		return -1;
-	if (memcmp(sync, SYNC_AFTER, strlen(SYNC_AFTER)) != 0)
-		return seterr(err, errlen,
-			      "synchronize %s failure: data does not match",
-			      SYNC_AFTER);
-	return 0;
+	return ctl_expect(sd->c, SYNC_AFTER, err, errlen);
 }
 
 static int recv_stat(struct tside *sd, char *err, size_t errlen)

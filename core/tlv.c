@@ -3,21 +3,7 @@
 #include <string.h>
 
 #include "tlv.h"
-
-static void le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t rd(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
+#include "wire.h"
 
 void tlv_init(struct tlv_w *w, uint8_t *buf, size_t cap)
 {
@@ -33,8 +19,8 @@ void tlv_bytes(struct tlv_w *w, uint16_t type, const void *v, uint16_t len)
 		w->bad = true;
 		return;
 	}
-	le(w->buf + w->len, type, 2);
-	le(w->buf + w->len + 2, len, 2);
+	wire_put(w->buf + w->len, type, 2);
+	wire_put(w->buf + w->len + 2, len, 2);
 	if (len)
 		memcpy(w->buf + w->len + 4, v, len);
 	w->len += 4u + len;
@@ -44,7 +30,7 @@ void tlv_u32(struct tlv_w *w, uint16_t type, uint32_t v)
 {
 	uint8_t b[4];
 
-	le(b, v, 4);
+	wire_put(b, v, 4);
 	tlv_bytes(w, type, b, 4);
 }
 
@@ -52,7 +38,7 @@ void tlv_u64(struct tlv_w *w, uint16_t type, uint64_t v)
 {
 	uint8_t b[8];
 
-	le(b, v, 8);
+	wire_put(b, v, 8);
 	tlv_bytes(w, type, b, 8);
 }
 
@@ -60,16 +46,16 @@ size_t tlv_finish(struct tlv_w *w)
 {
 	if (w->bad)
 		return 0;
-	le(w->buf, TLV_MAGIC, 4);
-	le(w->buf + 4, w->len, 4);
+	wire_put(w->buf, TLV_MAGIC, 4);
+	wire_put(w->buf + 4, w->len, 4);
 	return w->len;
 }
 
 size_t tlv_header(const uint8_t hdr[TLV_HDR])
 {
-	uint64_t len = rd(hdr + 4, 4);
+	uint64_t len = wire_get(hdr + 4, 4);
 
-	if (rd(hdr, 4) != TLV_MAGIC || len < TLV_HDR || len > TLV_MAX)
+	if (wire_get(hdr, 4) != TLV_MAGIC || len < TLV_HDR || len > TLV_MAX)
 		return 0;
 	return (size_t)len;
 }
@@ -90,10 +76,10 @@ int tlv_next(struct tlv_r *r, uint16_t *type, const uint8_t **val,
 		return 0;
 	if (left < 4)
 		return -1;
-	n = (uint16_t)rd(r->p + 2, 2);
+	n = (uint16_t)wire_get(r->p + 2, 2);
 	if (left - 4 < n)
 		return -1;
-	*type = (uint16_t)rd(r->p, 2);
+	*type = (uint16_t)wire_get(r->p, 2);
 	*len = n;
 	*val = r->p + 4;
 	r->p += 4u + n;
@@ -104,7 +90,7 @@ bool tlv_val_u32(const uint8_t *val, uint16_t len, uint32_t *out)
 {
 	if (len != 4)
 		return false;
-	*out = (uint32_t)rd(val, 4);
+	*out = (uint32_t)wire_get(val, 4);
 	return true;
 }
 
@@ -112,6 +98,6 @@ bool tlv_val_u64(const uint8_t *val, uint16_t len, uint64_t *out)
 {
 	if (len != 8)
 		return false;
-	*out = rd(val, 8);
+	*out = wire_get(val, 8);
 	return true;
 }

@@ -6,25 +6,4 @@
  */
 #include "verbs_int.h"
 
-static int ud_open(struct tsess *s, char *err, size_t errlen)
-{
-	return verbs_open(s, VQ_UD, err, errlen);
-}
-
-static int ud_check(struct tsess *s, char *err, size_t errlen)
-{
-	return verbs_check(s, VQ_UD, err, errlen);
-}
-
-const struct transport transport_ud = {
-	.name = "ud",
-	.label = "UD",
-	.flags = TF_LOSSY | TF_RDMA,
-	.max_msg = 4096,
-	.priv_size = sizeof(struct verbs_priv),
-	.check = ud_check,
-	.open = ud_open,
-	.close = verbs_close,
-	.post = verbs_post,
-	.poll = verbs_poll,
-};
+VERBS_TRANSPORT(ud, "UD", TF_LOSSY | TF_RDMA, 4096, VQ_UD);

@@ -254,6 +254,26 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen);
 /* Check this side's parameters against its device only; see transport.h. */
 int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+
+/*
+ * Define transport_<x>: the verbs code above for QP kind k, with label,
+ * TF_* flags and largest message (0: none of its own).
+ */
+#define VERBS_TRANSPORT(x, lbl, fl, max, k)                                 \
+	static int x##_open(struct tsess *s, char *err, size_t errlen)      \
+	{                                                                   \
+		return verbs_open(s, k, err, errlen);                       \
+	}                                                                   \
+	static int x##_check(struct tsess *s, char *err, size_t errlen)     \
+	{                                                                   \
+		return verbs_check(s, k, err, errlen);                      \
+	}                                                                   \
+	const struct transport transport_##x = {                            \
+		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \
+		.priv_size = sizeof(struct verbs_priv), .check = x##_check, \
+		.open = x##_open, .close = verbs_close, .post = verbs_post, \
+		.poll = verbs_poll,                                         \
+	}
 void verbs_close(struct tsess *s);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/tlv.h"
+#include "../core/wire.h"
 #include "verbs_int.h"
 
 void verbs_err(char *err, size_t errlen, const char *fmt, ...)
@@ -26,46 +27,31 @@ void verbs_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 void verbs_node_encode(const struct verbs_node *n,
 		       uint8_t out[VERBS_NODE_SIZE])
 {
 	memset(out, 0, VERBS_NODE_SIZE); /* the 4 bytes of padding too */
-	put_le(out + 0, n->vaddr, 8);
-	put_le(out + 8, n->lid, 4);
-	put_le(out + 12, n->qpn, 4);
-	put_le(out + 16, n->psn, 4);
-	put_le(out + 20, n->srqn, 4);
-	put_le(out + 24, n->rkey, 4);
-	put_le(out + 28, n->alt_lid, 4);
-	put_le(out + 32, n->rd_atomic, 4);
+	wire_put(out + 0, n->vaddr, 8);
+	wire_put(out + 8, n->lid, 4);
+	wire_put(out + 12, n->qpn, 4);
+	wire_put(out + 16, n->psn, 4);
+	wire_put(out + 20, n->srqn, 4);
+	wire_put(out + 24, n->rkey, 4);
+	wire_put(out + 28, n->alt_lid, 4);
+	wire_put(out + 32, n->rd_atomic, 4);
 }
 
 void verbs_node_decode(const uint8_t in[VERBS_NODE_SIZE],
 		       struct verbs_node *n)
 {
-	n->vaddr = get_le(in + 0, 8);
-	n->lid = (uint32_t)get_le(in + 8, 4);
-	n->qpn = (uint32_t)get_le(in + 12, 4);
-	n->psn = (uint32_t)get_le(in + 16, 4);
-	n->srqn = (uint32_t)get_le(in + 20, 4);
-	n->rkey = (uint32_t)get_le(in + 24, 4);
-	n->alt_lid = (uint32_t)get_le(in + 28, 4);
-	n->rd_atomic = (uint32_t)get_le(in + 32, 4);
+	n->vaddr = wire_get(in + 0, 8);
+	n->lid = (uint32_t)wire_get(in + 8, 4);
+	n->qpn = (uint32_t)wire_get(in + 12, 4);
+	n->psn = (uint32_t)wire_get(in + 16, 4);
+	n->srqn = (uint32_t)wire_get(in + 20, 4);
+	n->rkey = (uint32_t)wire_get(in + 24, 4);
+	n->alt_lid = (uint32_t)wire_get(in + 28, 4);
+	n->rd_atomic = (uint32_t)wire_get(in + 32, 4);
 }
 
 size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap)
@@ -197,8 +183,8 @@ int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
 			if (ok && x->ncand < VG_SLOTS) {
 				struct verbs_gid_cand *c = &x->cand[x->ncand++];
 
-				c->index = (uint32_t)get_le(val, 4);
-				c->type = (enum verbs_gid_type)get_le(val + 4, 4);
+				c->index = (uint32_t)wire_get(val, 4);
+				c->type = (enum verbs_gid_type)wire_get(val + 4, 4);
 				memcpy(c->gid, val + 8, 16);
 			}
 			break;

@@ -7,25 +7,4 @@
  */
 #include "verbs_int.h"
 
-static int xrc_open(struct tsess *s, char *err, size_t errlen)
-{
-	return verbs_open(s, VQ_XRC, err, errlen);
-}
-
-static int xrc_check(struct tsess *s, char *err, size_t errlen)
-{
-	return verbs_check(s, VQ_XRC, err, errlen);
-}
-
-const struct transport transport_xrc = {
-	.name = "xrc",
-	.label = "XRC",
-	.flags = TF_RDMA | TF_XRC,
-	.max_msg = 0,
-	.priv_size = sizeof(struct verbs_priv),
-	.check = xrc_check,
-	.open = xrc_open,
-	.close = verbs_close,
-	.post = verbs_post,
-	.poll = verbs_poll,
-};
+VERBS_TRANSPORT(xrc, "XRC", TF_RDMA | TF_XRC, 0, VQ_XRC);
