@@ -221,18 +221,11 @@ CM_EXPORT int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	struct cm_id *p = (struct cm_id *)id;
 	int err;
 
-	if (!id || !addr) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !addr)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	err = addr_bind(p, addr);
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
@@ -244,10 +237,8 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	socklen_t dlen;
 	int err = 0;
 
-	if (!id || !dst_addr || !(dlen = cm_addrlen(dst_addr))) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !dst_addr || !(dlen = cm_addrlen(dst_addr)))
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state == CM_IDLE) {
 		memset(&src, 0, sizeof(src));
@@ -296,10 +287,8 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	cm_event_simple(p, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
 out:
 	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return cm_fail(-err);
 	if (p->sync)
 		return cm_sync_wait(p, RDMA_CM_EVENT_ADDR_RESOLVED);
 	return 0;
@@ -318,10 +307,8 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	int err = 0;
 
 	(void)timeout_ms;	/* the route of an emulated host is known */
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state != CM_ADDR_RESOLVED && p->state != CM_ROUTE_RESOLVED) {
 		err = -EINVAL;
@@ -335,10 +322,8 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 		cm_route_resolved(p);
 	}
 	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return cm_fail(-err);
 	if (p->sync)
 		return cm_sync_wait(p, RDMA_CM_EVENT_ROUTE_RESOLVED);
 	return 0;
@@ -359,10 +344,8 @@ CM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 {
 	struct cm_id *p = (struct cm_id *)id;
 
-	if (!id || !optval) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !optval)
+		return cm_fail(EINVAL);
 	if (level == RDMA_OPTION_ID) {
 		switch (optname) {
 		case RDMA_OPTION_ID_TOS:
@@ -386,19 +369,15 @@ CM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			p->ack_timeout = *(uint8_t *)optval;
 			return 0;
 		}
-		errno = EINVAL;
-		return -1;
+		return cm_fail(EINVAL);
 	}
 	if (level == RDMA_OPTION_IB && optname == RDMA_OPTION_IB_PATH) {
 		/* the path of an emulated host is fixed: accepted, unused */
-		if (optlen < sizeof(struct ibv_path_data)) {
-			errno = EINVAL;
-			return -1;
-		}
+		if (optlen < sizeof(struct ibv_path_data))
+			return cm_fail(EINVAL);
 		return 0;
 	}
-	errno = ENOSYS;
-	return -1;
+	return cm_fail(ENOSYS);
 }
 
 /* ---- rdma_getaddrinfo ----------------------------------------------------- */
@@ -434,10 +413,8 @@ static int addrinfo_of_hints(const struct rdma_addrinfo *hints,
 {
 	struct rdma_addrinfo *r;
 
-	if (!hints || (!hints->ai_src_addr && !hints->ai_dst_addr)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!hints || (!hints->ai_src_addr && !hints->ai_dst_addr))
+		return cm_fail(EINVAL);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return EAI_MEMORY;
@@ -459,8 +436,7 @@ static int addrinfo_of_hints(const struct rdma_addrinfo *hints,
 	if ((r->ai_src_len && !r->ai_src_addr) ||
 	    (r->ai_dst_len && !r->ai_dst_addr) || !r->ai_family) {
 		rdma_freeaddrinfo(r);
-		errno = EINVAL;
-		return -1;
+		return cm_fail(EINVAL);
 	}
 	*res = r;
 	return 0;
@@ -475,10 +451,8 @@ CM_EXPORT int rdma_getaddrinfo(const char *node, const char *service,
 	bool passive;
 	int ret;
 
-	if (!res) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!res)
+		return cm_fail(EINVAL);
 	if (cm_init())
 		return -1;
 	if (!node && !service)
@@ -541,10 +515,8 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	struct rdma_cm_id *cid;
 	struct cm_id *p;
 
-	if (!id || !res) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !res)
+		return cm_fail(EINVAL);
 	if (rdma_create_id(NULL, &cid, NULL,
 			   (enum rdma_port_space)res->ai_port_space))
 		return -1;

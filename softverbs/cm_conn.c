@@ -136,10 +136,8 @@ CM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	int err = 0;
 
 	(void)backlog;
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state == CM_LISTEN)
 		goto out;
@@ -155,12 +153,7 @@ CM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	if (!err)
 		p->state = CM_LISTEN;
 out:
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 /* the listener has a new connection socket: a pending child id */
@@ -531,10 +524,8 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	struct cm_msg m;
 	int err;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state != CM_ROUTE_RESOLVED) {
 		err = -EINVAL;
@@ -583,10 +574,8 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	cm_wake();
 out:
 	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return cm_fail(-err);
 	if (p->sync)
 		return cm_sync_wait(p, is_ud(p) ? RDMA_CM_EVENT_ESTABLISHED :
 				    p->id.qp ? RDMA_CM_EVENT_ESTABLISHED :
@@ -600,10 +589,8 @@ CM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 	struct cm_msg m;
 	int err = 0;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state != CM_REP_RCVD) {
 		err = -EINVAL;
@@ -613,12 +600,7 @@ CM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 		if (!err)
 			p->state = CM_ESTABLISHED;
 	}
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
@@ -628,10 +610,8 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	struct cm_msg m;
 	int err;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	if (p->sync && id->event) {
 		rdma_ack_cm_event(id->event);
 		id->event = NULL;
@@ -683,10 +663,8 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 	cm_wake();
 out:
 	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return cm_fail(-err);
 	if (p->sync && !is_ud(p))
 		return cm_sync_wait(p, RDMA_CM_EVENT_ESTABLISHED);
 	return 0;
@@ -699,10 +677,8 @@ CM_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	struct cm_msg m;
 	int err;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state != CM_REQ_RCVD) {
 		err = -EINVAL;
@@ -720,12 +696,7 @@ CM_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 	if (!err)
 		p->state = CM_DEAD;
 out:
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 CM_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
@@ -740,10 +711,8 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	struct cm_msg m;
 	int err = 0;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	switch (p->state) {
 	case CM_ESTABLISHED:
@@ -769,12 +738,7 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 		err = -EINVAL;
 		break;
 	}
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 CM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
@@ -784,10 +748,8 @@ CM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 	struct rdma_cm_event *ev;
 	int err;
 
-	if (!listen || !id || !l->sync) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!listen || !id || !l->sync)
+		return cm_fail(EINVAL);
 	if (listen->event) {
 		rdma_ack_cm_event(listen->event);
 		listen->event = NULL;
@@ -801,8 +763,7 @@ CM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 	}
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
 		rdma_ack_cm_event(ev);
-		errno = EINVAL;
-		return -1;
+		return cm_fail(EINVAL);
 	}
 	c = (struct cm_id *)ev->id;
 	if (rdma_migrate_id(&c->id, NULL))
@@ -820,8 +781,7 @@ err:
 	err = errno;
 	rdma_ack_cm_event(ev);
 	rdma_destroy_id(&c->id);
-	errno = err;
-	return -1;
+	return cm_fail(err);
 }
 
 CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
@@ -829,10 +789,8 @@ CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	struct cm_id *p = (struct cm_id *)id;
 	int err = 0;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	/* COMM_EST: a receive came before RTU, so the connection is up */
 	pthread_mutex_lock(&cm.lock);
 	if (event == IBV_EVENT_COMM_EST && p->state == CM_REP_SENT) {
@@ -842,10 +800,5 @@ CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	} else if (event != IBV_EVENT_COMM_EST) {
 		err = -EINVAL;
 	}
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }

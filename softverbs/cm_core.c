@@ -87,10 +87,8 @@ out:
 int cm_init(void)
 {
 	pthread_once(&cm_once, cm_init_once);
-	if (cm_init_err) {
-		errno = cm_init_err;
-		return -1;
-	}
+	if (cm_init_err)
+		return cm_fail(cm_init_err);
 	return 0;
 }
 
@@ -387,20 +385,16 @@ CM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 	ssize_t n;
 	char b;
 
-	if (!c || !event) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!c || !event)
+		return cm_fail(EINVAL);
 	for (;;) {
 		n = read(c->ch.fd, &b, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -1;
-		if (n == 0) {
-			errno = ENODEV;
-			return -1;
-		}
+		if (n == 0)
+			return cm_fail(ENODEV);
 		pthread_mutex_lock(&cm.lock);
 		pthread_mutex_lock(&c->lock);
 		c->armed = false;
@@ -434,10 +428,8 @@ CM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	struct cm_event *e = (struct cm_event *)event;
 	struct cm_id *p;
 
-	if (!event) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!event)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	p = cm_id_find(e->owner);
 	if (p && p->events_out > 0) {
@@ -608,19 +600,15 @@ CM_EXPORT int rdma_create_id(struct rdma_event_channel *channel,
 
 	if (cm_init())
 		return -1;
-	if (!id || qpt_of_ps(ps, &qpt)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || qpt_of_ps(ps, &qpt))
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	err = cm_start_thread();
 	p = err ? NULL : cm_id_new((struct cm_channel *)channel, context, ps,
 				   qpt);
 	pthread_mutex_unlock(&cm.lock);
-	if (!p) {
-		errno = err ? -err : ENOMEM;
-		return -1;
-	}
+	if (!p)
+		return cm_fail(err ? -err : ENOMEM);
 	*id = &p->id;
 	return 0;
 }
@@ -629,10 +617,8 @@ CM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	struct cm_id *p = (struct cm_id *)id, *q;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	if (id->event) {
 		rdma_ack_cm_event(id->event);
 		id->event = NULL;
@@ -680,10 +666,8 @@ CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	bool sync = false;
 	char b;
 
-	if (!id) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id)
+		return cm_fail(EINVAL);
 	/* a synchronous id's last event is acked here, as librdmacm does */
 	if (p->sync && id->event) {
 		rdma_ack_cm_event(id->event);
@@ -762,6 +746,5 @@ long sv_stub_unimplemented(const char *name);
 long sv_stub_unimplemented(const char *name)
 {
 	CM_DBG("unimplemented entry point %s called", name);
-	errno = EOPNOTSUPP;
-	return -1;
+	return cm_fail(EOPNOTSUPP);
 }

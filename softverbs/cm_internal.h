@@ -18,6 +18,7 @@
 #ifndef SOFTVERBS_CM_INTERNAL_H
 #define SOFTVERBS_CM_INTERNAL_H
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -178,6 +179,26 @@ struct cm_global {
 };
 
 extern struct cm_global cm;
+
+/* -1 with errno e: the failure return of the API calls */
+static inline int cm_fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+/* an API call's return for err (0 or -errno) */
+static inline int cm_ret(int err)
+{
+	return err ? cm_fail(-err) : 0;
+}
+
+/* drop cm.lock and return cm_ret(err) */
+static inline int cm_unlock_ret(int err)
+{
+	pthread_mutex_unlock(&cm.lock);
+	return cm_ret(err);
+}
 
 /* cm_core.c */
 /* Load the configuration and open the devices once; 0 or -1 with errno. */

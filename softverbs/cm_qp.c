@@ -126,18 +126,11 @@ CM_EXPORT int rdma_init_qp_attr(struct rdma_cm_id *id,
 {
 	int err;
 
-	if (!id || !qp_attr || !qp_attr_mask) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !qp_attr || !qp_attr_mask)
+		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
 	err = cm_qp_attr((struct cm_id *)id, qp_attr, qp_attr_mask);
-	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
-	return 0;
+	return cm_unlock_ret(err);
 }
 
 /* a new QP goes to INIT (RC) or all the way to RTS (UD), as librdmacm does */
@@ -215,18 +208,14 @@ CM_EXPORT int rdma_create_qp_ex(struct rdma_cm_id *id,
 	struct ibv_qp_init_attr_ex ax;
 	int err;
 
-	if (!id || !attr || id->qp) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!id || !attr || id->qp)
+		return cm_fail(EINVAL);
 	ax = *attr;
 	pthread_mutex_lock(&cm.lock);
 	err = qp_create(p, &ax);
 	pthread_mutex_unlock(&cm.lock);
-	if (err) {
-		errno = -err;
-		return -1;
-	}
+	if (err)
+		return cm_fail(-err);
 	attr->cap = ax.cap;
 	return 0;
 }
@@ -236,10 +225,8 @@ CM_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 {
 	struct ibv_qp_init_attr_ex ax;
 
-	if (!qp_init_attr) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!qp_init_attr)
+		return cm_fail(EINVAL);
 	memset(&ax, 0, sizeof(ax));
 	memcpy(&ax, qp_init_attr, sizeof(*qp_init_attr));
 	ax.pd = pd ? pd : (id ? id->pd : NULL);

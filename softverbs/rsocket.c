@@ -44,8 +44,7 @@ static int rs_insert(struct rsock *rs)
 
 		if (!t) {
 			pthread_mutex_unlock(&rs_lock);
-			errno = ENOMEM;
-			return -1;
+			return cm_fail(ENOMEM);
 		}
 		memset(t + rs_tab_len, 0, (size_t)(n - rs_tab_len) * sizeof(*t));
 		rs_tab = t;
@@ -109,10 +108,8 @@ CM_EXPORT int rsocket(int domain, int type, int protocol)
 	struct rsock *rs;
 
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (domain != AF_INET && domain != AF_INET6) {
-		errno = EAFNOSUPPORT;
-		return -1;
-	}
+	if (domain != AF_INET && domain != AF_INET6)
+		return cm_fail(EAFNOSUPPORT);
 	if (type != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP)) {
 		errno = EPROTONOSUPPORT;	/* datagram rsockets: not emulated */
 		return -1;
@@ -125,8 +122,7 @@ CM_EXPORT int rsocket(int domain, int type, int protocol)
 		int e = errno;
 
 		rs_free(rs);
-		errno = e;
-		return -1;
+		return cm_fail(e);
 	}
 	rs->nonblock = !!(flags & SOCK_NONBLOCK);
 	return rs->fd;
@@ -136,14 +132,10 @@ CM_EXPORT int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!addr || addrlen < cm_addrlen(addr) || rs->state != RS_INIT) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (!addr || addrlen < cm_addrlen(addr) || rs->state != RS_INIT)
+		return cm_fail(EINVAL);
 	if (rs->v6only)
 		rdma_set_option(rs->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
 				&rs->v6only, sizeof(rs->v6only));
@@ -157,14 +149,10 @@ CM_EXPORT int rlisten(int socket, int backlog)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (rs->state != RS_BOUND) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (rs->state != RS_BOUND)
+		return cm_fail(EINVAL);
 	if (rdma_listen(rs->id, backlog))
 		return -1;
 	rs->state = RS_LISTENING;
@@ -286,22 +274,16 @@ CM_EXPORT int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	struct rdma_cm_event *ev;
 	struct rs_hello h;
 
-	if (!l) {
-		errno = EBADF;
-		return -1;
-	}
-	if (l->state != RS_LISTENING) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!l)
+		return cm_fail(EBADF);
+	if (l->state != RS_LISTENING)
+		return cm_fail(EINVAL);
 	while (!l->nreqs) {
 		rs_cm_events(l);
 		if (l->nreqs)
 			break;
-		if (l->nonblock) {
-			errno = EAGAIN;
-			return -1;
-		}
+		if (l->nonblock)
+			return cm_fail(EAGAIN);
 		rs_wait(l, -1);
 	}
 	ev = l->reqs[0];
@@ -356,26 +338,16 @@ CM_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!addr || addrlen < cm_addrlen(addr)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING) {
-		errno = EALREADY;
-		return -1;
-	}
-	if (rs->state == RS_CONNECTED) {
-		errno = EISCONN;
-		return -1;
-	}
-	if (rs->state != RS_INIT && rs->state != RS_BOUND) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (!addr || addrlen < cm_addrlen(addr))
+		return cm_fail(EINVAL);
+	if (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING)
+		return cm_fail(EALREADY);
+	if (rs->state == RS_CONNECTED)
+		return cm_fail(EISCONN);
+	if (rs->state != RS_INIT && rs->state != RS_BOUND)
+		return cm_fail(EINVAL);
 	if (rdma_resolve_addr(rs->id, NULL, (struct sockaddr *)addr, 2000))
 		return -1;
 	rs->state = RS_RESOLVING;
@@ -383,8 +355,7 @@ CM_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 		rs_cm_events(rs);
 		if (rs->state == RS_CONNECTED)
 			return 0;
-		errno = EINPROGRESS;
-		return -1;
+		return cm_fail(EINPROGRESS);
 	}
 	while (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING)
 		rs_wait(rs, -1);
@@ -400,14 +371,10 @@ CM_EXPORT int rshutdown(int socket, int how)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (rs->state != RS_CONNECTED) {
-		errno = ENOTCONN;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (rs->state != RS_CONNECTED)
+		return cm_fail(ENOTCONN);
 	if (how == SHUT_RD || how == SHUT_RDWR)
 		rs->rd_shut = true;
 	if ((how == SHUT_WR || how == SHUT_RDWR) && !rs->wr_shut) {
@@ -424,10 +391,8 @@ CM_EXPORT int rclose(int socket)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	if (rs->state == RS_CONNECTED && !rs->disconnected) {
 		rs_progress(rs);
 		if (rs->linger.l_onoff && !rs->linger.l_linger)
@@ -449,14 +414,10 @@ static int name_of(const struct sockaddr *sa, struct sockaddr *addr,
 {
 	socklen_t n = cm_addrlen(sa);
 
-	if (!addr || !addrlen) {
-		errno = EFAULT;
-		return -1;
-	}
-	if (!n) {
-		errno = ENOTCONN;
-		return -1;
-	}
+	if (!addr || !addrlen)
+		return cm_fail(EFAULT);
+	if (!n)
+		return cm_fail(ENOTCONN);
 	memcpy(addr, sa, *addrlen < n ? *addrlen : n);
 	*addrlen = n;
 	return 0;
@@ -467,14 +428,10 @@ CM_EXPORT int rgetpeername(int socket, struct sockaddr *addr,
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (rs->state != RS_CONNECTED) {
-		errno = ENOTCONN;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (rs->state != RS_CONNECTED)
+		return cm_fail(ENOTCONN);
 	return name_of(rdma_get_peer_addr(rs->id), addr, addrlen);
 }
 
@@ -483,10 +440,8 @@ CM_EXPORT int rgetsockname(int socket, struct sockaddr *addr,
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	if (!cm_addrlen(rdma_get_local_addr(rs->id))) {
 		/* unbound: the wildcard address of the family, port 0 */
 		struct sockaddr_storage ss;
@@ -538,19 +493,13 @@ CM_EXPORT int rsetsockopt(int socket, int level, int optname,
 	struct rsock *rs = rs_get(socket);
 	int *p;
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!optval) {
-		errno = EFAULT;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (!optval)
+		return cm_fail(EFAULT);
 	if (level == SOL_SOCKET && optname == SO_LINGER) {
-		if (optlen < sizeof(struct linger)) {
-			errno = EINVAL;
-			return -1;
-		}
+		if (optlen < sizeof(struct linger))
+			return cm_fail(EINVAL);
 		memcpy(&rs->linger, optval, sizeof(rs->linger));
 		return 0;
 	}
@@ -559,10 +508,8 @@ CM_EXPORT int rsetsockopt(int socket, int level, int optname,
 		errno = ENOPROTOOPT;	/* RDMA_ROUTE: the route is fixed */
 		return -1;
 	}
-	if (optlen < sizeof(int)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (optlen < sizeof(int))
+		return cm_fail(EINVAL);
 	memcpy(p, optval, sizeof(int));
 	if (level == SOL_SOCKET && optname == SO_REUSEADDR)
 		rdma_set_option(rs->id, RDMA_OPTION_ID,
@@ -576,19 +523,13 @@ CM_EXPORT int rgetsockopt(int socket, int level, int optname, void *optval,
 	struct rsock *rs = rs_get(socket);
 	int v, *p;
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
-	if (!optval || !optlen) {
-		errno = EFAULT;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
+	if (!optval || !optlen)
+		return cm_fail(EFAULT);
 	if (level == SOL_SOCKET && optname == SO_LINGER) {
-		if (*optlen < sizeof(struct linger)) {
-			errno = EINVAL;
-			return -1;
-		}
+		if (*optlen < sizeof(struct linger))
+			return cm_fail(EINVAL);
 		memcpy(optval, &rs->linger, sizeof(rs->linger));
 		*optlen = sizeof(struct linger);
 		return 0;
@@ -603,19 +544,15 @@ CM_EXPORT int rgetsockopt(int socket, int level, int optname, void *optval,
 				  rs->sslot);
 	} else {
 		p = int_opt(rs, level, optname);
-		if (!p) {
-			errno = ENOPROTOOPT;
-			return -1;
-		}
+		if (!p)
+			return cm_fail(ENOPROTOOPT);
 		v = *p;
 		if (level == SOL_SOCKET &&
 		    (optname == SO_SNDBUF || optname == SO_RCVBUF) && !v)
 			v = RS_SLOTS * RS_SLOT_DEF;
 	}
-	if (*optlen < sizeof(int)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (*optlen < sizeof(int))
+		return cm_fail(EINVAL);
 	memcpy(optval, &v, sizeof(v));
 	*optlen = sizeof(int);
 	return 0;
@@ -627,10 +564,8 @@ CM_EXPORT int rfcntl(int socket, int cmd, ...)
 	va_list ap;
 	long arg;
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	switch (cmd) {
 	case F_GETFL:
 		return O_RDWR | (rs->nonblock ? O_NONBLOCK : 0);
@@ -641,7 +576,6 @@ CM_EXPORT int rfcntl(int socket, int cmd, ...)
 		rs->nonblock = !!(arg & O_NONBLOCK);
 		return 0;
 	default:
-		errno = ENOSYS;
-		return -1;
+		return cm_fail(ENOSYS);
 	}
 }

@@ -176,10 +176,8 @@ static int post_slot(struct rsock *rs, const void *buf, uint32_t len,
 	wr.imm_data = htonl(imm);
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	if (ibv_post_send(rs->id->qp, &wr, &bad)) {
-		errno = ECONNRESET;
-		return -1;
-	}
+	if (ibv_post_send(rs->id->qp, &wr, &bad))
+		return cm_fail(ECONNRESET);
 	rs->sinflight++;
 	return 0;
 }
@@ -309,10 +307,8 @@ int rs_wait(struct rsock *rs, int ms)
 	n = poll(p, (nfds_t)n, ms);
 	if (n < 0)
 		return -1;
-	if (n == 0) {
-		errno = EAGAIN;
-		return -1;
-	}
+	if (n == 0)
+		return cm_fail(EAGAIN);
 	if (rs->cq && (p[0].revents & POLLIN))
 		cq_event(rs);
 	return 0;
@@ -374,20 +370,14 @@ short rs_revents(struct rsock *rs, short events)
 static int rs_ready(struct rsock *rs)
 {
 	while (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING) {
-		if (rs->nonblock) {
-			errno = EAGAIN;
-			return -1;
-		}
+		if (rs->nonblock)
+			return cm_fail(EAGAIN);
 		rs_wait(rs, -1);
 	}
-	if (rs->state == RS_FAILED) {
-		errno = rs->err ? rs->err : ECONNREFUSED;
-		return -1;
-	}
-	if (rs->state != RS_CONNECTED) {
-		errno = ENOTCONN;
-		return -1;
-	}
+	if (rs->state == RS_FAILED)
+		return cm_fail(rs->err ? rs->err : ECONNREFUSED);
+	if (rs->state != RS_CONNECTED)
+		return cm_fail(ENOTCONN);
 	return 0;
 }
 
@@ -451,17 +441,14 @@ static ssize_t rs_recv(struct rsock *rs, const struct iovec *iov, int iovcnt,
 			return got ? (ssize_t)got : -1;
 		}
 		if (rs->fin_rcvd || rs->rd_shut || rs->disconnected) {
-			if (rs->err && !got && !rs->fin_rcvd) {
-				errno = rs->err;
-				return -1;
-			}
+			if (rs->err && !got && !rs->fin_rcvd)
+				return cm_fail(rs->err);
 			return (ssize_t)got;	/* end of file */
 		}
 		if (rs->nonblock || (flags & MSG_DONTWAIT)) {
 			if (got)
 				return (ssize_t)got;
-			errno = EAGAIN;
-			return -1;
+			return cm_fail(EAGAIN);
 		}
 		rs_wait(rs, -1);
 	}
@@ -521,8 +508,7 @@ static ssize_t rs_send(struct rsock *rs, const struct iovec *iov, int iovcnt,
 		if (rs->nonblock || (flags & MSG_DONTWAIT)) {
 			if (sent)
 				return (ssize_t)sent;
-			errno = EAGAIN;
-			return -1;
+			return cm_fail(EAGAIN);
 		}
 		rs_wait(rs, -1);
 	}
@@ -533,10 +519,8 @@ CM_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 	struct iovec iov = { buf, len };
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	return rs_recv(rs, &iov, 1, flags);
 }
 
@@ -554,10 +538,8 @@ CM_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs || !msg) {
-		errno = rs ? EINVAL : EBADF;
-		return -1;
-	}
+	if (!rs || !msg)
+		return cm_fail(rs ? EINVAL : EBADF);
 	return rs_recv(rs, msg->msg_iov, (int)msg->msg_iovlen, flags);
 }
 
@@ -570,10 +552,8 @@ CM_EXPORT ssize_t rreadv(int socket, const struct iovec *iov, int iovcnt)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	return rs_recv(rs, iov, iovcnt, 0);
 }
 
@@ -582,10 +562,8 @@ CM_EXPORT ssize_t rsend(int socket, const void *buf, size_t len, int flags)
 	struct iovec iov = { (void *)buf, len };
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	return rs_send(rs, &iov, 1, flags);
 }
 
@@ -601,10 +579,8 @@ CM_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs || !msg) {
-		errno = rs ? EINVAL : EBADF;
-		return -1;
-	}
+	if (!rs || !msg)
+		return cm_fail(rs ? EINVAL : EBADF);
 	return rs_send(rs, msg->msg_iov, (int)msg->msg_iovlen, flags);
 }
 
@@ -617,10 +593,8 @@ CM_EXPORT ssize_t rwritev(int socket, const struct iovec *iov, int iovcnt)
 {
 	struct rsock *rs = rs_get(socket);
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	return rs_send(rs, iov, iovcnt, 0);
 }
 
@@ -635,17 +609,13 @@ CM_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 	int i;
 
 	(void)flags;
-	if (!rs || !buf || !len) {
-		errno = rs ? EINVAL : EBADF;
-		return -1;
-	}
+	if (!rs || !buf || !len)
+		return cm_fail(rs ? EINVAL : EBADF);
 	if (!(prot & PROT_WRITE) || rs_ready(rs))
 		return errno = errno ? errno : EINVAL, -1;
 	if (rs->nlmap >= RS_MAX_IOMAPS ||
-	    (rs->iomapsize && rs->nlmap >= rs->iomapsize)) {
-		errno = ENOMEM;
-		return -1;
-	}
+	    (rs->iomapsize && rs->nlmap >= rs->iomapsize))
+		return cm_fail(ENOMEM);
 	if (offset == -1) {
 		offset = 0;
 		for (i = 0; i < rs->nlmap; i++)
@@ -669,8 +639,7 @@ CM_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 		rs_progress(rs);
 		if (rs->disconnected || rs->err) {
 			ibv_dereg_mr(l->mr);
-			errno = rs->err ? rs->err : EPIPE;
-			return -1;
+			return cm_fail(rs->err ? rs->err : EPIPE);
 		}
 		if (rs->credits && rs->sinflight < RS_SLOTS)
 			break;
@@ -692,10 +661,8 @@ CM_EXPORT int riounmap(int socket, void *buf, size_t len)
 	struct rsock *rs = rs_get(socket);
 	int i;
 
-	if (!rs) {
-		errno = EBADF;
-		return -1;
-	}
+	if (!rs)
+		return cm_fail(EBADF);
 	for (i = 0; i < rs->nlmap; i++) {
 		if (rs->lmap[i].buf != buf || rs->lmap[i].len != len)
 			continue;
@@ -703,8 +670,7 @@ CM_EXPORT int riounmap(int socket, void *buf, size_t len)
 		rs->lmap[i] = rs->lmap[--rs->nlmap];
 		return 0;
 	}
-	errno = EINVAL;
-	return -1;
+	return cm_fail(EINVAL);
 }
 
 static struct rs_iomap *rmap_find(struct rsock *rs, uint64_t off, size_t n)
