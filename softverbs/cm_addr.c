@@ -266,10 +266,8 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	memcpy(&p->id.route.addr.dst_storage, dst_addr, dlen);
 	if (!cm_addr_local(dst_addr)) {
 		/* nobody answers: the error comes when the timeout ends */
-		p->state = CM_ADDR_QUERY;
-		p->deadline = sv_now_ns() +
-			      (uint64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000ull;
-		cm_wake();
+		cm_enter_timed(p, CM_ADDR_QUERY,
+			       CM_MS_NS(timeout_ms > 0 ? timeout_ms : 1));
 		goto out;
 	}
 	if (cm_addr_any(&p->id.route.addr.src_addr)) {
@@ -315,9 +313,7 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	} else if (cm.route_us) {
 		/* a path query (IB: the SA) takes a while on a real fabric;
 		 * programs such as perftest -R rely on that time */
-		p->state = CM_ROUTE_QUERY;
-		p->deadline = sv_now_ns() + (uint64_t)cm.route_us * 1000ull;
-		cm_wake();
+		cm_enter_timed(p, CM_ROUTE_QUERY, (uint64_t)cm.route_us * 1000ull);
 	} else {
 		cm_route_resolved(p);
 	}

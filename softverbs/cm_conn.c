@@ -80,8 +80,8 @@ void cm_msg_init(struct cm_id *p, struct cm_msg *m, enum cm_msg_type type)
 	memcpy(&m->dst, &p->id.route.addr.dst_storage, sizeof(m->dst));
 }
 
-static int msg_pdata(struct cm_id *p, struct cm_msg *m, const void *pd,
-		     unsigned int len)
+int cm_msg_pdata(struct cm_id *p, struct cm_msg *m, const void *pd,
+		 unsigned int len)
 {
 	if (len > pdata_size(p, (enum cm_msg_type)m->type))
 		return -EINVAL;
@@ -115,8 +115,7 @@ static void event_conn(struct cm_id *p, struct cm_event *e,
 	struct rdma_conn_param *c = &e->ev.param.conn;
 	unsigned int n = pdata_size(p, (enum cm_msg_type)m->type);
 
-	memcpy(e->pdata, m->pdata, m->pdlen < n ? m->pdlen : n);
-	c->private_data = n ? e->pdata : NULL;
+	c->private_data = cm_event_pdata(e, m, n);
 	c->private_data_len = (uint8_t)n;
 	/* the peer's resources are our depth and the other way round */
 	c->responder_resources = m->init_depth;
@@ -247,8 +246,7 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 	if (sidr) {
 		unsigned int n = pdata_size(c, CM_MSG_SIDR_REQ);
 
-		memcpy(e->pdata, m->pdata, m->pdlen < n ? m->pdlen : n);
-		e->ev.param.ud.private_data = e->pdata;
+		e->ev.param.ud.private_data = cm_event_pdata(e, m, n);
 		e->ev.param.ud.private_data_len = (uint8_t)n;
 	} else {
 		event_conn(c, e, m);
@@ -286,8 +284,7 @@ static void on_rep(struct cm_id *p, const struct cm_msg *m)
 		err = cm_qp_modify(p, IBV_QPS_RTS);
 	if (err) {
 		send_rej(p, CM_REJ_CONSUMER_DEFINED, CM_MSG_REJ);
-		p->state = CM_DEAD;
-		cm_event_simple(p, RDMA_CM_EVENT_CONNECT_ERROR, err);
+		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, err);
 		return;
 	}
 	cm_msg_init(p, &rtu, CM_MSG_RTU);
@@ -315,8 +312,7 @@ static void on_rej(struct cm_id *p, const struct cm_msg *m)
 	if (!e)
 		return;
 	n = m->status == CM_REJ_CONSUMER_DEFINED ? CM_REJ_PDATA : 0;
-	memcpy(e->pdata, m->pdata, m->pdlen < n ? m->pdlen : n);
-	e->ev.param.conn.private_data = n ? e->pdata : NULL;
+	e->ev.param.conn.private_data = cm_event_pdata(e, m, n);
 	e->ev.param.conn.private_data_len = (uint8_t)n;
 	cm_event_post(p, e);
 }
@@ -330,17 +326,11 @@ static void on_rej(struct cm_id *p, const struct cm_msg *m)
 static void on_dreq(struct cm_id *p, bool reply)
 {
 	if (p->state == CM_ESTABLISHED || p->state == CM_REP_SENT) {
-		p->state = CM_DREQ_RCVD;
 		p->drep_pending = reply;
-		p->deadline = sv_now_ns() + (uint64_t)cm.drain_ms * 1000000ull;
-		if (!p->deadline)
-			p->deadline = 1;
-		cm_wake();
+		cm_enter_timed(p, CM_DREQ_RCVD, CM_MS_NS(cm.drain_ms));
 	} else if (p->state == CM_DREQ_SENT) {
 		/* both ends disconnected at once */
-		p->deadline = 0;
-		p->state = CM_DISCONNECTED;
-		cm_event_simple(p, RDMA_CM_EVENT_DISCONNECTED, 0);
+		cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
 	}
 }
 
@@ -354,15 +344,12 @@ static void dreq_drained(struct cm_id *p)
 		cm_send(p, &m);
 	}
 	p->drep_pending = false;
-	p->state = CM_DISCONNECTED;
-	cm_event_simple(p, RDMA_CM_EVENT_DISCONNECTED, 0);
+	cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
 }
 
 void cm_conn_lost(struct cm_id *p)
 {
-	cm_epoll_del(p->conn_fd);
-	close(p->conn_fd);
-	p->conn_fd = -1;
+	cm_fd_close(&p->conn_fd);
 	switch (p->state) {
 	case CM_PENDING:
 		cm_id_free(p);
@@ -370,17 +357,13 @@ void cm_conn_lost(struct cm_id *p)
 	case CM_REQ_SENT:
 	case CM_REP_RCVD:
 		/* the passive side went away before it accepted */
-		p->deadline = 0;
-		p->state = CM_DEAD;
-		cm_event_simple(p, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
-					      RDMA_CM_EVENT_REJECTED,
-				is_ud(p) ? -ECONNRESET : CM_REJ_CONSUMER_DEFINED);
+		cm_enter(p, CM_DEAD, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
+						RDMA_CM_EVENT_REJECTED,
+			 is_ud(p) ? -ECONNRESET : CM_REJ_CONSUMER_DEFINED);
 		return;
 	case CM_REP_SENT:
-		p->deadline = 0;
 		cm_qp_modify(p, IBV_QPS_ERR);
-		p->state = CM_DEAD;
-		cm_event_simple(p, RDMA_CM_EVENT_CONNECT_ERROR, -ECONNRESET);
+		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, -ECONNRESET);
 		return;
 	case CM_ESTABLISHED:
 	case CM_DREQ_SENT:
@@ -390,6 +373,40 @@ void cm_conn_lost(struct cm_id *p)
 		return;
 	}
 }
+
+static void on_req_msg(struct cm_id *p, const struct cm_msg *m)
+{
+	if (p->state == CM_PENDING)
+		on_req(p, m);
+}
+
+static void on_rtu(struct cm_id *p, const struct cm_msg *m)
+{
+	(void)m;
+	if (p->state == CM_REP_SENT)
+		cm_enter(p, CM_ESTABLISHED, RDMA_CM_EVENT_ESTABLISHED, 0);
+}
+
+static void on_dreq_msg(struct cm_id *p, const struct cm_msg *m)
+{
+	(void)m;
+	on_dreq(p, true);
+}
+
+static void on_drep(struct cm_id *p, const struct cm_msg *m)
+{
+	(void)m;
+	if (p->state == CM_DREQ_SENT)
+		cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
+}
+
+/* what each CM message does, by type */
+static void (*const msg_handlers[])(struct cm_id *, const struct cm_msg *) = {
+	[CM_MSG_REQ] = on_req_msg,	[CM_MSG_SIDR_REQ] = on_req_msg,
+	[CM_MSG_REP] = on_rep,		[CM_MSG_RTU] = on_rtu,
+	[CM_MSG_REJ] = on_rej,		[CM_MSG_DREQ] = on_dreq_msg,
+	[CM_MSG_DREP] = on_drep,	[CM_MSG_SIDR_REP] = cm_ud_sidr_rep,
+};
 
 void cm_conn_input(struct cm_id *p)
 {
@@ -416,39 +433,9 @@ void cm_conn_input(struct cm_id *p)
 		    m.pdlen > CM_PDATA_MAX)
 			continue;
 		CM_DBG("id %llu: message %u", (unsigned long long)h, m.type);
-		switch (m.type) {
-		case CM_MSG_REQ:
-		case CM_MSG_SIDR_REQ:
-			if (p->state == CM_PENDING)
-				on_req(p, &m);
-			break;
-		case CM_MSG_REP:
-			on_rep(p, &m);
-			break;
-		case CM_MSG_RTU:
-			if (p->state == CM_REP_SENT) {
-				p->deadline = 0;
-				p->state = CM_ESTABLISHED;
-				cm_event_simple(p, RDMA_CM_EVENT_ESTABLISHED, 0);
-			}
-			break;
-		case CM_MSG_REJ:
-			on_rej(p, &m);
-			break;
-		case CM_MSG_DREQ:
-			on_dreq(p, true);
-			break;
-		case CM_MSG_DREP:
-			if (p->state == CM_DREQ_SENT) {
-				p->deadline = 0;
-				p->state = CM_DISCONNECTED;
-				cm_event_simple(p, RDMA_CM_EVENT_DISCONNECTED, 0);
-			}
-			break;
-		case CM_MSG_SIDR_REP:
-			cm_ud_sidr_rep(p, &m);
-			break;
-		}
+		if (m.type < sizeof(msg_handlers) / sizeof(msg_handlers[0]) &&
+		    msg_handlers[m.type])
+			msg_handlers[m.type](p, &m);
 		/* a handler may have freed p */
 		if (cm_id_find(h) != p)
 			return;
@@ -462,21 +449,17 @@ void cm_conn_timeout(struct cm_id *p)
 		cm_route_resolved(p);
 		break;
 	case CM_ADDR_QUERY:
-		p->state = CM_BOUND;
-		cm_event_simple(p, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT);
+		cm_enter(p, CM_BOUND, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT);
 		break;
 	case CM_REQ_SENT:
-		p->state = CM_DEAD;
-		cm_event_simple(p, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
+		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
 		break;
 	case CM_REP_SENT:
 		cm_qp_modify(p, IBV_QPS_ERR);
-		p->state = CM_DEAD;
-		cm_event_simple(p, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
+		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
 		break;
 	case CM_DREQ_SENT:
-		p->state = CM_DISCONNECTED;
-		cm_event_simple(p, RDMA_CM_EVENT_DISCONNECTED, 0);
+		cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
 		break;
 	case CM_DREQ_RCVD:
 		dreq_drained(p);
@@ -487,6 +470,19 @@ void cm_conn_timeout(struct cm_id *p)
 }
 
 /* ---- connect / accept / reject / disconnect --------------------------- */
+
+/* take the application's connection parameters (NULL: none), within what
+ * the emulated device offers */
+static void conn_take(struct cm_id *p, const struct rdma_conn_param *c)
+{
+	memset(&p->conn, 0, sizeof(p->conn));
+	if (c)
+		p->conn = *c;
+	if (p->conn.responder_resources > 16)
+		p->conn.responder_resources = 16;
+	if (p->conn.initiator_depth > 16)
+		p->conn.initiator_depth = 16;
+}
 
 static int conn_open(struct cm_id *p)
 {
@@ -526,28 +522,20 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 
 	if (!id)
 		return cm_fail(EINVAL);
-	pthread_mutex_lock(&cm.lock);
-	if (p->state != CM_ROUTE_RESOLVED) {
-		err = -EINVAL;
+	err = cm_lock_in(p, CM_ROUTE_RESOLVED);
+	if (err)
 		goto out;
-	}
-	memset(&p->conn, 0, sizeof(p->conn));
-	if (conn_param)
-		p->conn = *conn_param;
-	else
+	conn_take(p, conn_param);
+	if (!conn_param)
 		p->conn.retry_count = 7;
-	if (p->conn.responder_resources > 16)
-		p->conn.responder_resources = 16;
-	if (p->conn.initiator_depth > 16)
-		p->conn.initiator_depth = 16;
 	if (!p->id.qp && !p->psn)
-		p->psn = (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
+		p->psn = cm_new_psn(p);
 	/* the QP's access flags follow the responder resources offered */
 	if (p->id.qp && !is_ud(p))
 		cm_qp_modify(p, IBV_QPS_INIT);
 	t = is_ud(p) ? CM_MSG_SIDR_REQ : CM_MSG_REQ;
 	cm_msg_init(p, &m, t);
-	err = msg_pdata(p, &m, conn_param ? conn_param->private_data : NULL,
+	err = cm_msg_pdata(p, &m, conn_param ? conn_param->private_data : NULL,
 			conn_param ? conn_param->private_data_len : 0);
 	if (err)
 		goto out;
@@ -557,21 +545,16 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 	if (err > 0) {
 		/* nobody listens on the port: the CM answers with a reject */
 		err = 0;
-		p->state = CM_DEAD;
-		if (is_ud(p))
-			cm_event_simple(p, RDMA_CM_EVENT_UNREACHABLE,
-					CM_SIDR_UNSUPPORTED);
-		else
-			cm_event_simple(p, RDMA_CM_EVENT_REJECTED,
-					CM_REJ_INVALID_SERVICE_ID);
+		cm_enter(p, CM_DEAD, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
+						RDMA_CM_EVENT_REJECTED,
+			 is_ud(p) ? CM_SIDR_UNSUPPORTED :
+				    CM_REJ_INVALID_SERVICE_ID);
 		goto out;
 	}
 	err = cm_send(p, &m);
 	if (err)
 		goto out;
-	p->state = CM_REQ_SENT;
-	p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
-	cm_wake();
+	cm_enter_timed(p, CM_REQ_SENT, CM_MS_NS(cm.connect_ms));
 out:
 	pthread_mutex_unlock(&cm.lock);
 	if (err)
@@ -591,15 +574,13 @@ CM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 
 	if (!id)
 		return cm_fail(EINVAL);
-	pthread_mutex_lock(&cm.lock);
-	if (p->state != CM_REP_RCVD) {
-		err = -EINVAL;
-	} else {
+	err = cm_lock_in(p, CM_REP_RCVD);
+	if (!err) {
 		cm_msg_init(p, &m, CM_MSG_RTU);
 		err = cm_send(p, &m);
-		if (!err)
-			p->state = CM_ESTABLISHED;
 	}
+	if (!err)
+		p->state = CM_ESTABLISHED;
 	return cm_unlock_ret(err);
 }
 
@@ -612,36 +593,28 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 
 	if (!id)
 		return cm_fail(EINVAL);
-	if (p->sync && id->event) {
-		rdma_ack_cm_event(id->event);
-		id->event = NULL;
-	}
-	pthread_mutex_lock(&cm.lock);
-	if (p->state != CM_REQ_RCVD || p->conn_fd < 0) {
-		err = p->state == CM_REQ_RCVD ? -ECONNRESET : -EINVAL;
+	if (p->sync)
+		cm_ack_last(id);
+	err = cm_lock_in(p, CM_REQ_RCVD);
+	if (!err && p->conn_fd < 0)
+		err = -ECONNRESET;
+	if (err)
 		goto out;
-	}
 	if (is_ud(p)) {
 		err = cm_ud_accept(p, conn_param);
 		goto out;
 	}
-	memset(&p->conn, 0, sizeof(p->conn));
-	if (conn_param)
-		p->conn = *conn_param;
-	else
+	conn_take(p, conn_param);
+	if (!conn_param)
 		p->conn.rnr_retry_count = 7;
 	/* the retry count is the active side's */
 	p->conn.retry_count = p->peer.retry;
-	if (p->conn.responder_resources > 16)
-		p->conn.responder_resources = 16;
-	if (p->conn.initiator_depth > 16)
-		p->conn.initiator_depth = 16;
 	if (!p->id.qp && !p->conn.qp_num) {
 		err = -EINVAL;
 		goto out;
 	}
 	if (!p->psn)
-		p->psn = (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
+		p->psn = cm_new_psn(p);
 	if (p->id.qp) {
 		err = cm_qp_modify(p, IBV_QPS_INIT);
 		if (!err)
@@ -652,15 +625,13 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 			goto out;
 	}
 	cm_msg_init(p, &m, CM_MSG_REP);
-	err = msg_pdata(p, &m, conn_param ? conn_param->private_data : NULL,
+	err = cm_msg_pdata(p, &m, conn_param ? conn_param->private_data : NULL,
 			conn_param ? conn_param->private_data_len : 0);
 	if (!err)
 		err = cm_send(p, &m);
 	if (err)
 		goto out;
-	p->state = CM_REP_SENT;
-	p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
-	cm_wake();
+	cm_enter_timed(p, CM_REP_SENT, CM_MS_NS(cm.connect_ms));
 out:
 	pthread_mutex_unlock(&cm.lock);
 	if (err)
@@ -679,18 +650,16 @@ CM_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 
 	if (!id)
 		return cm_fail(EINVAL);
-	pthread_mutex_lock(&cm.lock);
-	if (p->state != CM_REQ_RCVD) {
-		err = -EINVAL;
+	err = cm_lock_in(p, CM_REQ_RCVD);
+	if (err)
 		goto out;
-	}
 	if (is_ud(p)) {
 		err = cm_ud_reject(p, private_data, private_data_len);
 		goto out;
 	}
 	cm_msg_init(p, &m, CM_MSG_REJ);
 	m.status = CM_REJ_CONSUMER_DEFINED;
-	err = msg_pdata(p, &m, private_data, private_data_len);
+	err = cm_msg_pdata(p, &m, private_data, private_data_len);
 	if (!err)
 		err = cm_send(p, &m);
 	if (!err)
@@ -721,13 +690,11 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 		cm_msg_init(p, &m, CM_MSG_DREQ);
 		if (cm_send(p, &m)) {
 			/* the peer is gone already */
-			p->state = CM_DISCONNECTED;
-			cm_event_simple(p, RDMA_CM_EVENT_DISCONNECTED, 0);
+			cm_enter(p, CM_DISCONNECTED,
+				 RDMA_CM_EVENT_DISCONNECTED, 0);
 			break;
 		}
-		p->state = CM_DREQ_SENT;
-		p->deadline = sv_now_ns() + (uint64_t)cm.connect_ms * 1000000ull;
-		cm_wake();
+		cm_enter_timed(p, CM_DREQ_SENT, CM_MS_NS(cm.connect_ms));
 		break;
 	case CM_DISCONNECTED:
 	case CM_DREQ_SENT:
@@ -750,10 +717,7 @@ CM_EXPORT int rdma_get_request(struct rdma_cm_id *listen,
 
 	if (!listen || !id || !l->sync)
 		return cm_fail(EINVAL);
-	if (listen->event) {
-		rdma_ack_cm_event(listen->event);
-		listen->event = NULL;
-	}
+	cm_ack_last(listen);
 	if (rdma_get_cm_event(listen->channel, &ev))
 		return -1;
 	if (ev->status) {
@@ -793,11 +757,9 @@ CM_EXPORT int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 		return cm_fail(EINVAL);
 	/* COMM_EST: a receive came before RTU, so the connection is up */
 	pthread_mutex_lock(&cm.lock);
-	if (event == IBV_EVENT_COMM_EST && p->state == CM_REP_SENT) {
-		p->deadline = 0;
-		p->state = CM_ESTABLISHED;
-		cm_event_simple(p, RDMA_CM_EVENT_ESTABLISHED, 0);
-	} else if (event != IBV_EVENT_COMM_EST) {
+	if (event == IBV_EVENT_COMM_EST && p->state == CM_REP_SENT)
+		cm_enter(p, CM_ESTABLISHED, RDMA_CM_EVENT_ESTABLISHED, 0);
+	else if (event != IBV_EVENT_COMM_EST) {
 		err = -EINVAL;
 	}
 	return cm_unlock_ret(err);

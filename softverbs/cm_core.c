@@ -154,6 +154,52 @@ void cm_epoll_del(int fd)
 		epoll_ctl(cm.epfd, EPOLL_CTL_DEL, fd, NULL);
 }
 
+void cm_fd_close(int *fd)
+{
+	if (*fd < 0)
+		return;
+	cm_epoll_del(*fd);
+	close(*fd);
+	*fd = -1;
+}
+
+void cm_enter(struct cm_id *p, enum cm_state st, enum rdma_cm_event_type type,
+	      int status)
+{
+	p->deadline = 0;
+	p->state = st;
+	cm_event_simple(p, type, status);
+}
+
+void cm_enter_timed(struct cm_id *p, enum cm_state st, uint64_t ns)
+{
+	p->state = st;
+	p->deadline = sv_now_ns() + ns;
+	if (!p->deadline)
+		p->deadline = 1;
+	cm_wake();
+}
+
+const void *cm_event_pdata(struct cm_event *e, const struct cm_msg *m,
+			   unsigned int n)
+{
+	memcpy(e->pdata, m->pdata, m->pdlen < n ? m->pdlen : n);
+	return n ? e->pdata : NULL;
+}
+
+void cm_ack_last(struct rdma_cm_id *id)
+{
+	if (id->event) {
+		rdma_ack_cm_event(id->event);
+		id->event = NULL;
+	}
+}
+
+uint32_t cm_new_psn(const struct cm_id *p)
+{
+	return (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
+}
+
 struct cm_id *cm_id_find(uint64_t handle)
 {
 	struct cm_id *p;
@@ -446,10 +492,7 @@ int cm_sync_wait(struct cm_id *p, enum rdma_cm_event_type want)
 	struct rdma_cm_event *ev;
 	int st;
 
-	if (p->id.event) {
-		rdma_ack_cm_event(p->id.event);
-		p->id.event = NULL;
-	}
+	cm_ack_last(&p->id);
 	if (rdma_get_cm_event(&p->chan->ch, &ev))
 		return -1;
 	p->id.event = ev;
@@ -560,14 +603,8 @@ void cm_id_free(struct cm_id *p)
 		}
 	}
 	cm_channel_purge(p->chan, p->handle);
-	if (p->conn_fd >= 0) {
-		cm_epoll_del(p->conn_fd);
-		close(p->conn_fd);
-	}
-	if (p->port_fd >= 0) {
-		cm_epoll_del(p->port_fd);
-		close(p->port_fd);
-	}
+	cm_fd_close(&p->conn_fd);
+	cm_fd_close(&p->port_fd);
 	if (p->sync)
 		cm_channel_free(p->chan);
 	free(p->ep_qp_attr);
@@ -619,24 +656,13 @@ CM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 	if (!id)
 		return cm_fail(EINVAL);
-	if (id->event) {
-		rdma_ack_cm_event(id->event);
-		id->event = NULL;
-	}
+	cm_ack_last(id);
 	pthread_mutex_lock(&cm.lock);
 	/* no more events: drop the queued ones, wait for reported ones */
 	cm_channel_purge(p->chan, p->handle);
 	p->deadline = 0;
-	if (p->conn_fd >= 0) {
-		cm_epoll_del(p->conn_fd);
-		close(p->conn_fd);
-		p->conn_fd = -1;
-	}
-	if (p->port_fd >= 0) {
-		cm_epoll_del(p->port_fd);
-		close(p->port_fd);
-		p->port_fd = -1;
-	}
+	cm_fd_close(&p->conn_fd);
+	cm_fd_close(&p->port_fd);
 	/* connections a destroyed listener had not reported yet go away (the
 	 * active side sees the socket end: REJECTED) */
 	if (p->state == CM_LISTEN) {
@@ -669,10 +695,8 @@ CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	if (!id)
 		return cm_fail(EINVAL);
 	/* a synchronous id's last event is acked here, as librdmacm does */
-	if (p->sync && id->event) {
-		rdma_ack_cm_event(id->event);
-		id->event = NULL;
-	}
+	if (p->sync)
+		cm_ack_last(id);
 	if (!nc) {
 		nc = cm_channel_new();
 		if (!nc)

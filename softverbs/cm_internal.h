@@ -180,6 +180,8 @@ struct cm_global {
 
 extern struct cm_global cm;
 
+#define CM_MS_NS(ms) ((uint64_t)(ms) * 1000000ull)
+
 /* -1 with errno e: the failure return of the API calls */
 static inline int cm_fail(int e)
 {
@@ -191,6 +193,14 @@ static inline int cm_fail(int e)
 static inline int cm_ret(int err)
 {
 	return err ? cm_fail(-err) : 0;
+}
+
+/* Take cm.lock for an API call on p that wants p in state st: 0, or
+ * -EINVAL when p is in another (the lock is taken all the same). */
+static inline int cm_lock_in(const struct cm_id *p, int st)
+{
+	pthread_mutex_lock(&cm.lock);
+	return (int)p->state == st ? 0 : -EINVAL;
 }
 
 /* drop cm.lock and return cm_ret(err) */
@@ -211,6 +221,8 @@ void cm_wake(void);
 int cm_start_thread(void);
 int cm_epoll_add(struct cm_id *p, int fd);
 void cm_epoll_del(int fd);
+/* Stop polling *fd, close it and set it to -1 (nothing when it is < 0). */
+void cm_fd_close(int *fd);
 struct cm_id *cm_id_find(uint64_t handle);
 /* Allocate an id on channel ch (NULL: a private, synchronous one). */
 struct cm_id *cm_id_new(struct cm_channel *ch, void *context,
@@ -227,6 +239,19 @@ void cm_event_post(struct cm_id *p, struct cm_event *e);
 /* Post a parameterless event. */
 void cm_event_simple(struct cm_id *p, enum rdma_cm_event_type type,
 		     int status);
+/* Stop p's timer, move it to st and post the parameterless event type. */
+void cm_enter(struct cm_id *p, enum cm_state st, enum rdma_cm_event_type type,
+	      int status);
+/* Move p to st with its timer set to expire in ns nanoseconds. */
+void cm_enter_timed(struct cm_id *p, enum cm_state st, uint64_t ns);
+/* Copy up to n bytes of m's private data into e; e->pdata, or NULL if n
+ * is 0 (what the event's private_data points to). */
+const void *cm_event_pdata(struct cm_event *e, const struct cm_msg *m,
+			   unsigned int n);
+/* Ack an id's last event of a synchronous call (id->event), if any. */
+void cm_ack_last(struct rdma_cm_id *id);
+/* A fresh starting PSN for p */
+uint32_t cm_new_psn(const struct cm_id *p);
 /* Drop p's queued, unreported events from its channel. */
 void cm_channel_purge(struct cm_channel *c, uint64_t handle);
 /* Wait (without cm.lock) for p's next event on its private channel;
@@ -271,6 +296,10 @@ int cm_qp_modify(struct cm_id *p, enum ibv_qp_state st);
 int cm_send(struct cm_id *p, struct cm_msg *m);
 /* Fill the common fields of a message from p. */
 void cm_msg_init(struct cm_id *p, struct cm_msg *m, enum cm_msg_type type);
+/* Put len bytes of private data pd into m (as much as its type carries);
+ * 0 or -EINVAL. */
+int cm_msg_pdata(struct cm_id *p, struct cm_msg *m, const void *pd,
+		 unsigned int len);
 
 /* cm_ud.c */
 void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m);

@@ -138,7 +138,7 @@ static int qp_setup(struct cm_id *p)
 {
 	int err;
 
-	p->psn = (uint32_t)(sv_now_ns() ^ (uintptr_t)p) & 0xffffff;
+	p->psn = cm_new_psn(p);
 	err = cm_qp_modify(p, IBV_QPS_INIT);
 	if (!err && is_ud(p)) {
 		err = cm_qp_modify(p, IBV_QPS_RTR);

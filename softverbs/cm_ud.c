@@ -15,11 +15,7 @@
 static void sidr_done(struct cm_id *p)
 {
 	p->deadline = 0;
-	if (p->conn_fd >= 0) {
-		cm_epoll_del(p->conn_fd);
-		close(p->conn_fd);
-		p->conn_fd = -1;
-	}
+	cm_fd_close(&p->conn_fd);
 }
 
 void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m)
@@ -33,8 +29,7 @@ void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m)
 		return;
 	sidr_done(p);
 	if (m->status) {
-		p->state = CM_DEAD;
-		cm_event_simple(p, RDMA_CM_EVENT_UNREACHABLE, m->status);
+		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_UNREACHABLE, m->status);
 		return;
 	}
 	p->peer = *m;
@@ -45,8 +40,7 @@ void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m)
 		return;
 	u = &e->ev.param.ud;
 	n = CM_SIDR_REP_PDATA;
-	memcpy(e->pdata, m->pdata, m->pdlen < n ? m->pdlen : n);
-	u->private_data = e->pdata;
+	u->private_data = cm_event_pdata(e, m, n);
 	u->private_data_len = (uint8_t)n;
 	u->qp_num = m->qpn;
 	u->qkey = m->qkey;
@@ -82,11 +76,9 @@ int cm_ud_accept(struct cm_id *p, struct rdma_conn_param *param)
 		if (!ibv_query_qp(p->id.qp, &a, IBV_QP_QKEY, &ia))
 			m.qkey = a.qkey;
 	}
-	if (len > CM_SIDR_REP_PDATA || (len && !param->private_data))
-		return -EINVAL;
-	if (len)
-		memcpy(m.pdata, param->private_data, len);
-	m.pdlen = (uint16_t)len;
+	err = cm_msg_pdata(p, &m, param ? param->private_data : NULL, len);
+	if (err)
+		return err;
 	err = cm_send(p, &m);
 	sidr_done(p);
 	if (!err)
@@ -101,11 +93,9 @@ int cm_ud_reject(struct cm_id *p, const void *pdata, uint8_t len)
 
 	cm_msg_init(p, &m, CM_MSG_SIDR_REP);
 	m.status = CM_SIDR_REJECT;
-	if (len > CM_SIDR_REP_PDATA || (len && !pdata))
-		return -EINVAL;
-	if (len)
-		memcpy(m.pdata, pdata, len);
-	m.pdlen = len;
+	err = cm_msg_pdata(p, &m, pdata, len);
+	if (err)
+		return err;
 	err = cm_send(p, &m);
 	sidr_done(p);
 	p->state = CM_DEAD;
