@@ -134,6 +134,10 @@ struct rsock {
 
 /* rsocket.c */
 struct rsock *rs_get(int fd);
+/* The rsocket an API call names: NULL with errno EBADF when fd is none. */
+struct rsock *rs_of(int fd);
+/* The same, that must be in state st: else NULL with errno err. */
+struct rsock *rs_of_in(int fd, enum rs_state st, int err);
 
 /* rsocket_io.c */
 /* Reap completions and CM events of rs without blocking; 0, or -1 with

@@ -33,6 +33,26 @@ struct rsock *rs_get(int fd)
 	return rs;
 }
 
+struct rsock *rs_of(int fd)
+{
+	struct rsock *rs = rs_get(fd);
+
+	if (!rs)
+		errno = EBADF;
+	return rs;
+}
+
+struct rsock *rs_of_in(int fd, enum rs_state st, int err)
+{
+	struct rsock *rs = rs_of(fd);
+
+	if (rs && rs->state != st) {
+		errno = err;
+		return NULL;
+	}
+	return rs;
+}
+
 static int rs_insert(struct rsock *rs)
 {
 	int fd = rs->fd;
@@ -130,10 +150,10 @@ CM_EXPORT int rsocket(int domain, int type, int protocol)
 
 CM_EXPORT int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (!addr || addrlen < cm_addrlen(addr) || rs->state != RS_INIT)
 		return cm_fail(EINVAL);
 	if (rs->v6only)
@@ -147,12 +167,10 @@ CM_EXPORT int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 
 CM_EXPORT int rlisten(int socket, int backlog)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of_in(socket, RS_BOUND, EINVAL);
 
 	if (!rs)
-		return cm_fail(EBADF);
-	if (rs->state != RS_BOUND)
-		return cm_fail(EINVAL);
+		return -1;
 	if (rdma_listen(rs->id, backlog))
 		return -1;
 	rs->state = RS_LISTENING;
@@ -269,15 +287,13 @@ int rs_cm_events(struct rsock *rs)
 
 CM_EXPORT int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 {
-	struct rsock *l = rs_get(socket), *rs;
+	struct rsock *l = rs_of_in(socket, RS_LISTENING, EINVAL), *rs;
 	struct rdma_conn_param cp;
 	struct rdma_cm_event *ev;
 	struct rs_hello h;
 
 	if (!l)
-		return cm_fail(EBADF);
-	if (l->state != RS_LISTENING)
-		return cm_fail(EINVAL);
+		return -1;
 	while (!l->nreqs) {
 		rs_cm_events(l);
 		if (l->nreqs)
@@ -336,10 +352,10 @@ reject:
 CM_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 		       socklen_t addrlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (!addr || addrlen < cm_addrlen(addr))
 		return cm_fail(EINVAL);
 	if (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING)
@@ -369,12 +385,10 @@ CM_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 
 CM_EXPORT int rshutdown(int socket, int how)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of_in(socket, RS_CONNECTED, ENOTCONN);
 
 	if (!rs)
-		return cm_fail(EBADF);
-	if (rs->state != RS_CONNECTED)
-		return cm_fail(ENOTCONN);
+		return -1;
 	if (how == SHUT_RD || how == SHUT_RDWR)
 		rs->rd_shut = true;
 	if ((how == SHUT_WR || how == SHUT_RDWR) && !rs->wr_shut) {
@@ -389,10 +403,10 @@ CM_EXPORT int rshutdown(int socket, int how)
 
 CM_EXPORT int rclose(int socket)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (rs->state == RS_CONNECTED && !rs->disconnected) {
 		rs_progress(rs);
 		if (rs->linger.l_onoff && !rs->linger.l_linger)
@@ -426,22 +440,20 @@ static int name_of(const struct sockaddr *sa, struct sockaddr *addr,
 CM_EXPORT int rgetpeername(int socket, struct sockaddr *addr,
 			   socklen_t *addrlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of_in(socket, RS_CONNECTED, ENOTCONN);
 
 	if (!rs)
-		return cm_fail(EBADF);
-	if (rs->state != RS_CONNECTED)
-		return cm_fail(ENOTCONN);
+		return -1;
 	return name_of(rdma_get_peer_addr(rs->id), addr, addrlen);
 }
 
 CM_EXPORT int rgetsockname(int socket, struct sockaddr *addr,
 			   socklen_t *addrlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (!cm_addrlen(rdma_get_local_addr(rs->id))) {
 		/* unbound: the wildcard address of the family, port 0 */
 		struct sockaddr_storage ss;
@@ -490,11 +502,11 @@ static int *int_opt(struct rsock *rs, int level, int name)
 CM_EXPORT int rsetsockopt(int socket, int level, int optname,
 			  const void *optval, socklen_t optlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 	int *p;
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (!optval)
 		return cm_fail(EFAULT);
 	if (level == SOL_SOCKET && optname == SO_LINGER) {
@@ -520,11 +532,11 @@ CM_EXPORT int rsetsockopt(int socket, int level, int optname,
 CM_EXPORT int rgetsockopt(int socket, int level, int optname, void *optval,
 			  socklen_t *optlen)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 	int v, *p;
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	if (!optval || !optlen)
 		return cm_fail(EFAULT);
 	if (level == SOL_SOCKET && optname == SO_LINGER) {
@@ -560,12 +572,12 @@ CM_EXPORT int rgetsockopt(int socket, int level, int optname, void *optval,
 
 CM_EXPORT int rfcntl(int socket, int cmd, ...)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 	va_list ap;
 	long arg;
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	switch (cmd) {
 	case F_GETFL:
 		return O_RDWR | (rs->nonblock ? O_NONBLOCK : 0);

@@ -514,14 +514,31 @@ static ssize_t rs_send(struct rsock *rs, const struct iovec *iov, int iovcnt,
 	}
 }
 
+/* receive into (send from) iov on the rsocket fd socket */
+static ssize_t rs_io(int socket, const struct iovec *iov, int iovcnt,
+		     int flags, bool send)
+{
+	struct rsock *rs = rs_of(socket);
+
+	if (!rs)
+		return -1;
+	return send ? rs_send(rs, iov, iovcnt, flags) :
+		      rs_recv(rs, iov, iovcnt, flags);
+}
+
+static ssize_t rs_io_msg(int socket, const struct msghdr *msg, int flags,
+			 bool send)
+{
+	if (!msg)
+		return cm_fail(rs_get(socket) ? EINVAL : EBADF);
+	return rs_io(socket, msg->msg_iov, (int)msg->msg_iovlen, flags, send);
+}
+
 CM_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 {
 	struct iovec iov = { buf, len };
-	struct rsock *rs = rs_get(socket);
 
-	if (!rs)
-		return cm_fail(EBADF);
-	return rs_recv(rs, &iov, 1, flags);
+	return rs_io(socket, &iov, 1, flags, false);
 }
 
 CM_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len, int flags,
@@ -536,11 +553,7 @@ CM_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len, int flags,
 
 CM_EXPORT ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 {
-	struct rsock *rs = rs_get(socket);
-
-	if (!rs || !msg)
-		return cm_fail(rs ? EINVAL : EBADF);
-	return rs_recv(rs, msg->msg_iov, (int)msg->msg_iovlen, flags);
+	return rs_io_msg(socket, msg, flags, false);
 }
 
 CM_EXPORT ssize_t rread(int socket, void *buf, size_t count)
@@ -550,21 +563,14 @@ CM_EXPORT ssize_t rread(int socket, void *buf, size_t count)
 
 CM_EXPORT ssize_t rreadv(int socket, const struct iovec *iov, int iovcnt)
 {
-	struct rsock *rs = rs_get(socket);
-
-	if (!rs)
-		return cm_fail(EBADF);
-	return rs_recv(rs, iov, iovcnt, 0);
+	return rs_io(socket, iov, iovcnt, 0, false);
 }
 
 CM_EXPORT ssize_t rsend(int socket, const void *buf, size_t len, int flags)
 {
 	struct iovec iov = { (void *)buf, len };
-	struct rsock *rs = rs_get(socket);
 
-	if (!rs)
-		return cm_fail(EBADF);
-	return rs_send(rs, &iov, 1, flags);
+	return rs_io(socket, &iov, 1, flags, true);
 }
 
 CM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
@@ -577,11 +583,7 @@ CM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 
 CM_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
 {
-	struct rsock *rs = rs_get(socket);
-
-	if (!rs || !msg)
-		return cm_fail(rs ? EINVAL : EBADF);
-	return rs_send(rs, msg->msg_iov, (int)msg->msg_iovlen, flags);
+	return rs_io_msg(socket, msg, flags, true);
 }
 
 CM_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
@@ -591,11 +593,7 @@ CM_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
 
 CM_EXPORT ssize_t rwritev(int socket, const struct iovec *iov, int iovcnt)
 {
-	struct rsock *rs = rs_get(socket);
-
-	if (!rs)
-		return cm_fail(EBADF);
-	return rs_send(rs, iov, iovcnt, 0);
+	return rs_io(socket, iov, iovcnt, 0, true);
 }
 
 /* ---- iomap ----------------------------------------------------------------- */
@@ -658,11 +656,11 @@ CM_EXPORT off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 
 CM_EXPORT int riounmap(int socket, void *buf, size_t len)
 {
-	struct rsock *rs = rs_get(socket);
+	struct rsock *rs = rs_of(socket);
 	int i;
 
 	if (!rs)
-		return cm_fail(EBADF);
+		return -1;
 	for (i = 0; i < rs->nlmap; i++) {
 		if (rs->lmap[i].buf != buf || rs->lmap[i].len != len)
 			continue;
