@@ -13,6 +13,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -335,34 +336,36 @@ CM_EXPORT __be16 rdma_get_dst_port(struct rdma_cm_id *id)
 	return htons(cm_addr_port(&id->route.addr.dst_addr));
 }
 
+/* the RDMA_OPTION_ID options: where they go in struct cm_id, their size */
+#define ID_OPT(name, field)                                              \
+	{ name, offsetof(struct cm_id, field),                           \
+	  sizeof(((struct cm_id *)0)->field) }
+static const struct {
+	int name;
+	size_t off, size;
+} id_opts[] = {
+	ID_OPT(RDMA_OPTION_ID_TOS, tos),
+	ID_OPT(RDMA_OPTION_ID_REUSEADDR, reuse),
+	ID_OPT(RDMA_OPTION_ID_AFONLY, afonly),
+	ID_OPT(RDMA_OPTION_ID_ACK_TIMEOUT, ack_timeout),
+};
+#undef ID_OPT
+
 CM_EXPORT int rdma_set_option(struct rdma_cm_id *id, int level, int optname,
 			      void *optval, size_t optlen)
 {
 	struct cm_id *p = (struct cm_id *)id;
+	size_t i;
 
 	if (!id || !optval)
 		return cm_fail(EINVAL);
 	if (level == RDMA_OPTION_ID) {
-		switch (optname) {
-		case RDMA_OPTION_ID_TOS:
-			if (optlen != sizeof(uint8_t))
+		for (i = 0; i < sizeof(id_opts) / sizeof(id_opts[0]); i++) {
+			if (id_opts[i].name != optname)
+				continue;
+			if (optlen != id_opts[i].size)
 				break;
-			p->tos = *(uint8_t *)optval;
-			return 0;
-		case RDMA_OPTION_ID_REUSEADDR:
-			if (optlen != sizeof(int))
-				break;
-			p->reuse = *(int *)optval;
-			return 0;
-		case RDMA_OPTION_ID_AFONLY:
-			if (optlen != sizeof(int))
-				break;
-			p->afonly = *(int *)optval;
-			return 0;
-		case RDMA_OPTION_ID_ACK_TIMEOUT:
-			if (optlen != sizeof(uint8_t))
-				break;
-			p->ack_timeout = *(uint8_t *)optval;
+			memcpy((char *)p + id_opts[i].off, optval, optlen);
 			return 0;
 		}
 		return cm_fail(EINVAL);

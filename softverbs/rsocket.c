@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -185,6 +186,19 @@ static void rs_hello(struct rsock *rs, struct rs_hello *h)
 	h->slots = RS_SLOTS;
 }
 
+/* the connection parameters of both sides: h (our hello) as private data */
+static void rs_conn_param(struct rsock *rs, struct rdma_conn_param *cp,
+			  struct rs_hello *h)
+{
+	rs_hello(rs, h);
+	memset(cp, 0, sizeof(*cp));
+	cp->private_data = h;
+	cp->private_data_len = sizeof(*h);
+	cp->responder_resources = 1;
+	cp->initiator_depth = 1;
+	cp->rnr_retry_count = 7;
+}
+
 static void rs_peer_hello(struct rsock *rs, const void *pd, uint8_t len)
 {
 	struct rs_hello h;
@@ -238,14 +252,8 @@ int rs_cm_events(struct rsock *rs)
 				rs->state = RS_FAILED;
 				break;
 			}
-			rs_hello(rs, &h);
-			memset(&cp, 0, sizeof(cp));
-			cp.private_data = &h;
-			cp.private_data_len = sizeof(h);
-			cp.responder_resources = 1;
-			cp.initiator_depth = 1;
+			rs_conn_param(rs, &cp, &h);
 			cp.retry_count = 7;
-			cp.rnr_retry_count = 7;
 			if (rdma_connect(rs->id, &cp)) {
 				rs->err = errno;
 				rs->state = RS_FAILED;
@@ -317,13 +325,7 @@ CM_EXPORT int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	if (rdma_migrate_id(rs->id, rs->ch) || rs_setup_qp(rs))
 		goto reject;
 	rs->id->context = rs;
-	rs_hello(rs, &h);
-	memset(&cp, 0, sizeof(cp));
-	cp.private_data = &h;
-	cp.private_data_len = sizeof(h);
-	cp.responder_resources = 1;
-	cp.initiator_depth = 1;
-	cp.rnr_retry_count = 7;
+	rs_conn_param(rs, &cp, &h);
 	if (rdma_accept(rs->id, &cp) || rs_insert(rs))
 		goto reject;
 	rdma_ack_cm_event(ev);
@@ -467,35 +469,33 @@ CM_EXPORT int rgetsockname(int socket, struct sockaddr *addr,
 
 /* ---- options ------------------------------------------------------------- */
 
+/* the int options: where they are in struct rsock */
+#define RS_OPT(level, name, field) { level, name, offsetof(struct rsock, field) }
+static const struct {
+	int level, name;
+	size_t off;
+} int_opts[] = {
+	RS_OPT(SOL_SOCKET, SO_REUSEADDR, reuse),
+	RS_OPT(SOL_SOCKET, SO_KEEPALIVE, keepalive),
+	RS_OPT(SOL_SOCKET, SO_OOBINLINE, oobinline),
+	RS_OPT(SOL_SOCKET, SO_SNDBUF, sndbuf),
+	RS_OPT(SOL_SOCKET, SO_RCVBUF, rcvbuf),
+	RS_OPT(IPPROTO_TCP, TCP_NODELAY, nodelay),
+	RS_OPT(IPPROTO_IPV6, IPV6_V6ONLY, v6only),
+	RS_OPT(SOL_RDMA, RDMA_SQSIZE, sqsize),
+	RS_OPT(SOL_RDMA, RDMA_RQSIZE, rqsize),
+	RS_OPT(SOL_RDMA, RDMA_INLINE, inline_size),
+	RS_OPT(SOL_RDMA, RDMA_IOMAPSIZE, iomapsize),
+};
+#undef RS_OPT
+
 static int *int_opt(struct rsock *rs, int level, int name)
 {
-	switch (level) {
-	case SOL_SOCKET:
-		switch (name) {
-		case SO_REUSEADDR: return &rs->reuse;
-		case SO_KEEPALIVE: return &rs->keepalive;
-		case SO_OOBINLINE: return &rs->oobinline;
-		case SO_SNDBUF: return &rs->sndbuf;
-		case SO_RCVBUF: return &rs->rcvbuf;
-		}
-		break;
-	case IPPROTO_TCP:
-		if (name == TCP_NODELAY)
-			return &rs->nodelay;
-		break;
-	case IPPROTO_IPV6:
-		if (name == IPV6_V6ONLY)
-			return &rs->v6only;
-		break;
-	case SOL_RDMA:
-		switch (name) {
-		case RDMA_SQSIZE: return &rs->sqsize;
-		case RDMA_RQSIZE: return &rs->rqsize;
-		case RDMA_INLINE: return &rs->inline_size;
-		case RDMA_IOMAPSIZE: return &rs->iomapsize;
-		}
-		break;
-	}
+	size_t i;
+
+	for (i = 0; i < sizeof(int_opts) / sizeof(int_opts[0]); i++)
+		if (int_opts[i].level == level && int_opts[i].name == name)
+			return (int *)((char *)rs + int_opts[i].off);
 	return NULL;
 }
 

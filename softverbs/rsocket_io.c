@@ -314,17 +314,23 @@ int rs_wait(struct rsock *rs, int ms)
 	return 0;
 }
 
+/* *end = CLOCK_MONOTONIC now + ms */
+static void rs_deadline(struct timespec *end, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, end);
+	end->tv_sec += ms / 1000;
+	end->tv_nsec += (ms % 1000) * 1000000L;
+	if (end->tv_nsec >= 1000000000L) {
+		end->tv_sec++;
+		end->tv_nsec -= 1000000000L;
+	}
+}
+
 void rs_drain(struct rsock *rs, int ms)
 {
 	struct timespec end;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	rs_deadline(&end, ms);
 	while ((rs->sinflight || rs->cinflight) && !rs->disconnected &&
 	       ms_left(&end) > 0)
 		rs_wait(rs, ms_left(&end));
@@ -741,13 +747,7 @@ CM_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 	int ready, n;
 
 	if (timeout > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += timeout / 1000;
-		end.tv_nsec += (timeout % 1000) * 1000000L;
-		if (end.tv_nsec >= 1000000000L) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000L;
-		}
+		rs_deadline(&end, timeout);
 	}
 	pf = calloc(nfds * 2 + 1, sizeof(*pf));
 	if (!pf)

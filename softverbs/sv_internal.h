@@ -135,6 +135,16 @@ static inline unsigned long sv_env_ulong(const char *name, unsigned long def,
 	return strict && *end ? def : v;
 }
 
+/* tab[i] of a string table with n entries; unknown when i is out of it or
+ * has no string (a negative enum value, cast to size_t, is out of it) */
+static inline const char *sv_str_of(const char *const *tab, size_t n, size_t i,
+				    const char *unknown)
+{
+	return i < n && tab[i] ? tab[i] : unknown;
+}
+#define SV_STR_OF(tab, i, unknown)                                        \
+	sv_str_of(tab, sizeof(tab) / sizeof((tab)[0]), (size_t)(i), unknown)
+
 /* An abstract AF_UNIX address (sun_path[0] == 0) named by fmt, cut to fit */
 __attribute__((format(printf, 3, 4)))
 static inline void sv_abstract_addr(struct sockaddr_un *a, socklen_t *len,

@@ -28,9 +28,7 @@ SV_EXPORT const char *ibv_node_type_str(enum ibv_node_type t)
 		[IBV_NODE_UNSPECIFIED] = "unspecified",
 	};
 
-	if (t < IBV_NODE_CA || (size_t)t >= sizeof(s) / sizeof(s[0]) || !s[t])
-		return "unknown";
-	return s[t];
+	return SV_STR_OF(s, t, "unknown");
 }
 
 SV_EXPORT const char *ibv_port_state_str(enum ibv_port_state st)
@@ -40,9 +38,7 @@ SV_EXPORT const char *ibv_port_state_str(enum ibv_port_state st)
 		"PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER",
 	};
 
-	if ((size_t)st >= sizeof(s) / sizeof(s[0]))
-		return "unknown";
-	return s[st];
+	return SV_STR_OF(s, st, "unknown");
 }
 
 SV_EXPORT const char *ibv_event_type_str(enum ibv_event_type ev)
@@ -70,9 +66,7 @@ SV_EXPORT const char *ibv_event_type_str(enum ibv_event_type ev)
 		[IBV_EVENT_WQ_FATAL] = "WQ fatal",
 	};
 
-	if ((size_t)ev >= sizeof(s) / sizeof(s[0]) || !s[ev])
-		return "unknown";
-	return s[ev];
+	return SV_STR_OF(s, ev, "unknown");
 }
 
 SV_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status st)
@@ -104,9 +98,7 @@ SV_EXPORT const char *ibv_wc_status_str(enum ibv_wc_status st)
 		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
 	};
 
-	if ((size_t)st >= sizeof(s) / sizeof(s[0]) || !s[st])
-		return "unknown";
-	return s[st];
+	return SV_STR_OF(s, st, "unknown");
 }
 
 /* ---- rates ------------------------------------------------------------------------ */
