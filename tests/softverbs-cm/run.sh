@@ -21,6 +21,7 @@
 #   --repeat N    run the selected cases N times in a row (no-flake check)
 #   --list        list the cases and exit
 #   --keep-logs   keep the logs of passing cases too
+#   --logdir DIR  where logs go (default tests/softverbs-cm/logs/run-PID)
 #   --no-build    do not run make (use what is built)
 # Environment: SV_TIMEOUT=seconds per process (60).
 # The last line is "N passed, N failed"; the exit status is 1 on any failure.
@@ -28,119 +29,38 @@ set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../softverbs/lib.sh
+. "$ROOT/tests/softverbs/lib.sh"
 SV_BUILD=build
-REPEAT=1
-LIST=0
-KEEP=0
-BUILD=1
 TMO=${SV_TIMEOUT:-60}
-PATTERNS=()
 
-while [ $# -gt 0 ]; do
+local_opt() {
 	case $1 in
 	--asan) SV_BUILD=build-san ;;
-	--repeat)
-		[ $# -ge 2 ] || { echo "run.sh: --repeat needs a count" >&2; exit 2; }
-		REPEAT=$2
-		shift ;;
-	--list | -l) LIST=1 ;;
-	--keep-logs) KEEP=1 ;;
-	--no-build) BUILD=0 ;;
-	-h | --help) sed -n '/^# usage:/,/^# The last line/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	-*) echo "run.sh: unknown option '$1'; try --help" >&2; exit 2 ;;
-	*) PATTERNS+=("$1") ;;
+	*) return 1 ;;
 	esac
-	shift
-done
-case $REPEAT in
-'' | *[!0-9]*) echo "run.sh: bad --repeat count '$REPEAT'" >&2; exit 2 ;;
-esac
-
-if [ ! -e /usr/include/rdma/rdma_cma.h ] || [ "${NO_RDMA:-0}" = 1 ]; then
-	echo "run.sh: softverbs-cm suite skipped (no rdma-core headers, or NO_RDMA set)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+}
+parse_opts "$@"
+skip_unless /usr/include/rdma/rdma_cma.h softverbs-cm
 
 ASAN=0
 [ "$SV_BUILD" = build-san ] && ASAN=1
 LIB=$ROOT/softverbs/$SV_BUILD
 CHKDIR=$HERE/$SV_BUILD
-LOGROOT=$HERE/logs/run-$$
+LOGROOT=${LOGROOT:-$HERE/logs/run-$$}
 mkdir -p "$LOGROOT" "$CHKDIR" || exit 2
 
 # ---------------------------------------------------------------- build
 
 BUILD_OK=1
 if [ $BUILD = 1 ]; then
-	mk=(make -C "$ROOT/softverbs")
-	cf="-O2 -g"
-	if [ $ASAN = 1 ]; then
-		mk+=('SANITIZE=address,undefined')
-		cf="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined"
-	fi
-	if ! "${mk[@]}" >"$LOGROOT/build-softverbs.log" 2>&1; then
-		echo "run.sh: building softverbs failed; see $LOGROOT/build-softverbs.log" >&2
-		BUILD_OK=0
-	elif ! make -C "$HERE" OUT="$CHKDIR" CFLAGS="$cf" \
-		>"$LOGROOT/build-cmcheck.log" 2>&1; then
-		echo "run.sh: building cmcheck or rscheck failed; see $LOGROOT/build-cmcheck.log" >&2
-		BUILD_OK=0
-	fi
+	build_softverbs && build_here "$CHKDIR" build-cmcheck "cmcheck or rscheck" || BUILD_OK=0
 fi
 
-BASE_ENV=(LD_LIBRARY_PATH="$LIB")
-if [ $ASAN = 1 ]; then
-	# the stock programs are not instrumented: preload the runtimes
-	asan_rt=$(gcc -print-file-name=libasan.so)
-	ubsan_rt=$(gcc -print-file-name=libubsan.so)
-	BASE_ENV+=(LD_PRELOAD="$asan_rt $ubsan_rt"
-		ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-fi
+# the stock programs are not instrumented: preload the runtimes
+set_base_env libasan.so libubsan.so
 
 # ---------------------------------------------------------------- processes
-
-OWN_PIDS=()
-LAST_PID=
-CASE_DIR=
-FABRIC=
-
-# spawn NAME [VAR=VAL...] -- CMD ARGS...: start in the background, log to
-# $CASE_DIR/NAME.log, set LAST_PID.
-spawn() {
-	local name=$1 envs=()
-	shift
-	while [ "$1" != -- ]; do
-		envs+=("$1")
-		shift
-	done
-	shift
-	printf '%s\n' "${BASE_ENV[*]} SOFTVERBS_FABRIC=$FABRIC ${envs[*]} $*" >"$CASE_DIR/$name.cmd"
-	timeout -k 5 "$TMO" env "${BASE_ENV[@]}" SOFTVERBS_FABRIC="$FABRIC" \
-		"${envs[@]}" "$@" >"$CASE_DIR/$name.log" 2>&1 </dev/null &
-	LAST_PID=$!
-	OWN_PIDS+=("$LAST_PID")
-}
-
-# reap NAME PID: wait for it; records and returns its exit status.
-reap() {
-	local rc p keep=()
-
-	wait "$2"
-	rc=$?
-	echo "$rc" >"$CASE_DIR/$1.rc"
-	for p in "${OWN_PIDS[@]}"; do
-		[ "$p" = "$2" ] || keep+=("$p")
-	done
-	OWN_PIDS=("${keep[@]}")
-	return $rc
-}
-
-run() {
-	spawn "$@"
-	reap "$1" "$LAST_PID"
-}
 
 # stop NAME PID: a server that runs until killed (cmtime): it must still be
 # running; then TERM it (our own PID) and reap it.
@@ -155,17 +75,6 @@ stop() {
 	fi
 }
 
-kill_own() {
-	local p
-
-	for p in "${OWN_PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${OWN_PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	OWN_PIDS=()
-}
 # libfabric's verbs provider skips loopback: its cases give the emulated
 # host an address on a veth pair this script creates (as root) and deletes.
 VETH=svcm$$a
@@ -205,129 +114,28 @@ devib_dir() {
 }
 trap 'kill_own; veth_down; [ $DEVIB_MADE = 1 ] && rmdir /dev/infiniband 2>/dev/null; exit 130' INT TERM
 
-PORT_NEXT=$((20000 + ($$ * 7) % 20000))
-PORT=
+PORT_START=20000
+PORT_END=60000
+PORT_NEXT=$((PORT_START + ($$ * 7) % 20000))
 pick_port() {
 	PORT=$PORT_NEXT
 	PORT_NEXT=$((PORT_NEXT + 1))
 }
 
-# a free TCP port for a program's own control connection (fi_pingpong)
-pick_tcp_port() {
-	local p
-
-	for _ in $(seq 1 200); do
-		p=$PORT_NEXT
-		PORT_NEXT=$((PORT_NEXT + 1))
-		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
-			PORT=$p
-			return 0
-		fi
-	done
-	fail "no free TCP port found"
-	return 1
-}
-
-# wait_tcp PORT PID: poll until PORT is listening
-wait_tcp() {
-	local end=$((SECONDS + 20))
-
-	while [ -z "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; do
-		if ! kill -0 "$2" 2>/dev/null; then
-			fail "server ended before listening on TCP port $1"
-			return 1
-		fi
-		if [ $SECONDS -ge $end ]; then
-			fail "server not listening on TCP port $1 after 20 s"
-			return 1
-		fi
-		sleep 0.02
-	done
-}
+cm_listening() { ss -Hxl 2>/dev/null | grep -qF -- "$1 "; }
 
 # wait_cm PS PORT PID: poll until the CM listener (port space PS in hex,
 # e.g. 106 for TCP, 111 for UDP) of this case's fabric exists.
 wait_cm() {
-	local end=$((SECONDS + 20)) name="@softverbs-cm/$FABRIC/$1/$2"
+	local name="@softverbs-cm/$FABRIC/$1/$2"
 
-	while ! ss -Hxl 2>/dev/null | grep -qF -- "$name "; do
-		if ! kill -0 "$3" 2>/dev/null; then
-			fail "server ended before listening ($name)"
-			return 1
-		fi
-		if [ $SECONDS -ge $end ]; then
-			fail "server not listening ($name) after 20 s"
-			return 1
-		fi
-		sleep 0.02
-	done
-}
-
-# ---------------------------------------------------------------- assertions
-
-CASE_ERRS=()
-fail() { CASE_ERRS+=("$*"); }
-
-expect_rc() {
-	local rc
-
-	rc=$(cat "$CASE_DIR/$1.rc" 2>/dev/null)
-	[ "$rc" = "${2:-0}" ] || fail "$1 exited with status ${rc:-?}$([ "$rc" = 124 ] && echo ' (timeout)') (want ${2:-0})"
-}
-
-expect_log() {
-	grep -qE -- "$2" "$CASE_DIR/$1.log" || fail "$1: no line matching '${3:-$2}'"
-}
-
-expect_nolog() {
-	local hit
-
-	hit=$(grep -E -- "$2" "$CASE_DIR/$1.log" | grep -vE -- "${3:-^\$^}" | head -1)
-	[ -z "$hit" ] || fail "$1: unexpected '$hit'"
-}
-
-# expect_count NAME ERE N: exactly N lines match
-expect_count() {
-	local n
-
-	n=$(grep -cE -- "$2" "$CASE_DIR/$1.log")
-	[ "$n" = "$3" ] || fail "$1: $n lines match '$2' (want $3)"
-}
-
-expect_positive() {
-	local n=0 bad=0 line v
-
-	while read -r line; do
-		n=$((n + 1))
-		v=$(printf '%s\n' "$line" | grep -oE '[0-9][0-9,]*(\.[0-9]+)?' | tail -1 | tr -d ,)
-		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || bad=$((bad + 1))
-	done < <(grep -oE -- "$2" "$CASE_DIR/$1.log")
-	if [ $n = 0 ]; then
-		fail "$1: no figure matching '$2'"
-	elif [ $bad != 0 ]; then
-		fail "$1: $bad of $n figures matching '$2' are zero"
-	fi
+	wait_until "($name)" "$3" cm_listening "$name"
 }
 
 # ---------------------------------------------------------------- case kinds
 #
-# A case is "NAME KIND ARGS...".  Leading VAR=VAL args set the environment
-# of both processes.
-
-ENVS=()
-ARGV=()
-split_args() {
-	ENVS=()
-	ARGV=()
-	while [ $# -gt 0 ]; do
-		case $1 in
-		[A-Z]*=*) ENVS+=("$1") ;;
-		*) break ;;
-		esac
-		shift
-	done
-	ARGV=("$@")
-}
+# A case is "NAME KIND ARGS..."; split_args (lib.sh): leading VAR=VAL args
+# set the environment of both processes.
 
 # rping ADDR COUNT SIZE: -v prints every ping on both sides
 kind_rping() {
@@ -403,17 +211,17 @@ kind_perftest() {
 
 	split_args "$@"
 	pick_port
-	spawn server "${ENVS[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT"
+	spawn server "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT"
 	spid=$LAST_PID
 	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client "${ENVS[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT" 127.0.0.1
+	run client "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT" 127.0.0.1
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
 	expect_log client 'Data ex. method : rdma_cm'
 	expect_log client '^ *#bytes +#iterations' '#bytes #iterations ... (the result table)'
 	expect_positive client '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+([[:space:]]+[0-9]+\.[0-9]+)+'
-	case " ${ENVS[*]} " in
+	case " ${ENV_BOTH[*]} " in
 	*LINK_LAYER=eth*) expect_log client 'Link type +: Ethernet' ;;
 	*) expect_log client 'Link type +: IB' ;;
 	esac
@@ -503,8 +311,6 @@ kind_check() {
 
 # ---------------------------------------------------------------- the cases
 
-CASES=()
-defcase() { CASES+=("$*"); }
 ROCE=SOFTVERBS_LINK_LAYER=eth
 
 defcase rping_v4 rping 127.0.0.1 10 64
@@ -557,25 +363,11 @@ for prog in cmcheck rscheck; do
 	fi
 done
 
+
 # ---------------------------------------------------------------- main loop
 
-selected() {
-	local p
-
-	[ ${#PATTERNS[@]} = 0 ] && return 0
-	for p in "${PATTERNS[@]}"; do
-		# shellcheck disable=SC2053
-		[[ $1 == $p ]] && return 0
-	done
-	return 1
-}
-
 if [ $LIST = 1 ]; then
-	for c in "${CASES[@]}"; do
-		# shellcheck disable=SC2086
-		set -- $c
-		selected "$1" && printf '%-28s %s\n' "$1" "${*:2}"
-	done
+	list_cases
 	exit 0
 fi
 if [ $BUILD_OK = 0 ] || [ ! -e "$LIB/librdmacm.so.1" ]; then
@@ -584,56 +376,9 @@ if [ $BUILD_OK = 0 ] || [ ! -e "$LIB/librdmacm.so.1" ]; then
 	exit 1
 fi
 
-PASSED=0
-FAILED=0
 START=$SECONDS
-
-run_case() {
-	local name=$1 kind=$2 t0 dt bad
-
-	shift 2
-	CASE_DIR=$RUNDIR/$name
-	mkdir -p "$CASE_DIR"
-	FABRIC=svcm$$-$ITER-$CASENO
-	CASE_ERRS=()
-	t0=$(date +%s.%N)
-	"kind_$kind" "$@"
-	if [ ${#OWN_PIDS[@]} -gt 0 ]; then
-		fail "processes still running after the case: ${OWN_PIDS[*]}"
-		kill_own
-	fi
-	bad=$(grep -lE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
-		"$CASE_DIR"/*.log 2>/dev/null | sed "s|^$RUNDIR/||" | tr '\n' ' ')
-	[ -z "$bad" ] || fail "sanitizer report in: $bad"
-	dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-	if [ ${#CASE_ERRS[@]} = 0 ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok   $name (${dt}s)"
-		[ $KEEP = 1 ] || rm -rf "$CASE_DIR"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name (${dt}s): $(printf '%s; ' "${CASE_ERRS[@]}")logs: $CASE_DIR"
-	fi
-}
-
-ITER=0
-while [ $ITER -lt "$REPEAT" ]; do
-	ITER=$((ITER + 1))
-	RUNDIR=$LOGROOT/iter$ITER
-	mkdir -p "$RUNDIR"
-	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER of $REPEAT"
-	it_fail=$FAILED
-	CASENO=0
-	for c in "${CASES[@]}"; do
-		# shellcheck disable=SC2086
-		set -- $c
-		selected "$1" || continue
-		CASENO=$((CASENO + 1))
-		run_case "$@"
-	done
-	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER: $((FAILED - it_fail)) failed ($((SECONDS - START)) s so far)"
-	rmdir "$RUNDIR" 2>/dev/null
-done
+FABRIC_PREFIX=svcm$$
+run_all
 veth_down
 [ $DEVIB_MADE = 1 ] && rmdir /dev/infiniband 2>/dev/null
 [ $KEEP = 1 ] || rm -f "$LOGROOT/veth.err"

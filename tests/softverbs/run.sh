@@ -29,57 +29,27 @@
 # process (60).
 # The last line is "N passed, N failed"; the exit status is 1 on any failure.
 set -u
-
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$HERE/lib.sh"
 SV_BUILD=${SV_BUILD:-build}
-REPEAT=1
-LIST=0
-KEEP=0
-BUILD=1
-LOGROOT=
 TMO=${SV_TIMEOUT:-60}		# seconds, per process
-PATTERNS=()
 ORIG_ARGS=("$@")
 # In CI (CI=true) a second pass runs the same cases on the ASan+UBSan build.
 WITH_ASAN=0
 [ "${CI:-}" = true ] && WITH_ASAN=1
 [ -n "${SV_ASAN_PASS:-}" ] && WITH_ASAN=$SV_ASAN_PASS
 
-usage() {
-	sed -n '/^# usage:/,/^# The last line/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-}
-
-while [ $# -gt 0 ]; do
+local_opt() {
 	case $1 in
 	--asan) SV_BUILD=build-san; WITH_ASAN=0 ;;
 	--with-asan) WITH_ASAN=1 ;;
-	--repeat)
-		[ $# -ge 2 ] || { echo "run.sh: --repeat needs a count" >&2; exit 2; }
-		REPEAT=$2
-		shift ;;
-	--list | -l) LIST=1 ;;
-	--keep-logs) KEEP=1 ;;
-	--logdir)
-		[ $# -ge 2 ] || { echo "run.sh: --logdir needs a directory" >&2; exit 2; }
-		LOGROOT=$2
-		shift ;;
-	--no-build) BUILD=0 ;;
-	-h | --help) usage; exit 0 ;;
-	-*) echo "run.sh: unknown option '$1'; try --help" >&2; exit 2 ;;
-	*) PATTERNS+=("$1") ;;
+	*) return 1 ;;
 	esac
-	shift
-done
-case $REPEAT in
-'' | *[!0-9]*) echo "run.sh: bad --repeat count '$REPEAT'" >&2; exit 2 ;;
-esac
-
-if [ ! -e /usr/include/infiniband/verbs.h ] || [ "${NO_RDMA:-0}" = 1 ]; then
-	echo "run.sh: softverbs suite skipped (no rdma-core headers, or NO_RDMA set)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+}
+parse_opts "$@"
+skip_unless /usr/include/infiniband/verbs.h softverbs
 
 ASAN=0
 [ "$SV_BUILD" = build-san ] && ASAN=1
@@ -92,221 +62,32 @@ mkdir -p "$LOGROOT" || exit 2
 
 # ---------------------------------------------------------------- build
 
-build_lib() {
-	local mk=(make -C "$ROOT/softverbs")
-
-	[ $ASAN = 1 ] && mk+=('SANITIZE=address,undefined')
-	if ! "${mk[@]}" >"$LOGROOT/build-softverbs.log" 2>&1; then
-		echo "run.sh: building softverbs failed; see $LOGROOT/build-softverbs.log" >&2
-		return 1
-	fi
-}
-
-build_sem() {
-	local cf="-O2 -g"
-
-	[ $ASAN = 1 ] && cf="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined"
-	if ! make -C "$HERE" OUT="$SEMDIR" CFLAGS="$cf" \
-		>"$LOGROOT/build-semantics.log" 2>&1; then
-		echo "run.sh: building the semantics program failed; see $LOGROOT/build-semantics.log" >&2
-		return 1
-	fi
-}
-
 BUILD_OK=1
 if [ $BUILD = 1 ]; then
-	build_sem || BUILD_OK=0
-	[ $LIST = 1 ] || [ -n "${SV_LIBDIR:-}" ] || build_lib || BUILD_OK=0
+	build_here "$SEMDIR" build-semantics "the semantics program" || BUILD_OK=0
+	[ $LIST = 1 ] || [ -n "${SV_LIBDIR:-}" ] || build_softverbs || BUILD_OK=0
 fi
 
-BASE_ENV=(LD_LIBRARY_PATH="$LIB")
-if [ $ASAN = 1 ]; then
-	# The stock programs are not instrumented: the ASan runtime must be
-	# loaded first.  Leak checking is off for them (they leak by design)
-	# and on for the semantics program (see kind_semantics).
-	BASE_ENV+=(LD_PRELOAD="$(gcc -print-file-name=libasan.so)"
-		ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-fi
+# The stock programs are not instrumented: the ASan runtime must be
+# loaded first.  Leak checking is off for them (they leak by design)
+# and on for the semantics program (see kind_semantics).
+set_base_env libasan.so
 
 # ---------------------------------------------------------------- processes
 
-OWN_PIDS=()		# PIDs (of timeout(1)) this script started and not reaped
-LAST_PID=
-CASE_DIR=
-FABRIC=
-
-# spawn NAME [VAR=VAL...] -- CMD ARGS...: start in the background, log to
-# $CASE_DIR/NAME.log, set LAST_PID.
-spawn() {
-	local name=$1 envs=()
-	shift
-	while [ "$1" != -- ]; do
-		envs+=("$1")
-		shift
-	done
-	shift
-	printf '%s\n' "${BASE_ENV[*]} SOFTVERBS_FABRIC=$FABRIC ${envs[*]} $*" >"$CASE_DIR/$name.cmd"
-	timeout -k 5 "$TMO" env "${BASE_ENV[@]}" SOFTVERBS_FABRIC="$FABRIC" \
-		"${envs[@]}" "$@" >"$CASE_DIR/$name.log" 2>&1 </dev/null &
-	LAST_PID=$!
-	OWN_PIDS+=("$LAST_PID")
-}
-
-# reap NAME PID: wait for it; returns (and records) its exit status.
-reap() {
-	local rc p keep=()
-
-	wait "$2"
-	rc=$?
-	echo "$rc" >"$CASE_DIR/$1.rc"
-	for p in "${OWN_PIDS[@]}"; do
-		[ "$p" = "$2" ] || keep+=("$p")
-	done
-	OWN_PIDS=("${keep[@]}")
-	return $rc
-}
-
-# run NAME [VAR=VAL...] -- CMD...: spawn and wait; returns the exit status.
-run() {
-	spawn "$@"
-	reap "$1" "$LAST_PID"
-}
-
-# Kill what this script started and is still running (own PIDs only).
-kill_own() {
-	local p
-
-	for p in "${OWN_PIDS[@]}"; do
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${OWN_PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	OWN_PIDS=()
-}
 trap 'kill_own; exit 130' INT TERM
 
 # Ports: the stock tools cannot publish port 0, so probe for a free one,
 # starting from a PID-derived base so that parallel runs rarely meet.
+PORT_START=10000
+PORT_END=30000
 PORT_NEXT=$((10000 + ($$ * 53) % 20000))
-PORT=
-pick_port() {
-	local p
-
-	for _ in $(seq 1 200); do
-		p=$PORT_NEXT
-		PORT_NEXT=$((PORT_NEXT + 1))
-		[ $PORT_NEXT -lt 30000 ] || PORT_NEXT=10000
-		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
-			PORT=$p
-			return 0
-		fi
-	done
-	fail "no free TCP port found"
-	return 1
-}
-
-# wait_listen PORT PID: poll until PORT is listening; fails if PID ends or
-# after 20 s.
-wait_listen() {
-	local end=$((SECONDS + 20))
-
-	while [ -z "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; do
-		if ! kill -0 "$2" 2>/dev/null; then
-			fail "server ended before listening on port $1"
-			return 1
-		fi
-		if [ $SECONDS -ge $end ]; then
-			fail "server not listening on port $1 after 20 s"
-			return 1
-		fi
-		sleep 0.02
-	done
-}
-
-# ---------------------------------------------------------------- assertions
-
-CASE_ERRS=()
-fail() { CASE_ERRS+=("$*"); }
-
-# expect_rc NAME: the process NAME exited 0.
-expect_rc() {
-	local rc
-
-	rc=$(cat "$CASE_DIR/$1.rc" 2>/dev/null)
-	[ "$rc" = 0 ] || fail "$1 exited with status ${rc:-?}$([ "$rc" = 124 ] && echo ' (timeout)')"
-}
-
-# expect_log NAME ERE [WHAT]: NAME's output has a line matching ERE.
-expect_log() {
-	grep -qE -- "$2" "$CASE_DIR/$1.log" || fail "$1: no line matching '${3:-$2}'"
-}
-
-# expect_nolog NAME ERE [EXCEPT_ERE]: no line matches ERE (but EXCEPT_ERE).
-expect_nolog() {
-	local hit
-
-	hit=$(grep -E -- "$2" "$CASE_DIR/$1.log" | grep -vE -- "${3:-^\$^}" | head -1)
-	[ -z "$hit" ] || fail "$1: unexpected '$hit'"
-}
-
-# expect_positive NAME ERE: every match of ERE (whose last number is the
-# figure) carries a figure > 0, and there is at least one.
-expect_positive() {
-	local n=0 bad=0 line v
-
-	while read -r line; do
-		n=$((n + 1))
-		v=$(printf '%s\n' "$line" | grep -oE '[0-9][0-9,]*(\.[0-9]+)?' | tail -1 | tr -d ,)
-		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || bad=$((bad + 1))
-	done < <(grep -oE -- "$2" "$CASE_DIR/$1.log")
-	if [ $n = 0 ]; then
-		fail "$1: no figure matching '$2'"
-	elif [ $bad != 0 ]; then
-		fail "$1: $bad of $n figures matching '$2' are zero"
-	fi
-}
+pick_port() { pick_tcp_port; }
+wait_listen() { wait_tcp "$@"; }
 
 # ---------------------------------------------------------------- case kinds
 #
-# A case is "NAME KIND ARGS...".  Leading ARGS of the form VAR=VAL set the
-# environment of both processes; @s:VAR=VAL only the server's, @c:VAR=VAL
-# only the client's.  The rest is the program and its arguments.
-
-# @sa:ARG and @ca:ARG add one argument to the server's or the client's
-# command line only (pingpong_fail); @want:ERE is a line the client's
-# output must have (perftest).
-
-ENV_BOTH=()
-ENV_SRV=()
-ENV_CLI=()
-ARGS_SRV=()
-ARGS_CLI=()
-WANT=()
-ARGV=()
-split_args() {
-	ENV_BOTH=()
-	ENV_SRV=()
-	ENV_CLI=()
-	ARGS_SRV=()
-	ARGS_CLI=()
-	WANT=()
-	ARGV=()
-	while [ $# -gt 0 ]; do
-		case $1 in
-		@s:*) ENV_SRV+=("${1#@s:}") ;;
-		@c:*) ENV_CLI+=("${1#@c:}") ;;
-		@sa:*) ARGS_SRV+=("${1#@sa:}") ;;
-		@ca:*) ARGS_CLI+=("${1#@ca:}") ;;
-		@want:*) WANT+=("${1#@want:}") ;;
-		[A-Z]*=*) ENV_BOTH+=("$1") ;;
-		*) break ;;
-		esac
-		shift
-	done
-	ARGV=("$@")
-}
+# A case is "NAME KIND ARGS..." (see split_args in lib.sh).
 
 kind_devices() {
 	split_args "$@"
@@ -502,8 +283,6 @@ kind_semantics() {
 
 # ---------------------------------------------------------------- the cases
 
-CASES=()
-defcase() { CASES+=("$*"); }
 
 ROCE=SOFTVERBS_LINK_LAYER=eth
 
@@ -619,25 +398,8 @@ fi
 
 # ---------------------------------------------------------------- main loop
 
-selected() {
-	local p
-
-	[ ${#PATTERNS[@]} = 0 ] && return 0
-	for p in "${PATTERNS[@]}"; do
-		# shellcheck disable=SC2053
-		[[ $1 == $p ]] && return 0
-	done
-	return 1
-}
-
 if [ $LIST = 1 ]; then
-	for c in "${CASES[@]}"; do
-		# shellcheck disable=SC2086 # the case line is split into words
-		set -f
-		set -- $c
-		set +f
-		selected "$1" && printf '%-32s %s\n' "$1" "${*:2}"
-	done
+	list_cases
 	exit 0
 fi
 
@@ -651,8 +413,6 @@ if [ ! -e "$LIB/libibverbs.so.1" ]; then
 	exit 1
 fi
 
-PASSED=0
-FAILED=0
 RETRIED=0
 SUMMARY=$LOGROOT/summary.txt
 : >"$SUMMARY"
@@ -665,71 +425,18 @@ perftest_clock_failed() {
 	grep -q 'Correlation coefficient r^2' "$CASE_DIR"/*.log 2>/dev/null
 }
 
-run_case() {
-	local name=$1 kind=$2 t0 dt bad attempt
-
-	shift 2
-	CASE_DIR=$RUNDIR/$name
-	mkdir -p "$CASE_DIR"
-	FABRIC=svt$$-$ITER-$CASENO
-	CASE_ERRS=()
-	t0=$(date +%s.%N)
-	for attempt in 1 2 3; do
-		CASE_ERRS=()
-		"kind_$kind" "$@"
-		if [ ${#OWN_PIDS[@]} -gt 0 ]; then
-			fail "processes still running after the case: ${OWN_PIDS[*]}"
-			kill_own
-		fi
-		if [ $attempt -ge 3 ] || [ ${#CASE_ERRS[@]} = 0 ] ||
-			! perftest_clock_failed; then
-			break
-		fi
-		# perftest calibrates its cycle counter against gettimeofday
-		# and fails (r^2 < 0.9) when the CPU is contended: a property
-		# of perftest on a busy 2-vCPU machine, not of softverbs.
-		echo "#    $name: perftest could not calibrate its clock; retrying (attempt $((attempt + 1)) of 3)"
-		RETRIED=$((RETRIED + 1))
-		mkdir -p "$CASE_DIR.try$attempt" && mv "$CASE_DIR"/* "$CASE_DIR.try$attempt"/
-		FABRIC=svt$$-$ITER-$CASENO-r$attempt
-	done
-	bad=$(grep -lE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
-		"$CASE_DIR"/*.log "$CASE_DIR".try*/*.log 2>/dev/null |
-		sed "s|^$RUNDIR/||" | tr '\n' ' ')
-	[ -z "$bad" ] || fail "sanitizer report in: $bad"
-	dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-	if [ ${#CASE_ERRS[@]} = 0 ]; then
-		PASSED=$((PASSED + 1))
-		echo "ok   $name (${dt}s)"
-		echo "ok $name $dt" >>"$SUMMARY"
-		[ $KEEP = 1 ] || rm -rf "$CASE_DIR" "$CASE_DIR".try*
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name (${dt}s): $(printf '%s; ' "${CASE_ERRS[@]}")logs: $CASE_DIR"
-		echo "FAIL $name $dt" >>"$SUMMARY"
-	fi
+# perftest calibrates its cycle counter against gettimeofday and fails
+# (r^2 < 0.9) when the CPU is contended: a property of perftest on a busy
+# 2-vCPU machine, not of softverbs.  Such a case is tried again.
+CASE_TRIES=3
+case_retry() {
+	perftest_clock_failed || return 1
+	echo "#    $1: perftest could not calibrate its clock; retrying (attempt $(($2 + 1)) of 3)"
+	RETRIED=$((RETRIED + 1))
 }
 
-ITER=0
-while [ $ITER -lt "$REPEAT" ]; do
-	ITER=$((ITER + 1))
-	RUNDIR=$LOGROOT/iter$ITER
-	mkdir -p "$RUNDIR"
-	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER of $REPEAT"
-	it_fail=$FAILED
-	CASENO=0
-	for c in "${CASES[@]}"; do
-		# shellcheck disable=SC2086 # the case line is split into words
-		set -f
-		set -- $c
-		set +f
-		selected "$1" || continue
-		CASENO=$((CASENO + 1))
-		run_case "$@"
-	done
-	[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER: $((FAILED - it_fail)) failed ($((SECONDS - START)) s so far)"
-	rmdir "$RUNDIR" 2>/dev/null
-done
+FABRIC_PREFIX=svt$$
+run_all
 echo "# wall time $((SECONDS - START)) s; perftest clock retries: $RETRIED; logs: $LOGROOT"
 if [ "$WITH_ASAN" = 1 ] && [ $ASAN = 0 ]; then
 	echo "$PASSED passed, $FAILED failed (normal build)"
