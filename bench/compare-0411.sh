@@ -27,149 +27,23 @@
 
 set -u
 
-PAIRS=${PAIRS:-5}
-T=${T:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-OURS=${OURS:-$here/../qperf}
-OLD=${OLD:-/usr/bin/qperf}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 TESTS=${TESTS:-tcp_bw tcp_lat udp_bw udp_lat}
 SIZES=${SIZES:-default 1K 1M}
 RAW=${RAW:-}
 
-die() { echo "compare-0411: $*" >&2; exit 2; }
+BENCH=compare-0411
+SERVER_ENV=()
 
-case $PAIRS in ''|*[!0-9]*|0) die "PAIRS must be a positive integer, got '$PAIRS'" ;; esac
-case $T in ''|*[!0-9]*|0) die "T must be a whole number of seconds >= 1, got '$T'" ;; esac
-[ -x "$OURS" ] || die "our qperf not found at '$OURS' (run make, or set OURS=)"
-[ -x "$OLD" ] || die "qperf 0.4.11 not found at '$OLD' (apt-get install qperf, or set OLD=)"
-command -v python3 >/dev/null || die "python3 is needed for the statistics"
-command -v ss >/dev/null || die "ss (iproute2) is needed to see the 0.4.11 server listen"
+check_common
+check_tools "the 0.4.11 server listen"
 for t in $TESTS; do
 	case $t in tcp_bw|tcp_lat|udp_bw|udp_lat) ;; *) die "unknown test '$t'" ;; esac
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/qperf-bench.XXXXXX") || die "mktemp failed"
-ours_pid='' old_pid='' ours_port='' old_port=''
-
-# A run must never hang the benchmark: allow the test time plus setup.
-run_limit=$((T + 20))
-started_pids=()
-
-# Servers are stopped with a quit test; if one is still alive after that
-# (or the quit could not be sent), only the PID we started is killed.
-stop_server() { # pid client port
-	local pid=$1 client=$2 port=$3
-	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then
-		timeout 10 "$client" localhost -lp "$port" quit >/dev/null 2>&1
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
-	kill_tree "$pid"
-	return 0
-}
-
-# Kill a server we started and the per-request children it forked (a
-# client killed by the run limit can leave one behind), by PID only.
-kill_tree() { # pid
-	local pid=$1 kids k
-	# Only a live child of this script: never PID 0, never a reused PID.
-	case $pid in ''|0|*[!0-9]*) return 0 ;; esac
-	[ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$$" ] || {
-		wait "$pid" 2>/dev/null
-		return 0
-	}
-	kids=$(ps -o pid= --ppid "$pid" 2>/dev/null)
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null
-		sleep 0.2
-		kill -9 "$pid" 2>/dev/null
-	fi
-	for k in $kids; do
-		kill -9 "$k" 2>/dev/null
-	done
-	wait "$pid" 2>/dev/null
-}
-
-cleanup() {
-	local p
-	stop_server "$ours_pid" "$OURS" "$ours_port"
-	stop_server "$old_pid" "$OLD" "$old_port"
-	# Servers replaced after a failure, in case one lingers.
-	for p in "${started_pids[@]}"; do
-		kill_tree "$p"
-	done
-	ours_pid='' old_pid=''
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Our server binds port 0 and writes the real port to a file.
-start_ours() {
-	local pf=$work/ours.port
-	rm -f "$pf"
-	"$OURS" -lp 0 -lpf "$pf" >>"$work/ours-server.log" 2>&1 &
-	ours_pid=$!
-	started_pids+=("$ours_pid")
-	for _ in $(seq 100); do
-		if [ -s "$pf" ]; then
-			ours_port=$(cat "$pf")
-			return 0
-		fi
-		kill -0 "$ours_pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "compare-0411: our server did not start:" >&2
-	cat "$work/ours-server.log" >&2
-	return 1
-}
-
-# 0.4.11 cannot bind port 0 and report it: pick a free port, start it,
-# poll ss until it listens; retry with another port if it lost a race.
-start_old() {
-	local port
-	for _ in 1 2 3 4 5; do
-		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])')
-		"$OLD" -lp "$port" >>"$work/old-server.log" 2>&1 &
-		old_pid=$!
-		started_pids+=("$old_pid")
-		for _ in $(seq 100); do
-			if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
-				old_port=$port
-				return 0
-			fi
-			kill -0 "$old_pid" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill_tree "$old_pid"
-	done
-	echo "compare-0411: qperf 0.4.11 server did not start:" >&2
-	cat "$work/old-server.log" >&2
-	return 1
-}
-
-# A server that died is restarted, so one bad run costs one run only.
-ensure_server() { # ours|old
-	if [ "$1" = ours ]; then
-		kill -0 "${ours_pid:-0}" 2>/dev/null && return 0
-		[ -n "$ours_pid" ] && echo "- our server died; restarted it" >>"$fails"
-		[ -n "$ours_pid" ] && wait "$ours_pid" 2>/dev/null
-		start_ours
-	else
-		kill -0 "${old_pid:-0}" 2>/dev/null && return 0
-		[ -n "$old_pid" ] && echo "- 0.4.11 server died; restarted it" >>"$fails"
-		[ -n "$old_pid" ] && wait "$old_pid" 2>/dev/null
-		start_old
-	fi
-}
-
-raw=$work/raw.tsv
-fails=$work/fails.txt
-: >"$raw"
-: >"$fails"
+bench_setup qperf-bench
 
 # One client run; appends "case tool pair metric value" lines to $raw, or
 # "case tool pair FAIL reason" when the run produced no usable number.
@@ -207,13 +81,7 @@ run_one() { # tool case test size pair
 	if [ "$rc" != 0 ] || ! printf '%s\n' "$vals" | grep -qv '^client_cpu' ||
 	   printf '%s\n' "$vals" | awk -F'\t' '$2 + 0 <= 0 { bad = 1 } END { exit !bad }'; then
 		# Say why: error lines, else the headline values.
-		why=$(printf '%s\n' "$out" | grep -v -e '^[a-z_]*:$' -e '^__rc' \
-			-e '^[0-9]*m[0-9.]*s ' -e '^ *[a-z_]* *= ' | tr '\n' ' ')
-		[ -n "$why" ] || why=$(printf '%s\n' "$out" |
-			grep -E '^ *(bw|send_bw|recv_bw|latency) *= ' | tr -s ' ' | tr '\n' ' ')
-		why=$(printf '%s' "$why" | cut -c1-160)
-		[ "$rc" = 124 ] && why="timed out after ${run_limit}s; $why"
-		[ -n "$why" ] || why="no result"
+		why=$(qperf_why "$out" "$rc" 'bw|send_bw|recv_bw|latency')
 		printf '%s\t%s\t%s\tFAIL\trc=%s %s\n' "$case" "$tool" "$pair" "$rc" "$why" >>"$raw"
 		printf -- '- %s, %s, pair %s: exit %s: %s\n' "$case" \
 			"$([ "$tool" = ours ] && echo ours || echo 0.4.11)" "$pair" "$rc" "$why" >>"$fails"
@@ -250,10 +118,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 [ -n "$RAW" ] && cp "$raw" "$RAW"
 
-ours_ver=$("$OURS" --version 2>&1 | head -1)
-ours_rev=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
-old_ver=$(dpkg-query -W -f '${Package} ${Version}' qperf 2>/dev/null || echo "$OLD")
-cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+version_info
 
 cat <<EOF
 # qperf vs qperf 0.4.11 on loopback
@@ -270,19 +135,12 @@ cat <<EOF
 
 EOF
 
-python3 - "$raw" "$PAIRS" "$TESTS" "$SIZES" <<'EOF'
+PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$TESTS" "$SIZES" <<'EOF'
 import statistics, sys
-from collections import defaultdict
+from benchlib import read_raw
 
 raw, pairs, tests, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
-vals = defaultdict(dict)   # (case, metric, tool) -> {pair: value}
-nfail = defaultdict(int)   # (case, tool) -> failed runs
-for line in open(raw):
-    case, tool, pair, metric, value = line.rstrip("\n").split("\t", 4)
-    if metric == "FAIL":
-        nfail[case, tool] += 1
-    else:
-        vals[case, metric, tool][int(pair)] = float(value)
+vals, nfail = read_raw(raw)
 
 def cpufmt(ns):
     return "%.2f us" % (ns / 1e3) if ns >= 1e3 else "%.0f ns" % ns

@@ -37,11 +37,9 @@
 
 set -u
 
-PAIRS=${PAIRS:-5}
-T=${T:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-OURS=${OURS:-$here/../qperf}
-OLD=${OLD:-/usr/bin/qperf}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
 SV_LIB=${SV_LIB:-$here/../softverbs/build}
 PERFTEST=${PERFTEST:-1}
 RAW=${RAW:-}
@@ -70,17 +68,14 @@ rc_fetch_add_mr         rc_fetch_add_mr   default -            -
 "
 CASES=${CASES:-$(printf '%s\n' "$ALL_CASES" | awk 'NF { print $1 }' | tr '\n' ' ')}
 
-die() { echo "compare-rdma: $*" >&2; exit 2; }
+BENCH=compare-rdma
+SERVER_ENV=(SOFTVERBS_NODE=1)
 
-case $PAIRS in ''|*[!0-9]*|0) die "PAIRS must be a positive integer, got '$PAIRS'" ;; esac
-case $T in ''|*[!0-9]*|0) die "T must be a whole number of seconds >= 1, got '$T'" ;; esac
-[ -x "$OURS" ] || die "our qperf not found at '$OURS' (run make, or set OURS=)"
+check_common
 "$OURS" --version 2>&1 | grep -q 'rdma: built' ||
 	die "'$OURS' was built without the RDMA tests ($("$OURS" --version 2>&1 | head -1))"
-[ -x "$OLD" ] || die "qperf 0.4.11 not found at '$OLD' (apt-get install qperf, or set OLD=)"
+check_tools "the servers listen"
 [ -e "$SV_LIB/libibverbs.so.1" ] || die "softverbs is not built in '$SV_LIB' (run make, or set SV_LIB=)"
-command -v python3 >/dev/null || die "python3 is needed for the statistics"
-command -v ss >/dev/null || die "ss (iproute2) is needed to see the servers listen"
 if [ "$PERFTEST" = 1 ]; then
 	for p in ib_send_bw ib_send_lat ib_write_lat ib_read_bw ib_read_lat; do
 		command -v "$p" >/dev/null || die "perftest's $p not found (apt-get install perftest, or PERFTEST=0)"
@@ -96,133 +91,8 @@ export LD_LIBRARY_PATH=$SV_LIB
 export SOFTVERBS_FABRIC=qperf-bench-$$
 unset SOFTVERBS_NODE SOFTVERBS_LINK_LAYER
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/qperf-bench-rdma.XXXXXX") || die "mktemp failed"
-ours_pid='' old_pid='' ours_port='' old_port=''
-
-# A run must never hang the benchmark: allow the test time plus setup.
-run_limit=$((T + 20))
-started_pids=()
-
-# Servers are stopped with a quit test; if one is still alive after that
-# (or the quit could not be sent), only the PID we started is killed.
-stop_server() { # pid client port
-	local pid=$1 client=$2 port=$3
-	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then
-		timeout 10 "$client" localhost -lp "$port" quit >/dev/null 2>&1
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
-	kill_tree "$pid"
-	return 0
-}
-
-# Kill a process we started and the children it forked (a client killed by
-# the run limit can leave a per-request child of a server behind), by PID.
-kill_tree() { # pid
-	local pid=$1 kids k
-	# Only a live child of this script: never PID 0, never a reused PID.
-	case $pid in ''|0|*[!0-9]*) return 0 ;; esac
-	[ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$$" ] || {
-		wait "$pid" 2>/dev/null
-		return 0
-	}
-	kids=$(ps -o pid= --ppid "$pid" 2>/dev/null)
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null
-		sleep 0.2
-		kill -9 "$pid" 2>/dev/null
-	fi
-	for k in $kids; do
-		kill -9 "$k" 2>/dev/null
-	done
-	wait "$pid" 2>/dev/null
-}
-
-cleanup() {
-	local p
-	stop_server "$ours_pid" "$OURS" "$ours_port"
-	stop_server "$old_pid" "$OLD" "$old_port"
-	# Servers replaced after a failure, perftest servers, in case one lingers.
-	for p in "${started_pids[@]}"; do
-		kill_tree "$p"
-	done
-	ours_pid='' old_pid=''
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
-}
-
-# Our server binds port 0 and writes the real port to a file.
-start_ours() {
-	local pf=$work/ours.port
-	rm -f "$pf"
-	SOFTVERBS_NODE=1 "$OURS" -lp 0 -lpf "$pf" >>"$work/ours-server.log" 2>&1 </dev/null &
-	ours_pid=$!
-	started_pids+=("$ours_pid")
-	for _ in $(seq 100); do
-		if [ -s "$pf" ]; then
-			ours_port=$(cat "$pf")
-			return 0
-		fi
-		kill -0 "$ours_pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "compare-rdma: our server did not start:" >&2
-	cat "$work/ours-server.log" >&2
-	return 1
-}
-
-# 0.4.11 cannot bind port 0 and report it: pick a free port, start it,
-# poll ss until it listens; retry with another port if it lost a race.
-start_old() {
-	local port
-	for _ in 1 2 3 4 5; do
-		port=$(free_port)
-		SOFTVERBS_NODE=1 "$OLD" -lp "$port" >>"$work/old-server.log" 2>&1 </dev/null &
-		old_pid=$!
-		started_pids+=("$old_pid")
-		for _ in $(seq 100); do
-			if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
-				old_port=$port
-				return 0
-			fi
-			kill -0 "$old_pid" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill_tree "$old_pid"
-	done
-	echo "compare-rdma: qperf 0.4.11 server did not start:" >&2
-	cat "$work/old-server.log" >&2
-	return 1
-}
-
-# A server that died is restarted, so one bad run costs one run only.
-ensure_server() { # ours|old
-	if [ "$1" = ours ]; then
-		kill -0 "${ours_pid:-0}" 2>/dev/null && return 0
-		[ -n "$ours_pid" ] && echo "- our server died; restarted it" >>"$fails"
-		[ -n "$ours_pid" ] && wait "$ours_pid" 2>/dev/null
-		start_ours
-	else
-		kill -0 "${old_pid:-0}" 2>/dev/null && return 0
-		[ -n "$old_pid" ] && echo "- 0.4.11 server died; restarted it" >>"$fails"
-		[ -n "$old_pid" ] && wait "$old_pid" 2>/dev/null
-		start_old
-	fi
-}
-
-raw=$work/raw.tsv
-fails=$work/fails.txt
+bench_setup qperf-bench-rdma
 retries=$work/retries.txt
-: >"$raw"
-: >"$fails"
 : >"$retries"
 
 tool_name() {
@@ -286,13 +156,7 @@ run_qperf() { # tool case test size pair
 	if [ "$rc" != 0 ] ||
 	   ! printf '%s\n' "$vals" | grep -qE '^(bw|latency|msg_rate)'$'\t' ||
 	   printf '%s\n' "$vals" | awk -F'\t' '$1 != "msg_size" && $2 + 0 <= 0 { bad = 1 } END { exit !bad }'; then
-		why=$(printf '%s\n' "$out" | grep -v -e '^[a-z_]*:$' -e '^__rc' \
-			-e '^[0-9]*m[0-9.]*s ' -e '^ *[a-z_]* *= ' | tr '\n' ' ')
-		[ -n "$why" ] || why=$(printf '%s\n' "$out" |
-			grep -E '^ *(bw|latency|msg_rate) *= ' | tr -s ' ' | tr '\n' ' ')
-		why=$(printf '%s' "$why" | cut -c1-160)
-		[ "$rc" = 124 ] && why="timed out after ${run_limit}s; $why"
-		[ -n "$why" ] || why="no result"
+		why=$(qperf_why "$out" "$rc" 'bw|latency|msg_rate')
 		record_fail "$case" "$tool" "$pair" "$rc" "$why"
 		return
 	fi
@@ -398,12 +262,9 @@ load_range=$(printf '%s\n' "${loads[@]}" | sort -g | sed -n '1p;$p' | tr '\n' ' 
 
 [ -n "$RAW" ] && cp "$raw" "$RAW"
 
-ours_ver=$("$OURS" --version 2>&1 | head -1)
-ours_rev=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
-old_ver=$(dpkg-query -W -f '${Package} ${Version}' qperf 2>/dev/null || echo "$OLD")
+version_info
 pt_ver=$(dpkg-query -W -f '${Package} ${Version}' perftest 2>/dev/null || echo perftest)
 sv_rev=$(git -C "$here/.." log -1 --format=%h -- softverbs 2>/dev/null || echo unknown)
-cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 
 cat <<EOF
 # qperf RDMA tests vs qperf 0.4.11 and perftest, over softverbs
@@ -434,9 +295,9 @@ poll), not how fast an HCA is.
 
 EOF
 
-python3 - "$raw" "$PAIRS" "$CASES" "$ALL_CASES" "$PERFTEST" <<'EOF'
+PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$CASES" "$ALL_CASES" "$PERFTEST" <<'EOF'
 import statistics, sys
-from collections import defaultdict
+from benchlib import read_raw
 
 raw, pairs, cases, allcases, perftest = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5] == "1"
 spec = {}
@@ -444,14 +305,7 @@ for line in allcases.splitlines():
     f = line.split()
     if f:
         spec[f[0]] = f[1:]
-vals = defaultdict(dict)   # (case, metric, tool) -> {pair: value}
-nfail = defaultdict(int)   # (case, tool) -> failed runs
-for line in open(raw):
-    case, tool, pair, metric, value = line.rstrip("\n").split("\t", 4)
-    if metric == "FAIL":
-        nfail[case, tool] += 1
-    else:
-        vals[case, metric, tool][int(pair)] = float(value)
+vals, nfail = read_raw(raw)
 
 def med(d):
     return statistics.median(d.values()) if d else None

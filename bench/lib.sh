@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Functions run from the EXIT trap look unreachable to shellcheck:
+# shellcheck disable=SC2317
+# Variables set here are read by the sourcing script:
+# shellcheck disable=SC2034
+#
+# bench/lib.sh: what compare-0411.sh and compare-rdma.sh share (sourced, not
+# run): the checks of PAIRS/T/OURS/OLD, the work directory, our server and
+# 0.4.11's (started, restarted, stopped; only PIDs this script started are
+# ever signalled), the failure records and the report's version lines.
+#
+# The sourcing script sets here (its directory) first, and BENCH (its
+# name, for messages) and SERVER_ENV (VAR=VAL words for every server, may
+# be empty) before check_common.
+
+PAIRS=${PAIRS:-5}
+T=${T:-1}
+OURS=${OURS:-$here/../qperf}
+OLD=${OLD:-/usr/bin/qperf}
+
+die() { echo "$BENCH: $*" >&2; exit 2; }
+
+# check_common SS_WHY: the settings and tools both benches need.
+check_common() {
+	case $PAIRS in ''|*[!0-9]*|0) die "PAIRS must be a positive integer, got '$PAIRS'" ;; esac
+	case $T in ''|*[!0-9]*|0) die "T must be a whole number of seconds >= 1, got '$T'" ;; esac
+	[ -x "$OURS" ] || die "our qperf not found at '$OURS' (run make, or set OURS=)"
+}
+check_tools() { # SS_WHY
+	[ -x "$OLD" ] || die "qperf 0.4.11 not found at '$OLD' (apt-get install qperf, or set OLD=)"
+	command -v python3 >/dev/null || die "python3 is needed for the statistics"
+	command -v ss >/dev/null || die "ss (iproute2) is needed to see $1"
+}
+
+# bench_setup TEMPLATE: the work directory, the server state, the traps and
+# the raw and fails files.
+bench_setup() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || die "mktemp failed"
+	ours_pid='' old_pid='' ours_port='' old_port=''
+	# A run must never hang the benchmark: allow the test time plus setup.
+	run_limit=$((T + 20))
+	started_pids=()
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	raw=$work/raw.tsv
+	fails=$work/fails.txt
+	: >"$raw"
+	: >"$fails"
+}
+
+# Servers are stopped with a quit test; if one is still alive after that
+# (or the quit could not be sent), only the PID we started is killed.
+stop_server() { # pid client port
+	local pid=$1 client=$2 port=$3
+	[ -n "$pid" ] || return 0
+	if kill -0 "$pid" 2>/dev/null; then
+		timeout 10 "$client" localhost -lp "$port" quit >/dev/null 2>&1
+		for _ in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	kill_tree "$pid"
+	return 0
+}
+
+# Kill a process we started and the children it forked (a client killed by
+# the run limit can leave a per-request child of a server behind), by PID.
+kill_tree() { # pid
+	local pid=$1 kids k
+	# Only a live child of this script: never PID 0, never a reused PID.
+	case $pid in ''|0|*[!0-9]*) return 0 ;; esac
+	[ "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$$" ] || {
+		wait "$pid" 2>/dev/null
+		return 0
+	}
+	kids=$(ps -o pid= --ppid "$pid" 2>/dev/null)
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null
+		sleep 0.2
+		kill -9 "$pid" 2>/dev/null
+	fi
+	for k in $kids; do
+		kill -9 "$k" 2>/dev/null
+	done
+	wait "$pid" 2>/dev/null
+}
+
+cleanup() {
+	local p
+	stop_server "$ours_pid" "$OURS" "$ours_port"
+	stop_server "$old_pid" "$OLD" "$old_port"
+	# Servers replaced after a failure (and perftest's), in case one lingers.
+	for p in "${started_pids[@]}"; do
+		kill_tree "$p"
+	done
+	ours_pid='' old_pid=''
+	rm -rf "$work"
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
+}
+
+# Our server binds port 0 and writes the real port to a file.
+start_ours() {
+	local pf=$work/ours.port
+	rm -f "$pf"
+	env "${SERVER_ENV[@]}" "$OURS" -lp 0 -lpf "$pf" >>"$work/ours-server.log" 2>&1 </dev/null &
+	ours_pid=$!
+	started_pids+=("$ours_pid")
+	for _ in $(seq 100); do
+		if [ -s "$pf" ]; then
+			ours_port=$(cat "$pf")
+			return 0
+		fi
+		kill -0 "$ours_pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "$BENCH: our server did not start:" >&2
+	cat "$work/ours-server.log" >&2
+	return 1
+}
+
+# 0.4.11 cannot bind port 0 and report it: pick a free port, start it,
+# poll ss until it listens; retry with another port if it lost a race.
+start_old() {
+	local port
+	for _ in 1 2 3 4 5; do
+		port=$(free_port)
+		env "${SERVER_ENV[@]}" "$OLD" -lp "$port" >>"$work/old-server.log" 2>&1 </dev/null &
+		old_pid=$!
+		started_pids+=("$old_pid")
+		for _ in $(seq 100); do
+			if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+				old_port=$port
+				return 0
+			fi
+			kill -0 "$old_pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill_tree "$old_pid"
+	done
+	echo "$BENCH: qperf 0.4.11 server did not start:" >&2
+	cat "$work/old-server.log" >&2
+	return 1
+}
+
+# A server that died is restarted, so one bad run costs one run only.
+ensure_server() { # ours|old
+	if [ "$1" = ours ]; then
+		kill -0 "${ours_pid:-0}" 2>/dev/null && return 0
+		[ -n "$ours_pid" ] && echo "- our server died; restarted it" >>"$fails"
+		[ -n "$ours_pid" ] && wait "$ours_pid" 2>/dev/null
+		start_ours
+	else
+		kill -0 "${old_pid:-0}" 2>/dev/null && return 0
+		[ -n "$old_pid" ] && echo "- 0.4.11 server died; restarted it" >>"$fails"
+		[ -n "$old_pid" ] && wait "$old_pid" 2>/dev/null
+		start_old
+	fi
+}
+
+# qperf_why OUT RC METRICS: why a qperf run gave no usable number: its error
+# lines, else its headline values (METRICS, an ERE of their names).
+qperf_why() {
+	local why
+	why=$(printf '%s\n' "$1" | grep -v -e '^[a-z_]*:$' -e '^__rc' \
+		-e '^[0-9]*m[0-9.]*s ' -e '^ *[a-z_]* *= ' | tr '\n' ' ')
+	[ -n "$why" ] || why=$(printf '%s\n' "$1" |
+		grep -E "^ *($3) *= " | tr -s ' ' | tr '\n' ' ')
+	why=$(printf '%s' "$why" | cut -c1-160)
+	[ "$2" = 124 ] && why="timed out after ${run_limit}s; $why"
+	printf '%s\n' "${why:-no result}"
+}
+
+# version_info: ours_ver, ours_rev, old_ver, cpu for the report.
+version_info() {
+	ours_ver=$("$OURS" --version 2>&1 | head -1)
+	ours_rev=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+	old_ver=$(dpkg-query -W -f '${Package} ${Version}' qperf 2>/dev/null || echo "$OLD")
+	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+}
