@@ -285,12 +285,7 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	p->id.route.num_paths = 0;	/* until rdma_resolve_route */
 	cm_event_simple(p, RDMA_CM_EVENT_ADDR_RESOLVED, 0);
 out:
-	pthread_mutex_unlock(&cm.lock);
-	if (err)
-		return cm_fail(-err);
-	if (p->sync)
-		return cm_sync_wait(p, RDMA_CM_EVENT_ADDR_RESOLVED);
-	return 0;
+	return cm_unlock_sync(p, err, RDMA_CM_EVENT_ADDR_RESOLVED);
 }
 
 void cm_route_resolved(struct cm_id *p)
@@ -318,12 +313,7 @@ CM_EXPORT int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	} else {
 		cm_route_resolved(p);
 	}
-	pthread_mutex_unlock(&cm.lock);
-	if (err)
-		return cm_fail(-err);
-	if (p->sync)
-		return cm_sync_wait(p, RDMA_CM_EVENT_ROUTE_RESOLVED);
-	return 0;
+	return cm_unlock_sync(p, err, RDMA_CM_EVENT_ROUTE_RESOLVED);
 }
 
 CM_EXPORT __be16 rdma_get_src_port(struct rdma_cm_id *id)

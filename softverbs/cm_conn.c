@@ -197,13 +197,24 @@ static int rej_status_of_listener(struct cm_id *l, const struct cm_msg *m)
 	return cm_addr_equal(src, dst) ? 0 : CM_REJ_INVALID_SERVICE_ID;
 }
 
-static void send_rej(struct cm_id *p, int reason, enum cm_msg_type t)
+/* send a message of type t with status st and no private data */
+static int send_status(struct cm_id *p, enum cm_msg_type t, int st)
 {
 	struct cm_msg m;
 
 	cm_msg_init(p, &m, t);
-	m.status = reason;
-	cm_send(p, &m);
+	m.status = st;
+	return cm_send(p, &m);
+}
+
+static int send_type(struct cm_id *p, enum cm_msg_type t)
+{
+	return send_status(p, t, 0);
+}
+
+static void send_rej(struct cm_id *p, int reason, enum cm_msg_type t)
+{
+	send_status(p, t, reason);
 }
 
 /* a REQ (or SIDR REQ) on a pending child */
@@ -261,7 +272,6 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 static void on_rep(struct cm_id *p, const struct cm_msg *m)
 {
 	struct cm_event *e;
-	struct cm_msg rtu;
 	int err;
 
 	if (p->state != CM_REQ_SENT)
@@ -287,8 +297,7 @@ static void on_rep(struct cm_id *p, const struct cm_msg *m)
 		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, err);
 		return;
 	}
-	cm_msg_init(p, &rtu, CM_MSG_RTU);
-	cm_send(p, &rtu);
+	send_type(p, CM_MSG_RTU);
 	p->state = CM_ESTABLISHED;
 	e = cm_event_new(p, RDMA_CM_EVENT_ESTABLISHED, 0);
 	if (e) {
@@ -336,15 +345,18 @@ static void on_dreq(struct cm_id *p, bool reply)
 
 static void dreq_drained(struct cm_id *p)
 {
-	struct cm_msg m;
-
 	cm_qp_modify(p, IBV_QPS_ERR);
-	if (p->drep_pending && p->conn_fd >= 0) {
-		cm_msg_init(p, &m, CM_MSG_DREP);
-		cm_send(p, &m);
-	}
+	if (p->drep_pending && p->conn_fd >= 0)
+		send_type(p, CM_MSG_DREP);
 	p->drep_pending = false;
 	cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
+}
+
+/* the passive side's handshake failed after it sent REP */
+static void rep_sent_failed(struct cm_id *p, int status)
+{
+	cm_qp_modify(p, IBV_QPS_ERR);
+	cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, status);
 }
 
 void cm_conn_lost(struct cm_id *p)
@@ -362,8 +374,7 @@ void cm_conn_lost(struct cm_id *p)
 			 is_ud(p) ? -ECONNRESET : CM_REJ_CONSUMER_DEFINED);
 		return;
 	case CM_REP_SENT:
-		cm_qp_modify(p, IBV_QPS_ERR);
-		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, -ECONNRESET);
+		rep_sent_failed(p, -ECONNRESET);
 		return;
 	case CM_ESTABLISHED:
 	case CM_DREQ_SENT:
@@ -455,8 +466,7 @@ void cm_conn_timeout(struct cm_id *p)
 		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
 		break;
 	case CM_REP_SENT:
-		cm_qp_modify(p, IBV_QPS_ERR);
-		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT);
+		rep_sent_failed(p, -ETIMEDOUT);
 		break;
 	case CM_DREQ_SENT:
 		cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
@@ -522,7 +532,7 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 
 	if (!id)
 		return cm_fail(EINVAL);
-	err = cm_lock_in(p, CM_ROUTE_RESOLVED);
+	err = cm_lock_in(id, CM_ROUTE_RESOLVED);
 	if (err)
 		goto out;
 	conn_take(p, conn_param);
@@ -556,29 +566,18 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 		goto out;
 	cm_enter_timed(p, CM_REQ_SENT, CM_MS_NS(cm.connect_ms));
 out:
-	pthread_mutex_unlock(&cm.lock);
-	if (err)
-		return cm_fail(-err);
-	if (p->sync)
-		return cm_sync_wait(p, is_ud(p) ? RDMA_CM_EVENT_ESTABLISHED :
-				    p->id.qp ? RDMA_CM_EVENT_ESTABLISHED :
-					       RDMA_CM_EVENT_CONNECT_RESPONSE);
-	return 0;
+	return cm_unlock_sync(p, err,
+			      is_ud(p) || p->id.qp ? RDMA_CM_EVENT_ESTABLISHED :
+						     RDMA_CM_EVENT_CONNECT_RESPONSE);
 }
 
 CM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 {
 	struct cm_id *p = (struct cm_id *)id;
-	struct cm_msg m;
-	int err = 0;
+	int err = cm_lock_in(id, CM_REP_RCVD);
 
-	if (!id)
-		return cm_fail(EINVAL);
-	err = cm_lock_in(p, CM_REP_RCVD);
-	if (!err) {
-		cm_msg_init(p, &m, CM_MSG_RTU);
-		err = cm_send(p, &m);
-	}
+	if (!err)
+		err = send_type(p, CM_MSG_RTU);
 	if (!err)
 		p->state = CM_ESTABLISHED;
 	return cm_unlock_ret(err);
@@ -595,7 +594,7 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		return cm_fail(EINVAL);
 	if (p->sync)
 		cm_ack_last(id);
-	err = cm_lock_in(p, CM_REQ_RCVD);
+	err = cm_lock_in(id, CM_REQ_RCVD);
 	if (!err && p->conn_fd < 0)
 		err = -ECONNRESET;
 	if (err)
@@ -633,38 +632,36 @@ CM_EXPORT int rdma_accept(struct rdma_cm_id *id,
 		goto out;
 	cm_enter_timed(p, CM_REP_SENT, CM_MS_NS(cm.connect_ms));
 out:
-	pthread_mutex_unlock(&cm.lock);
-	if (err)
-		return cm_fail(-err);
-	if (p->sync && !is_ud(p))
-		return cm_sync_wait(p, RDMA_CM_EVENT_ESTABLISHED);
-	return 0;
+	if (is_ud(p))
+		return cm_unlock_ret(err);
+	return cm_unlock_sync(p, err, RDMA_CM_EVENT_ESTABLISHED);
+}
+
+/* rdma_reject of a connection request (RC) */
+static int reject_rc(struct cm_id *p, const void *pdata, uint8_t len)
+{
+	struct cm_msg m;
+	int err;
+
+	cm_msg_init(p, &m, CM_MSG_REJ);
+	m.status = CM_REJ_CONSUMER_DEFINED;
+	err = cm_msg_pdata(p, &m, pdata, len);
+	if (!err)
+		err = cm_send(p, &m);
+	if (!err)
+		p->state = CM_DEAD;
+	return err;
 }
 
 CM_EXPORT int rdma_reject(struct rdma_cm_id *id, const void *private_data,
 			  uint8_t private_data_len)
 {
 	struct cm_id *p = (struct cm_id *)id;
-	struct cm_msg m;
-	int err;
+	int err = cm_lock_in(id, CM_REQ_RCVD);
 
-	if (!id)
-		return cm_fail(EINVAL);
-	err = cm_lock_in(p, CM_REQ_RCVD);
-	if (err)
-		goto out;
-	if (is_ud(p)) {
-		err = cm_ud_reject(p, private_data, private_data_len);
-		goto out;
-	}
-	cm_msg_init(p, &m, CM_MSG_REJ);
-	m.status = CM_REJ_CONSUMER_DEFINED;
-	err = cm_msg_pdata(p, &m, private_data, private_data_len);
 	if (!err)
-		err = cm_send(p, &m);
-	if (!err)
-		p->state = CM_DEAD;
-out:
+		err = (is_ud(p) ? cm_ud_reject : reject_rc)(p, private_data,
+							   private_data_len);
 	return cm_unlock_ret(err);
 }
 
@@ -677,7 +674,6 @@ CM_EXPORT int rdma_reject_ece(struct rdma_cm_id *id, const void *private_data,
 CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 {
 	struct cm_id *p = (struct cm_id *)id;
-	struct cm_msg m;
 	int err = 0;
 
 	if (!id)
@@ -687,8 +683,7 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	case CM_ESTABLISHED:
 	case CM_REP_SENT:
 		cm_qp_modify(p, IBV_QPS_ERR);
-		cm_msg_init(p, &m, CM_MSG_DREQ);
-		if (cm_send(p, &m)) {
+		if (send_type(p, CM_MSG_DREQ)) {
 			/* the peer is gone already */
 			cm_enter(p, CM_DISCONNECTED,
 				 RDMA_CM_EVENT_DISCONNECTED, 0);

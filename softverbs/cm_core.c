@@ -487,6 +487,14 @@ CM_EXPORT int rdma_ack_cm_event(struct rdma_cm_event *event)
 	return 0;
 }
 
+int cm_unlock_sync(struct cm_id *p, int err, enum rdma_cm_event_type want)
+{
+	pthread_mutex_unlock(&cm.lock);
+	if (err)
+		return cm_fail(-err);
+	return p->sync ? cm_sync_wait(p, want) : 0;
+}
+
 int cm_sync_wait(struct cm_id *p, enum rdma_cm_event_type want)
 {
 	struct rdma_cm_event *ev;

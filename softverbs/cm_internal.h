@@ -195,12 +195,13 @@ static inline int cm_ret(int err)
 	return err ? cm_fail(-err) : 0;
 }
 
-/* Take cm.lock for an API call on p that wants p in state st: 0, or
- * -EINVAL when p is in another (the lock is taken all the same). */
-static inline int cm_lock_in(const struct cm_id *p, int st)
+/* Take cm.lock for an API call on id that wants it in state st: 0, or
+ * -EINVAL when there is no id or it is in another (the lock is taken all
+ * the same). */
+static inline int cm_lock_in(const struct rdma_cm_id *id, int st)
 {
 	pthread_mutex_lock(&cm.lock);
-	return (int)p->state == st ? 0 : -EINVAL;
+	return id && (int)((const struct cm_id *)id)->state == st ? 0 : -EINVAL;
 }
 
 /* drop cm.lock and return cm_ret(err) */
@@ -257,6 +258,9 @@ void cm_channel_purge(struct cm_channel *c, uint64_t handle);
 /* Wait (without cm.lock) for p's next event on its private channel;
  * 0 when it is "want" with status 0, else -1 with errno. */
 int cm_sync_wait(struct cm_id *p, enum rdma_cm_event_type want);
+/* Drop cm.lock and end an API call on p: cm_ret(err) when err, else wait
+ * for want when p is synchronous. */
+int cm_unlock_sync(struct cm_id *p, int err, enum rdma_cm_event_type want);
 /* Reserve port (0: pick an ephemeral one) for p; 0 or -errno. */
 int cm_port_reserve(struct cm_id *p, uint16_t port);
 void cm_port_name(struct sockaddr_un *sun, socklen_t *len, int ps,
