@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkrun.h"
 #include "cmcheck.h"
 
 char why[512];
@@ -685,75 +686,32 @@ static pid_t role(const struct cmcase *c, int (*fn)(struct peer *), int up[2],
 	return pid;
 }
 
-/* wait for a role; 1 if it exited 0, else 0 with how it ended in crash */
-static int reaped(pid_t pid, const char *who, char *crash, size_t len)
+/* start case k's roles, each in a process of its own */
+static void start(size_t k, int up[2], int down[2], int errfd, pid_t pid[2])
 {
-	int st;
+	const struct cmcase *c = &cases[k];
 
-	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st))
-		return 1;
-	snprintf(crash, len, "%s role: %s %d", who,
-		 WIFSIGNALED(st) ? "signal" : "exit status",
-		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	return 0;
-}
-
-static int run_case(const struct cmcase *c)
-{
-	int up[2], down[2], errp[2], ok;
-	pid_t a, b = -1;
-	char msg[600], crash[64] = "";
-	ssize_t n;
-
-	if (pipe(up) || pipe(down) || pipe(errp))
-		return 0;
-	a = role(c, c->active, up, down, errp[1]);
+	pid[0] = role(c, c->active, up, down, errfd);
 	if (c->passive)
-		b = role(c, c->passive, up, down, errp[1]);
-	close(errp[1]);
-	ok = reaped(a, "active", crash, sizeof(crash)) &
-	     (b < 0 || reaped(b, "passive", crash, sizeof(crash)));
-	n = read(errp[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = 0;
-	if (n > 0)
-		ok = 0;
-	close(errp[0]);
-	close(up[0]);
-	close(up[1]);
-	close(down[0]);
-	close(down[1]);
-	if (ok)
-		printf("ok   %s\n", c->name);
-	else
-		printf("FAIL %s: %s\n", c->name, msg[0] ? msg : crash);
-	fflush(stdout);
-	return ok;
+		pid[1] = role(c, c->passive, up, down, errfd);
 }
+
+static int run_case(size_t k)
+{
+	static const char *const who[2] = { "active", "passive" };
+	int up[2], down[2];
+
+	return check_case(k, cases[k].name, who, up, down, start);
+}
+
+static const char *case_name(size_t k) { return cases[k].name; }
+static const char *case_what(size_t k) { return cases[k].what; }
 
 int main(int argc, char **argv)
 {
-	int pass = 0, fail = 0, i;
-	size_t k;
+	static const struct check_prog prog = {
+		NCASES, 22, case_name, case_what, run_case
+	};
 
-	signal(SIGPIPE, SIG_IGN);
-	if (argc > 1 && !strcmp(argv[1], "-l")) {
-		for (k = 0; k < NCASES; k++)
-			printf("%-22s %s\n", cases[k].name, cases[k].what);
-		return 0;
-	}
-	for (k = 0; k < NCASES; k++) {
-		if (argc > 1) {
-			for (i = 1; i < argc; i++)
-				if (!strcmp(argv[i], cases[k].name))
-					break;
-			if (i == argc)
-				continue;
-		}
-		if (run_case(&cases[k]))
-			pass++;
-		else
-			fail++;
-	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return check_main(argc, argv, &prog);
 }

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkrun.h"
+
 static char why[512];
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -515,73 +517,31 @@ static pid_t role(int (*fn)(void), int errfd)
 	return pid;
 }
 
-static int run_case(const struct rscase *c)
+/* start case k's roles (up and down are the globals), in processes */
+static void start(size_t k, int u[2], int d[2], int errfd, pid_t pid[2])
 {
-	int errp[2], st, ok = 1;
-	char msg[600], crash[64] = "";
-	pid_t a, b = -1;
-	ssize_t n;
-
-	if (pipe(up) || pipe(down) || pipe(errp))
-		return 0;
-	a = role(c->cli, errp[1]);
-	if (c->srv)
-		b = role(c->srv, errp[1]);
-	close(errp[1]);
-	if (waitpid(a, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		ok = 0;
-		snprintf(crash, sizeof(crash), "client: %s %d",
-			 WIFSIGNALED(st) ? "signal" : "status",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	}
-	if (b > 0 && (waitpid(b, &st, 0) < 0 || !WIFEXITED(st) ||
-		      WEXITSTATUS(st))) {
-		ok = 0;
-		snprintf(crash, sizeof(crash), "server: %s %d",
-			 WIFSIGNALED(st) ? "signal" : "status",
-			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	}
-	n = read(errp[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = 0;
-	if (n > 0)
-		ok = 0;
-	close(errp[0]);
-	close(up[0]);
-	close(up[1]);
-	close(down[0]);
-	close(down[1]);
-	if (ok)
-		printf("ok   %s\n", c->name);
-	else
-		printf("FAIL %s: %s\n", c->name, msg[0] ? msg : crash);
-	fflush(stdout);
-	return ok;
+	(void)u;
+	(void)d;
+	pid[0] = role(cases[k].cli, errfd);
+	if (cases[k].srv)
+		pid[1] = role(cases[k].srv, errfd);
 }
+
+static int run_case(size_t k)
+{
+	static const char *const who[2] = { "client", "server" };
+
+	return check_case(k, cases[k].name, who, up, down, start);
+}
+
+static const char *case_name(size_t k) { return cases[k].name; }
+static const char *case_what(size_t k) { return cases[k].what; }
 
 int main(int argc, char **argv)
 {
-	int pass = 0, fail = 0, i;
-	size_t k;
+	static const struct check_prog prog = {
+		NCASES, 12, case_name, case_what, run_case
+	};
 
-	signal(SIGPIPE, SIG_IGN);
-	if (argc > 1 && !strcmp(argv[1], "-l")) {
-		for (k = 0; k < NCASES; k++)
-			printf("%-12s %s\n", cases[k].name, cases[k].what);
-		return 0;
-	}
-	for (k = 0; k < NCASES; k++) {
-		if (argc > 1) {
-			for (i = 1; i < argc; i++)
-				if (!strcmp(argv[i], cases[k].name))
-					break;
-			if (i == argc)
-				continue;
-		}
-		if (run_case(&cases[k]))
-			pass++;
-		else
-			fail++;
-	}
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return check_main(argc, argv, &prog);
 }

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* checkrun.c: see checkrun.h */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checkrun.h"
+
+/* wait for a role; 1 if it exited 0, else 0 with how it ended in crash */
+static int check_reaped(pid_t pid, const char *who, char *crash, size_t len)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st))
+		return 1;
+	snprintf(crash, len, "%s role: %s %d", who,
+		 WIFSIGNALED(st) ? "signal" : "exit status",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 0;
+}
+
+/* the verdict; closes errfd and the case's pipes */
+static int check_done(const char *name, int ok, const char *crash, int errfd,
+		      int up[2], int down[2])
+{
+	char msg[600];
+	ssize_t n;
+
+	n = read(errfd, msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = 0;
+	if (n > 0)
+		ok = 0;
+	close(errfd);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	if (ok)
+		printf("ok   %s\n", name);
+	else
+		printf("FAIL %s: %s\n", name, msg[0] ? msg : crash);
+	fflush(stdout);
+	return ok;
+}
+
+int check_case(size_t k, const char *name, const char *const who[2],
+	       int up[2], int down[2], check_start *start)
+{
+	int errp[2], ok;
+	char crash[64] = "";
+	pid_t pid[2] = { -1, -1 };
+
+	if (pipe(up) || pipe(down) || pipe(errp))
+		return 0;
+	start(k, up, down, errp[1], pid);
+	close(errp[1]);
+	ok = check_reaped(pid[0], who[0], crash, sizeof(crash)) &
+	     (pid[1] <= 0 || check_reaped(pid[1], who[1], crash, sizeof(crash)));
+	return check_done(name, ok, crash, errp[0], up, down);
+}
+
+int check_main(int argc, char **argv, const struct check_prog *p)
+{
+	int pass = 0, fail = 0, i;
+	size_t k;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc > 1 && !strcmp(argv[1], "-l")) {
+		for (k = 0; k < p->ncases; k++)
+			printf("%-*s %s\n", p->width, p->name(k), p->what(k));
+		return 0;
+	}
+	for (k = 0; k < p->ncases; k++) {
+		if (argc > 1) {
+			for (i = 1; i < argc; i++)
+				if (!strcmp(argv[i], p->name(k)))
+					break;
+			if (i == argc)
+				continue;
+		}
+		if (p->run(k))
+			pass++;
+		else
+			fail++;
+	}
+	printf("%d passed, %d failed\n", pass, fail);
+	return fail ? 1 : 0;
+}
