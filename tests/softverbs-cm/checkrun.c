@@ -45,42 +45,55 @@ static int check_done(const char *name, int ok, const char *crash, int errfd,
 	return ok;
 }
 
-int check_case(size_t k, const char *name, const char *const who[2],
-	       int up[2], int down[2], check_start *start)
+static const char *field(const struct check_prog *p, size_t k, size_t off)
 {
-	int errp[2], ok;
+	const char *e = (const char *)p->cases + k * p->size + off;
+	const char *v;
+
+	memcpy(&v, e, sizeof(v));
+	return v;
+}
+
+static int check_case(const struct check_prog *p, size_t k)
+{
+	int up[2], down[2], errp[2], ok;
 	char crash[64] = "";
 	pid_t pid[2] = { -1, -1 };
 
 	if (pipe(up) || pipe(down) || pipe(errp))
 		return 0;
-	start(k, up, down, errp[1], pid);
+	p->start(k, up, down, errp[1], pid);
 	close(errp[1]);
-	ok = check_reaped(pid[0], who[0], crash, sizeof(crash)) &
-	     (pid[1] <= 0 || check_reaped(pid[1], who[1], crash, sizeof(crash)));
-	return check_done(name, ok, crash, errp[0], up, down);
+	ok = check_reaped(pid[0], p->who[0], crash, sizeof(crash)) &
+	     (pid[1] <= 0 ||
+	      check_reaped(pid[1], p->who[1], crash, sizeof(crash)));
+	return check_done(field(p, k, p->name_off), ok, crash, errp[0], up,
+			  down);
 }
 
 int check_main(int argc, char **argv, const struct check_prog *p)
 {
 	int pass = 0, fail = 0, i;
 	size_t k;
+	const char *name;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && !strcmp(argv[1], "-l")) {
 		for (k = 0; k < p->ncases; k++)
-			printf("%-*s %s\n", p->width, p->name(k), p->what(k));
+			printf("%-*s %s\n", p->width, field(p, k, p->name_off),
+			       field(p, k, p->what_off));
 		return 0;
 	}
 	for (k = 0; k < p->ncases; k++) {
+		name = field(p, k, p->name_off);
 		if (argc > 1) {
 			for (i = 1; i < argc; i++)
-				if (!strcmp(argv[i], p->name(k)))
+				if (!strcmp(argv[i], name))
 					break;
 			if (i == argc)
 				continue;
 		}
-		if (p->run(k))
+		if (check_case(p, k))
 			pass++;
 		else
 			fail++;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * What cmcheck and rscheck share: the end of a case (its roles reaped, the
- * error pipe read, the verdict printed) and main (-l lists the cases; names
- * given select them; the last line is "N passed, N failed").
+ * What cmcheck and rscheck share: running a case's roles in processes,
+ * the verdict, and main.
  */
 #ifndef CHECKRUN_H
 #define CHECKRUN_H
@@ -11,25 +10,41 @@
 #include <sys/types.h>
 
 /*
- * check_case: one case: pipes up and down (for the roles' handshakes) and
- * an error pipe; start(k, up, down, errfd, pid) forks the roles (pid[1] < 0
- * when there is one), named who[0] and who[1] in a failure; then the
- * verdict: ok unless a role failed or wrote to the error pipe; it prints
- * "ok   NAME" or "FAIL NAME: why" and returns ok.
+ * A case runs in processes: start(k, up, down, errfd, pid) forks case k's
+ * roles (pid[1] stays -1 when there is one), given two pipes for their
+ * handshakes (up, down) and the error pipe errfd, where a failing role
+ * writes why.  The case passes if every role exits 0 and none wrote.
  */
 typedef void check_start(size_t k, int up[2], int down[2], int errfd,
 			 pid_t pid[2]);
-int check_case(size_t k, const char *name, const char *const who[2],
-	       int up[2], int down[2], check_start *start);
 
-/* check_main: the program's main over its n cases, through the callbacks */
+/* A program: its table of cases, each with a name and a what (const char *) */
 struct check_prog {
-	size_t ncases;
+	const void *cases;
+	size_t size, ncases;		/* of an entry; the entries */
+	size_t name_off, what_off;	/* offsetof name, what in an entry */
 	int width;			/* of the name column of -l */
-	const char *(*name)(size_t k);
-	const char *(*what)(size_t k);
-	int (*run)(size_t k);		/* 1 if case k passed */
+	const char *who[2];		/* the roles, for the failure lines */
+	check_start *start;
 };
+
+/*
+ * check_main: the program's main: -l lists the cases; names given select
+ * them; each prints "ok   NAME" or "FAIL NAME: why"; the last line is
+ * "N passed, N failed", the exit status 1 on any failure.
+ */
 int check_main(int argc, char **argv, const struct check_prog *p);
+
+/* CHECK_MAIN: main over the table "cases" of TYPE entries */
+#define CHECK_MAIN(type, width, who0, who1, startfn)			\
+int main(int argc, char **argv)						\
+{									\
+	static const struct check_prog prog = {				\
+		cases, sizeof(cases[0]), sizeof(cases) / sizeof(cases[0]), \
+		offsetof(type, name), offsetof(type, what),		\
+		width, { who0, who1 }, startfn				\
+	};								\
+	return check_main(argc, argv, &prog);				\
+}
 
 #endif

@@ -696,22 +696,4 @@ static void start(size_t k, int up[2], int down[2], int errfd, pid_t pid[2])
 		pid[1] = role(c, c->passive, up, down, errfd);
 }
 
-static int run_case(size_t k)
-{
-	static const char *const who[2] = { "active", "passive" };
-	int up[2], down[2];
-
-	return check_case(k, cases[k].name, who, up, down, start);
-}
-
-static const char *case_name(size_t k) { return cases[k].name; }
-static const char *case_what(size_t k) { return cases[k].what; }
-
-int main(int argc, char **argv)
-{
-	static const struct check_prog prog = {
-		NCASES, 22, case_name, case_what, run_case
-	};
-
-	return check_main(argc, argv, &prog);
-}
+CHECK_MAIN(struct cmcase, 22, "active", "passive", start)

@@ -517,31 +517,14 @@ static pid_t role(int (*fn)(void), int errfd)
 	return pid;
 }
 
-/* start case k's roles (up and down are the globals), in processes */
+/* start case k's roles, in processes (the pipes become the globals) */
 static void start(size_t k, int u[2], int d[2], int errfd, pid_t pid[2])
 {
-	(void)u;
-	(void)d;
+	memcpy(up, u, sizeof(up));
+	memcpy(down, d, sizeof(down));
 	pid[0] = role(cases[k].cli, errfd);
 	if (cases[k].srv)
 		pid[1] = role(cases[k].srv, errfd);
 }
 
-static int run_case(size_t k)
-{
-	static const char *const who[2] = { "client", "server" };
-
-	return check_case(k, cases[k].name, who, up, down, start);
-}
-
-static const char *case_name(size_t k) { return cases[k].name; }
-static const char *case_what(size_t k) { return cases[k].what; }
-
-int main(int argc, char **argv)
-{
-	static const struct check_prog prog = {
-		NCASES, 12, case_name, case_what, run_case
-	};
-
-	return check_main(argc, argv, &prog);
-}
+CHECK_MAIN(struct rscase, 12, "client", "server", start)
