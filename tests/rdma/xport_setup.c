@@ -18,6 +18,20 @@
 
 /* ---- validation: one clear line each ---- */
 
+/* the usual tests of these cases: rc_bw of 1024 bytes with the defaults
+ * for 65536, rc_lat of 1 byte with the defaults for 1; p is set */
+static struct test_desc rc_bw(struct tparams *p)
+{
+	tparams_default(p, 65536);
+	return mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+}
+
+static struct test_desc rc_lat(struct tparams *p)
+{
+	tparams_default(p, 1);
+	return mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
+}
+
 void expect_err(struct xside *sd, const struct test_desc *t,
 		       const struct tparams *p, const char *want, bool exact)
 {
@@ -33,14 +47,12 @@ void expect_err(struct xside *sd, const struct test_desc *t,
 
 void t_v_local(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
+	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 	struct test_desc tx =
 		mkdesc("xrc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_xrc);
-	struct tparams p;
 	int fd0;
 
-	tparams_default(&p, 65536);
 	p.rd_atomic = 100; /* warm-up: the library's own fds stay */
 	expect_err(sd, &t, &p,
 		   "device only supports 16 (< 100) RDMA reads or atomics",
@@ -77,21 +89,17 @@ void t_v_local(struct xside *sd)
 
 void t_v_port_down(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	expect_err(sd, &t, &p, "port softv0:1 is DOWN, not ACTIVE", true);
 }
 
 void t_v_roce_local(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	chan_mode(sd, false, 0);
 	expect_err(sd, &t, &p,
 		   "softv0:1 is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
@@ -108,12 +116,10 @@ void t_v_roce_local(struct xside *sd)
 
 void t_v_mr(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 	struct rlimit rl = { 65536, RLIM_INFINITY };
 
-	tparams_default(&p, 65536);
 	setenv("XPORT_FAKE_MAX_MR", "4096", 1);
 	expect_err(sd, &t, &p,
 		   "message size 65536 bytes needs a memory region of 65536 bytes, larger than device softv0 allows (4096)",
@@ -132,11 +138,9 @@ void t_v_mr(struct xside *sd)
 
 void t_v_no_device(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	expect_err(sd, &t, &p, "failed to find any RDMA devices", false);
 }
 
@@ -154,11 +158,9 @@ void t_v_ud_mtu(struct xside *sd)
 
 void t_v_mtu_explicit(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	p.mtu_size = 4096;
 	p.mtu_explicit = true;
 	chan_mode(sd, true, CAPS_05);
@@ -170,11 +172,9 @@ void t_v_mtu_explicit(struct xside *sd)
 
 void t_v_mtu_differ(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	p.mtu_size = sd->role ? 512 : 1024;
 	p.mtu_explicit = true;
 	chan_mode(sd, true, CAPS_05);
@@ -186,13 +186,11 @@ void t_v_mtu_differ(struct xside *sd)
 
 void t_mtu_auto(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_lat(&p);
 	struct tsess s;
 	const struct verbs_info *vi;
 
-	tparams_default(&p, 1);
 	chan_mode(sd, true, CAPS_05);
 	if (!open_ok(sd, &s, &t, &p))
 		return;
@@ -208,11 +206,9 @@ void t_mtu_auto(struct xside *sd)
 
 void t_v_link_differ(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	chan_mode(sd, true, CAPS_05);
 	expect_err(sd, &t, &p,
 		   sd->role ? "link layers differ: this side InfiniBand, peer Ethernet (RoCE)" :
@@ -305,14 +301,12 @@ static void set_local(struct xside *sd, const char *text)
 static void roce_pick(struct xside *sd, const char *local, int want_idx,
 		      const char *own_fmt, enum verbs_gid_type type)
 {
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_lat(&p);
 	struct tsess s;
 	const struct verbs_info *vi;
 	char g[64], pg[64], want[64], pwant[64];
 
-	tparams_default(&p, 1);
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, local);
 	if (!open_ok(sd, &s, &t, &p))
@@ -362,13 +356,11 @@ void t_roce_ll(struct xside *sd)
 /* A v2-only port (as rxe) against a v1+v2 one: other indexes, one type. */
 void t_roce_v2only(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_lat(&p);
 	struct tsess s;
 	const struct verbs_info *vi;
 
-	tparams_default(&p, 1);
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, "127.0.0.1");
 	if (!open_ok(sd, &s, &t, &p))
@@ -384,12 +376,10 @@ void t_roce_v2only(struct xside *sd)
 
 void t_roce_forced(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_lat(&p);
 	struct tsess s;
 
-	tparams_default(&p, 1);
 	p.gid_index = 4; /* v1, IPv6 */
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, "127.0.0.1");
@@ -404,11 +394,9 @@ void t_roce_forced(struct xside *sd)
 /* Incompatible choices: one line naming both GIDs, on both sides. */
 void t_v_roce_mismatch(struct xside *sd)
 {
-	struct test_desc t =
-		mkdesc("rc_bw", LOOP_STREAM_BW, OP_SEND, 1024, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_bw(&p);
 
-	tparams_default(&p, 65536);
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, "127.0.0.1");
 	p.gid_index = sd->role ? 3 : 1;
@@ -422,13 +410,11 @@ void t_v_roce_mismatch(struct xside *sd)
 static void roce_settled(struct xside *sd, int forced, int want0, int want1,
 			 enum verbs_gid_type type, const char *what)
 {
-	struct test_desc t =
-		mkdesc("rc_lat", LOOP_PINGPONG, OP_SEND, 1, &transport_rc);
 	struct tparams p;
+	struct test_desc t = rc_lat(&p);
 	struct tsess s;
 	const struct verbs_info *vi;
 
-	tparams_default(&p, 1);
 	p.gid_index = forced;
 	chan_mode(sd, true, CAPS_05);
 	set_local(sd, "127.0.0.1");
