@@ -212,11 +212,6 @@ static int send_type(struct cm_id *p, enum cm_msg_type t)
 	return send_status(p, t, 0);
 }
 
-static void send_rej(struct cm_id *p, int reason, enum cm_msg_type t)
-{
-	send_status(p, t, reason);
-}
-
 /* a REQ (or SIDR REQ) on a pending child */
 static void on_req(struct cm_id *c, const struct cm_msg *m)
 {
@@ -228,8 +223,8 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 	st = l && l->state == CM_LISTEN ? rej_status_of_listener(l, m) :
 					  CM_REJ_INVALID_SERVICE_ID;
 	if (st) {
-		send_rej(c, sidr ? CM_SIDR_UNSUPPORTED : st,
-			 sidr ? CM_MSG_SIDR_REP : CM_MSG_REJ);
+		send_status(c, sidr ? CM_MSG_SIDR_REP : CM_MSG_REJ,
+			    sidr ? CM_SIDR_UNSUPPORTED : st);
 		cm_id_free(c);
 		return;
 	}
@@ -248,7 +243,7 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 	c->state = CM_REQ_RCVD;
 	e = cm_event_new(c, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
 	if (!e) {
-		send_rej(c, CM_REJ_CONSUMER_DEFINED, CM_MSG_REJ);
+		send_status(c, CM_MSG_REJ, CM_REJ_CONSUMER_DEFINED);
 		cm_id_free(c);
 		return;
 	}
@@ -293,7 +288,7 @@ static void on_rep(struct cm_id *p, const struct cm_msg *m)
 	if (!err)
 		err = cm_qp_modify(p, IBV_QPS_RTS);
 	if (err) {
-		send_rej(p, CM_REJ_CONSUMER_DEFINED, CM_MSG_REJ);
+		send_status(p, CM_MSG_REJ, CM_REJ_CONSUMER_DEFINED);
 		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, err);
 		return;
 	}
