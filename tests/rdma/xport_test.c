@@ -128,30 +128,16 @@ void send_run(struct xside *sd, const struct transport *tp,
 	xs_close(&s);
 }
 
-static void t_rc_send(struct xside *sd)
-{
-	send_run(sd, &transport_rc, "rc_bw", 65536, false);
-}
+/* XCASE_CALL: a case that is one call of FN(sd, ARGS...) */
+#define XCASE_CALL(name, fn, ...) \
+	static void name(struct xside *sd) { fn(sd, __VA_ARGS__); }
 
-static void t_rc_send_ext(struct xside *sd)
-{
-	send_run(sd, &transport_rc, "rc_bw", 4096, true);
-}
-
-static void t_uc_send(struct xside *sd)
-{
-	send_run(sd, &transport_uc, "uc_bw", 8192, false);
-}
-
-static void t_ud_send(struct xside *sd)
-{
-	send_run(sd, &transport_ud, "ud_bw", 2048, false);
-}
-
-static void t_xrc_send(struct xside *sd)
-{
-	send_run(sd, &transport_xrc, "xrc_bw", 16384, true);
-}
+/* send_run cases: one call with fixed arguments */
+XCASE_CALL(t_rc_send, send_run, &transport_rc, "rc_bw", 65536, false)
+XCASE_CALL(t_rc_send_ext, send_run, &transport_rc, "rc_bw", 4096, true)
+XCASE_CALL(t_uc_send, send_run, &transport_uc, "uc_bw", 8192, false)
+XCASE_CALL(t_ud_send, send_run, &transport_ud, "ud_bw", 2048, false)
+XCASE_CALL(t_xrc_send, send_run, &transport_xrc, "xrc_bw", 16384, true)
 
 /* Both directions at once (XRC: both SRQs and both send QPs). */
 static void t_xrc_bi(struct xside *sd)
@@ -252,20 +238,10 @@ static void t_rc_lat(struct xside *sd)
 	pingpong(sd, &transport_rc, "rc_lat", 1000, false);
 }
 
-static void t_uc_lat(struct xside *sd)
-{
-	pingpong(sd, &transport_uc, "uc_lat", 1, false);
-}
-
-static void t_ud_lat(struct xside *sd)
-{
-	pingpong(sd, &transport_ud, "ud_lat", 32, false);
-}
-
-static void t_xrc_lat(struct xside *sd)
-{
-	pingpong(sd, &transport_xrc, "xrc_lat", 1, true);
-}
+/* pingpong cases: one call with fixed arguments */
+XCASE_CALL(t_uc_lat, pingpong, &transport_uc, "uc_lat", 1, false)
+XCASE_CALL(t_ud_lat, pingpong, &transport_ud, "ud_lat", 32, false)
+XCASE_CALL(t_xrc_lat, pingpong, &transport_xrc, "xrc_lat", 1, true)
 
 /* Spin until the last byte of buf is id (the write-poll tests' way). */
 static bool spin_last(volatile char *buf, uint32_t msg, char id)
@@ -315,15 +291,9 @@ static void write_poll(struct xside *sd, const struct transport *tp,
 	xs_close(&s);
 }
 
-static void t_rc_write(struct xside *sd)
-{
-	write_poll(sd, &transport_rc, "rc_rdma_write_poll_lat");
-}
-
-static void t_uc_write(struct xside *sd)
-{
-	write_poll(sd, &transport_uc, "uc_rdma_write_poll_lat");
-}
+/* write_poll cases: one call with fixed arguments */
+XCASE_CALL(t_rc_write, write_poll, &transport_rc, "rc_rdma_write_poll_lat")
+XCASE_CALL(t_uc_write, write_poll, &transport_uc, "uc_rdma_write_poll_lat")
 
 /* RDMA WRITE with immediate: consumes the peer's receive. */
 void write_imm(struct xside *sd, const struct transport *tp,
@@ -369,15 +339,9 @@ void write_imm(struct xside *sd, const struct transport *tp,
 	xs_close(&s);
 }
 
-static void t_rc_write_imm(struct xside *sd)
-{
-	write_imm(sd, &transport_rc, "rc_rdma_write_bw");
-}
-
-static void t_uc_write_imm(struct xside *sd)
-{
-	write_imm(sd, &transport_uc, "uc_rdma_write_bw");
-}
+/* write_imm cases: one call with fixed arguments */
+XCASE_CALL(t_rc_write_imm, write_imm, &transport_rc, "rc_rdma_write_bw")
+XCASE_CALL(t_uc_write_imm, write_imm, &transport_uc, "uc_rdma_write_bw")
 
 static void t_rc_read(struct xside *sd)
 {
