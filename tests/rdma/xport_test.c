@@ -68,6 +68,16 @@ bool open_ok(struct xside *sd, struct tsess *s,
 	return true;
 }
 
+/* Open t with the defaults for msg, on the channel of a 0.5 peer (ext) or
+ * of a 0.4.11 one: open_ok's verdict. */
+bool open_test(struct xside *sd, struct tsess *s, const struct test_desc *t,
+	       struct tparams *p, uint32_t msg, bool ext)
+{
+	tparams_default(p, msg);
+	chan_mode(sd, ext, CAPS_05);
+	return open_ok(sd, s, t, p);
+}
+
 /* SEND: 20 messages with their content checked, then 1000 in bulk. */
 void send_run(struct xside *sd, const struct transport *tp,
 		     const char *name, uint32_t msg, bool ext)
@@ -78,9 +88,7 @@ void send_run(struct xside *sd, const struct transport *tp,
 	uint32_t off = tp == &transport_ud ? VERBS_GRH : 0;
 	int good = 0, n;
 
-	tparams_default(&p, msg);
-	chan_mode(sd, ext, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_test(sd, &s, &t, &p, msg, ext))
 		return;
 	for (unsigned i = 0; i < 20; i++) {
 		if (s.server) {
@@ -148,9 +156,7 @@ static void t_xrc_bi(struct xside *sd)
 	struct tsess s;
 	int n;
 
-	tparams_default(&p, 4096);
-	chan_mode(sd, true, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_test(sd, &s, &t, &p, 4096, true))
 		return;
 	xpost(sd, &s, OP_RECV, 200);
 	barrier(sd);
@@ -190,9 +196,7 @@ void pingpong(struct xside *sd, const struct transport *tp,
 	int good = 0, sends = 0, recvs = 0;
 	bool alive = true;
 
-	tparams_default(&p, msg);
-	chan_mode(sd, ext, CAPS_05);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_test(sd, &s, &t, &p, msg, ext))
 		return;
 	if (msg <= 128)
 		CHECK(s.max_inline >= msg &&
