@@ -19,7 +19,10 @@ int count_op(int n, enum op op, uint32_t bytes);
 /* Open s (one check); on failure s is closed and false returned. */
 bool open_ok(struct xside *sd, struct tsess *s, const struct test_desc *t,
 	     const struct tparams *p);
-/* The same after tparams_default(p, msg) and chan_mode(sd, ext, CAPS_05). */
+/* The same after tparams_default(p, msg) (open_dflt), and chan_mode(sd, ext,
+ * CAPS_05) first (open_test). */
+bool open_dflt(struct xside *sd, struct tsess *s, const struct test_desc *t,
+	       struct tparams *p, uint32_t msg);
 bool open_test(struct xside *sd, struct tsess *s, const struct test_desc *t,
 	       struct tparams *p, uint32_t msg, bool ext);
 /* Data-path runs used by several cases (xport_test.c). */

@@ -550,8 +550,7 @@ void t_qp_attrs(struct xside *sd)
 	      "RC: 64/64 WRs, one SGE each, one CQ of %d entries", v->cq->cqe);
 	xs_close(&s);
 
-	tparams_default(&p, 1024);
-	if (!open_ok(sd, &s, &tu, &p))
+	if (!open_dflt(sd, &s, &tu, &p, 1024))
 		return;
 	v = s.priv;
 	ibv_query_qp(v->qp, &a, IBV_QP_ACCESS_FLAGS | IBV_QP_STATE, &ia);

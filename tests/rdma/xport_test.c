@@ -73,8 +73,15 @@ bool open_ok(struct xside *sd, struct tsess *s,
 bool open_test(struct xside *sd, struct tsess *s, const struct test_desc *t,
 	       struct tparams *p, uint32_t msg, bool ext)
 {
-	tparams_default(p, msg);
 	chan_mode(sd, ext, CAPS_05);
+	return open_dflt(sd, s, t, p, msg);
+}
+
+/* Open t with the defaults for msg: open_ok's verdict. */
+bool open_dflt(struct xside *sd, struct tsess *s, const struct test_desc *t,
+	       struct tparams *p, uint32_t msg)
+{
+	tparams_default(p, msg);
 	return open_ok(sd, s, t, p);
 }
 
@@ -267,8 +274,7 @@ static void write_poll(struct xside *sd, const struct transport *tp,
 	struct tsess s;
 	const uint32_t msg = 20000;
 
-	tparams_default(&p, msg);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, msg))
 		return;
 	barrier(sd);
 	for (int turn = 0; turn < 2; turn++) {
@@ -310,8 +316,7 @@ void write_imm(struct xside *sd, const struct transport *tp,
 	const uint32_t msg = 8192;
 	int n;
 
-	tparams_default(&p, msg);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, msg))
 		return;
 	if (s.server)
 		xpost(sd, &s, OP_RECV, 1);
@@ -356,8 +361,7 @@ static void t_rc_read(struct xside *sd)
 	const uint32_t msg = 8192;
 	int n;
 
-	tparams_default(&p, msg);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, msg))
 		return;
 	if (s.server)
 		pattern(s.buf, msg, 3);
@@ -502,8 +506,7 @@ static void t_err_qp_fatal(struct xside *sd)
 	char want[128];
 	int ok = 0, rc, n;
 
-	tparams_default(&p, 1024);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, 1024))
 		return;
 	if (s.server)
 		xpost(sd, &s, OP_RECV, 10);
@@ -532,8 +535,7 @@ static void t_err_rkey(struct xside *sd)
 	char want[128];
 	int n;
 
-	tparams_default(&p, 4096);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, 4096))
 		return;
 	barrier(sd);
 	if (!s.server) {
@@ -567,8 +569,7 @@ static void t_err_port_down(struct xside *sd)
 	uint64_t end;
 	int n = 0;
 
-	tparams_default(&p, 4096);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, 4096))
 		return;
 	if (s.server)
 		xpost(sd, &s, OP_RECV, 1024);
@@ -612,8 +613,7 @@ static void t_ud_lossy(struct xside *sd)
 	struct tsess s;
 	int n;
 
-	tparams_default(&p, 1024);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, 1024))
 		return;
 	if (s.server)
 		xpost(sd, &s, OP_RECV, 1000);
@@ -718,8 +718,7 @@ static void t_poll_bounds(struct xside *sd)
 		xs_close(&s);
 	}
 	/* the peer giving up (hang-up of the control socket) ends a wait */
-	tparams_default(&p, 1);
-	if (!open_ok(sd, &s, &t, &p))
+	if (!open_dflt(sd, &s, &t, &p, 1))
 		return;
 	barrier(sd);
 	if (s.server) {
