@@ -79,6 +79,8 @@ struct sock_priv {
 	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
 	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */
 	bool dgram_peer; /* a datagram server knows its client (connected) */
+	struct sockaddr_storage client; /* ... at this address */
+	socklen_t clientlen;
 };
 
 static struct sock_priv *SP(struct tsess *s)
@@ -758,12 +760,17 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
  */
 static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 {
+	/* Datagrams queued before connect() still arrive: check each. */
 	if (sp->dgram_peer)
-		return true;
+		return sp->peerlen == sp->clientlen &&
+		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
 	if (!same_host(&sp->peer, &s->ch->peer))
 		return false;
-	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0)
+	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
 		sp->dgram_peer = true;
+		sp->client = sp->peer;
+		sp->clientlen = sp->peerlen;
+	}
 	return true;
 }
 

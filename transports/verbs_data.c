@@ -188,6 +188,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 {
 	struct ibv_wc wc[VERBS_BATCH];
 	int n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
+	int k = 0, stray = 0;
 
 	if (n < 0) {
 		verbs_err(err, errlen, "failed to poll CQ");
@@ -199,6 +200,22 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
+		/*
+		 * UD hears any QP that knows our QPN and Q_Key: a stranger's
+		 * datagram is neither counted nor answered (its receive is
+		 * posted again at once).
+		 */
+		if (v->kind == VQ_UD && (wc[i].opcode & IBV_WC_RECV) &&
+		    v->info.peer_known && wc[i].src_qp != v->peer.qpn) {
+			stray++;
+			continue;
+		}
+		wc[k] = wc[i];
+		k++;
+	}
+	if (stray && post_recv(s, v, (uint32_t)stray, err, errlen) < 0)
+		return TP_FATAL;
+	for (int i = 0; i < k; i++) {
 		c[i].op = wc_op(v, &wc[i]);
 		c[i].status = TC_OK;
 		c[i].slot = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
@@ -210,7 +227,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	}
 	if (n > 0 && (uint32_t)n > s->max_cqes)
 		s->max_cqes = (uint32_t)n;
-	return n;
+	return k;
 }
 
 static uint64_t now_ns(void)

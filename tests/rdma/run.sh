@@ -192,6 +192,27 @@ done
 C -n 1000 -vvs ud_lat
 expect "-n 1000 ud_lat: 1,000 round trips" 0 '^    loc_recv_msgs += +1,000 $'
 
+# A stranger QP (node 3) sprays 1-byte datagrams at every QP of the
+# server's node during ud_lat: UD hears anyone with the Q_Key, but the
+# server must neither count nor answer them.
+if make -s -C "$LIB_ROOT/tests/rdma" build/udspray >"$T/udspray.log" 2>&1; then
+	(sleep 0.5
+	 env SOFTVERBS_NODE=3 ${SV_PRELOAD:+LD_PRELOAD=$SV_PRELOAD ASAN_OPTIONS=detect_leaks=0} \
+		"$LIB_ROOT/tests/rdma/build/udspray" 1 1.5 >"$T/spray.out" 2>&1) &
+	spy=$!
+	C -t 2 -vvs ud_lat
+	wait "$spy"
+	sent=$(sed -n 's/^    loc_send_msgs *= *\([0-9,]*\) *$/\1/p' "$OUT_FILE" | tr -d ,)
+	heard=$(sed -n 's/^    rem_recv_msgs *= *\([0-9,]*\) *$/\1/p' "$OUT_FILE" | tr -d ,)
+	grep -q 'sent=[1-9]' "$T/spray.out" &&
+		[ -n "$sent" ] && [ -n "$heard" ] && [ "$heard" -le "$sent" ] &&
+		pass "UD stranger: the server counts only its client ($heard <= $sent; $(cat "$T/spray.out"))" ||
+		fail "UD stranger: the server counts only its client" \
+			"$(cat "$T/spray.out")" "$(ctx)"
+else
+	fail "udspray builds" "$(cat "$T/udspray.log")"
+fi
+
 # --- report details ----------------------------------------------------------
 C -t "$TT" -vv rc_bw
 expect "-vv rc_bw: max_cqe of both ends" 0 '^    send_max_cqe += +[0-9]+ $'

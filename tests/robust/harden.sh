@@ -426,7 +426,8 @@ if start_server -- --max_per_client 16; then
 		sleep 0.3 # the stranger is already looping when the test starts
 		# strace holds the client's data connect() back 400 ms, so the
 		# stranger surely connects first (the case the defect was).
-		run strace -f -o /dev/null -e trace=connect \
+		# (LeakSanitizer cannot run under ptrace: off for this run.)
+		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null -e trace=connect \
 			-e inject=connect:delay_enter=400000:when=2 \
 			"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 		expect "a stranger on $src loops connect() on the data port: the real client still gets its test" \
@@ -468,7 +469,7 @@ if start_server -- --max_per_client 16; then
 	spy=$!
 	track_pid "$spy"
 	sleep 0.3
-	run strace -f -o /dev/null -e trace=connect \
+	run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null -e trace=connect \
 		-e inject=connect:delay_enter=400000:when=2 \
 		"$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 	expect "a 0.4.11 client: a stranger from another host first on the data port is refused" \
