@@ -7,41 +7,6 @@
  */
 #include "tests/unit/opts_util.h"
 
-/* Collect the values of the loop variables at each call. */
-struct trace {
-	int n;
-	uint64_t v[256][2];
-};
-
-static int record(const struct settings *s, void *arg)
-{
-	struct trace *t = arg;
-
-	if (t->n < 256) {
-		t->v[t->n][0] = s->par.val[SIDE_REM][PAR_MSG_SIZE];
-		t->v[t->n][1] = s->par.val[SIDE_REM][PAR_TIME];
-	}
-	t->n++;
-	return 0;
-}
-
-/* Run the loops of the first test of line. */
-static int run_loops(const char *line, struct trace *t)
-{
-	struct plan p;
-	char err[256];
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	if (parse(line, &p, err, sizeof(err))) {
-		fprintf(stderr, "    %s\n", err);
-		return -1;
-	}
-	rc = loops_run(&p.tests[0].s, record, t, err, sizeof(err));
-	plan_free(&p);
-	return rc;
-}
-
 TEST(loops)
 {
 	static const uint64_t pow4[] = { 1, 4, 16, 64, 256, 1024, 4096,

@@ -4,78 +4,10 @@
  * (tests/BUGS-found.md 15 and the server's options): values checked at
  * plan time (a message larger than the test's transport carries, -ca
  * beyond the local CPUs), --loop over times, and the server's limits.
- * The helpers mirror test_opts.c's (kept apart: that file is long).
+ * The helpers are opts_util.h's.
  */
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "core/opts.h"
 #include "core/util.h"
-#include "transports/transport.h"
-#include "tests/unit/harness.h"
-
-#define MAXARGS 64
-
-/* Parse a space-separated command line (after "qperf"). */
-static int parse(const char *line, struct plan *p, char *err, size_t errlen)
-{
-	char *copy = strdup(line);
-	char **argv = calloc(MAXARGS, sizeof(*argv));
-	int argc = 0;
-
-	argv[argc++] = "qperf";
-	for (char *w = strtok(copy, " "); w && argc < MAXARGS - 1;
-	     w = strtok(NULL, " "))
-		argv[argc++] = w;
-	return opts_parse(argc, argv, p, err, errlen);
-}
-
-/* Expect line to be rejected with exactly msg. */
-#define REJECT(line, msg)                                                 \
-	do {                                                              \
-		struct plan rp_;                                          \
-		char re_[512];                                            \
-		CHECK(parse(line, &rp_, re_, sizeof(re_)) == -1);         \
-		CHECK_STR(re_, msg);                                      \
-		plan_free(&rp_);                                          \
-	} while (0)
-
-/* The values of msg_size and time at each call of the loops. */
-struct trace {
-	int n;
-	uint64_t v[256][2];
-};
-
-static int record(const struct settings *s, void *arg)
-{
-	struct trace *t = arg;
-
-	if (t->n < 256) {
-		t->v[t->n][0] = s->par.val[SIDE_REM][PAR_MSG_SIZE];
-		t->v[t->n][1] = s->par.val[SIDE_REM][PAR_TIME];
-	}
-	t->n++;
-	return 0;
-}
-
-/* Run the loops of the first test of line. */
-static int run_loops(const char *line, struct trace *t)
-{
-	struct plan p;
-	char err[256];
-	int rc;
-
-	memset(t, 0, sizeof(*t));
-	if (parse(line, &p, err, sizeof(err))) {
-		fprintf(stderr, "    %s\n", err);
-		return -1;
-	}
-	rc = loops_run(&p.tests[0].s, record, t, err, sizeof(err));
-	plan_free(&p);
-	return rc;
-}
+#include "tests/unit/opts_util.h"
 
 /* Defect 8: values that can be checked locally are usage errors. */
 TEST(local_checks_are_usage_errors)
