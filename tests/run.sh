@@ -47,6 +47,11 @@ for s in "${suites[@]}"; do
 		done ;;
 	docs)
 		[ -f tests/unit/test_docs.sh ] && run_suite docs bash tests/unit/test_docs.sh ;;
+	softverbs-cm)
+		# In CI the rdma_cm/rsockets suite also runs on the ASan build.
+		run_suite softverbs-cm bash tests/softverbs-cm/run.sh
+		[ "${CI:-}" = true ] &&
+			run_suite softverbs-cm:asan bash tests/softverbs-cm/run.sh --asan ;;
 	*)
 		if [ -f "tests/$s/run.sh" ]; then
 			run_suite "$s" bash "tests/$s/run.sh"
