@@ -344,20 +344,24 @@ timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
 unset SOFTVERBS_LINK_LAYER
 
 # --- interop with qperf 0.4.11 (InfiniBand) ---------------------------------
+# interop_opts RUN LABEL NOTE: -m, -n and -mt reach the other qperf
+# (RUN is C or L; NOTE goes after the -n check's name).
+interop_opts() {
+	$1 -t 1 -m 4K -vu rc_bw
+	expect "$2: -m 4K rc_bw" 0 '^    msg_size += +4 KiB \(4,096\)$'
+	$1 -n 5000 -vvs rc_bw
+	expect "$2: -n 5000 rc_bw$3" 0 '^    send_msgs += +5,000 $'
+	$1 -t 1 -mt 1024 -vu rc_lat
+	expect "$2: -mt 1024" 0 '^    mtu_size += +1 KiB \(1,024\)$'
+}
 start_legacy_server || { fail "0.4.11 server"; finish; }
 PORT=$LEGACY_PORT
 matrix "ours -> 0.4.11" C 1 "$LEGACY_TESTS"
 matrix "ours -> 0.4.11 -cp1" C 1 "rc_lat ud_lat rc_bw rc_rdma_read_lat" -cp1
-C -t 1 -m 4K -vu rc_bw
-expect "ours -> 0.4.11: -m 4K rc_bw" 0 '^    msg_size += +4 KiB \(4,096\)$'
-C -n 5000 -vvs rc_bw
-expect "ours -> 0.4.11: -n 5000 rc_bw (0.4.11 honours it)" 0 \
-	'^    send_msgs += +5,000 $'
+interop_opts C "ours -> 0.4.11" " (0.4.11 honours it)"
 C -n 5000 rc_lat
 expect "ours -> 0.4.11: -n rc_lat refused (0.4.11 would never end)" 1 '' \
 	'rc_lat with -n needs a server running qperf'
-C -t 1 -mt 1024 -vu rc_lat
-expect "ours -> 0.4.11: -mt 1024" 0 '^    mtu_size += +1 KiB \(1,024\)$'
 C -t 1 -i softv0:1 -vu ud_lat
 expect "ours -> 0.4.11: -i softv0:1" 0 '^    id += +softv0:1$'
 C -t 1 -v rc_bw
@@ -374,12 +378,7 @@ PORT=$SERVER_PORT
 SPID=$SERVER_PID
 matrix "0.4.11 -> ours" L 1 "$LEGACY_TESTS"
 matrix "0.4.11 -> ours -cp1" L 1 "rc_lat ud_lat rc_bw rc_rdma_read_lat" -cp1
-L -t 1 -m 4K -vu rc_bw
-expect "0.4.11 -> ours: -m 4K rc_bw" 0 '^    msg_size += +4 KiB \(4,096\)$'
-L -n 5000 -vvs rc_bw
-expect "0.4.11 -> ours: -n 5000 rc_bw" 0 '^    send_msgs += +5,000 $'
-L -t 1 -mt 1024 -vu rc_lat
-expect "0.4.11 -> ours: -mt 1024" 0 '^    mtu_size += +1 KiB \(1,024\)$'
+interop_opts L "0.4.11 -> ours" ""
 L -t 1 -i softv0:1 ud_lat
 expect "0.4.11 -> ours: -i softv0:1" 0 "$(headline ud_lat)"
 L -t 1 -vv rc_lat

@@ -121,6 +121,20 @@ static bool legacy_open(struct xside *sd, struct tsess *s,
 	return rc == 0;
 }
 
+/* Ask the 0.4.11 server for test idx of msg bytes and open t for it; on
+ * failure false (and the connection closed if the request went out). */
+static bool legacy_start(struct xside *sd, struct tsess *s,
+			 const struct test_desc *t, uint16_t idx, uint32_t msg)
+{
+	if (!legacy_req(sd, idx, msg))
+		return false;
+	if (!legacy_open(sd, s, t, msg)) {
+		close(sd->fd);
+		return false;
+	}
+	return true;
+}
+
 static void legacy_end(struct xside *sd, struct tsess *s)
 {
 	xs_close(s);
@@ -144,12 +158,8 @@ static void legacy_pingpong(struct xside *sd, const struct transport *tp,
 	int rounds = 0, sends = 0, recvs = 0;
 	uint64_t sm = 0, rm = 0, rb = 0;
 
-	if (!legacy_req(sd, idx, 1))
+	if (!legacy_start(sd, &s, &t, idx, 1))
 		return;
-	if (!legacy_open(sd, &s, &t, 1)) {
-		close(sd->fd);
-		return;
-	}
 	lpost(sd, &s, OP_RECV, 1);
 	if (legacy_sync(sd)) {
 		while (rounds < 300) {
@@ -196,12 +206,8 @@ static void legacy_stream(struct xside *sd, const struct transport *tp,
 	int n = 0;
 	uint64_t sm = 0, rm = 0, rb = 0;
 
-	if (!legacy_req(sd, idx, msg))
+	if (!legacy_start(sd, &s, &t, idx, msg))
 		return;
-	if (!legacy_open(sd, &s, &t, msg)) {
-		close(sd->fd);
-		return;
-	}
 	if (legacy_sync(sd)) {
 		/* 0.4.11 posts its receives before the sync (spec 2.9) */
 		if (lpost(sd, &s, op, 1000) == 1000)
@@ -236,12 +242,8 @@ void l_rc_read(struct xside *sd)
 	int n = 0;
 	uint64_t sm, rm, rb;
 
-	if (!legacy_req(sd, 17, 65536))
+	if (!legacy_start(sd, &s, &t, 17, 65536))
 		return;
-	if (!legacy_open(sd, &s, &t, 65536)) {
-		close(sd->fd);
-		return;
-	}
 	if (legacy_sync(sd)) {
 		if (lpost(sd, &s, OP_READ, 1000) == 1000)
 			n = collect(sd, &s, lc, 1000, 5000 * MS);
@@ -262,12 +264,8 @@ void l_fetch_add(struct xside *sd)
 	int good = 0;
 	uint64_t sm, rm, rb;
 
-	if (!legacy_req(sd, 32, 64))
+	if (!legacy_start(sd, &s, &t, 32, 64))
 		return;
-	if (!legacy_open(sd, &s, &t, 64)) {
-		close(sd->fd);
-		return;
-	}
 	if (legacy_sync(sd)) {
 		for (uint32_t k = 0; k < 100; k++) {
 			struct twr w = { OP_FADD, k % 8, 1, 0 };
