@@ -31,6 +31,19 @@ in_file() {
 	[ -f "$1" ] && grep -Eq -- "$2" "$1"
 }
 
+# server_exits_0 NAME: our server (SERVER_PID) ends within 10 s, status 0.
+server_exits_0() {
+	local st
+
+	if wait_for 10 pid_gone "$SERVER_PID"; then
+		wait "$SERVER_PID"
+		st=$?
+		[ $st = 0 ] && pass "$1" || fail "$1" "status $st"
+	else
+		fail "$1" "still running"
+	fi
+}
+
 # --- 5. -lpf follows a planted symlink ---------------------------------------
 # The old code wrote FILE.PID.tmp with fopen("w"): a symlink planted there
 # made the server overwrite its target.  The wrapper plants the link for
@@ -326,14 +339,7 @@ if start_server -- --allow 127.0.0.2/32,127.0.0.8/30 -al 10.0.0.0/8; then
 	QPERF_PEER_SRC=127.0.0.2 run -t 20 python3 "$PEER" client 127.0.0.1 \
 		"$SERVER_PORT" req:idx=1 sync
 	expect "--allow: quit from an allowed client is accepted" 0 '^sync ok$'
-	if wait_for 10 pid_gone "$SERVER_PID"; then
-		wait "$SERVER_PID"
-		st=$?
-		[ $st = 0 ] && pass "... and the server exits 0" ||
-			fail "... and the server exits 0" "status $st"
-	else
-		fail "... and the server exits 0" "still running"
-	fi
+	server_exits_0 "... and the server exits 0"
 	if has '^qperf: refused 127\.0\.0\.1: not in --allow$' "$SERVER_LOG"; then
 		pass "--allow: the server's log names the refused client"
 	else
@@ -366,14 +372,7 @@ if start_server -- --no_quit; then
 		'^qperf: server: quit refused: this server was started with --no_quit$'
 	check_alive "--no_quit: the server keeps serving" "$SERVER_PORT" "$SERVER_PID"
 	kill -TERM "$SERVER_PID"
-	if wait_for 10 pid_gone "$SERVER_PID"; then
-		wait "$SERVER_PID"
-		st=$?
-		[ $st = 0 ] && pass "--no_quit: SIGTERM stops it (exit 0)" ||
-			fail "--no_quit: SIGTERM stops it (exit 0)" "status $st"
-	else
-		fail "--no_quit: SIGTERM stops it (exit 0)" "still running"
-	fi
+	server_exits_0 "--no_quit: SIGTERM stops it (exit 0)"
 else
 	fail "server with --no_quit starts"
 fi
