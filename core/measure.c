@@ -670,10 +670,10 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 	return 0;
 }
 
-bool loop_idle_side(const struct tsess *s)
+bool loop_idle_side(const struct test_desc *t, bool server)
 {
-	return s->server && (s->t->loop == LOOP_ONESIDED ||
-			     s->t->loop == LOOP_ATOMIC_VER);
+	return server &&
+	       (t->loop == LOOP_ONESIDED || t->loop == LOOP_ATOMIC_VER);
 }
 
 int loop_prep(struct lrun *lr, char *err, size_t errlen)
@@ -722,7 +722,7 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 		break;
 	case LOOP_ONESIDED:
 	case LOOP_ATOMIC_VER:
-		if (loop_idle_side(s)) {
+		if (loop_idle_side(s->t, s->server)) {
 			rc = lr->wait_peer(lr->wait_arg, err, errlen);
 			measure_stop(&lr->st);
 		} else if (s->t->loop == LOOP_ONESIDED) {

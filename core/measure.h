@@ -22,6 +22,7 @@
 #include "types.h"
 
 struct tsess;
+struct test_desc;
 
 /* Install the SIGALRM handler and ignore SIGPIPE.  Call once. */
 void measure_init(void);
@@ -68,7 +69,7 @@ int loop_prep(struct lrun *lr, char *err, size_t errlen);
  */
 int loop_run(struct lrun *lr, char *err, size_t errlen);
 
-/* True if this side of the test has nothing to poll (see wait_peer). */
-bool loop_idle_side(const struct tsess *s);
+/* True if this role of test t has nothing to poll (see wait_peer). */
+bool loop_idle_side(const struct test_desc *t, bool server);
 
 #endif

@@ -141,12 +141,7 @@ static int wait_peer(void *arg, char *err, size_t errlen)
 /* Does the server of this test need to be told that a count run is over? */
 static bool peer_waits(const struct tside *sd)
 {
-	struct tsess s;
-
-	memset(&s, 0, sizeof(s));
-	s.t = sd->t;
-	s.server = true;
-	return sd->ext && sd->p.time == 0 && loop_idle_side(&s);
+	return sd->ext && sd->p.time == 0 && loop_idle_side(sd->t, true);
 }
 
 static int send_stat(struct tside *sd, char *err, size_t errlen)

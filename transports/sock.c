@@ -531,7 +531,9 @@ static int rds_client(const struct xport *xp, struct chan *c, uint32_t bufsize,
  * this test with a secret sent over the control connection. */
 static bool use_secret(const struct tsess *s)
 {
-	return SP((struct tsess *)s)->xp->style == SS_STREAM && s->ch->ext &&
+	const struct sock_priv *sp = s->priv;
+
+	return sp->xp->style == SS_STREAM && s->ch->ext &&
 	       (s->ch->peer_caps & CAP_DATA_SECRET);
 }
 

@@ -85,7 +85,7 @@ TEST(onesided_server_idles)
 		F.lr.wait_peer = stub_wait_peer;
 		F.lr.wait_arg = &mode;
 		mode = 0;
-		CHECK(loop_idle_side(&F.s));
+		CHECK(loop_idle_side(F.s.t, F.s.server));
 		CHECK(prep_run() == 0);
 		CHECK(F.peer_waits == 1);
 		CHECK(M->calls == 0);
@@ -97,7 +97,7 @@ TEST(onesided_server_idles)
 		CHECK(F.peer_waits == 2);
 	}
 	F.s.server = false;
-	CHECK(!loop_idle_side(&F.s));
+	CHECK(!loop_idle_side(F.s.t, F.s.server));
 }
 
 /* ---- verified atomics ---- */
