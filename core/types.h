@@ -80,6 +80,7 @@ struct out_opts {
 	bool bits; /* -ub */
 	bool debug; /* -D */
 	int precision; /* -e, significant digits, default 3 */
+	int v_extra; /* -vx: figures beyond 0.4.11 (percentiles, process CPU, fabric) */
 };
 
 /* The nine CPU-time fields of STAT, in wire order. */
@@ -124,8 +125,34 @@ struct node_res {
 	double cpu_user, cpu_intr, cpu_kernel, cpu_iowait, cpu_total; /* fraction of one CPU */
 };
 
+/*
+ * Distribution of a latency (seconds), from a bounded histogram
+ * (core/hist.h).  count == 0: not measured (e.g. a 0.4.11 peer's side, a
+ * bandwidth test).
+ */
+struct lat_summary {
+	uint64_t count;
+	double min, mean, max;
+	double p50, p90, p99, p999, p9999;
+};
+
+/* CPU time of the test process itself over the measured window. */
+struct proc_cpu {
+	bool valid; /* false: not measured (0.4.11 peer) */
+	double user, sys; /* seconds */
+};
+
 /* Results of one test (spec §3.4), computed by calc_results(). */
 struct results {
+	/*
+	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
+	 * defines it for the test (half the round trip for ping-pong, the
+	 * whole operation for RDMA read) and the round trip; both ends
+	 * merged with a 0.5 peer.
+	 */
+	struct lat_summary lat, rtt;
+	struct proc_cpu lp, rp; /* the test process on the client / server */
+	double send_cost_msg, recv_cost_msg; /* CPU seconds per message */
 	struct node_stat l, r; /* after the rem_s/rem_r merge */
 	struct node_res ln, rn;
 	double latency; /* seconds */
