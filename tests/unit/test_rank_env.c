@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Cluster bootstrap: rank and size from launcher variables; --rendezvous. */
+#include <string.h>
+
+#include "../../core/rank_env.h"
+#include "harness.h"
+
+static const char *const *fake; /* NAME, VALUE, ..., NULL */
+
+static const char *fake_get(const char *name)
+{
+	for (const char *const *p = fake; p && *p; p += 2)
+		if (!strcmp(*p, name))
+			return p[1];
+	return NULL;
+}
+
+static int from(const char *const *env, struct rank_info *ri, char *err)
+{
+	fake = env;
+	return rank_from_env(fake_get, ri, err, 128);
+}
+
+TEST(sources)
+{
+	struct rank_info ri;
+	char err[128];
+	static const char *const none[] = { "PATH", "/bin", NULL };
+	static const char *const ompi[] = { "OMPI_COMM_WORLD_RANK", "3",
+		"OMPI_COMM_WORLD_SIZE", "8", "OMPI_COMM_WORLD_LOCAL_RANK", "1",
+		NULL };
+	static const char *const slurm[] = { "SLURM_PROCID", "0",
+		"SLURM_NTASKS", "64", NULL };
+	static const char *const both[] = { "SLURM_PROCID", "0",
+		"SLURM_NTASKS", "64", "QPERF_RANK", "5", "QPERF_SIZE", "6",
+		NULL };
+	static const char *const pmix[] = { "PMIX_RANK", "7", NULL };
+
+	CHECK(from(none, &ri, err) == 1);
+	CHECK(from(ompi, &ri, err) == 0);
+	CHECK(ri.rank == 3 && ri.size == 8 && ri.local_rank == 1);
+	CHECK_STR(ri.source, "OMPI");
+	CHECK(from(slurm, &ri, err) == 0);
+	CHECK(ri.rank == 0 && ri.size == 64 && ri.local_rank == 0);
+	CHECK(from(both, &ri, err) == 0); /* QPERF_* wins */
+	CHECK(ri.rank == 5 && ri.size == 6);
+	CHECK_STR(ri.source, "QPERF");
+	CHECK(from(pmix, &ri, err) == 0);
+	CHECK(ri.rank == 7 && !ri.size_known);
+}
+
+TEST(bad_values)
+{
+	struct rank_info ri;
+	char err[128];
+	static const char *const big[] = { "QPERF_RANK", "6", "QPERF_SIZE",
+		"6", NULL };
+	static const char *const word[] = { "QPERF_RANK", "x", "QPERF_SIZE",
+		"6", NULL };
+	static const char *const nosize[] = { "SLURM_PROCID", "1", NULL };
+	static const char *const one[] = { "QPERF_RANK", "0", "QPERF_SIZE",
+		"1", NULL };
+	static const char *const neg[] = { "QPERF_RANK", "-1", "QPERF_SIZE",
+		"4", NULL };
+
+	CHECK(from(big, &ri, err) < 0);
+	CHECK_STR(err, "QPERF_RANK=6: must be below QPERF_SIZE=6");
+	CHECK(from(word, &ri, err) < 0);
+	CHECK_STR(err, "QPERF_RANK=x: not a number");
+	CHECK(from(nosize, &ri, err) < 0);
+	CHECK_STR(err, "SLURM_NTASKS=: not a number");
+	CHECK(from(one, &ri, err) < 0);
+	CHECK_STR(err, "QPERF_SIZE=1: must be 2 to 1000000");
+	CHECK(from(neg, &ri, err) < 0);
+	CHECK_STR(err, "QPERF_RANK=-1: not a number");
+}
+
+TEST(rendezvous)
+{
+	char host[64], err[128];
+	uint16_t port;
+
+	CHECK(parse_rendezvous("node1:4000", 19765, host, sizeof(host),
+			       &port, err, sizeof(err)) == 0);
+	CHECK_STR(host, "node1");
+	CHECK(port == 4000);
+	CHECK(parse_rendezvous("[fd00::1]:5000", 19765, host, sizeof(host),
+			       &port, err, sizeof(err)) == 0);
+	CHECK_STR(host, "fd00::1");
+	CHECK(port == 5000);
+	CHECK(parse_rendezvous("[::1]", 19765, host, sizeof(host), &port,
+			       err, sizeof(err)) == 0);
+	CHECK_STR(host, "::1");
+	CHECK(port == 19765);
+	CHECK(parse_rendezvous("10.0.0.1", 7, host, sizeof(host), &port, err,
+			       sizeof(err)) == 0);
+	CHECK(port == 7);
+	CHECK(parse_rendezvous("fd00::1:5000", 1, host, sizeof(host), &port,
+			       err, sizeof(err)) < 0);
+	CHECK_STR(err, "bad rendezvous address fd00::1:5000 (write an IPv6 address as [ADDR]:PORT)");
+	CHECK(parse_rendezvous("h:0", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+	CHECK_STR(err, "bad rendezvous port in h:0 (1 to 65535)");
+	CHECK(parse_rendezvous("h:65536", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+	CHECK(parse_rendezvous("h:", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+	CHECK(parse_rendezvous(":80", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+	CHECK(parse_rendezvous("[]:80", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+	CHECK(parse_rendezvous("[::1]x", 1, host, sizeof(host), &port, err,
+			       sizeof(err)) < 0);
+}
+
+int main(void)
+{
+	RUN(sources);
+	RUN(bad_values);
+	RUN(rendezvous);
+	return harness_done();
+}
