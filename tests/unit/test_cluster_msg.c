@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Cluster messages: round trips and malformed blocks. */
+#include <string.h>
+
+#include "../../core/cluster_msg.h"
+#include "../../core/tlv.h"
+#include "harness.h"
+
+static int roundtrip(const struct cmsg *in, struct cmsg *out)
+{
+	uint8_t b[TLV_MAX];
+	size_t n = cmsg_encode(in, b, sizeof(b));
+
+	return n ? cmsg_decode(b, n, out) : -2;
+}
+
+TEST(join_run_done)
+{
+	struct cmsg m, o;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_JOIN;
+	m.u.join.rank = 7;
+	m.u.join.size = 9;
+	m.u.join.local_rank = 2;
+	m.u.join.port = 40000;
+	strcpy(m.u.join.host, "node07");
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.type == CMSG_JOIN && o.u.join.rank == 7 &&
+	      o.u.join.size == 9 && o.u.join.local_rank == 2 &&
+	      o.u.join.port == 40000);
+	CHECK_STR(o.u.join.host, "node07");
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_RUN;
+	m.u.run.job = 12;
+	m.u.run.item = 1;
+	m.u.run.peer = 3;
+	m.u.run.port = 19765;
+	strcpy(m.u.run.addr, "fd00::3");
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.type == CMSG_RUN && o.u.run.job == 12 && o.u.run.item == 1 &&
+	      o.u.run.peer == 3 && o.u.run.port == 19765);
+	CHECK_STR(o.u.run.addr, "fd00::3");
+	m.type = CMSG_DONE;
+	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_DONE);
+}
+
+TEST(result)
+{
+	struct cmsg m, o;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_RESULT;
+	m.u.result.job = 5;
+	m.u.result.status = 1;
+	strcpy(m.u.result.err, "tcp_bw: failed to connect");
+	m.u.result.r.send_bw = 1.25e9;
+	m.u.result.r.recv_bw = 1.24e9;
+	m.u.result.r.msg_rate = 19000.5;
+	m.u.result.r.latency = 12.5e-6;
+	m.u.result.r.lat.count = 1000;
+	m.u.result.r.lat.p99 = 30e-6;
+	m.u.result.r.lat.p9999 = 99e-6;
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.u.result.job == 5 && o.u.result.status == 1);
+	CHECK_STR(o.u.result.err, "tcp_bw: failed to connect");
+	CHECK(o.u.result.r.send_bw == 1.25e9 && o.u.result.r.recv_bw == 1.24e9);
+	CHECK(o.u.result.r.msg_rate == 19000.5);
+	CHECK(o.u.result.r.latency == 12.5e-6);
+	CHECK(o.u.result.r.lat.count == 1000 && o.u.result.r.lat.p99 == 30e-6 &&
+	      o.u.result.r.lat.p9999 == 99e-6);
+}
+
+TEST(malformed)
+{
+	struct cmsg m, o;
+	uint8_t b[TLV_MAX];
+	size_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_JOIN;
+	strcpy(m.u.join.host, "h");
+	n = cmsg_encode(&m, b, sizeof(b));
+	CHECK(n > 0);
+	/* Every truncation fails (header length no longer matches). */
+	for (size_t k = 0; k < n; k++)
+		CHECK(cmsg_decode(b, k, &o) < 0);
+	/* A JOIN without its host. */
+	{
+		struct tlv_w w;
+
+		tlv_init(&w, b, sizeof(b));
+		tlv_u32(&w, 1, CMSG_JOIN);
+		tlv_u32(&w, 2, 0);
+		tlv_u32(&w, 3, 2);
+		tlv_u32(&w, 4, 0);
+		tlv_u32(&w, 5, 1);
+		n = tlv_finish(&w);
+		CHECK(cmsg_decode(b, n, &o) < 0);
+		/* Unknown type. */
+		tlv_init(&w, b, sizeof(b));
+		tlv_u32(&w, 1, 99);
+		n = tlv_finish(&w);
+		CHECK(cmsg_decode(b, n, &o) < 0);
+		/* A port beyond 65535. */
+		tlv_init(&w, b, sizeof(b));
+		tlv_u32(&w, 1, CMSG_JOIN);
+		tlv_u32(&w, 2, 0);
+		tlv_u32(&w, 3, 2);
+		tlv_u32(&w, 4, 0);
+		tlv_u32(&w, 5, 70000);
+		tlv_bytes(&w, 6, "h", 1);
+		n = tlv_finish(&w);
+		CHECK(cmsg_decode(b, n, &o) < 0);
+		/* A host with a NUL inside. */
+		tlv_init(&w, b, sizeof(b));
+		tlv_u32(&w, 1, CMSG_JOIN);
+		tlv_u32(&w, 2, 0);
+		tlv_u32(&w, 3, 2);
+		tlv_u32(&w, 4, 0);
+		tlv_u32(&w, 5, 1);
+		tlv_bytes(&w, 6, "h\0x", 3);
+		n = tlv_finish(&w);
+		CHECK(cmsg_decode(b, n, &o) < 0);
+	}
+}
+
+int main(void)
+{
+	RUN(join_run_done);
+	RUN(result);
+	RUN(malformed);
+	return harness_done();
+}
