@@ -68,7 +68,7 @@ endif
 
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
 	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
-	core/tlv.o core/sched.o core/outlier.o core/rank_env.o core/cluster_msg.o core/server.o core/client.o core/measure.o core/session.o \
+	core/tlv.o core/sched.o core/outlier.o core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o core/cluster_report.o core/server.o core/client.o core/measure.o core/session.o \
 	core/util.o transports/table.o transports/sock.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cluster.h"
 #include "core/engine.h"
 #include "core/opts.h"
 #include "core/types.h"
@@ -74,6 +75,9 @@ int main(int argc, char **argv)
 		break;
 	case RUN_CLIENT:
 		rc = client_main(&plan);
+		break;
+	case RUN_CLUSTER:
+		rc = cluster_main(&plan);
 		break;
 	}
 	plan_free(&plan);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../transports/transport.h"
+#include "cluster.h"
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
@@ -34,6 +35,9 @@ struct client {
 	const struct plan *plan;
 	bool legacy; /* the server speaks only 0.4.11's dialect */
 	bool quit; /* a quit test ran: stop */
+	struct results *capture; /* cluster mode: results go here, unprinted */
+	char *err; /* cluster mode: the error goes here (errlen bytes) */
+	size_t errlen;
 };
 
 /* One test attempt's state. */
@@ -45,6 +49,7 @@ struct attempt {
 	struct req q; /* what the server gets */
 	struct req lq; /* the same for this side (loc_ values) */
 	struct hello h; /* a 0.5 server's answer */
+	struct results *capture; /* from struct client */
 	char err[ERR_MAX];
 };
 
@@ -248,6 +253,10 @@ static int run_data(struct attempt *a)
 	calc_results(&sd.st, &sd.peer, &res);
 	if (check_measured(a, &sd, &res) < 0)
 		return -1;
+	if (a->capture) {
+		*a->capture = res;
+		return 0;
+	}
 	if (sd.st.lost)
 		fprintf(stderr,
 			"qperf: warning: %s: %llu message%s lost; each time the exchange was restarted\n",
@@ -343,10 +352,14 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	a->t = t;
 	a->s = s;
 	a->par = s->par;
+	a->capture = cl->capture;
 	param_prepare(t, &a->par);
-	printf("%s:\n", t->name);
-	out_flush();
-	if (t->kind != TK_CONF && param_unused(t, &a->par, warn, sizeof(warn))) {
+	if (!cl->capture) {
+		printf("%s:\n", t->name);
+		out_flush();
+	}
+	if (t->kind != TK_CONF && !cl->capture &&
+	    param_unused(t, &a->par, warn, sizeof(warn))) {
 		char *save = NULL;
 
 		for (char *l = strtok_r(warn, "\n", &save); l;
@@ -388,7 +401,9 @@ static int run_test(struct client *cl, const struct test_desc *t,
 			rc = attempt_run(cl, a, true);
 		}
 	}
-	if (rc < 0)
+	if (rc < 0 && cl->err)
+		xsnprintf(cl->err, cl->errlen, "%s: %s", t->name, a->err);
+	else if (rc < 0)
 		fprintf(stderr, "qperf: %s\n", a->err);
 	out_flush();
 	free(a);
@@ -498,7 +513,7 @@ static int loop_cb(const struct settings *s, void *arg)
 
 int client_main(const struct plan *p)
 {
-	struct client cl = { p, false, false };
+	struct client cl = { p, false, false, NULL, NULL, 0 };
 	char err[ERR_MAX];
 	int rc0;
 
@@ -518,5 +533,35 @@ int client_main(const struct plan *p)
 		if (rc || out_flush() < 0)
 			return 1;
 	}
+	return 0;
+}
+
+int client_pair(const struct plan *p, size_t item, const char *host,
+		uint16_t port, struct pair_res *out, char *err, size_t errlen)
+{
+	struct plan q = *p;
+	struct results res;
+	struct client cl = { &q, false, false, &res, err, errlen };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&res, 0, sizeof(res));
+	err[0] = '\0';
+	if (item >= p->ntests)
+		return seterr(err, errlen, "no test %zu in the plan", item),
+		       2;
+	q.host = host;
+	q.listen_port = port;
+	rc = run_test(&cl, p->tests[item].test, &p->tests[item].s);
+	if (rc && !err[0])
+		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
+			  p->tests[item].test->name);
+	if (rc)
+		return rc;
+	out->send_bw = res.send_bw;
+	out->recv_bw = res.recv_bw;
+	out->msg_rate = res.msg_rate;
+	out->latency = res.latency;
+	out->lat = res.lat;
 	return 0;
 }

@@ -96,6 +96,7 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
 		put_lat(&w, &m->u.result.r.lat);
 		break;
 	case CMSG_DONE:
+	case CMSG_PING:
 		break;
 	}
 	return tlv_finish(&w);
@@ -140,6 +141,7 @@ static uint32_t needed(enum cmsg_type t)
 	case CMSG_RESULT:
 		return 1u << CI_JOB | 1u << CI_STATUS;
 	case CMSG_DONE:
+	case CMSG_PING:
 		return 0;
 	}
 	return 0;
@@ -235,7 +237,7 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 		return -1;
 	tlv_rinit(&r, buf, len);
 	if (tlv_next(&r, &type, &v, &ilen) != 1 || type != CI_TYPE ||
-	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_DONE)
+	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_PING)
 		return -1;
 	m->type = (enum cmsg_type)t;
 	while ((rc = tlv_next(&r, &type, &v, &ilen)) == 1) {

@@ -8,6 +8,7 @@
  *   RUN     0 -> rank   job, test (plan item), peer rank, address, port
  *   RESULT  rank -> 0   job, status (0 ok), error text, figures
  *   DONE    0 -> rank   the run is over: stop the server and exit
+ *   PING    0 -> rank   rank 0 is alive (every CLUSTER_PING_NS)
  */
 #ifndef QPERF_CLUSTER_MSG_H
 #define QPERF_CLUSTER_MSG_H
@@ -17,7 +18,7 @@
 
 #include "types.h"
 
-enum cmsg_type { CMSG_JOIN = 1, CMSG_RUN, CMSG_RESULT, CMSG_DONE };
+enum cmsg_type { CMSG_JOIN = 1, CMSG_RUN, CMSG_RESULT, CMSG_DONE, CMSG_PING };
 
 #define CMSG_HOST_MAX 256 /* host names and addresses, NUL included */
 #define CMSG_ERR_MAX 512

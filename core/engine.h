@@ -15,6 +15,14 @@
 int server_main(const struct plan *p);
 
 /*
+ * server_main() in two steps, for cluster mode: listen on p->listen_port
+ * (0: any free port) as -lh says, returning the socket or -1 with err
+ * filled; then serve on it until stopped (returns the exit status).
+ */
+int server_listen(const struct plan *p, char *err, size_t errlen);
+int server_serve(const struct plan *p, int lfd);
+
+/*
  * Run every test of the plan against p->host and print the reports.
  * Returns the exit status: 0 if every test succeeded, 1 at the first
  * failed test (the rest do not run).  Prints its own errors.

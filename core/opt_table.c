@@ -310,7 +310,25 @@ const struct opt_desc opt_table[] = {
 	  "Time",
 	  "Set the time to wait for the server. "
 	  "A client keeps trying to connect for Time.  "
-	  "Default 5 s; 0 tries once."),
+	  "Default 5 s; 0 tries once.  In cluster mode it is the time rank "
+	  "0 waits for every rank to join (default 30 s)."),
+	A("--cluster", "-cl", OT_SPECIAL, OA_CLUSTER, false, 0, 0, "Pattern",
+	  "Run the tests between the ranks of a cluster. "
+	  "Started as one process per node by mpirun, srun or anything that "
+	  "sets QPERF_RANK and QPERF_SIZE; takes the place of the host.  "
+	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
+	  "neighbours), bisect (rank i with i+N/2) or random:K (K random "
+	  "rounds).  Rank 0 prints a matrix per test and one outlier: line "
+	  "per slow node or link confirmed by a retest."),
+	A("--rendezvous", "-rv", OT_SPECIAL, OA_RENDEZVOUS, false, 0, 0,
+	  "Host:Port",
+	  "Cluster mode: where rank 0 listens for the other ranks. "
+	  "Host is rank 0's host name or address ([ADDR]:PORT for IPv6); "
+	  "the port defaults to 19766."),
+	A("--seed", "-sd", OT_INT, OA_SEED, false, 0, U32, "N",
+	  "Cluster mode: seed of the rank shuffle. "
+	  "The same seed gives the same rounds; rank 0 prints the seed it "
+	  "used (by default one from the clock)."),
 
 	/* Obsolete spellings (spec §4.5): accepted with a warning. */
 	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "opts.h"
 #include "util.h"
 #include "../transports/transport.h"
@@ -586,11 +587,34 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		if (parse_value(o, spelling, v, &x, err, errlen))
 			return -1;
 		plan->listen_port = (uint16_t)x;
+		plan->cluster.port_base = (uint32_t)x;
 		return 0;
 	case OA_WAIT_SERVER:
 		if (parse_value(o, spelling, v, &x, err, errlen))
 			return -1;
 		plan->wait_server = x;
+		plan->cluster.join_window = x;
+		return 0;
+	case OA_CLUSTER: {
+		char inner[200];
+
+		if (sched_parse(v, &plan->cluster.pattern, inner,
+				sizeof(inner)) < 0)
+			return opts_fail(err, errlen, spelling, v, "%s", inner);
+		plan->mode = RUN_CLUSTER;
+		return 0;
+	}
+	case OA_RENDEZVOUS:
+		if (!*v)
+			return opts_fail(err, errlen, spelling, NULL,
+					 "empty address");
+		plan->cluster.rendezvous = v;
+		return 0;
+	case OA_SEED:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		plan->cluster.seed = x;
+		plan->cluster.seed_set = true;
 		return 0;
 	case OA_SERVER_TIMEOUT:
 		if (apply_setting(s, o, spelling, v, err, errlen))
@@ -632,7 +656,7 @@ static int parse_word(struct plan *plan, const struct settings *s,
 {
 	const struct test_desc *t;
 
-	if (!plan->host) {
+	if (!plan->host && plan->mode != RUN_CLUSTER) {
 		plan->host = w;
 		return 0;
 	}
@@ -643,10 +667,39 @@ static int parse_word(struct plan *plan, const struct settings *s,
 	return plan_add(plan, t, s, err, errlen);
 }
 
+/* Cluster mode: tests only, no host, no --loop, no conf or quit. */
+static int cluster_check(struct plan *plan, char *err, size_t errlen)
+{
+	if (plan->host)
+		return opts_fail(err, errlen, "--cluster", NULL,
+				 "takes the place of the host; \"%.60s\" is not a test",
+				 plan->host);
+	if (!plan->ntests)
+		return opts_fail(err, errlen, "--cluster", NULL,
+				 "must specify a test type; try: qperf --help tests");
+	for (size_t i = 0; i < plan->ntests; i++) {
+		const struct plan_item *it = &plan->tests[i];
+
+		if (!it->test->tp)
+			return opts_fail(err, errlen, it->test->name, NULL,
+					 "does not run in cluster mode");
+		if (it->s.nloops)
+			return opts_fail(err, errlen, "--loop", NULL,
+					 "does not run in cluster mode");
+	}
+	if (!plan->cluster.join_window)
+		plan->cluster.join_window = CLUSTER_JOIN_NS;
+	if (!plan->cluster.seed_set)
+		plan->cluster.seed = now_ns() % 1000000;
+	return 0;
+}
+
 /* Client or server, and the errors of spec §1.1. */
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
+	if (plan->mode == RUN_CLUSTER)
+		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {
 		plan->mode = RUN_SERVER;
 		return 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "acl.h"
+#include "sched.h"
 #include "types.h"
 
 struct test_desc;
@@ -54,6 +55,9 @@ enum opt_act {
 	OA_MAX_MSGS, /* --max_msgs */
 	OA_MAX_MEMORY, /* --max_memory */
 	OA_MAX_SETUP, /* --max_setup */
+	OA_CLUSTER, /* --cluster PATTERN: RUN_CLUSTER */
+	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
+	OA_SEED, /* --seed N */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -107,7 +111,17 @@ struct plan_item {
 	struct settings s;
 };
 
-enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION };
+enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION, RUN_CLUSTER };
+
+/* Cluster mode's options (core/cluster.h). */
+struct cluster_opts {
+	struct sched_spec pattern; /* --cluster */
+	const char *rendezvous; /* --rendezvous HOST:PORT */
+	uint64_t seed; /* --seed; from the clock if not given */
+	bool seed_set;
+	uint64_t join_window; /* ns: -ws, else CLUSTER_JOIN_NS */
+	uint32_t port_base; /* -lp given: servers on base + local rank */
+};
 
 #define WARN_MAX 32
 
@@ -141,6 +155,7 @@ struct plan {
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */
 	struct server_limits lim; /* server mode */
+	struct cluster_opts cluster; /* RUN_CLUSTER */
 	const char *help_topic; /* RUN_HELP: "main" if none */
 	size_t ntests;
 	struct plan_item *tests; /* malloc'd; plan_free() releases */

@@ -337,7 +337,7 @@ static int listen_host(const char *host, uint16_t port, char *err,
 			    port);
 }
 
-static int server_listen(const struct plan *p, char *err, size_t errlen)
+int server_listen(const struct plan *p, char *err, size_t errlen)
 {
 	if (p->lim.listen_host)
 		return listen_host(p->lim.listen_host, p->listen_port, err,
@@ -405,6 +405,11 @@ int server_main(const struct plan *p)
 		close(lfd);
 		return 1;
 	}
+	return server_serve(p, lfd);
+}
+
+int server_serve(const struct plan *p, int lfd)
+{
 	measure_init();
 	return superv_run(p, lfd, serve_one);
 }

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Cluster mode, the part every rank runs (see cluster.h): find rank and
+ * size, start this rank's server, connect to rank 0 and serve its RUN
+ * messages as a client.  Rank 0 also listens for the joins and runs the
+ * coordinator in its main process; its own worker is a forked child that
+ * joins like every other rank.
+ *
+ * Ports: the rank's server listens on -lp plus the local rank when -lp
+ * is given (for sites whose firewalls open a port range), else on a port
+ * the kernel chooses; either way the port travels in JOIN, so ranks that
+ * share a host never collide.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "ctl.h"
+#include "engine.h"
+#include "measure.h"
+#include "tlv.h"
+#include "util.h"
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+/* Port of a bound socket, 0 if unknown. */
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
+{
+	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false };
+	uint8_t b[TLV_MAX];
+	size_t n = cmsg_encode(m, b, sizeof(b));
+
+	if (!n)
+		return seterr(err, errlen, "cluster message too long");
+	return ctl_send_block(&c, b, n, "cluster message", err, errlen);
+}
+
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen)
+{
+	struct ctl c = { fd, true, timeout, false, false };
+	uint8_t b[TLV_MAX];
+	size_t n;
+
+	if (ctl_recv_block(&c, b, sizeof(b), &n, "cluster message", err,
+			   errlen) < 0)
+		return -1;
+	if (cmsg_decode(b, n, m) < 0)
+		return seterr(err, errlen, "bad cluster message");
+	return 0;
+}
+
+/* Connect to rank 0, retrying until the join window closes. */
+static int rv_connect(const char *host, uint16_t port, uint64_t window,
+		      char *err, size_t errlen)
+{
+	uint64_t deadline = now_ns() + window;
+	char ps[8];
+	int last = ECONNREFUSED;
+
+	xsnprintf(ps, sizeof(ps), "%u", port);
+	while (now_ns() < deadline) {
+		struct addrinfo hints, *res = NULL;
+		int e;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICSERV;
+		e = getaddrinfo(host, ps, &hints, &res);
+		if (e)
+			return seterr(err, errlen,
+				      "--rendezvous: \"%.100s\": %s", host,
+				      gai_strerror(e));
+		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+			int fd = socket(ai->ai_family,
+					ai->ai_socktype | SOCK_CLOEXEC,
+					ai->ai_protocol);
+			uint64_t now = now_ns();
+
+			if (fd < 0)
+				continue;
+			if (now < deadline &&
+			    connect_bounded(fd, ai->ai_addr, ai->ai_addrlen,
+					    deadline - now) == 0) {
+				freeaddrinfo(res);
+				return fd;
+			}
+			last = errno;
+			close(fd);
+		}
+		freeaddrinfo(res);
+		sleep_ns(100 * 1000000ULL);
+	}
+	return seterr(err, errlen,
+		      "cannot reach rank 0 at %.100s port %u within %llu s: %s",
+		      host, port, (unsigned long long)(window / NS_PER_SEC),
+		      strerror(last));
+}
+
+/* This rank as a client: JOIN, then RUN until DONE. */
+static int worker(const struct plan *p, const struct rank_info *ri,
+		  const char *rvhost, uint16_t rvport, uint16_t srvport)
+{
+	struct cmsg m;
+	char err[CMSG_ERR_MAX];
+	int fd = rv_connect(rvhost, rvport, p->cluster.join_window, err,
+			    sizeof(err));
+
+	if (fd < 0)
+		goto fail;
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_JOIN;
+	m.u.join.rank = ri->rank;
+	m.u.join.size = ri->size;
+	m.u.join.local_rank = ri->local_rank;
+	m.u.join.port = srvport;
+	if (gethostname(m.u.join.host, sizeof(m.u.join.host) - 1) < 0)
+		xsnprintf(m.u.join.host, sizeof(m.u.join.host), "?");
+	if (cluster_send(fd, &m, err, sizeof(err)) < 0)
+		goto fail;
+	for (;;) {
+		struct cmsg r;
+
+		if (cluster_recv(fd, CLUSTER_LOSS_NS, &m, err, sizeof(err)) < 0)
+			goto fail;
+		if (m.type == CMSG_DONE)
+			break;
+		if (m.type != CMSG_RUN)
+			continue; /* a ping */
+		memset(&r, 0, sizeof(r));
+		r.type = CMSG_RESULT;
+		r.u.result.job = m.u.run.job;
+		r.u.result.status = (uint32_t)client_pair(
+			p, m.u.run.item, m.u.run.addr, m.u.run.port,
+			&r.u.result.r, r.u.result.err, sizeof(r.u.result.err));
+		if (cluster_send(fd, &r, err, sizeof(err)) < 0)
+			goto fail;
+	}
+	close(fd);
+	return 0;
+fail:
+	fprintf(stderr, "qperf: rank %u: lost rank 0 (%.100s port %u): %s\n",
+		ri->rank, rvhost, rvport, err);
+	if (fd >= 0)
+		close(fd);
+	return 1;
+}
+
+/* Stop a child we started: SIGTERM, then wait for it (bounded). */
+static int stop_child(pid_t pid, bool term)
+{
+	uint64_t deadline = now_ns() + 10 * NS_PER_SEC;
+	int st = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (term)
+		kill(pid, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		if (r < 0 && errno != EINTR)
+			return 1;
+		if (now_ns() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 1;
+		}
+		sleep_ns(20 * 1000000ULL);
+	}
+}
+
+/* Fork this rank's server on its own port; returns its pid or -1. */
+static pid_t start_server(const struct plan *p, const struct rank_info *ri,
+			  uint16_t *port, char *err, size_t errlen)
+{
+	struct plan sp = *p;
+	int lfd;
+	pid_t pid;
+
+	sp.mode = RUN_SERVER;
+	sp.port_file = NULL;
+	sp.listen_port = 0;
+	if (p->cluster.port_base) {
+		if (p->cluster.port_base + ri->local_rank > 65535)
+			return seterr(err, errlen,
+				      "-lp %u plus local rank %u is beyond port 65535",
+				      p->cluster.port_base, ri->local_rank);
+		sp.listen_port = (uint16_t)(p->cluster.port_base +
+					    ri->local_rank);
+	}
+	lfd = server_listen(&sp, err, errlen);
+	if (lfd < 0)
+		return -1;
+	*port = bound_port(lfd);
+	pid = fork();
+	if (pid < 0) {
+		close(lfd);
+		return seterr_errno(err, errlen, errno, "fork failed");
+	}
+	if (pid == 0)
+		_exit(server_serve(&sp, lfd));
+	close(lfd);
+	return pid;
+}
+
+int cluster_main(const struct plan *p)
+{
+	struct rank_info ri;
+	char err[512], rvhost[CMSG_HOST_MAX];
+	uint16_t rvport, srvport = 0;
+	int rc, lfd = -1;
+	pid_t srv, wrk = -1;
+
+	measure_init();
+	rc = rank_from_env(env_get, &ri, err, sizeof(err));
+	if (rc == 1)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE");
+	else if (rc == 0 && !ri.size_known)
+		xsnprintf(err, sizeof(err),
+			  "PMIX_RANK is set but not the number of ranks; set QPERF_SIZE (this qperf does not query PMIx)");
+	else if (rc == 0 && !p->cluster.rendezvous)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs --rendezvous HOST:PORT (rank 0 listens there)");
+	else if (rc == 0)
+		rc = parse_rendezvous(p->cluster.rendezvous,
+				      CLUSTER_DEFAULT_PORT, rvhost,
+				      sizeof(rvhost), &rvport, err,
+				      sizeof(err));
+	if (rc != 0 || !ri.size_known || !p->cluster.rendezvous) {
+		fprintf(stderr, "qperf: %s\n", err);
+		return 2;
+	}
+	if (ri.rank == 0) {
+		struct plan lp = *p;
+
+		lp.listen_port = rvport;
+		lp.lim.listen_host = NULL;
+		lfd = server_listen(&lp, err, sizeof(err));
+		if (lfd < 0) {
+			fprintf(stderr, "qperf: rank 0: --rendezvous: %s\n",
+				err);
+			return 1;
+		}
+	}
+	srv = start_server(p, &ri, &srvport, err, sizeof(err));
+	if (srv < 0) {
+		fprintf(stderr, "qperf: rank %u: %s\n", ri.rank, err);
+		if (lfd >= 0)
+			close(lfd);
+		return 1;
+	}
+	if (ri.rank != 0) {
+		rc = worker(p, &ri, rvhost, rvport, srvport);
+		stop_child(srv, true);
+		return rc;
+	}
+	fflush(stdout);
+	wrk = fork();
+	if (wrk == 0) {
+		close(lfd);
+		_exit(worker(p, &ri, rvhost, rvport, srvport));
+	}
+	if (wrk < 0) {
+		fprintf(stderr, "qperf: rank 0: fork failed: %s\n",
+			strerror(errno));
+		close(lfd);
+		stop_child(srv, true);
+		return 1;
+	}
+	rc = cluster_coord(p, &ri, lfd);
+	close(lfd);
+	if (stop_child(wrk, false) && !rc)
+		rc = 1;
+	stop_child(srv, true);
+	return rc;
+}

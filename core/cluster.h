@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Cluster mode: `qperf --cluster PATTERN [OPTIONS] TEST...`, one process
+ * per node started by a launcher (mpirun, srun, or anything that sets
+ * QPERF_RANK and QPERF_SIZE).  The launcher only starts the processes and
+ * gives each its rank; everything else goes over qperf's own TCP
+ * connections.
+ *
+ * Every rank runs a qperf server (a forked child, supervised as any
+ * server) and a worker that connects to rank 0's --rendezvous address,
+ * says JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
+ * 0 also runs the coordinator (cluster_coord.c): it collects the joins,
+ * walks the schedule (sched.h) round by round, gathers each pair's
+ * figures, finds and retests outliers (outlier.h) and prints the report.
+ */
+#ifndef QPERF_CLUSTER_H
+#define QPERF_CLUSTER_H
+
+#include <stdint.h>
+
+#include "cluster_msg.h"
+#include "opts.h"
+#include "rank_env.h"
+
+#define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
+#define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
+#define CLUSTER_JOIN_NS (30 * NS_PER_SEC) /* default join window */
+#define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
+
+/* Run this rank.  Returns the exit status; prints its own errors. */
+int cluster_main(const struct plan *p);
+
+/* One message to / from a rank; 0, or -1 with err filled. */
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen);
+
+/* The coordinator on rank 0, given the listening rendezvous socket. */
+int cluster_coord(const struct plan *p, const struct rank_info *ri,
+		  int lfd);
+
+/*
+ * Run plan item `item` as a client against host:port and return its
+ * figures (client.c).  0, or the test's exit status with err filled.
+ */
+int client_pair(const struct plan *p, size_t item, const char *host,
+		uint16_t port, struct pair_res *out, char *err,
+		size_t errlen);
+
+#endif
