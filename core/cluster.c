@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -170,6 +171,17 @@ fail:
 	return 1;
 }
 
+/*
+ * In a child just forked from parent: end with the parent, so that a
+ * killed rank leaves no server or worker behind.
+ */
+static void die_with(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);
+}
+
 /* Stop a child we started: SIGTERM, then wait for it (bounded). */
 static int stop_child(pid_t pid, bool term)
 {
@@ -202,7 +214,7 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 {
 	struct plan sp = *p;
 	int lfd;
-	pid_t pid;
+	pid_t pid, me;
 
 	sp.mode = RUN_SERVER;
 	sp.port_file = NULL;
@@ -219,13 +231,16 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 	if (lfd < 0)
 		return -1;
 	*port = bound_port(lfd);
+	me = getpid();
 	pid = fork();
 	if (pid < 0) {
 		close(lfd);
 		return seterr_errno(err, errlen, errno, "fork failed");
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		die_with(me);
 		_exit(server_serve(&sp, lfd));
+	}
 	close(lfd);
 	return pid;
 }
@@ -236,7 +251,7 @@ int cluster_main(const struct plan *p)
 	char err[512], rvhost[CMSG_HOST_MAX];
 	uint16_t rvport, srvport = 0;
 	int rc, lfd = -1;
-	pid_t srv, wrk = -1;
+	pid_t srv, wrk = -1, me;
 
 	measure_init();
 	rc = rank_from_env(env_get, &ri, err, sizeof(err));
@@ -283,8 +298,10 @@ int cluster_main(const struct plan *p)
 		return rc;
 	}
 	fflush(stdout);
+	me = getpid();
 	wrk = fork();
 	if (wrk == 0) {
+		die_with(me);
 		close(lfd);
 		_exit(worker(p, &ri, rvhost, rvport, srvport));
 	}

@@ -661,6 +661,9 @@ static int parse_word(struct plan *plan, const struct settings *s,
 		return 0;
 	}
 	t = test_find(w);
+	if (!t && plan->mode == RUN_CLUSTER)
+		return opts_fail(err, errlen, w, NULL,
+				 "bad test (--cluster takes the place of the host); try: qperf --help tests");
 	if (!t)
 		return opts_fail(err, errlen, w, NULL,
 			    "bad test; try: qperf --help tests");

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
-	suites=(unit docs build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma)
+	suites=(unit docs build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
 fi
 
 total_pass=0

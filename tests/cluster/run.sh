@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Cluster mode (qperf --cluster) on one machine.
+#
+# A. Through a real launcher: Debian's Open MPI (mpirun --oversubscribe,
+#    as root with --allow-run-as-root) starts 4 ranks on loopback, for a
+#    socket test and, over softverbs with SOFTVERBS_NODE = rank + 1, for
+#    rc_bw and ud_lat.
+# B. Outlier finding: 6 ranks, each in its own network namespace joined
+#    to a bridge (in a hub namespace) by a veth shaped with tc (tbf per
+#    veth; an htb class with a u32 filter for one slow link), started with
+#    QPERF_RANK/QPERF_SIZE and --rendezvous.  Nothing planted: no outlier;
+#    one slow node: exactly that node; one slow link: exactly that link.
+# C. A rank killed mid-run is reported and the others finish.
+# D. Usage errors.
+#
+# Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun)
+
+. "$(dirname "$0")/../lib.sh"
+
+SV_LIB=$LIB_ROOT/softverbs/build
+RATE=${RATE:-100} # Mbit/s of every veth
+SLOW=${SLOW:-20} # Mbit/s of a planted slow node or link
+N=${N:-6}
+TT=${TT:-1} # seconds per pair test
+
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
+	fail "root, ip and tc (iproute2) are available"
+	finish
+fi
+if ! command -v mpirun >/dev/null; then
+	fail "mpirun is installed (openmpi-bin, scripts/install-deps --test)"
+	finish
+fi
+
+# --- D. usage errors -----------------------------------------------------
+run "$QPERF" --cluster all tcp_bw
+expect "no rank: one clear line, exit 2" 2 '^$' '^qperf: --cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE$'
+run env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all tcp_bw
+expect "no --rendezvous: exit 2" 2 '^$' '^qperf: --cluster needs --rendezvous HOST:PORT'
+run env QPERF_RANK=2 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
+expect "rank beyond size: exit 2" 2 '^$' '^qperf: QPERF_RANK=2: must be below QPERF_SIZE=2$'
+run "$QPERF" --cluster rung tcp_bw
+expect "bad pattern: exit 2" 2 '^$' 'bad cluster pattern rung \(all, ring, bisect or random:K\)'
+run "$QPERF" --cluster random:0 tcp_bw
+expect "random:0: exit 2" 2 '^$' 'K must be 1 to 1000000'
+run "$QPERF" --cluster all localhost tcp_bw
+expect "a host with --cluster: exit 2" 2 '^$' 'takes the place of the host'
+run "$QPERF" --cluster all --loop msg_size:1:4:*2 tcp_bw
+expect "--loop with --cluster: exit 2" 2 '^$' '--loop: does not run in cluster mode'
+run "$QPERF" --cluster all conf
+expect "conf with --cluster: exit 2" 2 '^$' 'conf: does not run in cluster mode'
+run env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous '[::1' tcp_bw
+expect "bad --rendezvous: exit 2" 2 '^$' 'bad rendezvous address \[::1'
+P=$(free_port)
+run -t 30 env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -ws 1 tcp_bw
+expect "rank 0 absent: the others end within the join window" 1 '^$' "^qperf: rank 1: lost rank 0 \(127.0.0.1 port $P\): cannot reach rank 0"
+
+# --- A. under mpirun on loopback -------------------------------------------
+MPI=(mpirun --allow-run-as-root --oversubscribe)
+P=$(free_port)
+run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
+expect "mpirun -n 4 tcp_lat: header, 4 ranks" 0 '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+if [ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ]; then
+	pass "mpirun: every rank joined from 127.0.0.1 with its own server port"
+else
+	fail "mpirun: every rank joined from 127.0.0.1 with its own server port" "$(ctx)"
+fi
+# Each row of the matrix: the rank, then '-' on the diagonal and a
+# positive latency elsewhere (measured once per pair, shown both ways).
+rows=0
+for r in 0 1 2 3; do
+	line=$(grep -E "^ +$r( +([0-9][0-9,.]*|-)){4}$" "$OUT_FILE")
+	cells=$(echo "$line" | awk '{ n = 0; for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++; print n }')
+	[ "$cells" = 3 ] && rows=$((rows + 1))
+done
+if [ $rows = 4 ]; then
+	pass "mpirun: tcp_lat matrix has a positive latency for all 12 cells off the diagonal"
+else
+	fail "mpirun: tcp_lat matrix complete" "$(ctx)"
+fi
+has '^cluster: [0-9]+ outliers?$' && pass "mpirun: the report ends with the outlier count" ||
+	fail "mpirun: the report ends with the outlier count" "$(ctx)"
+
+cat >"$T/svrank" <<'EOF'
+#!/bin/sh
+# One softverbs host per rank.
+SOFTVERBS_NODE=$((OMPI_COMM_WORLD_RANK + 1)) exec "$@"
+EOF
+chmod +x "$T/svrank"
+P=$(free_port)
+run -t 180 env LD_LIBRARY_PATH="$SV_LIB" "${MPI[@]}" -x LD_LIBRARY_PATH -n 4 \
+	"$T/svrank" "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 rc_bw ud_lat
+expect "mpirun over softverbs: rc_bw and ud_lat" 0 '^ud_lat: latency in us; row = client \(sender\), column = server \(measured once per pair\)$'
+has '^rc_bw: received bandwidth in MB/s; row = client \(sender\), column = server$' &&
+	! has 'pair tests? failed' && pass "mpirun over softverbs: no pair test failed" ||
+	fail "mpirun over softverbs: no pair test failed" "$(ctx)"
+bw=$(awk '/^rc_bw:/ { on = 1; next } /^[a-z]/ { on = 0 } on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-") n++ } END { print n + 0 }' "$OUT_FILE")
+[ "$bw" = 12 ] && pass "mpirun over softverbs: rc_bw measured in both directions of all 6 pairs" ||
+	fail "mpirun over softverbs: rc_bw in both directions of all pairs ($bw of 12)" "$(ctx)"
+
+# --- B. namespaces, a bridge and planted faults ------------------------------
+HUB=qpc-hub-$$
+at_exit "ip netns del $HUB"
+ns() { echo "qpc-$$-$1"; }
+addr() { echo "10.79.0.$(($1 + 1))"; }
+setup() {
+	ip netns add "$HUB" &&
+		ip -n "$HUB" link add br0 type bridge &&
+		ip -n "$HUB" link set br0 up || return 1
+	for k in $(seq 0 $((N - 1))); do
+		ip netns add "$(ns $k)" &&
+			ip link add "qc$$r$k" type veth peer name "qc$$h$k" &&
+			ip link set "qc$$r$k" netns "$(ns $k)" &&
+			ip link set "qc$$h$k" netns "$HUB" &&
+			ip -n "$HUB" link set "qc$$h$k" master br0 &&
+			ip -n "$HUB" link set "qc$$h$k" up &&
+			ip -n "$(ns $k)" addr add "$(addr $k)/24" dev "qc$$r$k" &&
+			ip -n "$(ns $k)" link set lo up &&
+			ip -n "$(ns $k)" link set "qc$$r$k" up || return 1
+	done
+}
+for k in $(seq 0 $((N - 1))); do at_exit "ip netns del $(ns $k)"; done
+if setup 2>"$T/setup.err"; then
+	pass "$N namespaces on a bridge (10.79.0.1-$N)"
+else
+	fail "$N namespaces on a bridge" "$(cat "$T/setup.err")"
+	finish
+fi
+
+# shape K RATE: both directions of rank K's veth (its egress in its own
+# namespace, its ingress on the hub side) limited to RATE Mbit/s.
+shape() {
+	tc -n "$(ns $1)" qdisc replace dev "qc$$r$1" root tbf rate "${2}mbit" burst 64kb latency 50ms &&
+		tc -n "$HUB" qdisc replace dev "qc$$h$1" root tbf rate "${2}mbit" burst 64kb latency 50ms
+}
+# slow_link A B: RATE for everything from A except to B, SLOW to B (and
+# the same from B to A): an htb class with a u32 filter on each side.
+slow_link() {
+	local a=$1 b=$2 x y
+	for x in "$a $b" "$b $a"; do
+		set -- $x
+		y="qc$$r$1"
+		tc -n "$(ns $1)" qdisc del dev "$y" root 2>/dev/null
+		tc -n "$(ns $1)" qdisc add dev "$y" root handle 1: htb default 10 &&
+			tc -n "$(ns $1)" class add dev "$y" parent 1: classid 1:10 htb rate "${RATE}mbit" &&
+			tc -n "$(ns $1)" class add dev "$y" parent 1: classid 1:20 htb rate "${SLOW}mbit" &&
+			tc -n "$(ns $1)" filter add dev "$y" parent 1: protocol ip prio 1 u32 \
+				match ip dst "$(addr $2)/32" flowid 1:20 || return 1
+	done
+}
+shape_all() {
+	for k in $(seq 0 $((N - 1))); do shape $k "$RATE" || return 1; done
+}
+
+# cluster_run NAME [EXTRA-ARGS]: ranks 1..N-1 in the background, rank 0
+# in the foreground (its report in OUT_FILE); the others' output in
+# $T/rank.K.  Sets RANK_PIDS.
+RV_PORT=19790
+cluster_run() {
+	local name=$1 k
+	shift
+	RANK_PIDS=()
+	for k in $(seq 1 $((N - 1))); do
+		ip netns exec "$(ns $k)" env QPERF_RANK=$k QPERF_SIZE=$N "$QPERF" \
+			--cluster all --rendezvous "$(addr 0):$RV_PORT" -t "$TT" "$@" \
+			>"$T/rank.$name.$k" 2>&1 </dev/null &
+		RANK_PIDS+=($!)
+		track_pid $!
+	done
+	run -t 300 ip netns exec "$(ns 0)" env QPERF_RANK=0 QPERF_SIZE=$N "$QPERF" \
+		--cluster all --rendezvous "$(addr 0):$RV_PORT" --seed 5 -t "$TT" "$@"
+}
+ranks_exit_0() {
+	local k=1 pid bad=
+	for pid in "${RANK_PIDS[@]}"; do
+		wait "$pid" || bad="$bad $k"
+		k=$((k + 1))
+	done
+	[ -z "$bad" ] && pass "$1: ranks 1-$((N - 1)) exit 0" ||
+		fail "$1: ranks 1-$((N - 1)) exit 0 (not:$bad)" "$(cat "$T"/rank.$1.* | head -20)"
+}
+outliers_are() { # NAME EXPECTED-LINES-REGEX COUNT
+	local got
+	got=$(grep -c '^outlier: ' "$OUT_FILE")
+	if [ "$got" = "$3" ] && { [ "$3" = 0 ] || [ "$(grep '^outlier: ' "$OUT_FILE" | grep -Ec -- "$2")" = "$3" ]; }; then
+		pass "$1"
+	else
+		fail "$1 ($got outlier lines)" "$(ctx)"
+	fi
+}
+
+if shape_all 2>"$T/tc.err"; then
+	pass "tc tbf ${RATE}mbit on every veth, both directions"
+else
+	fail "tc tbf on every veth" "$(cat "$T/tc.err")"
+	finish
+fi
+cluster_run none tcp_bw
+expect "uniform fabric: report of $N ranks, $((N - 1)) rounds" 0 "^cluster: $N ranks, pattern all, seed 5, $((N - 1)) rounds$" '^$'
+outliers_are "uniform fabric: no outlier" x 0
+has '^cluster: 0 outliers$' && pass "uniform fabric: 'cluster: 0 outliers'" || fail "uniform fabric: 'cluster: 0 outliers'" "$(ctx)"
+ranks_exit_0 none
+# The figures are the shaped rate: every cell within 60-100% of RATE
+# (payload over frames, and 3 pairs at once through one bridge).
+cells=$(awk -v lo=$((RATE * 60 / 8 / 100)) -v hi=$((RATE / 8 + 1)) '/^tcp_bw:/ { on = 1; next } /^[a-z]/ { on = 0 }
+	on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-") { n++; v = $i; gsub(",", "", v); if (v + 0 >= lo && v + 0 <= hi) ok++ } }
+	END { print ok + 0 "/" n + 0 }' "$OUT_FILE")
+[ "$cells" = "$((N * (N - 1)))/$((N * (N - 1)))" ] &&
+	pass "uniform fabric: all $((N * (N - 1))) directed figures near ${RATE} Mbit/s" ||
+	fail "uniform fabric: directed figures near ${RATE} Mbit/s ($cells)" "$(ctx)"
+
+shape 3 "$SLOW"
+cluster_run node tcp_bw
+outliers_are "slow node: exactly rank 3 is an outlier" '^outlier: node .* \(rank 3\): tcp_bw .* MB/s against a median of .* MB/s \(-[0-9]+%\); retest against rank [0-9]+: .* MB/s$' 1
+expect "slow node: exit 1 (an outlier was found)" 1 '^cluster: 1 outlier$'
+ranks_exit_0 node
+
+shape_all
+if slow_link 1 4 2>"$T/tc.err"; then
+	pass "htb: link 1-4 at ${SLOW}mbit, everything else at ${RATE}mbit"
+else
+	fail "htb slow link" "$(cat "$T/tc.err")"
+fi
+cluster_run link tcp_bw
+outliers_are "slow link: exactly link 1-4 is an outlier" '^outlier: link .* \(rank 1\) - .* \(rank 4\): tcp_bw .* MB/s against .* of its nodes \(-[0-9]+%\); retest alone: .* MB/s$' 1
+ranks_exit_0 link
+
+# --- C. a rank killed mid-run ------------------------------------------------
+shape_all
+N_KILL=3
+RANK_PIDS=()
+for k in $(seq 1 $((N - 1))); do
+	ip netns exec "$(ns $k)" env QPERF_RANK=$k QPERF_SIZE=$N "$QPERF" \
+		--cluster all --rendezvous "$(addr 0):$RV_PORT" -t "$TT" tcp_bw \
+		>"$T/rank.kill.$k" 2>&1 </dev/null &
+	RANK_PIDS+=($!)
+	track_pid $!
+done
+ip netns exec "$(ns 0)" env QPERF_RANK=0 QPERF_SIZE=$N "$QPERF" --cluster all \
+	--rendezvous "$(addr 0):$RV_PORT" -t "$TT" tcp_bw >"$T/kill.out" 2>"$T/kill.err" </dev/null &
+R0=$!
+track_pid $R0
+# Once every rank has joined (rank 0 lists them), kill rank 3 by its PID.
+wait_for 30 grep -qs "^  rank $((N - 1)):" "$T/kill.out"
+sleep 2
+kill -9 "${RANK_PIDS[$((N_KILL - 1))]}"
+wait $R0
+RC=$?
+OUT=$(cat "$T/kill.out")
+ERR=$(cat "$T/kill.err")
+cp "$T/kill.out" "$OUT_FILE"
+cp "$T/kill.err" "$ERR_FILE"
+expect "killed rank: rank 0 finishes and reports it gone (exit 1)" 1 "^gone: rank $N_KILL \(.*\): " "rank $N_KILL \(.*\) (left|did not finish)"
+has '^cluster: [0-9]+ outliers?$' && pass "killed rank: the run went on to its end" ||
+	fail "killed rank: the run went on to its end" "$(ctx)"
+alive_ok=1
+for k in $(seq 1 $((N - 1))); do
+	[ $k = $N_KILL ] && continue
+	wait "${RANK_PIDS[$((k - 1))]}" || alive_ok=0
+done
+[ $alive_ok = 1 ] && pass "killed rank: the other ranks exit 0" ||
+	fail "killed rank: the other ranks exit 0" "$(cat "$T"/rank.kill.* | head)"
+sleep 0.5
+left=$(ip netns pids "$(ns $N_KILL)" 2>/dev/null | wc -l)
+[ "$left" = 0 ] && pass "killed rank: its server child ended with it" ||
+	fail "killed rank: its server child ended with it ($left processes left in its namespace)"
+
+finish
