@@ -147,18 +147,29 @@ static size_t gather(const struct coord *c, size_t item,
 	return k;
 }
 
-/* Run plan item `item` for the one pair (a, b) alone; worst goodness. */
+/*
+ * Run plan item `item` for the one pair (a, b) alone, twice; the better
+ * of the two runs' worst figures (so that one disturbed run does not
+ * confirm a suspect), or -1 if a run measured nothing.
+ */
 static double retest(struct coord *c, size_t item, uint32_t a, uint32_t b)
 {
 	struct sched_pair pr = { a, b };
+	double best = -1;
 
 	c->record = record_retest;
 	c->item_lo = (uint32_t)item;
 	c->item_hi = (uint32_t)item + 1;
-	c->rt_count = 0;
-	c->rt_worst = 0;
-	coord_round(c, &pr, 1);
-	return c->rt_count ? c->rt_worst : -1;
+	for (int run = 0; run < 2; run++) {
+		c->rt_count = 0;
+		c->rt_worst = 0;
+		coord_round(c, &pr, 1);
+		if (!c->rt_count)
+			return -1;
+		if (c->rt_worst > best)
+			best = c->rt_worst;
+	}
+	return best;
 }
 
 /* The alive, unsuspected node with the best median: a good partner. */
@@ -242,6 +253,7 @@ int coord_run(struct coord *c)
 	const struct plan *p = c->p;
 	struct sched s;
 	struct sched_pair *pairs;
+	uint32_t *idle;
 	char err[256], name[32];
 	int found = 0, rc = 0;
 
@@ -251,8 +263,9 @@ int coord_run(struct coord *c)
 		return 2;
 	}
 	sched_name(&p->cluster.pattern, name, sizeof(name));
-	printf("cluster: %u ranks, pattern %s, seed %llu, %u rounds\n", c->n,
-	       name, (unsigned long long)c->seed, s.rounds);
+	printf("cluster: %u ranks, pattern %s, seed %llu, %u round%s\n",
+	       c->n, name, (unsigned long long)c->seed, s.rounds,
+	       s.rounds == 1 ? "" : "s");
 	for (uint32_t k = 0; k < c->n; k++)
 		if (c->r[k].joined)
 			printf("  rank %u: %s (%s port %u)\n", k, c->r[k].host,
@@ -269,9 +282,20 @@ int coord_run(struct coord *c)
 			c->fig[i][k] = NAN;
 	}
 	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
+	idle = xcalloc(c->n, sizeof(*idle));
+	if (p->cluster.pattern.kind == SCHED_ALL && c->n % 2)
+		printf("cluster: %u ranks is odd: each rank sits out one round\n",
+		       c->n);
 	c->record = record_matrix;
 	for (uint32_t r = 0; r < s.rounds; r++) {
-		uint32_t np = sched_round(&s, r, pairs, NULL, NULL);
+		uint32_t ni, np = sched_round(&s, r, pairs, idle, &ni);
+
+		if ((p->cluster.pattern.kind == SCHED_BISECT ||
+		     p->cluster.pattern.kind == SCHED_RANDOM) && ni == 1) {
+			printf("round %u: rank %u (%s) sits out\n", r + 1,
+			       idle[0], c->r[idle[0]].host);
+			fflush(stdout);
+		}
 
 		c->item_lo = 0;
 		c->item_hi = (uint32_t)p->ntests;
@@ -279,6 +303,7 @@ int coord_run(struct coord *c)
 		coord_round(c, pairs, np);
 	}
 	free(pairs);
+	free(idle);
 	sched_free(&s);
 	for (size_t i = 0; i < p->ntests; i++) {
 		print_matrix(c, i);

@@ -10,6 +10,7 @@ void outlier_defaults(struct outlier_opts *o)
 {
 	o->z_min = 3.5;
 	o->min_drop = 0.2;
+	o->strong_drop = 0.5;
 }
 
 static double lesser(double a, double b)
@@ -53,7 +54,8 @@ static int is_low(double x, double m, double mad,
 		return 0;
 	}
 	*z = mad > 0 ? 0.6745 * drop / mad : INFINITY;
-	return *z > o->z_min && drop >= o->min_drop * m;
+	return (*z > o->z_min && drop >= o->min_drop * m) ||
+	       drop >= o->strong_drop * m;
 }
 
 static void put(struct outlier *out, size_t max, size_t k,

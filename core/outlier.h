@@ -15,7 +15,10 @@
  * (modified z-score 0.6745 * drop / MAD above z_min, Iglewicz and
  * Hoaglin's 3.5 by default) and large in itself (at least min_drop of the
  * fabric median, 20% by default), so a uniform fabric, whose MAD is near
- * zero, flags nothing for tiny differences.
+ * zero, flags nothing for tiny differences.  A drop of at least
+ * strong_drop (50% by default) makes a suspect whatever the spread: on a
+ * noisy fabric the MAD grows and would hide it, and the retest that
+ * follows every suspect tells a fault from a disturbed run.
  *
  * Links: a pair's figure against the smaller of its two nodes' figures;
  * a link is a suspect when that ratio is low by the same two rules
@@ -36,6 +39,7 @@ struct pair_fig {
 struct outlier_opts {
 	double z_min; /* 3.5 */
 	double min_drop; /* 0.2 */
+	double strong_drop; /* 0.5 */
 };
 
 enum outlier_kind { OUTLIER_NODE, OUTLIER_LINK };

@@ -57,10 +57,22 @@ run -t 30 env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.
 expect "rank 0 absent: the others end within the join window" 1 '^$' "^qperf: rank 1: lost rank 0 \(127.0.0.1 port $P\): cannot reach rank 0"
 
 # --- A. under mpirun on loopback -------------------------------------------
+# expect_ran NAME REGEX: the run went to its end with REGEX in the report.
+# On loopback the figures are this busy machine's noise, so an outlier may
+# be found (exit 1 with outlier: lines); nothing may fail or be gone.
+expect_ran() {
+	if { [ "$RC" = 0 ] || { [ "$RC" = 1 ] && has '^outlier: '; }; } &&
+		has "$2" && has '^cluster: [0-9]+ outliers?$' &&
+		! has '^gone: |pair tests? failed'; then
+		pass "$1"
+	else
+		fail "$1" "$(ctx)"
+	fi
+}
 MPI=(mpirun --allow-run-as-root --oversubscribe)
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
-expect "mpirun -n 4 tcp_lat: header, 4 ranks" 0 '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+expect_ran "mpirun -n 4 tcp_lat: header, 4 ranks" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
 if [ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ]; then
 	pass "mpirun: every rank joined from 127.0.0.1 with its own server port"
 else
@@ -91,7 +103,7 @@ chmod +x "$T/svrank"
 P=$(free_port)
 run -t 180 env LD_LIBRARY_PATH="$SV_LIB" "${MPI[@]}" -x LD_LIBRARY_PATH -n 4 \
 	"$T/svrank" "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 rc_bw ud_lat
-expect "mpirun over softverbs: rc_bw and ud_lat" 0 '^ud_lat: latency in us; row = client \(sender\), column = server \(measured once per pair\)$'
+expect_ran "mpirun over softverbs: rc_bw and ud_lat" '^ud_lat: latency in us; row = client \(sender\), column = server \(measured once per pair\)$'
 has '^rc_bw: received bandwidth in MB/s; row = client \(sender\), column = server$' &&
 	! has 'pair tests? failed' && pass "mpirun over softverbs: no pair test failed" ||
 	fail "mpirun over softverbs: no pair test failed" "$(ctx)"
