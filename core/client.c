@@ -536,8 +536,9 @@ int client_main(const struct plan *p)
 	return 0;
 }
 
-int client_pair(const struct plan *p, size_t item, const char *host,
-		uint16_t port, struct pair_res *out, char *err, size_t errlen)
+int client_pair(const struct plan *p, const struct test_desc *t,
+		const struct settings *s, const char *host, uint16_t port,
+		struct pair_res *out, char *err, size_t errlen)
 {
 	struct plan q = *p;
 	struct results res;
@@ -547,15 +548,12 @@ int client_pair(const struct plan *p, size_t item, const char *host,
 	memset(out, 0, sizeof(*out));
 	memset(&res, 0, sizeof(res));
 	err[0] = '\0';
-	if (item >= p->ntests)
-		return seterr(err, errlen, "no test %zu in the plan", item),
-		       2;
 	q.host = host;
 	q.listen_port = port;
-	rc = run_test(&cl, p->tests[item].test, &p->tests[item].s);
+	rc = run_test(&cl, t, s);
 	if (rc && !err[0])
 		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
-			  p->tests[item].test->name);
+			  t->name);
 	if (rc)
 		return rc;
 	out->send_bw = res.send_bw;

@@ -122,6 +122,53 @@ static int rv_connect(const char *host, uint16_t port, uint64_t window,
 		      strerror(last));
 }
 
+int cluster_pick_id(const char *list, uint32_t local, char *out,
+		    size_t len)
+{
+	size_t count = 1, n;
+	const char *p = list, *end;
+
+	for (const char *q = list; *q; q++)
+		count += *q == ',';
+	for (size_t k = local % count; k; k--)
+		p = strchr(p, ',') + 1;
+	end = strchr(p, ',');
+	n = end ? (size_t)(end - p) : strlen(p);
+	if ((count > 1 && n == 0) || n >= len)
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* One RUN: the plan item with -i lists resolved for both ends. */
+static int run_job(const struct plan *p, const struct rank_info *ri,
+		   const struct cmsg_run *run, struct cmsg_result *res)
+{
+	struct settings s;
+	const uint32_t local[2] = { ri->local_rank, run->peer_local };
+
+	if (run->item >= p->ntests)
+		return seterr(res->err, sizeof(res->err),
+			      "rank 0 asked for test %u of %zu", run->item,
+			      p->ntests),
+		       2;
+	s = p->tests[run->item].s;
+	for (int side = 0; side < 2; side++) {
+		char *id = s.par.str[side][0];
+		char one[PAR_STR_MAX];
+
+		if (cluster_pick_id(id, local[side], one, sizeof(one)) < 0)
+			return seterr(res->err, sizeof(res->err),
+				      "-i %s: empty entry for local rank %u",
+				      id, local[side]),
+			       2;
+		memcpy(id, one, sizeof(one));
+	}
+	return client_pair(p, p->tests[run->item].test, &s, run->addr,
+			   run->port, &res->r, res->err, sizeof(res->err));
+}
+
 /* This rank as a client: JOIN, then RUN until DONE. */
 static int worker(const struct plan *p, const struct rank_info *ri,
 		  const char *rvhost, uint16_t rvport, uint16_t srvport)
@@ -155,9 +202,8 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 		memset(&r, 0, sizeof(r));
 		r.type = CMSG_RESULT;
 		r.u.result.job = m.u.run.job;
-		r.u.result.status = (uint32_t)client_pair(
-			p, m.u.run.item, m.u.run.addr, m.u.run.port,
-			&r.u.result.r, r.u.result.err, sizeof(r.u.result.err));
+		r.u.result.status = (uint32_t)run_job(p, ri, &m.u.run,
+						       &r.u.result);
 		if (cluster_send(fd, &r, err, sizeof(err)) < 0)
 			goto fail;
 	}

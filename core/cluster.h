@@ -40,11 +40,20 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 		  int lfd);
 
 /*
- * Run plan item `item` as a client against host:port and return its
- * figures (client.c).  0, or the test's exit status with err filled.
+ * Run test t with settings s as a client against host:port and return
+ * its figures (client.c).  0, or the test's exit status with err filled.
  */
-int client_pair(const struct plan *p, size_t item, const char *host,
-		uint16_t port, struct pair_res *out, char *err,
-		size_t errlen);
+int client_pair(const struct plan *p, const struct test_desc *t,
+		const struct settings *s, const char *host, uint16_t port,
+		struct pair_res *out, char *err, size_t errlen);
+
+/*
+ * -i with a comma-separated list (one device per local rank, e.g.
+ * "mlx5_0,mlx5_1"): entry local % count of list into out (room len).
+ * A value without a comma is copied.  0, or -1 if the entry is empty or
+ * does not fit.
+ */
+int cluster_pick_id(const char *list, uint32_t local, char *out,
+		    size_t len);
 
 #endif

@@ -161,6 +161,7 @@ static void slot_next(struct coord *c, struct slot *s)
 		m.u.run.job = ++c->job_seq;
 		m.u.run.item = item;
 		m.u.run.peer = sv;
+		m.u.run.peer_local = c->r[sv].local;
 		m.u.run.port = c->r[sv].port;
 		xsnprintf(m.u.run.addr, sizeof(m.u.run.addr), "%s",
 			  c->r[sv].addr);

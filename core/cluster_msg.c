@@ -23,6 +23,7 @@ enum {
 	CI_MSG_RATE,
 	CI_LATENCY,
 	CI_LAT, /* lat_summary: count then 8 doubles */
+	CI_PEER_LOCAL,
 };
 
 static uint64_t dbits(double d)
@@ -82,6 +83,7 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
 		tlv_u32(&w, CI_JOB, m->u.run.job);
 		tlv_u32(&w, CI_ITEM, m->u.run.item);
 		tlv_u32(&w, CI_PEER, m->u.run.peer);
+		tlv_u32(&w, CI_PEER_LOCAL, m->u.run.peer_local);
 		tlv_u32(&w, CI_PORT, m->u.run.port);
 		put_str(&w, CI_HOST, m->u.run.addr, CMSG_HOST_MAX);
 		break;
@@ -137,7 +139,7 @@ static uint32_t needed(enum cmsg_type t)
 		       1u << CI_PORT | 1u << CI_HOST;
 	case CMSG_RUN:
 		return 1u << CI_JOB | 1u << CI_ITEM | 1u << CI_PEER |
-		       1u << CI_PORT | 1u << CI_HOST;
+		       1u << CI_PEER_LOCAL | 1u << CI_PORT | 1u << CI_HOST;
 	case CMSG_RESULT:
 		return 1u << CI_JOB | 1u << CI_STATUS;
 	case CMSG_DONE:
@@ -216,6 +218,9 @@ static int get_item(struct cmsg *m, uint16_t type, const uint8_t *v,
 		break;
 	case CI_PEER:
 		m->u.run.peer = x;
+		break;
+	case CI_PEER_LOCAL:
+		m->u.run.peer_local = x;
 		break;
 	case CI_STATUS:
 		r->status = x;

@@ -32,6 +32,7 @@ struct cmsg_join {
 struct cmsg_run {
 	uint32_t job, item; /* plan item: which test */
 	uint32_t peer; /* rank of the server side */
+	uint32_t peer_local; /* its local rank (for -i lists) */
 	uint16_t port;
 	char addr[CMSG_HOST_MAX]; /* the peer's address as rank 0 saw it */
 };

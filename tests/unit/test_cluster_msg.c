@@ -2,6 +2,7 @@
 /* Cluster messages: round trips and malformed blocks. */
 #include <string.h>
 
+#include "../../core/cluster.h"
 #include "../../core/cluster_msg.h"
 #include "../../core/tlv.h"
 #include "harness.h"
@@ -35,11 +36,13 @@ TEST(join_run_done)
 	m.u.run.job = 12;
 	m.u.run.item = 1;
 	m.u.run.peer = 3;
+	m.u.run.peer_local = 1;
 	m.u.run.port = 19765;
 	strcpy(m.u.run.addr, "fd00::3");
 	CHECK(roundtrip(&m, &o) == 0);
 	CHECK(o.type == CMSG_RUN && o.u.run.job == 12 && o.u.run.item == 1 &&
-	      o.u.run.peer == 3 && o.u.run.port == 19765);
+	      o.u.run.peer == 3 && o.u.run.peer_local == 1 &&
+	      o.u.run.port == 19765);
 	CHECK_STR(o.u.run.addr, "fd00::3");
 	m.type = CMSG_DONE;
 	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_DONE);
@@ -125,8 +128,29 @@ TEST(malformed)
 	}
 }
 
+/* -i lists: one device per local rank. */
+TEST(pick_id)
+{
+	char b[64];
+
+	CHECK(cluster_pick_id("mlx5_0,mlx5_1", 0, b, sizeof(b)) == 0);
+	CHECK_STR(b, "mlx5_0");
+	CHECK(cluster_pick_id("mlx5_0,mlx5_1", 1, b, sizeof(b)) == 0);
+	CHECK_STR(b, "mlx5_1");
+	CHECK(cluster_pick_id("mlx5_0,mlx5_1:2", 3, b, sizeof(b)) == 0);
+	CHECK_STR(b, "mlx5_1:2");
+	CHECK(cluster_pick_id("softv0", 5, b, sizeof(b)) == 0);
+	CHECK_STR(b, "softv0");
+	CHECK(cluster_pick_id("", 5, b, sizeof(b)) == 0);
+	CHECK_STR(b, "");
+	CHECK(cluster_pick_id("a,,b", 1, b, sizeof(b)) < 0);
+	CHECK(cluster_pick_id("a,b,", 2, b, sizeof(b)) < 0);
+	CHECK(cluster_pick_id("abcdef,x", 0, b, 4) < 0);
+}
+
 int main(void)
 {
+	RUN(pick_id);
 	RUN(join_run_done);
 	RUN(result);
 	RUN(malformed);
