@@ -313,7 +313,7 @@ const struct opt_desc opt_table[] = {
 	  "Default 5 s; 0 tries once.  In cluster mode it is the time rank "
 	  "0 waits for every rank to join (default 30 s)."),
 	A("--cluster", "-cl", OT_SPECIAL, OA_CLUSTER, false, 0, 0, "Pattern",
-	  "Run the tests between the ranks of a cluster. "
+	  "Test between the ranks of a cluster. "
 	  "Started as one process per node by mpirun, srun or anything that "
 	  "sets QPERF_RANK and QPERF_SIZE; takes the place of the host.  "
 	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
@@ -321,8 +321,9 @@ const struct opt_desc opt_table[] = {
 	  "rounds).  Rank 0 prints a matrix per test and one outlier: line "
 	  "per slow node or link confirmed by a retest."),
 	A("--rendezvous", "-rv", OT_SPECIAL, OA_RENDEZVOUS, false, 0, 0,
-	  "Host:Port",
-	  "Cluster mode: where rank 0 listens for the other ranks. "
+	  "Addr",
+	  "Cluster mode: rank 0's Host:Port. "
+	  "Rank 0 listens there for the other ranks.  "
 	  "Host is rank 0's host name or address ([ADDR]:PORT for IPv6); "
 	  "the port defaults to 19766."),
 	A("--seed", "-sd", OT_INT, OA_SEED, false, 0, U32, "N",

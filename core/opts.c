@@ -733,6 +733,9 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 	if (plan->lim.first_opt)
 		plan_warn(plan, "%s set but not used by a client",
 			  plan->lim.first_opt);
+	if (plan->cluster.rendezvous || plan->cluster.seed_set)
+		plan_warn(plan, "%s set but not used without --cluster",
+			  plan->cluster.rendezvous ? "--rendezvous" : "--seed");
 	return 0;
 }
 

@@ -180,6 +180,10 @@ static const char *sample_value(const struct opt_desc *o)
 			return "10.0.0.0/8,fd00::/8";
 		if (o->act == OA_LISTEN_HOST)
 			return "127.0.0.1";
+		if (o->act == OA_CLUSTER)
+			return "ring";
+		if (o->act == OA_RENDEZVOUS)
+			return "node1:4000";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -212,7 +216,8 @@ TEST(every_option_parses)
 			if (!spell)
 				continue;
 			argv[argc++] = "qperf";
-			argv[argc++] = "h";
+			if (r->act != OA_CLUSTER) /* it takes the host's place */
+				argv[argc++] = "h";
 			argv[argc++] = (char *)spell;
 			if (r->type != OT_SET1 && r->type != OT_FLAG &&
 			    r->act != OA_HELP && r->act != OA_VERSION)
@@ -231,6 +236,10 @@ TEST(every_option_parses)
 				CHECK_STR(p.help_topic, "tcp_lat");
 			} else if (r->act == OA_VERSION) {
 				CHECK(p.mode == RUN_VERSION);
+			} else if (r->act == OA_CLUSTER) {
+				CHECK(p.mode == RUN_CLUSTER);
+				CHECK(p.cluster.pattern.kind == SCHED_RING);
+				CHECK(p.ntests == 1);
 			} else {
 				CHECK(p.mode == RUN_CLIENT);
 				CHECK(p.ntests == 1);
@@ -245,6 +254,8 @@ TEST(every_option_parses)
 			/* Server options on a client: "set but not used". */
 			CHECK(p.nwarn == (o->obsolete_for ? 1 : 0) +
 						 (r->act == OA_PORT_FILE ||
+						  r->act == OA_RENDEZVOUS ||
+						  r->act == OA_SEED ||
 						  (r->act >= OA_LISTEN_HOST &&
 						   r->act <= OA_MAX_SETUP)));
 			plan_free(&p);
