@@ -67,7 +67,7 @@ QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
-	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
+	core/param.o core/help.o core/report.o core/report_x.o core/cpu.o core/ctl.o \
 	core/tlv.o core/hist.o core/server.o core/client.o core/measure.o core/session.o \
 	core/util.o transports/table.o transports/sock.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
