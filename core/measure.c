@@ -224,7 +224,9 @@ static int repost_recvs(struct lrun *lr, uint32_t n, char *err,
 
 /*
  * Time one round trip (or operation) begun at t0 (0: none begun, as for
- * a responder's first message) into this side's histogram.  Returns now.
+ * a responder's first message) into this side's histogram.  Returns now,
+ * which the caller takes as the start of the next one: one clock read per
+ * round trip, and the samples add up to the window as 0.4.11's mean does.
  */
 static uint64_t time_rt(struct lrun *lr, uint64_t t0)
 {
@@ -399,8 +401,8 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		if (sent && got) {
 			if (recover)
 				*seqp = (char)++seq; /* sent from there too */
-			if (recover || lr->hist)
-				t_sent = now_ns();
+			if ((recover || lr->hist) && !t_sent)
+				t_sent = now_ns(); /* else the last answer's */
 			k = post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED) {
 				/* As 0.4.11: the initiator sends again, the
@@ -428,6 +430,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				lr->st.lost++; /* start a new exchange */
 				lr->st.r.errs++;
 				got = true;
+				t_sent = 0; /* not timed */
 				continue;
 			}
 			r = nothing(lr, "received", last, err, errlen);
@@ -454,7 +457,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 
 				srtt = srtt ? (7 * srtt + rtt) / 8 : rtt;
 			}
-			t_sent = 0;
+			t_sent = now; /* the next exchange starts here */
 			if (quiet_end)
 				last = now;
 		}
@@ -504,7 +507,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 
 			if (count_of(lr) && count_of(lr) - posted < n)
 				n = (uint32_t)(count_of(lr) - posted);
-			if (timed)
+			if (timed && !t_post)
 				t_post = now_ns();
 			k = post(lr, T(lr)->op, n, err, errlen);
 			if (k < 0)
@@ -526,8 +529,10 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 		}
 		for (int i = 0; i < k; i++) {
 			count_onesided(lr, &c[i]);
+			if (timed && c[i].status != TC_OK)
+				t_post = 0; /* a failed read is not timed */
 			if (timed)
-				time_rt(lr, c[i].status == TC_OK ? t_post : 0);
+				t_post = time_rt(lr, t_post);
 			if (out > 0)
 				out--;
 		}
@@ -682,7 +687,7 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 		if (my_turn) {
 			if (count_reached(lr, lr->st.s.msgs))
 				break;
-			if (lr->hist)
+			if (lr->hist && !t_post)
 				t_post = now_ns();
 			k = post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED)
@@ -700,8 +705,8 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 		if (k == 0)
 			break;
 		progress_note(); /* server watchdog (progress.h) */
-		time_rt(lr, t_post);
-		t_post = 0;
+		if (lr->hist)
+			t_post = time_rt(lr, t_post);
 		lr->st.r.msgs++;
 		lr->st.r.bytes += lr->s->p.msg_size;
 		wp_mark(lr);

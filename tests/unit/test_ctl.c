@@ -313,16 +313,12 @@ TEST(stat_ext_hist)
 {
 	static uint8_t e[EXT_STAT_MAX];
 	static struct hist h, d;
-	struct node_stat s, r;
+	/* 1000 ns window; 2000 ns user and 30 ns system CPU in it. */
+	struct node_stat r, s = { .real_e = 1000, .proc_valid = true,
+				  .proc_user_s = 5, .proc_user_e = 2005,
+				  .proc_sys_s = 1, .proc_sys_e = 31 };
 	size_t n, small;
 
-	memset(&s, 0, sizeof(s));
-	s.real_e = 1000;
-	s.proc_valid = true;
-	s.proc_user_s = 5;
-	s.proc_user_e = 2005;
-	s.proc_sys_s = 1;
-	s.proc_sys_e = 31;
 	hist_init(&h);
 	for (uint64_t v = 1000; v < 50000; v += 7)
 		hist_add(&h, v);
