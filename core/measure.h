@@ -65,10 +65,12 @@ struct lrun {
 	void *wait_arg;
 	/*
 	 * Where this side times its round trips (NULL: not timed), with the
-	 * monotonic clock: ping-pong from posting a message to the answer,
-	 * write-poll from its write to the peer's landing, one-sided
-	 * latency (depth 1) from post to completion.  An exchange the end
-	 * of the test cut short, lost or failed is not timed.
+	 * monotonic clock, one read per round trip: a ping-pong round trip
+	 * runs from one answer to the next (the first from its post), a
+	 * write-poll one from the peer's write landing to the next, a
+	 * one-sided latency operation (depth 1) from the previous
+	 * completion (or its post) to its own.  An exchange the end of the
+	 * test cut short, lost or failed is not timed.
 	 */
 	struct hist *hist;
 };
