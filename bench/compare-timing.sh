@@ -61,10 +61,10 @@ bench_setup qperf-bench-timing
 # Two servers of ours: timing on, and timing off.
 SERVER_ENV=(SOFTVERBS_NODE=1)
 start_ours || die "our server (timing on) did not start"
-on_pid=$ours_pid on_port=$ours_port
+on_port=$ours_port
 SERVER_ENV=(SOFTVERBS_NODE=1 QPERF_NO_LAT_TIMING=1)
 start_ours || die "our server (timing off) did not start"
-off_pid=$ours_pid off_port=$ours_port
+off_port=$ours_port
 ours_pid='' # both are in started_pids; cleanup stops them by PID
 
 # One run: record the latency (ns, -uu) or the failure.
