@@ -67,8 +67,11 @@ QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
-	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
-	core/tlv.o core/sched.o core/outlier.o core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o core/cluster_report.o core/server.o core/client.o core/measure.o core/session.o \
+	core/param.o core/help.o core/report.o core/report_x.o core/cpu.o \
+	core/ctl.o core/tlv.o core/hist.o core/sched.o core/outlier.o \
+	core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o \
+	core/cluster_report.o core/server.o core/client.o core/measure.o \
+	core/session.o \
 	core/util.o transports/table.o transports/sock.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
@@ -94,7 +97,7 @@ BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(LIBS)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS) -lm
 
 unit: $(UNIT_TESTS)
 

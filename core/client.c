@@ -232,6 +232,7 @@ static int run_data(struct attempt *a)
 {
 	struct tside sd;
 	struct results res;
+	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
 	sd.t = a->t;
@@ -249,13 +250,15 @@ static int run_data(struct attempt *a)
 			      QPERF_VERSION);
 	debugf(a->s->out.debug, "waiting for port");
 	if (session_run(&sd, a->err, sizeof(a->err)) < 0)
-		return -1;
+		goto out;
 	calc_results(&sd.st, &sd.peer, &res);
+	calc_extra(&res, a->t, sd.hist, sd.peer_hist);
 	if (check_measured(a, &sd, &res) < 0)
-		return -1;
+		goto out;
 	if (a->capture) {
 		*a->capture = res;
-		return 0;
+		rc = 0;
+		goto out;
 	}
 	if (sd.st.lost)
 		fprintf(stderr,
@@ -272,7 +275,10 @@ static int run_data(struct attempt *a)
 		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
 				  notes, sd.nnotes);
 	}
-	return 0;
+	rc = 0;
+out:
+	session_release(&sd);
+	return rc;
 }
 
 /* Adjustments a 0.4.11 server needs; may fail with a clear error. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What this machine is and how busy it is: /proc/stat sampling for the CPU
- * accounting of spec §6, the CPU count and tick rate of STAT, and the four
+ * accounting of spec §6, getrusage for the test process's own CPU, the CPU count and tick rate of STAT, and the four
  * strings of the conf test (spec §2.6, §5.9).
  *
  * The parsers (cpu_parse_stat, conf_cpu_string) are pure functions of the
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -110,6 +111,19 @@ int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen)
 	close(fd);
 	buf[n] = '\0';
 	return cpu_parse_stat(buf, t, err, errlen);
+}
+
+bool cpu_proc_sample(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return false;
+	*user = (uint64_t)ru.ru_utime.tv_sec * NS_PER_SEC +
+		(uint64_t)ru.ru_utime.tv_usec * 1000;
+	*sys = (uint64_t)ru.ru_stime.tv_sec * NS_PER_SEC +
+	       (uint64_t)ru.ru_stime.tv_usec * 1000;
+	return true;
 }
 
 uint32_t cpu_count(void)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "hist.h"
 #include "tlv.h"
 #include "util.h"
 #include "wire.h"
@@ -335,8 +336,23 @@ void stat_decode(const uint8_t in[STAT_SIZE], struct node_stat *s)
 	}
 }
 
-size_t ext_stat_encode(const struct node_stat *s, int ver, uint8_t *out,
-		       size_t cap)
+/* Append h's encoding as one STATX_HIST item (nothing if it is larger). */
+static void stat_hist_item(struct tlv_w *w, const struct hist *h)
+{
+	size_t room, n;
+	uint8_t *p = tlv_begin(w, &room);
+
+	if (!p) {
+		w->bad = true;
+		return;
+	}
+	n = hist_encode(h, p, room);
+	if (n)
+		tlv_end(w, STATX_HIST, n);
+}
+
+size_t ext_stat_encode(const struct node_stat *s, int ver,
+		       const struct hist *h, uint8_t *out, size_t cap)
 {
 	struct tlv_w w;
 
@@ -356,48 +372,83 @@ size_t ext_stat_encode(const struct node_stat *s, int ver, uint8_t *out,
 	tlv_u64(&w, STATX_REAL_E, s->real_e);
 	if (s->lost)
 		tlv_u64(&w, STATX_LOST, s->lost);
+	if (s->proc_valid) {
+		tlv_u64(&w, STATX_PROC_USER, s->proc_user_e - s->proc_user_s);
+		tlv_u64(&w, STATX_PROC_SYS, s->proc_sys_e - s->proc_sys_s);
+	}
+	if (h)
+		stat_hist_item(&w, h);
 	return tlv_finish(&w);
 }
 
-int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s)
+/* The items of a TLV STAT block into s (and h).  0, or -1 if malformed. */
+static int ext_stat_items(const uint8_t *in, size_t len, struct node_stat *s,
+			  struct hist *h)
 {
-	const uint8_t *p = in;
-	uint64_t rs = 0, re = 0, lost = 0;
+	bool have_s = false, have_e = false, have_u = false, have_y = false;
 	struct tlv_r r;
 	const uint8_t *val;
 	uint16_t type, n;
 	int k;
 
-	if (len < TLV_HDR || ext_block_len(in) != len)
-		return -1;
-	if (get32(&p) == EXT_MAGIC) {
-		p += 4;
-		rs = get64(&p);
-		re = get64(&p);
-	} else {
-		bool have_s = false, have_e = false;
+	tlv_rinit(&r, in, len);
+	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
+		bool ok = true;
 
-		tlv_rinit(&r, in, len);
-		while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
-			bool ok = true;
-
-			if (type == STATX_REAL_S)
-				ok = have_s = tlv_val_u64(val, n, &rs);
-			else if (type == STATX_REAL_E)
-				ok = have_e = tlv_val_u64(val, n, &re);
-			else if (type == STATX_LOST)
-				ok = tlv_val_u64(val, n, &lost);
-			if (!ok)
-				return -1;
-		}
-		if (k < 0 || !have_s || !have_e)
+		if (type == STATX_REAL_S)
+			ok = have_s = tlv_val_u64(val, n, &s->real_s);
+		else if (type == STATX_REAL_E)
+			ok = have_e = tlv_val_u64(val, n, &s->real_e);
+		else if (type == STATX_LOST)
+			ok = tlv_val_u64(val, n, &s->lost);
+		else if (type == STATX_PROC_USER)
+			ok = have_u = tlv_val_u64(val, n, &s->proc_user_e);
+		else if (type == STATX_PROC_SYS)
+			ok = have_y = tlv_val_u64(val, n, &s->proc_sys_e);
+		else if (type == STATX_HIST && h)
+			ok = hist_decode(val, n, h) == 0;
+		if (!ok)
 			return -1;
 	}
-	if (re < rs)
+	if (k < 0 || !have_s || !have_e || have_u != have_y)
 		return -1;
-	s->real_s = rs;
-	s->real_e = re;
-	s->lost = lost;
+	s->proc_valid = have_u;
+	s->proc_user_s = s->proc_sys_s = 0;
+	return 0;
+}
+
+int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
+		    struct hist *h)
+{
+	const uint8_t *p = in;
+	struct node_stat d;
+
+	if (h)
+		hist_init(h);
+	if (len < TLV_HDR || ext_block_len(in) != len)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	if (get32(&p) == EXT_MAGIC) {
+		p += 4;
+		d.real_s = get64(&p);
+		d.real_e = get64(&p);
+	} else if (ext_stat_items(in, len, &d, h) < 0) {
+		if (h)
+			hist_init(h);
+		return -1;
+	}
+	if (d.real_e < d.real_s) {
+		if (h)
+			hist_init(h);
+		return -1;
+	}
+	s->real_s = d.real_s;
+	s->real_e = d.real_e;
+	s->lost = d.lost;
+	s->proc_valid = d.proc_valid;
+	s->proc_user_s = s->proc_sys_s = 0;
+	s->proc_user_e = d.proc_user_e;
+	s->proc_sys_e = d.proc_sys_e;
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tlv.h"
 #include "types.h"
 
 #define REQ_SIZE 200
@@ -32,7 +33,8 @@
 #define EXT_MAGIC 0x31585051u /* "QPX1": early 0.5 builds' fixed block */
 #define EXT_REQ_SIZE 24
 #define EXT_STAT_SIZE 24
-#define EXT_BLOCK_MAX 512 /* largest request/reply/STAT block we send */
+#define EXT_BLOCK_MAX 512 /* largest request/reply block we send */
+#define EXT_STAT_MAX TLV_BIG_MAX /* largest STAT block (with a histogram) */
 
 #define SYNC_BEFORE "synchronization before test"
 #define SYNC_AFTER "synchronization after test"
@@ -65,7 +67,14 @@ enum reqx_item {
 
 /* TLV item types of the server's reply block and of the STAT block. */
 enum repx_item { REPX_CAPS = 1, REPX_VERSION = 2 };
-enum statx_item { STATX_REAL_S = 1, STATX_REAL_E = 2, STATX_LOST = 3 };
+enum statx_item {
+	STATX_REAL_S = 1,
+	STATX_REAL_E = 2,
+	STATX_LOST = 3,
+	STATX_PROC_USER = 4, /* u64 ns: the test process's user CPU */
+	STATX_PROC_SYS = 5, /* u64 ns: its system CPU */
+	STATX_HIST = 6 /* bytes: round-trip histogram (core/hist.h) */
+};
 
 /* The server's answer to a TLV request. */
 struct hello {
@@ -103,12 +112,22 @@ void stat_encode(const struct node_stat *s, uint8_t out[STAT_SIZE]);
 void stat_decode(const uint8_t in[STAT_SIZE], struct node_stat *s);
 /*
  * The STAT block: the exact ns window (replacing the tick-resolution one)
- * and, in a TLV block, what 0.4.11's STAT has no field for.  ver is the
- * request's ext_ver (1: the fixed 24 bytes).  encode returns the size.
+ * and, in a TLV block, what 0.4.11's STAT has no field for: lost
+ * exchanges, the process CPU (when s->proc_valid) and, when h is not NULL
+ * (the client announced CAP_HIST), the histogram of this side's round
+ * trips (left out if its encoding would exceed one item, which takes
+ * thousands of buckets with huge counts).  ver is the request's ext_ver
+ * (1: the fixed 24 bytes).  encode returns the size (0: cap too small;
+ * EXT_STAT_MAX always suffices).  decode fills the window, lost and the
+ * process CPU of s and, when h is not NULL, h (left empty without a
+ * histogram item); returns 0, or -1 if the block or the histogram is
+ * malformed.  Pure.
  */
-size_t ext_stat_encode(const struct node_stat *s, int ver, uint8_t *out,
-		       size_t cap);
-int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s);
+struct hist;
+size_t ext_stat_encode(const struct node_stat *s, int ver,
+		       const struct hist *h, uint8_t *out, size_t cap);
+int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
+		    struct hist *h);
 
 /* CONF: four zero-padded char[64]; decoding stops at the first NUL. */
 void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE]);

@@ -403,6 +403,8 @@ static const char examples_text[] =
 	"        qperf myserver -t 0.5 -ub udp_bw\n"
 	"    * UDP latency, then stop the server:\n"
 	"        qperf myserver udp_lat quit\n"
+	"    * TCP latency percentiles and each end's process CPU:\n"
+	"        qperf myserver -vx tcp_lat\n"
 	"    * TCP latency for message sizes 1 to 64 KiB, doubling:\n"
 	"        qperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat\n"
 	"    * Different socket buffers on each side, with the details:\n"

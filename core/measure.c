@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "../transports/transport.h"
+#include "hist.h"
 #include "measure.h"
 #include "progress.h"
 #include "report.h"
@@ -29,6 +30,9 @@
 #define WP_SERVER_ID 0xAA
 
 volatile sig_atomic_t timer_fired;
+
+/* Off only for bench/compare-timing.sh (QPERF_NO_LAT_TIMING=1). */
+static bool lat_timing = true;
 
 #define fired timer_fired
 
@@ -48,6 +52,12 @@ void measure_init(void)
 	sigaction(SIGALRM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	lat_timing = !getenv("QPERF_NO_LAT_TIMING");
+}
+
+bool measure_lat_timing(void)
+{
+	return lat_timing;
 }
 
 bool measure_finished(void)
@@ -73,6 +83,7 @@ int measure_start(struct node_stat *st, uint64_t time, char *err,
 	st->no_ticks = cpu_ticks();
 	if (cpu_sample(st->time_s, err, errlen) < 0)
 		return -1;
+	st->proc_valid = cpu_proc_sample(&st->proc_user_s, &st->proc_sys_s);
 	st->real_s = now_ns();
 	st->real_e = 0;
 	if (time) {
@@ -98,6 +109,9 @@ void measure_stop(struct node_stat *st)
 		st->real_e++;
 	if (cpu_sample(st->time_e, err, sizeof(err)) < 0)
 		memcpy(st->time_e, st->time_s, sizeof(st->time_e));
+	if (st->proc_valid)
+		st->proc_valid = cpu_proc_sample(&st->proc_user_e,
+						 &st->proc_sys_e);
 }
 
 /* Where touch() leaves its sum, so the reads cannot be optimised away. */
@@ -206,6 +220,21 @@ static int repost_recvs(struct lrun *lr, uint32_t n, char *err,
 		return 0;
 	measure_stop(&lr->st);
 	return -1;
+}
+
+/*
+ * Time one round trip (or operation) begun at t0 (0: none begun, as for
+ * a responder's first message) into this side's histogram.  Returns now,
+ * which the caller takes as the start of the next one: one clock read per
+ * round trip, and the samples add up to the window as 0.4.11's mean does.
+ */
+static uint64_t time_rt(struct lrun *lr, uint64_t t0)
+{
+	uint64_t now = now_ns();
+
+	if (lr->hist && t0)
+		hist_add(lr->hist, now - t0);
+	return now;
 }
 
 /* Count one receive completion. */
@@ -357,7 +386,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 	bool sent = true, got = initiator;
 	volatile char *seqp = lr->s->buf + lr->s->rx_off;
 	unsigned char seq = 0;
-	uint64_t t_sent = 0, srtt = 0, last = 0;
+	uint64_t t_sent = 0, srtt = 0, last = 0, now;
 
 	while (!fired && !lr->s->ended) {
 		uint32_t nrecv = 0;
@@ -370,10 +399,10 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		    count_reached(lr, lr->st.s.msgs + lr->st.s.errs))
 			break;
 		if (sent && got) {
-			if (recover) {
+			if (recover)
 				*seqp = (char)++seq; /* sent from there too */
-				t_sent = now_ns();
-			}
+			if ((recover || lr->hist) && !t_sent)
+				t_sent = now_ns(); /* else the last answer's */
 			k = post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED) {
 				/* As 0.4.11: the initiator sends again, the
@@ -401,6 +430,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				lr->st.lost++; /* start a new exchange */
 				lr->st.r.errs++;
 				got = true;
+				t_sent = 0; /* not timed */
 				continue;
 			}
 			r = nothing(lr, "received", last, err, errlen);
@@ -419,13 +449,17 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				continue; /* late: its exchange counted lost */
 			count_recv(lr, &c[i]);
 			got = true;
+			if (!recover && !quiet_end && !lr->hist)
+				continue; /* no clock read needed */
+			now = time_rt(lr, c[i].status == TC_OK ? t_sent : 0);
 			if (recover) {
-				uint64_t rtt = now_ns() - t_sent;
+				uint64_t rtt = now - t_sent;
 
 				srtt = srtt ? (7 * srtt + rtt) / 8 : rtt;
 			}
+			t_sent = now; /* the next exchange starts here */
 			if (quiet_end)
-				last = now_ns();
+				last = now;
 		}
 		if (repost_recvs(lr, nrecv, err, errlen) < 0)
 			return -1;
@@ -462,7 +496,8 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
 	uint32_t depth = T(lr)->depth, out = 0;
-	uint64_t posted = 0;
+	uint64_t posted = 0, t_post = 0;
+	bool timed = lr->hist && depth == 1; /* a latency test */
 
 	while (!fired) {
 		int k;
@@ -472,6 +507,8 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 
 			if (count_of(lr) && count_of(lr) - posted < n)
 				n = (uint32_t)(count_of(lr) - posted);
+			if (timed && !t_post)
+				t_post = now_ns();
 			k = post(lr, T(lr)->op, n, err, errlen);
 			if (k < 0)
 				return measure_stop(&lr->st), -1;
@@ -492,6 +529,10 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 		}
 		for (int i = 0; i < k; i++) {
 			count_onesided(lr, &c[i]);
+			if (timed && c[i].status != TC_OK)
+				t_post = 0; /* a failed read is not timed */
+			if (timed)
+				t_post = time_rt(lr, t_post);
 			if (out > 0)
 				out--;
 		}
@@ -638,6 +679,7 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
 	bool my_turn = !lr->s->server;
+	uint64_t t_post = 0;
 
 	while (!fired) {
 		int k;
@@ -645,6 +687,8 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 		if (my_turn) {
 			if (count_reached(lr, lr->st.s.msgs))
 				break;
+			if (lr->hist && !t_post)
+				t_post = now_ns();
 			k = post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED)
 				continue; /* write again */
@@ -661,6 +705,8 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 		if (k == 0)
 			break;
 		progress_note(); /* server watchdog (progress.h) */
+		if (lr->hist)
+			t_post = time_rt(lr, t_post);
 		lr->st.r.msgs++;
 		lr->st.r.bytes += lr->s->p.msg_size;
 		wp_mark(lr);

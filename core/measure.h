@@ -23,12 +23,20 @@
 
 struct tsess;
 struct test_desc;
-
-/* Install the SIGALRM handler and ignore SIGPIPE.  Call once. */
-void measure_init(void);
+struct hist;
 
 /*
- * Start the window: sample CPU and clock, arm the timer for time ns (0 =
+ * Install the SIGALRM handler and ignore SIGPIPE.  Call once.  Reads
+ * QPERF_NO_LAT_TIMING: set, the latency loops time nothing (only for
+ * bench/compare-timing.sh, which measures what the timing costs).
+ */
+void measure_init(void);
+
+/* False if QPERF_NO_LAT_TIMING switched per-round-trip timing off. */
+bool measure_lat_timing(void);
+
+/*
+ * Start the window: sample CPU (system and this process) and clock, arm the timer for time ns (0 =
  * no timer).  Returns 0 or -1 with err filled (bad /proc/stat).
  */
 int measure_start(struct node_stat *st, uint64_t time, char *err,
@@ -55,6 +63,16 @@ struct lrun {
 	 */
 	int (*wait_peer)(void *arg, char *err, size_t errlen);
 	void *wait_arg;
+	/*
+	 * Where this side times its round trips (NULL: not timed), with the
+	 * monotonic clock, one read per round trip: a ping-pong round trip
+	 * runs from one answer to the next (the first from its post), a
+	 * write-poll one from the peer's write landing to the next, a
+	 * one-sided latency operation (depth 1) from the previous
+	 * completion (or its post) to its own.  An exchange the end of the
+	 * test cut short, lost or failed is not timed.
+	 */
+	struct hist *hist;
 };
 
 /*

@@ -303,6 +303,13 @@ const struct opt_desc opt_table[] = {
 	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
 	  "Show parameters used (level 2). "
 	  "Lists every parameter the test used, defaults included."),
+	A("--verbose_extra", "-vx", OT_FLAG, OA_V_EXTRA, false, 0, 0, NULL,
+	  "Show figures beyond qperf 0.4.11. "
+	  "Adds, after the usual lines: latency percentiles (min, mean, "
+	  "p50, p90, p99, p99.9, p99.99, max) and the same for the round "
+	  "trip, from every round trip timed on both ends; the CPU time of "
+	  "the qperf process on each end (user, system); the CPU cost per "
+	  "message.  Not implied by -v or -vv."),
 	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
 	  "Print the version and exit. "
 	  "It also lists the compiled-in transports."),

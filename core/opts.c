@@ -644,6 +644,9 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 	case OA_BITS:
 		s->out.bits = true;
 		return 0;
+	case OA_V_EXTRA:
+		s->out.v_extra = 1;
+		return 0;
 	default:
 		apply_verbose(&s->out, o->act);
 		return 0;

@@ -25,6 +25,7 @@
 
 #include "../transports/transport.h"
 #include "report.h"
+#include "report_tab.h"
 
 /* ---------------------------------------------------------------------- */
 /* calc_results                                                            */
@@ -245,41 +246,13 @@ size_t fmt_number(char *buf, size_t len, double v, int precision,
 /* The table                                                               */
 /* ---------------------------------------------------------------------- */
 
-#define REPORT_DATA_MAX 128
-#define REPORT_ALT_MAX 48
-/* Enough for every entry a test can produce (about 120 with -vv -D). */
-#define REPORT_TABLE_MAX 160
-
-struct report_entry {
-	const char *pref; /* "", "loc_" or "rem_" */
-	const char *name;
-	const char *unit; /* NULL: a string entry, printed unpadded */
-	char data[REPORT_DATA_MAX];
-	char alt[REPORT_ALT_MAX]; /* "" when there is none */
-};
-
-struct report_table {
-	const struct out_opts *o;
-	size_t n;
-	struct report_entry e[REPORT_TABLE_MAX];
-};
-
-/* Visibility classes (spec §5.3). */
-enum report_class {
-	RC_A, /* always */
-	RC_S, /* stat verbosity >= 1 */
-	RC_S2, /* stat verbosity >= 2 */
-	RC_T, /* time verbosity >= 1 */
-	RC_T2, /* time verbosity >= 2 */
-	RC_U, /* parameter list */
-	RC_D /* -D */
-};
-
 static bool report_visible(const struct out_opts *o, enum report_class c,
 			   double v)
 {
 	if (c == RC_A)
 		return true;
+	if (c == RC_X)
+		return o->v_extra >= 1 && v >= 0;
 	if (!(v > 0))
 		return false;
 	switch (c) {
@@ -296,13 +269,14 @@ static bool report_visible(const struct out_opts *o, enum report_class c,
 	case RC_D:
 		return o->debug;
 	case RC_A:
+	case RC_X:
 		break;
 	}
 	return true;
 }
 
 /* A new entry, or NULL if the table is full (cannot happen, see above). */
-static struct report_entry *report_add(struct report_table *t,
+struct report_entry *report_add(struct report_table *t,
 				       const char *pref, const char *name,
 				       const char *unit)
 {
@@ -319,7 +293,7 @@ static struct report_entry *report_add(struct report_table *t,
 	return e;
 }
 
-static void report_put_val(struct report_table *t, const char *pref,
+void report_put_val(struct report_table *t, const char *pref,
 			   const char *name, const char *unit, double v)
 {
 	struct report_entry *e = report_add(t, pref, name, unit);
@@ -330,7 +304,7 @@ static void report_put_val(struct report_table *t, const char *pref,
 }
 
 /* Divide by 1000 while v >= 1000 and a larger unit exists (spec §5.5). */
-static const char *report_scale(const struct out_opts *o, double *v,
+const char *report_scale(const struct out_opts *o, double *v,
 				 const char *const *units, size_t nunits)
 {
 	size_t i = 0;
@@ -392,7 +366,7 @@ static void report_msg_rate(struct report_table *t, enum report_class c,
 }
 
 /* A time given in nanoseconds. */
-static void report_time(struct report_table *t, enum report_class c,
+void report_time(struct report_table *t, enum report_class c,
 			const char *pref, const char *name, double ns)
 {
 	const char *unit;
@@ -440,7 +414,7 @@ static void report_put_u64(struct report_table *t, const char *pref,
 }
 
 /* A count: scaled to thousand, million, ... only from 1,000,000 up. */
-static void report_count(struct report_table *t, enum report_class c,
+void report_count(struct report_table *t, enum report_class c,
 			 const char *pref, const char *name, uint64_t v)
 {
 	double d = (double)v;
@@ -536,7 +510,7 @@ static void report_str(struct report_table *t, enum report_class c,
 }
 
 /* Print the table (spec §5.2). */
-static void report_print(FILE *f, const struct report_table *t)
+void report_print(FILE *f, const struct report_table *t)
 {
 	size_t w = 0, d = 0;
 
@@ -856,6 +830,7 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 		report_debug_node(tab, &REPORT_DEBUG[0], &res->l);
 		report_debug_node(tab, &REPORT_DEBUG[1], &res->r);
 	}
+	report_extra(tab, res);
 	report_print(f, tab);
 }
 

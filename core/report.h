@@ -20,6 +20,20 @@ struct test_desc;
 void calc_results(const struct node_stat *l, const struct node_stat *r,
 		  struct results *res);
 
+struct hist;
+
+/*
+ * The figures beyond 0.4.11 (after calc_results): res->lat and res->rtt
+ * from the round trips timed on this end (loc) and, for a 0.5 server, on
+ * the server (rem), merged; either may be NULL or empty.  The latency is
+ * half the round trip for ping-pong tests and the whole operation for
+ * one-sided ones (RDMA read), as 0.4.11's mean is.  Also res->lp/rp (the
+ * process CPU of each end, from res->l/r) and the CPU cost per message
+ * on 0.4.11's basis (system CPU of the node, one-way traffic only).
+ */
+void calc_extra(struct results *res, const struct test_desc *t,
+		const struct hist *loc, const struct hist *rem);
+
 /*
  * Print the table of one finished test (headline, parameters, costs,
  * per-node block, -D block), without the "<name>:" header line.
@@ -62,6 +76,12 @@ int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
  */
 int cpu_parse_stat(const char *text, uint64_t t[CPU_COUNT], char *err,
 		   size_t errlen);
+
+/*
+ * CPU time of this process (every thread) so far, user and system, in ns
+ * (getrusage RUSAGE_SELF, microsecond resolution).  False if it failed.
+ */
+bool cpu_proc_sample(uint64_t *user, uint64_t *sys);
 
 /* Online CPUs (at least 1), for STAT's no_cpus.  Does not block. */
 uint32_t cpu_count(void);

@@ -70,6 +70,7 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 		      const struct req *q, char *err, size_t errlen)
 {
 	struct tside sd;
+	int rc;
 
 	memset(&sd, 0, sizeof(sd));
 	sd.t = t;
@@ -82,7 +83,9 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 	/* Only this project's clients expect -n honoured everywhere. */
 	if (!q->ext && !(t->flags & TDF_LEGACY_N))
 		sd.p.no_msgs = 0;
-	return session_run(&sd, err, errlen);
+	rc = session_run(&sd, err, errlen);
+	session_release(&sd);
+	return rc;
 }
 
 /* Read and check one request; fills q. */

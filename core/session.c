@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hist.h"
 #include "measure.h"
 #include "progress.h"
 #include "session.h"
@@ -101,7 +102,7 @@ void session_params(const struct req *q, struct tparams *p)
 
 uint32_t session_caps(void)
 {
-	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET;
+	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -146,37 +147,51 @@ static bool peer_waits(const struct tside *sd)
 
 static int send_stat(struct tside *sd, char *err, size_t errlen)
 {
-	uint8_t st[STAT_SIZE], ext[EXT_BLOCK_MAX];
+	uint8_t st[STAT_SIZE], *ext = NULL;
+	const struct hist *h = sd->peer_caps & CAP_HIST ? sd->hist : NULL;
 	size_t n;
+	int rc = -1;
 
 	stat_encode(&sd->st, st);
 	debugf(sd->c->debug, "sending results");
 	if (ctl_send(sd->c, st, sizeof(st), "results", err, errlen) < 0)
 		return -1;
 	if (sd->ext) {
-		n = ext_stat_encode(&sd->st, sd->ext_ver, ext, sizeof(ext));
+		ext = xmalloc(EXT_STAT_MAX);
+		n = ext_stat_encode(&sd->st, sd->ext_ver, h, ext,
+				    EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
 			     errlen) < 0)
-			return -1;
+			goto out;
 	}
-	return ctl_expect(sd->c, SYNC_AFTER, err, errlen);
+	rc = ctl_expect(sd->c, SYNC_AFTER, err, errlen);
+out:
+	free(ext);
+	return rc;
 }
 
 static int recv_stat(struct tside *sd, char *err, size_t errlen)
 {
-	uint8_t st[STAT_SIZE], ext[EXT_BLOCK_MAX];
+	uint8_t st[STAT_SIZE], *ext;
 	size_t n;
+	int rc;
 
 	debugf(sd->c->debug, "waiting for results");
 	if (ctl_recv(sd->c, st, sizeof(st), "results", err, errlen) < 0)
 		return -1;
 	stat_decode(st, &sd->peer);
 	if (sd->ext) {
-		if (ctl_recv_block(sd->c, ext, sizeof(ext), &n,
-				   "results extension", err, errlen) < 0)
+		if (sd->t->measure == MEAS_LATENCY)
+			sd->peer_hist = xmalloc(sizeof(*sd->peer_hist));
+		ext = xmalloc(EXT_STAT_MAX);
+		rc = ctl_recv_block(sd->c, ext, EXT_STAT_MAX, &n,
+				    "results extension", err, errlen);
+		if (rc == 0 && ext_stat_decode(ext, n, &sd->peer,
+					       sd->peer_hist) < 0)
+			rc = seterr(err, errlen, "bad results extension");
+		free(ext);
+		if (rc < 0)
 			return -1;
-		if (ext_stat_decode(ext, n, &sd->peer) < 0)
-			return seterr(err, errlen, "bad results extension");
 	}
 	debugf(sd->c->debug, "sending synchronization after test");
 	return ctl_send(sd->c, SYNC_AFTER, strlen(SYNC_AFTER), SYNC_AFTER, err,
@@ -216,6 +231,11 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	lr.s = &s;
 	lr.wait_peer = wait_peer;
 	lr.wait_arg = sd;
+	if (sd->t->measure == MEAS_LATENCY && measure_lat_timing()) {
+		sd->hist = xmalloc(sizeof(*sd->hist));
+		hist_init(sd->hist);
+		lr.hist = sd->hist;
+	}
 	if (loop_prep(&lr, err, errlen) < 0)
 		goto out;
 	debugf(sd->c->debug, "waiting for synchronization before test");
@@ -251,6 +271,13 @@ out:
 		tp->close(&s);
 	free(s.priv);
 	return rc;
+}
+
+void session_release(struct tside *sd)
+{
+	free(sd->hist);
+	free(sd->peer_hist);
+	sd->hist = sd->peer_hist = NULL;
 }
 
 int session_check(const struct test_desc *t, const struct tparams *p,

@@ -26,6 +26,13 @@ struct tside {
 	/* Results. */
 	struct node_stat st; /* what this side measured */
 	struct node_stat peer; /* client: the server's STAT */
+	/*
+	 * Latency tests: this side's round trips (NULL: not timed, or
+	 * QPERF_NO_LAT_TIMING) and, on a client, the server's as its STAT
+	 * block brought them (empty from a 0.4.11 or older 0.5 server).
+	 * Owned; session_release() frees them.
+	 */
+	struct hist *hist, *peer_hist;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;
@@ -50,6 +57,9 @@ int session_run(struct tside *sd, char *err, size_t errlen);
  */
 int session_check(const struct test_desc *t, const struct tparams *p,
 		  char *err, size_t errlen);
+
+/* Free what session_run() left in sd (the histograms).  Idempotent. */
+void session_release(struct tside *sd);
 
 /* The capabilities this build announces (CAP_*). */
 uint32_t session_caps(void);

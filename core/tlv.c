@@ -8,7 +8,7 @@
 void tlv_init(struct tlv_w *w, uint8_t *buf, size_t cap)
 {
 	w->buf = buf;
-	w->cap = cap > TLV_MAX ? TLV_MAX : cap;
+	w->cap = cap > TLV_BIG_MAX ? TLV_BIG_MAX : cap;
 	w->len = TLV_HDR;
 	w->bad = cap < TLV_HDR;
 }
@@ -24,6 +24,27 @@ void tlv_bytes(struct tlv_w *w, uint16_t type, const void *v, uint16_t len)
 	if (len)
 		memcpy(w->buf + w->len + 4, v, len);
 	w->len += 4u + len;
+}
+
+uint8_t *tlv_begin(struct tlv_w *w, size_t *room)
+{
+	size_t left = w->bad || w->cap - w->len < 4 ? 0 : w->cap - w->len - 4;
+
+	*room = left > TLV_ITEM_MAX ? TLV_ITEM_MAX : left;
+	return left ? w->buf + w->len + 4 : NULL;
+}
+
+void tlv_end(struct tlv_w *w, uint16_t type, size_t len)
+{
+	size_t room;
+
+	if (!tlv_begin(w, &room) || len > room) {
+		w->bad = true;
+		return;
+	}
+	wire_put(w->buf + w->len, type, 2);
+	wire_put(w->buf + w->len + 2, len, 2);
+	w->len += 4 + len;
 }
 
 void tlv_u32(struct tlv_w *w, uint16_t type, uint32_t v)
@@ -55,7 +76,7 @@ size_t tlv_header(const uint8_t hdr[TLV_HDR])
 {
 	uint64_t len = wire_get(hdr + 4, 4);
 
-	if (wire_get(hdr, 4) != TLV_MAGIC || len < TLV_HDR || len > TLV_MAX)
+	if (wire_get(hdr, 4) != TLV_MAGIC || len < TLV_HDR || len > TLV_BIG_MAX)
 		return 0;
 	return (size_t)len;
 }

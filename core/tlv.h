@@ -5,7 +5,7 @@
  * items never break an earlier 0.5 build (docs/protocol.md).
  *
  * Block:  u32 magic TLV_MAGIC ("QPX2"), u32 total length in bytes (header
- *         included, at most TLV_MAX), then items until the end.
+ *         included, at most TLV_BIG_MAX), then items until the end.
  * Item:   u16 type, u16 length, length bytes of value.
  * All integers little-endian.  Pure functions: no I/O, no allocation.
  */
@@ -18,7 +18,14 @@
 
 #define TLV_MAGIC 0x32585051u /* "QPX2" little-endian */
 #define TLV_HDR 8
-#define TLV_MAX 4096 /* largest block either side accepts, bytes */
+#define TLV_MAX 4096 /* ordinary blocks (request, reply, NODE), bytes */
+/*
+ * Largest block at all: a STAT block with a histogram item, sent only to
+ * a client that announced CAP_HIST.  Every receiver also bounds a block
+ * by its own buffer (TLV_MAX for the others).
+ */
+#define TLV_BIG_MAX (64 * 1024 + 1024)
+#define TLV_ITEM_MAX 65535 /* a value's largest length (u16) */
 
 struct tlv_w {
 	uint8_t *buf;
@@ -31,6 +38,13 @@ void tlv_init(struct tlv_w *w, uint8_t *buf, size_t cap);
 void tlv_u32(struct tlv_w *w, uint16_t type, uint32_t v);
 void tlv_u64(struct tlv_w *w, uint16_t type, uint64_t v);
 void tlv_bytes(struct tlv_w *w, uint16_t type, const void *v, uint16_t len);
+/*
+ * Write an item's value in place: tlv_begin returns where it goes and its
+ * room (at most TLV_ITEM_MAX; NULL if none is left), tlv_end(w, type, len)
+ * then adds the item of the len bytes written there.
+ */
+uint8_t *tlv_begin(struct tlv_w *w, size_t *room);
+void tlv_end(struct tlv_w *w, uint16_t type, size_t len);
 /* Fill in the length; returns the block's size, or 0 if it overflowed. */
 size_t tlv_finish(struct tlv_w *w);
 

@@ -116,6 +116,13 @@ struct node_stat {
 	uint64_t real_s, real_e; /* ns, monotonic */
 	struct ustat s, r, rem_s, rem_r;
 	uint64_t lost; /* lossy latency: exchanges restarted after a loss */
+	/*
+	 * CPU of the test process itself (getrusage) at the window's start
+	 * and end, ns; a peer's STAT block gives the differences (start 0).
+	 * proc_valid false: not measured (a 0.4.11 peer).
+	 */
+	bool proc_valid;
+	uint64_t proc_user_s, proc_user_e, proc_sys_s, proc_sys_e;
 };
 
 /* Derived per-node figures (spec §6). */

@@ -386,3 +386,66 @@ qperf_is_asan() {
 need_python() {
 	command -v python3 >/dev/null 2>&1
 }
+
+# --- -vx (latency percentiles and process CPU) ----------------------------
+
+# vx_ns NAME: the value of the first report line NAME in OUT_FILE, in ns
+# (times) or as a plain number (counts); empty if there is none.
+vx_ns() {
+	awk -v n="$1" '$1 == n && $2 == "=" {
+		v = $3; gsub(",", "", v); u = $4
+		m = u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : u == "sec" ? 1e9 : 1
+		printf "%.0f\n", v * m; exit }' "$OUT_FILE"
+}
+
+VX_LAT="latency_min latency_mean latency_p50 latency_p90 latency_p99 latency_p99.9 latency_p99.99 latency_max"
+VX_RTT=$(echo "$VX_LAT" | sed 's/latency_/rtt_/g')
+
+# check_vx NAME DIV [SAMPLES [REM]]: the -vx block of the (first) latency
+# test in OUT_FILE.  Every line is there, in order, after 0.4.11's; the
+# percentiles never decrease from min to max, the mean is within them;
+# the round trip is DIV times the latency (2 ping-pong, 1 RDMA read) to
+# the report's 3 digits; latency_samples is SAMPLES if given, else > 0;
+# the process CPU of this end is shown and of the server too unless REM
+# is "norem" (a 0.4.11 server).
+check_vx() {
+	local name=$1 div=$2 want=${3-} rem=${4-} why=() n prev v l r
+	local order="latency latency_samples $VX_LAT $VX_RTT loc_proc_user loc_proc_sys"
+	[ "$rem" = norem ] || order="$order rem_proc_user rem_proc_sys"
+	local got
+	got=$(awk '$2 == "=" { print $1 }' "$OUT_FILE" |
+		grep -xF -f <(echo "$order" | tr ' ' '\n') | head -n "$(echo $order | wc -w)" | tr '\n' ' ')
+	[ "$got" = "$order " ] || why+=("lines: got [$got], want [$order ]")
+	if [ "$rem" = norem ] && grep -q '^    rem_proc_' "$OUT_FILE"; then
+		why+=("rem_proc lines from a server that cannot send them")
+	fi
+	n=$(vx_ns latency_samples)
+	if [ -n "$want" ]; then
+		[ "$n" = "$want" ] || why+=("latency_samples $n, want $want")
+	else
+		[ "${n:-0}" -gt 0 ] || why+=("latency_samples ${n:-absent}")
+	fi
+	for l in "$VX_LAT" "$VX_RTT"; do
+		prev=0
+		for v in $(echo $l | tr ' ' '\n' | grep -v mean); do
+			v=$(vx_ns "$v")
+			[ -n "$v" ] && [ "$v" -ge "$prev" ] ||
+				why+=("${l%% *}..: not ordered at ${v:-absent} < $prev")
+			prev=${v:-0}
+		done
+	done
+	for v in p50 p99 max; do
+		l=$(vx_ns latency_$v) r=$(vx_ns rtt_$v)
+		awk -v l="$l" -v r="$r" -v d="$div" \
+			'BEGIN { x = r - d * l; exit !(x <= r / 100 && -x <= r / 100) }' ||
+			why+=("rtt_$v $r is not $div x latency_$v $l")
+	done
+	v=$(vx_ns latency_mean)
+	[ "$v" -ge "$(vx_ns latency_min)" ] && [ "$v" -le "$(vx_ns latency_max)" ] ||
+		why+=("latency_mean $v outside min..max")
+	if [ ${#why[@]} -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name" "${why[@]}" "$(ctx)"
+	fi
+}

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hello_decode(b, n, &h);
 		if (strnlen(h.version, sizeof(h.version)) >= sizeof(h.version))
 			__builtin_trap();
-		ext_stat_decode(b, n, &s);
+		ext_stat_decode(b, n, &s, NULL);
 	}
 	req_encode(&q, out);
 	stat_decode(b, &s);

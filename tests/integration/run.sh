@@ -476,6 +476,57 @@ dead=$(free_port)
 run "$QPERF" 127.0.0.1 -lp "$dead" -ws 0 tcp_lat
 expect "no server, -ws 0: exit 1, failed to connect" 1 '' 'failed to connect'
 
+# --- -vx: latency percentiles and process CPU --------------------------------
+# Count mode: both ends time their round trips; the server's first message
+# answers nothing, so a 0.5 pair gives 2n - 1 samples.
+for t in tcp_lat udp_lat; do
+	C -n 500 -vx $t
+	expect "-vx -n 500 $t exit 0" 0 '' '^$'
+	check_vx "-vx -n 500 $t: percentiles, rtt, both ends merged, process CPU" 2 999
+	C -t $TT -vx $t
+	expect "-vx -t $TT $t exit 0" 0 '' '^$'
+	check_vx "-vx -t $TT $t: percentiles, rtt, process CPU" 2
+	# The histogram's mean and 0.4.11's mean measure the same round trips.
+	l=$(vx_ns latency) m=$(vx_ns latency_mean)
+	[ "$m" -le $((l * 11 / 10)) ] && [ "$m" -ge $((l / 2)) ] &&
+		pass "-vx $t: latency_mean $m ns close to latency $l ns" ||
+		fail "-vx $t: latency_mean $m ns close to latency $l ns" "$(ctx)"
+	# -vx comes after 0.4.11's lines and changes none of them.
+	C -t $TT -vx -vv $t
+	expect "-vx -vv $t exit 0" 0
+	first=$(awk '$2 == "=" { print $1 }' "$OUT_FILE" | grep -n -m1 '^latency_samples$' | cut -d: -f1)
+	last=$(awk '$2 == "=" { print $1 }' "$OUT_FILE" | grep -n '_recv_msgs$' | tail -n 1 | cut -d: -f1)
+	[ -n "$first" ] && [ -n "$last" ] && [ "$first" -gt "$last" ] &&
+		pass "-vx -vv $t: the new lines follow 0.4.11's" ||
+		fail "-vx -vv $t: the new lines follow 0.4.11's" "$(ctx)"
+done
+# --loop: each iteration has its own figures.
+C -t 0.2 -vx -oo msg_size:1:4:*2 tcp_lat
+expect "-vx --loop tcp_lat exit 0" 0
+[ "$(grep -c '^    latency_p99 ' "$OUT_FILE")" = 3 ] &&
+	[ "$(grep -c '^    rtt_p99.99 ' "$OUT_FILE")" = 3 ] &&
+	[ "$(grep -c '^    rem_proc_sys ' "$OUT_FILE")" = 3 ] &&
+	pass "-vx --loop tcp_lat: percentiles and CPU for each of 3 sizes" ||
+	fail "-vx --loop tcp_lat: percentiles and CPU for each of 3 sizes" "$(ctx)"
+C -n 200 -vx -oo msg_size:1:4:*2 udp_lat
+check_vx "-vx -n 200 --loop udp_lat: first iteration" 2 399
+[ "$(grep -Ec '^    latency_samples +=  +399 $' "$OUT_FILE")" = 3 ] &&
+	pass "-vx -n 200 --loop udp_lat: 399 samples in each of 3 iterations" ||
+	fail "-vx -n 200 --loop udp_lat: 399 samples in each of 3 iterations" "$(ctx)"
+# A bandwidth test: process CPU and cost per message, no percentiles.
+C -t $TT -vx tcp_bw
+expect "-vx tcp_bw: process CPU, cost per message, no latency lines" 0 \
+	"$(L send_cost_msg "$POS (ns|us|ms|sec)/msg")"
+grep -q '^    loc_proc_sys ' "$OUT_FILE" && ! grep -q '^    latency' "$OUT_FILE" &&
+	pass "-vx tcp_bw: loc_proc_sys, no latency_* lines" ||
+	fail "-vx tcp_bw: loc_proc_sys, no latency_* lines" "$(ctx)"
+# Not implied by -v or -vv.
+for v in -v -vv; do
+	C -t $TT $v tcp_lat
+	! grep -Eq '^    (latency_|rtt_|loc_proc|rem_proc)' "$OUT_FILE" &&
+		pass "$v tcp_lat: no -vx lines" || fail "$v tcp_lat: no -vx lines" "$(ctx)"
+done
+
 check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
 
 # --- quit --------------------------------------------------------------------

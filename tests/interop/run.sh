@@ -449,6 +449,16 @@ bytes_check "-t 3 -m 1400 -ip 5000 -rsb 1000 -ar1 -rca 2 -rto 9 udp_bw" \
 		sock_buf_size=1000 time=3 timeout=9)" \
 	-t 3 -m 1400 -ip 5000 -rsb 1000 -ar1 -rca 2 -rto 9 udp_bw
 
+# --- -vx against a 0.4.11 server: this end's figures only ------------------
+# The server sends no histogram and no process CPU: the percentiles come
+# from our own round trips (exactly n in count mode), no rem_proc lines.
+X -n 300 -vx tcp_lat
+expect "X: -vx -n 300 tcp_lat exit 0" 0 '' '^$'
+check_vx "X: -vx -n 300 tcp_lat: our 300 round trips, no server CPU" 2 300 norem
+X -t 1 -vx udp_lat
+expect "X: -vx -t 1 udp_lat exit 0" 0 '' '^$'
+check_vx "X: -vx -t 1 udp_lat: our round trips, no server CPU" 2 '' norem
+
 # --- quit both ways -----------------------------------------------------------
 X quit
 expect "X: quit exit 0" 0 '^quit:$'

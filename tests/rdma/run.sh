@@ -192,6 +192,18 @@ done
 C -n 1000 -vvs ud_lat
 expect "-n 1000 ud_lat: 1,000 round trips" 0 '^    loc_recv_msgs += +1,000 $'
 
+# -vx: every round trip timed on both ends (2n - 1 merged for ping-pong;
+# RDMA read: the client's n operations, latency = the whole operation).
+C -n 1000 -vx rc_lat
+check_vx "-vx -n 1000 rc_lat: percentiles of both ends (1,999), process CPU" 2 1999
+C -n 500 -vx rc_rdma_read_lat
+check_vx "-vx -n 500 rc_rdma_read_lat: 500 reads, latency = operation" 1 500
+C -t 1 -vx ud_lat
+check_vx "-vx -t 1 ud_lat: percentiles, rtt, process CPU" 2
+UD_P50=$(vx_ns rtt_p50) # the undelayed figure for the delay check below
+C -t "$TT" -vx rc_lat
+check_vx "-vx -t $TT rc_lat" 2
+
 # A stranger QP (node 3) sprays 1-byte datagrams at every QP of the
 # server's node during ud_lat: UD hears anyone with the Q_Key, but the
 # server must neither count nor answer them.
@@ -409,6 +421,31 @@ expect "5% drops: uc_lat -n 500 finishes" 0 "$(headline uc_lat)" \
 	'uc_lat: [0-9]+ messages? lost'
 stop_server "$PORT" "$SPID"
 unset SOFTVERBS_FAULT_DROP SOFTVERBS_FAULT_SEED
+
+# Percentiles against a known distribution of delays: each end holds back
+# 5 % of its UD messages for 20 ms, so about 10 % of the round trips take
+# 20 ms more.  The median must stay at the undelayed figure measured above
+# (within a loaded machine's noise), while p99 shows the delay.
+export SOFTVERBS_FAULT_DELAY=0.05 SOFTVERBS_FAULT_DELAY_US=20000
+start_server || fail "server with 5% of messages delayed 20 ms"
+PORT=$SERVER_PORT
+SPID=$SERVER_PID
+C -t 2 -vx ud_lat
+check_vx "20 ms delays: ud_lat -vx lines" 2
+p50=$(vx_ns rtt_p50) p99=$(vx_ns rtt_p99) l99=$(vx_ns latency_p99)
+if [ -n "$p50" ] && [ -n "${UD_P50:-}" ] &&
+	[ "$p50" -le $((4 * UD_P50 + 200000)) ] && [ "$p50" -lt 2000000 ]; then
+	pass "20 ms delays: ud_lat rtt_p50 $p50 ns stays at the undelayed $UD_P50 ns"
+else
+	fail "20 ms delays: ud_lat rtt_p50 ${p50:-?} ns stays at the undelayed ${UD_P50:-?} ns" "$(ctx)"
+fi
+if [ -n "$p99" ] && [ "$p99" -ge 20000000 ] && [ "$l99" -ge 10000000 ]; then
+	pass "20 ms delays: ud_lat rtt_p99 $p99 ns (latency_p99 $l99 ns) shows the delay"
+else
+	fail "20 ms delays: ud_lat rtt_p99 ${p99:-?} ns shows the 20 ms delay" "$(ctx)"
+fi
+stop_server "$PORT" "$SPID"
+unset SOFTVERBS_FAULT_DELAY SOFTVERBS_FAULT_DELAY_US
 
 start_server env SOFTVERBS_FAULT_PORT_DOWN=now -- || fail "server, port down"
 PORT=$SERVER_PORT

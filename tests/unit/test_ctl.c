@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "core/ctl.h"
+#include "core/hist.h"
 #include "core/tlv.h"
 #include "core/util.h"
 #include "harness.h"
@@ -187,12 +188,12 @@ TEST(tlv_bounds)
 	tlv_u32(&w, 2, 1); /* does not */
 	CHECK(w.bad && tlv_finish(&w) == 0);
 	memcpy(h, "QPX2", 4);
-	put32(h + 4, TLV_MAX + 1);
+	put32(h + 4, TLV_BIG_MAX + 1);
 	CHECK(tlv_header(h) == 0);
 	put32(h + 4, 7);
 	CHECK(tlv_header(h) == 0);
-	put32(h + 4, TLV_MAX);
-	CHECK(tlv_header(h) == TLV_MAX);
+	put32(h + 4, TLV_BIG_MAX);
+	CHECK(tlv_header(h) == TLV_BIG_MAX);
 }
 
 TEST(hello_roundtrip)
@@ -279,23 +280,23 @@ TEST(stat_roundtrip_ext)
 	stat_decode(b, &d);
 	/* Ticks lose precision ... */
 	CHECK(d.real_e - d.real_s == 300000000);
-	n = ext_stat_encode(&s, 1, e, sizeof(e));
+	n = ext_stat_encode(&s, 1, NULL, e, sizeof(e));
 	CHECK(n == EXT_STAT_SIZE);
-	CHECK(ext_stat_decode(e, n, &d) == 0);
+	CHECK(ext_stat_decode(e, n, &d, NULL) == 0);
 	/* ... the extension restores it. */
 	CHECK(d.real_e - d.real_s == 300000001);
 	put64(e + 16, 1); /* end before start */
-	CHECK(ext_stat_decode(e, n, &d) == -1);
+	CHECK(ext_stat_decode(e, n, &d, NULL) == -1);
 	/* The TLV form carries the window and the losses. */
 	s.lost = 3;
-	n = ext_stat_encode(&s, 2, e, sizeof(e));
+	n = ext_stat_encode(&s, 2, NULL, e, sizeof(e));
 	CHECK(n > 0 && memcmp(e, "QPX2", 4) == 0);
 	memset(&d, 0, sizeof(d));
-	CHECK(ext_stat_decode(e, n, &d) == 0);
+	CHECK(ext_stat_decode(e, n, &d, NULL) == 0);
 	CHECK(d.real_e - d.real_s == 300000001 && d.lost == 3);
 	s.lost = 0;
-	n = ext_stat_encode(&s, 2, e, sizeof(e));
-	CHECK(ext_stat_decode(e, n, &d) == 0 && d.lost == 0);
+	n = ext_stat_encode(&s, 2, NULL, e, sizeof(e));
+	CHECK(ext_stat_decode(e, n, &d, NULL) == 0 && d.lost == 0);
 	/* Both ends of the window are required. */
 	{
 		struct tlv_w w;
@@ -303,7 +304,57 @@ TEST(stat_roundtrip_ext)
 		tlv_init(&w, e, sizeof(e));
 		tlv_u64(&w, STATX_REAL_S, 1);
 		n = tlv_finish(&w);
-		CHECK(ext_stat_decode(e, n, &d) == -1);
+		CHECK(ext_stat_decode(e, n, &d, NULL) == -1);
+	}
+}
+
+/* Process CPU and the histogram of a 0.5 server (CAP_HIST). */
+TEST(stat_ext_hist)
+{
+	static uint8_t e[EXT_STAT_MAX];
+	static struct hist h, d;
+	/* 1000 ns window; 2000 ns user and 30 ns system CPU in it. */
+	struct node_stat r, s = { .real_e = 1000, .proc_valid = true,
+				  .proc_user_s = 5, .proc_user_e = 2005,
+				  .proc_sys_s = 1, .proc_sys_e = 31 };
+	size_t n, small;
+
+	hist_init(&h);
+	for (uint64_t v = 1000; v < 50000; v += 7)
+		hist_add(&h, v);
+	n = ext_stat_encode(&s, 2, &h, e, sizeof(e));
+	CHECK(n > 0);
+	memset(&r, 0, sizeof(r));
+	CHECK(ext_stat_decode(e, n, &r, &d) == 0);
+	CHECK(r.proc_valid && r.proc_user_e - r.proc_user_s == 2000 &&
+	      r.proc_sys_e - r.proc_sys_s == 30);
+	CHECK(d.count == h.count && d.min == h.min && d.max == h.max &&
+	      memcmp(d.b, h.b, sizeof(d.b)) == 0);
+	/* A client that asked for no histogram ignores it. */
+	CHECK(ext_stat_decode(e, n, &r, NULL) == 0 && r.proc_valid);
+	/* Without the histogram (an older client): small, no item. */
+	small = ext_stat_encode(&s, 2, NULL, e, sizeof(e));
+	CHECK(small > 0 && small < 128 && small < n);
+	CHECK(ext_stat_decode(e, small, &r, &d) == 0 && d.count == 0);
+	/* Without process CPU (proc_valid false): not valid at the peer. */
+	s.proc_valid = false;
+	n = ext_stat_encode(&s, 2, NULL, e, sizeof(e));
+	CHECK(ext_stat_decode(e, n, &r, NULL) == 0 && !r.proc_valid);
+	/* A damaged histogram makes the whole block bad. */
+	s.proc_valid = true;
+	n = ext_stat_encode(&s, 2, &h, e, sizeof(e));
+	e[n - 1] ^= 0x40; /* the last bucket's count */
+	CHECK(ext_stat_decode(e, n, &r, &d) == -1 && d.count == 0);
+	/* Only one of the two CPU items: bad. */
+	{
+		struct tlv_w w;
+
+		tlv_init(&w, e, sizeof(e));
+		tlv_u64(&w, STATX_REAL_S, 1);
+		tlv_u64(&w, STATX_REAL_E, 2);
+		tlv_u64(&w, STATX_PROC_USER, 2);
+		n = tlv_finish(&w);
+		CHECK(ext_stat_decode(e, n, &r, NULL) == -1);
 	}
 }
 
@@ -437,6 +488,7 @@ int main(void)
 	RUN(stat_decode_captured);
 	RUN(stat_encode_layout);
 	RUN(stat_roundtrip_ext);
+	RUN(stat_ext_hist);
 	RUN(conf_codec);
 	RUN(ctl_recv_timeout_and_eof);
 	RUN(ctl_recv_peer_error);

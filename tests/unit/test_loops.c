@@ -6,6 +6,7 @@
  * write-poll, timer and fatal-poll tests.  The loops are checked against
  * 0.4.11's counting rules (spec §3.2-3.3).
  */
+#include "core/hist.h"
 #include "loops_mem.h"
 
 /* ---- one-way bandwidth, sending side ---- */
@@ -372,6 +373,45 @@ TEST(pingpong_lossy_drops)
 	CHECK(ST->lost == 1 && ST->r.msgs == 4 && ST->s.msgs == 5);
 }
 
+/* Every completed round trip is timed into the histogram, nothing else. */
+TEST(pingpong_timed)
+{
+	static struct hist h;
+
+	setup(LOOP_PINGPONG, OP_SEND, 1, false, false, 1, 20);
+	M->echo = true;
+	hist_init(&h);
+	F.lr.hist = &h;
+	CHECK(prep_run() == 0);
+	CHECK(h.count == 20 && h.min <= h.max && h.max > 0);
+	CHECK(hist_value_at(&h, 50) >= h.min);
+
+	/* The responder: its first message answers nothing. */
+	setup(LOOP_PINGPONG, OP_SEND, 1, true, false, 1, 20);
+	M->requests = 20;
+	hist_init(&h);
+	F.lr.hist = &h;
+	CHECK(prep() == 0);
+	next_request(M);
+	CHECK(run() == 0);
+	CHECK(ST->r.msgs == 20 && h.count == 19);
+
+	/* Lost exchanges are restarted, not timed. */
+	setup(LOOP_PINGPONG, OP_SEND, 1, false, true, 1, 20);
+	M->echo = true;
+	M->drop[0] = 3;
+	M->drop[1] = 7;
+	hist_init(&h);
+	F.lr.hist = &h;
+	CHECK(prep_run() == 0);
+	CHECK(ST->lost == 2 && ST->r.msgs == 18 && h.count == 18);
+
+	/* No histogram: nothing timed, same counts. */
+	setup(LOOP_PINGPONG, OP_SEND, 1, false, false, 1, 20);
+	M->echo = true;
+	CHECK(prep_run() == 0 && ST->r.msgs == 20);
+}
+
 /* A 0.4.11 responder does not echo the sequence byte: no recovery, and a
  * lost message ends a lossy count run quietly. */
 TEST(pingpong_lossy_legacy_peer)
@@ -466,6 +506,7 @@ int main(void)
 	RUN(bi_reliable_idle);
 	RUN(pingpong_initiator_count);
 	RUN(pingpong_responder_count);
+	RUN(pingpong_timed);
 	RUN(pingpong_responder_echoes_at_rx_off);
 	RUN(pingpong_responder_idle_and_ended);
 	RUN(pingpong_initiator_idle);

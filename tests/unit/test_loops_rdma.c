@@ -7,6 +7,7 @@
  * tests.  The loops are checked against 0.4.11's counting rules (spec
  * §3.2-3.3).
  */
+#include "core/hist.h"
 #include "loops_mem.h"
 
 static uint64_t window(void)
@@ -36,6 +37,23 @@ TEST(onesided_read)
 	CHECK(prep_run() == 0);
 	CHECK(ST->r.msgs == 10 && ST->rem_s.bytes == 10);
 	CHECK(M->out_max == 1);
+}
+
+/* RDMA read latency (depth 1): each read timed; bandwidth: none. */
+TEST(onesided_read_timed)
+{
+	static struct hist h;
+
+	setup(LOOP_ONESIDED, OP_READ, 1, false, false, 1, 10);
+	hist_init(&h);
+	F.lr.hist = &h;
+	CHECK(prep_run() == 0);
+	CHECK(ST->r.msgs == 10 && h.count == 10);
+	setup(LOOP_ONESIDED, OP_READ, 16, false, false, 64, 100);
+	hist_init(&h);
+	F.lr.hist = &h;
+	CHECK(prep_run() == 0);
+	CHECK(ST->r.msgs == 100 && h.count == 0);
 }
 
 TEST(onesided_atomics)
@@ -331,6 +349,7 @@ TEST(poll_fatal_everywhere)
 int main(void)
 {
 	RUN(onesided_read);
+	RUN(onesided_read_timed);
 	RUN(onesided_atomics);
 	RUN(onesided_reliable_idle);
 	RUN(onesided_server_idles);
