@@ -128,6 +128,18 @@ struct verbs_priv {
 	union ibv_gid gid; /* RoCE: this side's source GID */
 	struct verbs_gid_set gids; /* RoCE: what this side offers */
 	struct verbs_info info;
+	/* --post_list: send WRs chained per ibv_post_send (plist entries) */
+	uint32_t plist;
+	struct ibv_send_wr *swr;
+	struct ibv_sge *ssg;
+	/* --cq_moderation: a signalled send completes mod_fifo's oldest run
+	 * of WRs (itself and the unsignalled ones before it) */
+	uint32_t mod; /* > 1: moderation on */
+	uint32_t mod_run; /* WRs posted since the last signalled one */
+	uint32_t *mod_fifo, mod_cap, mod_head, mod_len; /* ring of runs */
+	uint32_t owed; /* completions of a run not yet handed to the loop */
+	enum op owed_op;
+	int numa_node; /* where the buffer was placed; -1: not placed */
 };
 
 /* ---- verbs_node.c: pure functions ---- */
@@ -248,6 +260,32 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen);
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
+
+/* ---- verbs_knob.c: the knobs of 0.5 peers, NUMA placement ---- */
+
+/* This side's knobs against its device and port (after device and port
+ * are open): queue depths, SRQ, moderation, post list, traffic class,
+ * P_Key index, NUMA node.  0, or -1 with err naming value and limit. */
+int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+/* Allocate the post list and the moderation ring (after the QP sizes are
+ * known).  0, or -1 with err filled. */
+int verbs_knobs_alloc(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+void verbs_knobs_free(struct verbs_priv *v);
+/* Does the next send WR ask for a completion?  last: the last WR of this
+ * post call (always signalled, so that a count test's tail completes). */
+bool verbs_mod_signal(struct verbs_priv *v, bool last);
+/* The WRs one signalled completion stands for (1 without moderation). */
+uint32_t verbs_mod_complete(struct verbs_priv *v);
+/*
+ * Choose this side's NUMA node (--numa_node, else the node of the -ca
+ * CPU, else the device's from sysfs) and bind len bytes at mem to it,
+ * before they are touched.  Sets v->numa_node (-1: nothing placed) and a
+ * note.  0, or -1 with err filled.
+ */
+int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
+		     size_t len, char *err, size_t errlen);
 
 /* ---- verbs.c ---- */
 
