@@ -14,6 +14,11 @@
 #include <numa.h>
 #include <numaif.h>
 
+const char *qnuma_status(void)
+{
+	return "built";
+}
+
 int qnuma_nodes_count(void)
 {
 	if (numa_available() < 0)
@@ -98,6 +103,11 @@ void qnuma_restore_cpus(const cpu_set_t *saved)
 }
 
 #else /* !HAVE_NUMA */
+
+const char *qnuma_status(void)
+{
+	return "not built";
+}
 
 int qnuma_nodes_count(void)
 {

@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* "built" when NUMA placement is compiled in, else "not built". */
+const char *qnuma_status(void);
+
 /* Nodes of this host (highest node number + 1); 0 if libnuma is absent
  * from the build or unavailable on this kernel. */
 int qnuma_nodes_count(void);
