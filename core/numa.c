@@ -5,10 +5,33 @@
  * same functions exist and report that placement is not built in.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "numa.h"
-#include "util.h"
+
+/*
+ * Errors into the caller's buffer, clamped; ": strerror(e)" appended when
+ * e is non-zero.  Its own helper rather than util.c's seterr(): the verbs
+ * transports link this file without the engine.  Returns -1.
+ */
+static int nerr(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int nerr(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < errlen && e)
+		snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
+	return -1;
+}
 
 #ifdef HAVE_NUMA
 #include <numa.h>
@@ -38,13 +61,13 @@ int qnuma_node_check(int node, const char *what, char *err, size_t errlen)
 	int n = qnuma_nodes_count();
 
 	if (n == 0)
-		return seterr(err, errlen,
+		return nerr(err, errlen, 0,
 			      "%s: NUMA node %d: this kernel has no NUMA support (libnuma: numa_available failed)",
 			      what, node);
 	if (node < 0 || node >= n || !numa_bitmask_isbitset(
 						     numa_all_nodes_ptr,
 						     (unsigned)node))
-		return seterr(err, errlen,
+		return nerr(err, errlen, 0,
 			      "%s: NUMA node %d does not exist on this host (nodes 0..%d)",
 			      what, node, n - 1);
 	return 0;
@@ -62,7 +85,7 @@ int qnuma_bind_mem(void *p, size_t len, int node, char *err, size_t errlen)
 	rc = mbind(p, len, MPOL_BIND, m->maskp, m->size + 1, 0);
 	numa_free_nodemask(m);
 	if (rc < 0)
-		return seterr_errno(err, errlen, errno,
+		return nerr(err, errlen, errno,
 				    "cannot bind %zu bytes to NUMA node %d", len,
 				    node);
 	return 0;
@@ -78,7 +101,7 @@ int qnuma_run_on(int node, cpu_set_t *saved, char *err, size_t errlen)
 	CPU_ZERO(&set);
 	if (sched_getaffinity(0, sizeof(*saved), saved) < 0) {
 		numa_free_cpumask(m);
-		return seterr_errno(err, errlen, errno,
+		return nerr(err, errlen, errno,
 				    "cannot read the CPU affinity");
 	}
 	if (numa_node_to_cpus(node, m) == 0)
@@ -89,9 +112,9 @@ int qnuma_run_on(int node, cpu_set_t *saved, char *err, size_t errlen)
 			}
 	numa_free_cpumask(m);
 	if (n == 0)
-		return seterr(err, errlen, "NUMA node %d has no CPUs", node);
+		return nerr(err, errlen, 0, "NUMA node %d has no CPUs", node);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
-		return seterr_errno(err, errlen, errno,
+		return nerr(err, errlen, errno,
 				    "cannot run on the CPUs of NUMA node %d",
 				    node);
 	return 0;
@@ -122,7 +145,7 @@ int qnuma_cpu_node(unsigned cpu)
 
 int qnuma_node_check(int node, const char *what, char *err, size_t errlen)
 {
-	return seterr(err, errlen,
+	return nerr(err, errlen, 0,
 		      "%s: NUMA node %d: this qperf was built without libnuma (NO_NUMA=1 or no numa.h)",
 		      what, node);
 }

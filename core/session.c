@@ -86,13 +86,15 @@ static void session_knobs(const struct req *q, struct tparams *p)
 #define VK_SET(par) ((q->vk_set >> ((par) - PAR_VK_FIRST)) & 1u)
 	p->sq_depth = VK(PAR_SQ_DEPTH);
 	p->rq_depth = VK(PAR_RQ_DEPTH);
-	p->inline_size = VK_SET(PAR_INLINE) ? (int)VK(PAR_INLINE) : -1;
+	p->inline_set = VK_SET(PAR_INLINE);
+	p->inline_size = VK(PAR_INLINE);
 	p->cq_mod = VK(PAR_CQ_MOD);
 	p->post_list = VK(PAR_POST_LIST);
 	p->use_srq = VK(PAR_USE_SRQ);
 	p->tclass = VK(PAR_TCLASS);
 	p->pkey_index = VK(PAR_PKEY_INDEX);
-	p->numa_node = VK_SET(PAR_NUMA_NODE) ? (int)VK(PAR_NUMA_NODE) : -1;
+	p->numa_set = VK_SET(PAR_NUMA_NODE);
+	p->numa_node = VK(PAR_NUMA_NODE);
 #undef VK
 #undef VK_SET
 }

@@ -100,13 +100,15 @@ struct tparams {
 	uint32_t affinity; /* -ca: 0 none, N = CPU N-1 */
 	/* Verbs knobs (0 or -1: 0.4.11's behaviour; see enum par_id). */
 	uint32_t sq_depth, rq_depth; /* WRs; 0 = the test's depth */
-	int inline_size; /* bytes; -1 = what the QP gives for VERBS_INLINE */
+	bool inline_set; /* --inline_size given (else: what the QP gives) */
+	uint32_t inline_size; /* bytes, with inline_set */
 	uint32_t cq_mod; /* signal every Nth send; 0 or 1 = every one */
 	uint32_t post_list; /* WRs per post call at most; 0 = VERBS_BATCH */
 	uint32_t use_srq; /* non-zero: receive through an SRQ */
 	uint32_t tclass; /* RoCE traffic class */
 	uint32_t pkey_index;
-	int numa_node; /* -1: automatic (the RDMA device's node) */
+	bool numa_set; /* --numa_node given (else: the device's node) */
+	uint32_t numa_node; /* with numa_set */
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */

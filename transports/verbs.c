@@ -599,7 +599,7 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	if (verbs_knobs_check(s, v, err, errlen))
 		goto out;
 	/* An inline size the device refuses shows only at QP creation. */
-	if (s->p.inline_size >= 0 &&
+	if (s->p.inline_set &&
 	    (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen)))
 		goto out;
 	/* A forced GID index must exist (the automatic choice needs the

@@ -95,8 +95,8 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 			return -1;
 		}
 	}
-	if (p->numa_node >= 0 &&
-	    qnuma_node_check(p->numa_node, "--numa_node", err, errlen))
+	if (p->numa_set &&
+	    qnuma_node_check((int)p->numa_node, "--numa_node", err, errlen))
 		return -1;
 	return 0;
 }
@@ -207,8 +207,8 @@ int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
 	int node;
 
 	v->numa_node = -1;
-	if (s->p.numa_node >= 0) {
-		node = s->p.numa_node;
+	if (s->p.numa_set) {
+		node = (int)s->p.numa_node;
 		snprintf(what, sizeof(what), "--numa_node");
 	} else if (s->p.affinity) {
 		node = qnuma_cpu_node(s->p.affinity - 1);
@@ -230,7 +230,7 @@ int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
 	s->numa_node = node;
 	numa_note(s, node,
 		  s->p.affinity ? "buffers; -ca pins the thread" :
-				  s->p.numa_node >= 0 ?
+				  s->p.numa_set ?
 				  "buffers and thread, --numa_node" :
 				  "buffers and thread, the device's node");
 	return 0;

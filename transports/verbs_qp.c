@@ -20,7 +20,7 @@ static enum ibv_qp_type qp_type(enum vqp k)
 /* Inline bytes asked for at QP creation: --inline_size, or 0.4.11's. */
 static uint32_t inline_ask(const struct tsess *s)
 {
-	return s->p.inline_size >= 0 ? (uint32_t)s->p.inline_size
+	return s->p.inline_set ? s->p.inline_size
 				     : VERBS_INLINE;
 }
 
@@ -48,7 +48,7 @@ static int inline_refused(struct tsess *s, struct verbs_priv *v,
 		}
 	}
 	verbs_err(err, errlen,
-		  "inline size %d is above what %s allows for %s QPs (%s%u bytes; %s)",
+		  "inline size %u is above what %s allows for %s QPs (%s%u bytes; %s)",
 		  s->p.inline_size, v->info.device, s->tp->label,
 		  ok ? "at least " : "", ok, strerror(e));
 	return -1;
@@ -120,7 +120,7 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qa.pd = v->pd;
 	v->qp = ibv_create_qp_ex(v->ctx, &qa);
-	if (!v->qp && s->p.inline_size < 0) {
+	if (!v->qp && !s->p.inline_set) {
 		qa.cap.max_inline_data = 0;
 		v->qp = ibv_create_qp_ex(v->ctx, &qa);
 	}
@@ -173,12 +173,12 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		ia.cap.max_recv_sge = v->srq ? 0 : 1;
 		ia.cap.max_inline_data = inline_ask(s);
 		v->qp = ibv_create_qp(v->pd, &ia);
-		if (!v->qp && s->p.inline_size < 0) {
+		if (!v->qp && !s->p.inline_set) {
 			/* some devices offer no inline data */
 			ia.cap.max_inline_data = 0;
 			v->qp = ibv_create_qp(v->pd, &ia);
 		}
-		if (!v->qp && s->p.inline_size >= 0)
+		if (!v->qp && s->p.inline_set)
 			return inline_refused(s, v, &ia, err, errlen);
 		if (!v->qp) {
 			verbs_err(err, errlen, "failed to create %s QP: %s",
@@ -190,15 +190,15 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 	memset(&ia, 0, sizeof(ia));
 	if (ibv_query_qp(v->qp, &qa, IBV_QP_CAP, &ia) == 0)
 		s->max_inline = ia.cap.max_inline_data;
-	if (s->p.inline_size >= 0) {
-		if (s->max_inline < (uint32_t)s->p.inline_size) {
+	if (s->p.inline_set) {
+		if (s->max_inline < s->p.inline_size) {
 			verbs_err(err, errlen,
-				  "inline size %d is above what %s gives %s QPs (%u bytes)",
+				  "inline size %u is above what %s gives %s QPs (%u bytes)",
 				  s->p.inline_size, v->info.device,
 				  s->tp->label, s->max_inline);
 			return -1;
 		}
-		s->max_inline = (uint32_t)s->p.inline_size; /* the threshold */
+		s->max_inline = s->p.inline_size; /* the threshold */
 	}
 	v->info.max_inline = s->max_inline;
 	v->me.qpn = v->qp->qp_num;
