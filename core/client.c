@@ -230,6 +230,18 @@ static int check_measured(struct attempt *a, const struct tside *sd,
 	return 0;
 }
 
+/* The option of the first verbs knob this test uses, or NULL. */
+static const char *knob_given(const struct attempt *a)
+{
+	for (int i = PAR_VK_FIRST; i <= PAR_VK_LAST; i++) {
+		int side = a->par.set[SIDE_LOC][i] ? SIDE_LOC : SIDE_REM;
+
+		if (a->par.set[side][i] && a->par.used[i])
+			return a->par.spelling[side][i];
+	}
+	return NULL;
+}
+
 static int run_data(struct attempt *a)
 {
 	struct tside sd;
@@ -243,6 +255,11 @@ static int run_data(struct attempt *a)
 	sd.ext_ver = a->q.ext_ver;
 	sd.peer_caps = a->h.caps;
 	session_params(&a->lq, &sd.p);
+	if (sd.ext && knob_given(a) && !(sd.peer_caps & CAP_VKNOBS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server that honours qperf %s's verbs knobs; this server (qperf %s) would ignore it",
+			      a->t->name, knob_given(a), QPERF_VERSION,
+			      a->h.version);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -290,16 +307,10 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: -gi needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry a GID",
 			      a->t->name, QPERF_VERSION);
-	for (int i = PAR_VK_FIRST; i <= PAR_VK_LAST; i++) {
-		int side = a->par.set[SIDE_LOC][i] ? SIDE_LOC : SIDE_REM;
-
-		if (!a->par.set[side][i] || !a->par.used[i])
-			continue;
+	if (knob_given(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
-			      a->t->name, a->par.spelling[side][i],
-			      QPERF_VERSION);
-	}
+			      a->t->name, knob_given(a), QPERF_VERSION);
 	if (t % NS_PER_SEC) {
 		t = (t + NS_PER_SEC - 1) / NS_PER_SEC * NS_PER_SEC;
 		fprintf(stderr,

@@ -121,6 +121,7 @@ struct tparams {
 #define CAP_XRC 0x2u /* implements the xrc_* tests */
 #define CAP_LOSS 0x4u /* lossy latency tests recover from lost messages */
 #define CAP_DATA_SECRET 0x8u /* stream data connections start with a secret */
+#define CAP_VKNOBS 0x100u /* honours the verbs knob items (REQX_VK_BASE..) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
