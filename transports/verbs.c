@@ -361,6 +361,10 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 	for (int i = 0; i < VG_SLOTS; i++)
 		if (v->gids.have[i])
 			x->cand[x->ncand++] = v->gids.best[i];
+	if (v->numa_node >= 0) {
+		x->have |= VXH_NUMA;
+		x->numa_node = (uint32_t)v->numa_node;
+	}
 	if (v->kind == VQ_XRC) {
 		x->have |= VXH_XRC;
 		x->xrc_ini_qpn = v->qp->qp_num;
@@ -406,6 +410,8 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1;
 	}
 	v->info.peer_ext = true;
+	if (v->xpeer.have & VXH_NUMA)
+		verbs_numa_note(s, true, (int)v->xpeer.numa_node, NULL);
 	if (v->xpeer.have & VXH_MTU)
 		v->info.peer_active_mtu = v->xpeer.active_mtu;
 	if (v->xpeer.have & VXH_GID) {

@@ -50,8 +50,10 @@ enum verbs_ext_item {
 	VX_DEVICE = 11, /* bytes, device name, no NUL */
 	VX_PORT = 12, /* u32 */
 	VX_GID_FORCED = 13, /* u32, 1: this side's GID index was given */
-	VX_GID_CAND = 14 /* 24 bytes, up to 4 times: u32 index, u32 type,
-			  * GID; this side's best GID of each type and family */
+	VX_GID_CAND = 14, /* 24 bytes, up to 4 times: u32 index, u32 type,
+			   * GID; this side's best GID of each type and family */
+	VX_NUMA_NODE = 15 /* u32: the node this side placed its buffers on
+			   * (absent: none), for the report */
 };
 
 /* Link layers on the wire. */
@@ -63,6 +65,7 @@ enum verbs_ext_item {
 #define VXH_XRC 0x2u
 #define VXH_MTU 0x4u
 #define VXH_LINK 0x8u
+#define VXH_NUMA 0x10u
 
 /* One GID table entry, for the choice. */
 struct verbs_gid_cand {
@@ -84,6 +87,7 @@ struct verbs_ext {
 	uint32_t port;
 	char device[64];
 	uint32_t gid_forced; /* 0/1 */
+	uint32_t numa_node; /* with VXH_NUMA */
 	int ncand; /* VX_GID_CAND items */
 	struct verbs_gid_cand cand[VG_SLOTS];
 };
@@ -286,6 +290,9 @@ uint32_t verbs_mod_complete(struct verbs_priv *v);
  */
 int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
 		     size_t len, char *err, size_t errlen);
+/* The -v note "loc_numa_node" (this side, with why) or "rem_numa_node"
+ * (the peer's, from its NODE extension; why NULL). */
+void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 

@@ -188,15 +188,17 @@ static int device_node(const struct verbs_priv *v)
 	return (int)n;
 }
 
-static void numa_note(struct tsess *s, int node, const char *why)
+void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why)
 {
 	struct tnote *t;
 
 	if (s->nnotes >= TNOTE_MAX)
 		return;
 	t = &s->notes[s->nnotes++];
-	snprintf(t->name, sizeof(t->name), "loc_numa_node");
-	snprintf(t->value, sizeof(t->value), "%d (%s)", node, why);
+	snprintf(t->name, sizeof(t->name), "%s_numa_node",
+		 peer ? "rem" : "loc");
+	snprintf(t->value, sizeof(t->value), why ? "%d (%s)" : "%d", node,
+		 why ? why : "");
 	t->extra = true;
 }
 
@@ -228,7 +230,7 @@ int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
 	v->numa_node = node;
 	s->numa_placed = true;
 	s->numa_node = node;
-	numa_note(s, node,
+	verbs_numa_note(s, false, node,
 		  s->p.affinity ? "buffers; -ca pins the thread" :
 				  s->p.numa_set ?
 				  "buffers and thread, --numa_node" :
