@@ -15,6 +15,7 @@
 
 #include "core/cluster.h"
 #include "core/engine.h"
+#include "core/numa.h"
 #include "core/opts.h"
 #include "core/types.h"
 #include "core/util.h"
@@ -66,9 +67,9 @@ int main(int argc, char **argv)
 		}
 		break;
 	case RUN_VERSION:
-		printf("qperf %s (transports: %s; rdma: %s)\n", QPERF_VERSION,
-		       test_transports(),
-		       test_rdma_status());
+		printf("qperf %s (transports: %s; rdma: %s; numa: %s)\n",
+		       QPERF_VERSION, test_transports(), test_rdma_status(),
+		       qnuma_status());
 		break;
 	case RUN_SERVER:
 		rc = server_main(&plan);

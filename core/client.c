@@ -103,6 +103,13 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->gid_index = a->par.set[side][PAR_GID_INDEX]
 			       ? (int32_t)v[PAR_GID_INDEX]
 			       : -1;
+	for (int i = 0; i < PAR_VK_COUNT; i++) {
+		if (!a->par.set[side][PAR_VK_FIRST + i] ||
+		    !a->par.used[PAR_VK_FIRST + i])
+			continue; /* unused: only a warning, as in 0.4.11 */
+		q->vk[i] = u32(v[PAR_VK_FIRST + i]);
+		q->vk_set |= 1u << i;
+	}
 }
 
 static void fill_request(struct attempt *a, bool legacy)
@@ -228,6 +235,18 @@ static int check_measured(struct attempt *a, const struct tside *sd,
 	return 0;
 }
 
+/* The option of the first verbs knob this test uses, or NULL. */
+static const char *knob_given(const struct attempt *a)
+{
+	for (int i = PAR_VK_FIRST; i <= PAR_VK_LAST; i++) {
+		int side = a->par.set[SIDE_LOC][i] ? SIDE_LOC : SIDE_REM;
+
+		if (a->par.set[side][i] && a->par.used[i])
+			return a->par.spelling[side][i];
+	}
+	return NULL;
+}
+
 static int run_data(struct attempt *a)
 {
 	struct tside sd;
@@ -242,6 +261,11 @@ static int run_data(struct attempt *a)
 	sd.ext_ver = a->q.ext_ver;
 	sd.peer_caps = a->h.caps;
 	session_params(&a->lq, &sd.p);
+	if (sd.ext && knob_given(a) && !(sd.peer_caps & CAP_VKNOBS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server that honours qperf %s's verbs knobs; this server (qperf %s) would ignore it",
+			      a->t->name, knob_given(a), QPERF_VERSION,
+			      a->h.version);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -271,6 +295,7 @@ static int run_data(struct attempt *a)
 		for (int i = 0; i < sd.nnotes; i++) {
 			notes[i].name = sd.notes[i].name;
 			notes[i].value = sd.notes[i].value;
+			notes[i].extra = sd.notes[i].extra;
 		}
 		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
 				  notes, sd.nnotes);
@@ -297,6 +322,10 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: -gi needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry a GID",
 			      a->t->name, QPERF_VERSION);
+	if (knob_given(a))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
+			      a->t->name, knob_given(a), QPERF_VERSION);
 	if (t % NS_PER_SEC) {
 		t = (t + NS_PER_SEC - 1) / NS_PER_SEC * NS_PER_SEC;
 		fprintf(stderr,

@@ -149,6 +149,23 @@ size_t ext_block_len(const uint8_t *hdr)
 	return tlv_header(hdr);
 }
 
+uint32_t reqx_vk_max(int i)
+{
+	static const uint32_t max[PAR_VK_COUNT] = {
+		[PAR_SQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_RQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_INLINE - PAR_VK_FIRST] = PAR_VK_INLINE_MAX,
+		[PAR_CQ_MOD - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_POST_LIST - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_USE_SRQ - PAR_VK_FIRST] = UINT32_MAX,
+		[PAR_TCLASS - PAR_VK_FIRST] = 255,
+		[PAR_PKEY_INDEX - PAR_VK_FIRST] = 65535,
+		[PAR_NUMA_NODE - PAR_VK_FIRST] = PAR_VK_NODE_MAX,
+	};
+
+	return i >= 0 && i < PAR_VK_COUNT ? max[i] : 0;
+}
+
 size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 {
 	struct tlv_w w;
@@ -162,6 +179,9 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 		tlv_u32(&w, REQX_MTU_EXPLICIT, 1);
 	if (q->gid_index >= 0)
 		tlv_u32(&w, REQX_GID_INDEX, (uint32_t)q->gid_index);
+	for (int i = 0; i < PAR_VK_COUNT; i++)
+		if (q->vk_set & (1u << i))
+			tlv_u32(&w, (uint16_t)(REQX_VK_BASE + i), q->vk[i]);
 	return tlv_finish(&w);
 }
 
@@ -194,6 +214,7 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 			return ext_req_decode_v1(in, q);
 	}
 	q->gid_index = -1;
+	q->vk_set = 0;
 	tlv_rinit(&r, in, len);
 	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
 		bool ok = true;
@@ -217,7 +238,15 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 			q->gid_index = ok ? (int32_t)v32 : -1;
 			break;
 		default:
-			break; /* a later build's item */
+			if (type >= REQX_VK_BASE &&
+			    type < REQX_VK_BASE + PAR_VK_COUNT) {
+				int i = type - REQX_VK_BASE;
+
+				ok = tlv_val_u32(val, n, &q->vk[i]) &&
+				     q->vk[i] <= reqx_vk_max(i);
+				q->vk_set |= 1u << i;
+			}
+			break; /* else a later build's item */
 		}
 		if (!ok)
 			return -1;

@@ -53,6 +53,10 @@ struct req {
 	uint32_t caps; /* CAP_* of the client */
 	bool mtu_explicit; /* -mt given: do not clamp it to the ports */
 	int32_t gid_index; /* RoCE GID index to use, -1 = choose */
+	/* Verbs knobs: vk[i] is parameter PAR_VK_FIRST + i, valid when bit
+	 * i of vk_set is (not set: 0.4.11's behaviour). */
+	uint32_t vk[PAR_VK_COUNT];
+	uint32_t vk_set;
 };
 
 /* TLV item types of the request block (unknown types are ignored). */
@@ -62,8 +66,15 @@ enum reqx_item {
 	REQX_CAPS = 3, /* u32 CAP_* */
 	REQX_MTU_EXPLICIT = 4, /* u32 0/1 */
 	REQX_GID_INDEX = 5, /* u32; absent: automatic */
-	REQX_VERSION = 6 /* bytes: "0.5.0" */
+	REQX_VERSION = 6, /* bytes: "0.5.0" */
+	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
+	 * only when set (docs/protocol.md) */
+	REQX_VK_BASE = 32
 };
+
+/* The largest value a request may carry for verbs knob i (a larger one
+ * makes the block malformed). */
+uint32_t reqx_vk_max(int i);
 
 /* TLV item types of the server's reply block and of the STAT block. */
 enum repx_item { REPX_CAPS = 1, REPX_VERSION = 2 };

@@ -297,7 +297,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		      size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
-	uint32_t depth = T(lr)->depth, out = 0;
+	uint32_t depth = tsess_depth(lr->s, false), out = 0;
 	uint64_t last = 0;
 
 	while (!fired && !lr->s->ended) {
@@ -495,7 +495,7 @@ static void count_onesided(struct lrun *lr, const struct tcomp *c)
 static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
-	uint32_t depth = T(lr)->depth, out = 0;
+	uint32_t depth = tsess_depth(lr->s, false), out = 0;
 	uint64_t posted = 0, t_post = 0;
 	bool timed = lr->hist && depth == 1; /* a latency test */
 
@@ -575,8 +575,8 @@ static int run_atomic_ver(struct lrun *lr, char *err, size_t errlen)
 	uint64_t *seq, next = 0;
 	int rc = -1;
 
-	if (slots > T(lr)->depth)
-		slots = T(lr)->depth;
+	if (slots > tsess_depth(lr->s, false))
+		slots = tsess_depth(lr->s, false);
 	if (slots == 0)
 		return seterr(err, errlen, "message size must be at least 8");
 	seq = xcalloc(slots, sizeof(*seq));
@@ -725,7 +725,7 @@ bool loop_idle_side(const struct test_desc *t, bool server)
 int loop_prep(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tsess *s = lr->s;
-	uint32_t depth = s->t->depth;
+	uint32_t depth = tsess_depth(s, true);
 
 	memset(&lr->st, 0, sizeof(lr->st));
 	switch (s->t->loop) {

@@ -18,6 +18,9 @@
 #define TIME_MAX (U32 * NS_PER_SEC) /* 0.4.11 sends whole seconds as u32 */
 #define PORT_MAX 65535
 #define PRECISION_MAX 20 /* beyond this the digits are noise */
+#define VK_DEPTH_MAX PAR_VK_DEPTH_MAX
+#define VK_INLINE_MAX PAR_VK_INLINE_MAX
+#define VK_NODE_MAX PAR_VK_NODE_MAX
 
 /* A parameter option with a value; sides picks loc_, rem_ or both. */
 #define P(n, a, t, p, sd, lo, hi, ar, h)                                   \
@@ -32,6 +35,12 @@
 	{ .name = n, .abbr = a, .type = t, .par = -1, .server_ok = srv,    \
 	  .min = lo, .max = hi, .arg = ar, .help = h, .act = act_ }
 #define OBS(old, new_) { .name = old, .par = -1, .obsolete_for = new_ }
+/* A parameter with its loc_ and rem_ forms: --n (-a), --loc_n (-la),
+ * --rem_n (-ra); h, lh and rh are their help texts. */
+#define VK3(n, a, t, p, lo, hi, ar, h, lh, rh)                             \
+	P("--" n, "-" a, t, p, BOTH, lo, hi, ar, h),                       \
+		P("--loc_" n, "-l" a, t, p, LOC, lo, hi, ar, lh),          \
+		P("--rem_" n, "-r" a, t, p, REM, lo, hi, ar, rh)
 
 /*
  * 0.4.11's option order (that of its --help options), plus -lpf.  Help
@@ -96,6 +105,72 @@ const struct opt_desc opt_table[] = {
 	  "Index", "Use this local GID index on RoCE ports."),
 	P("--rem_gid_index", "-rgi", OT_INT, PAR_GID_INDEX, REM, 0, 65535,
 	  "Index", "Use this remote GID index on RoCE ports."),
+	/*
+	 * Verbs knobs of this qperf (0.5 peers only; a 0.4.11 server is
+	 * refused with one line).  Defaults are 0.4.11's.  Short names avoid
+	 * perftest's -t, -r and -I, which 0.4.11 already uses.
+	 */
+	VK3("sq_depth", "sqd", OT_INT, PAR_SQ_DEPTH, 1, VK_DEPTH_MAX, "WRs",
+	    "Set the RDMA send queue depth. "
+	    "The number of sends, writes, reads or atomics a bandwidth or "
+	    "rate test keeps outstanding; default 1024, as in 0.4.11.  At "
+	    "most the device's max_qp_wr.  Needs qperf 0.5 on both ends.",
+	    "Set the local send queue depth.",
+	    "Set the remote send queue depth."),
+	VK3("rq_depth", "rqd", OT_INT, PAR_RQ_DEPTH, 1, VK_DEPTH_MAX, "WRs",
+	    "Set the RDMA receive queue depth. "
+	    "The number of receives a bandwidth test keeps posted; default "
+	    "1024, as in 0.4.11.  At most the device's max_qp_wr (max_srq_wr "
+	    "with --use_srq).  Needs qperf 0.5 on both ends.",
+	    "Set the local receive queue depth.",
+	    "Set the remote receive queue depth."),
+	VK3("inline_size", "il", OT_SIZE, PAR_INLINE, 0, VK_INLINE_MAX, "Size",
+	    "Set the RDMA inline threshold. "
+	    "Sends and writes of at most Size bytes go inline; the QP is "
+	    "created for Size bytes of inline data, which the device must "
+	    "allow.  0 never inlines.  Default: what the QP gives for 128 "
+	    "bytes, as in 0.4.11.  Needs qperf 0.5 on both ends.",
+	    "Set the local inline threshold.",
+	    "Set the remote inline threshold."),
+	VK3("cq_moderation", "cqm", OT_INT, PAR_CQ_MOD, 1, VK_DEPTH_MAX, "N",
+	    "Signal only every Nth send. "
+	    "In the RDMA bandwidth tests only every Nth send, write or read "
+	    "asks for a completion; N must not exceed the send queue depth.  "
+	    "Default 1 (every one), as in 0.4.11.  Needs qperf 0.5 on both "
+	    "ends.",
+	    "Signal every Nth local send.", "Signal every Nth remote send."),
+	VK3("post_list", "pl", OT_INT, PAR_POST_LIST, 1, VK_DEPTH_MAX, "N",
+	    "Chain up to N work requests per post. "
+	    "RDMA work requests are chained, up to N per ibv_post_send; N "
+	    "must not exceed the send queue depth.  Default 32.  Needs qperf "
+	    "0.5 on both ends.",
+	    "Set the local post list.", "Set the remote post list."),
+	VK3("use_srq", "srq", OT_INT, PAR_USE_SRQ, 0, U32, "OnOff",
+	    "Use a shared receive queue if non-zero. "
+	    "RC, UC and UD tests that receive post their receives to an SRQ "
+	    "(ibv_create_srq) of the receive queue depth.  Needs qperf 0.5 on "
+	    "both ends.",
+	    "Use an SRQ locally if OnOff is non-zero.",
+	    "Use an SRQ remotely if OnOff is non-zero."),
+	SET1("-srq1", PAR_USE_SRQ, BOTH, "Use shared receive queues."),
+	VK3("traffic_class", "tc", OT_INT, PAR_TCLASS, 0, 255, "Class",
+	    "Set the RoCE traffic class. "
+	    "The GRH traffic class byte, DSCP << 2 plus ECN (106 is DSCP 26, "
+	    "a common lossless class); RoCE ports only.  Default 0.  Needs "
+	    "qperf 0.5 on both ends.",
+	    "Set the local traffic class.", "Set the remote traffic class."),
+	VK3("pkey_index", "pk", OT_INT, PAR_PKEY_INDEX, 0, 65535, "Index",
+	    "Use this P_Key table index. "
+	    "It must exist in the port's P_Key table.  Default 0, as in "
+	    "0.4.11.  Needs qperf 0.5 on both ends.",
+	    "Use this local P_Key index.", "Use this remote P_Key index."),
+	VK3("numa_node", "nn", OT_INT, PAR_NUMA_NODE, 0, VK_NODE_MAX, "Node",
+	    "Place RDMA buffers on this NUMA node. "
+	    "The thread runs there too unless -ca is given.  Without it each "
+	    "end uses the node of its RDMA device (from sysfs), or with -ca "
+	    "the node of that CPU.  Needs qperf 0.5 on both ends and "
+	    "libnuma.",
+	    "Use this local NUMA node.", "Use this remote NUMA node."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "

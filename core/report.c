@@ -568,6 +568,15 @@ static const struct {
 	{ PAR_TIMEOUT, "timeout", RPK_TIME },
 	{ PAR_USE_CM, "use_cm", RPK_COUNT },
 	{ PAR_GID_INDEX, "gid_index", RPK_COUNT },
+	{ PAR_SQ_DEPTH, "sq_depth", RPK_COUNT },
+	{ PAR_RQ_DEPTH, "rq_depth", RPK_COUNT },
+	{ PAR_INLINE, "inline_size", RPK_SIZE },
+	{ PAR_CQ_MOD, "cq_moderation", RPK_COUNT },
+	{ PAR_POST_LIST, "post_list", RPK_COUNT },
+	{ PAR_USE_SRQ, "use_srq", RPK_COUNT },
+	{ PAR_TCLASS, "traffic_class", RPK_COUNT },
+	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
+	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
 };
 
 static void report_par_val(struct report_table *t, enum report_par_kind k,
@@ -820,9 +829,13 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 		break;
 	}
 	report_used(tab, p);
-	for (int i = 0; i < nnotes; i++)
+	for (int i = 0; i < nnotes; i++) {
+		/* -vx notes (NUMA placement) are beyond 0.4.11's -v. */
+		if (notes[i].extra && !o->v_extra)
+			continue;
 		report_str(tab, RC_U, "", notes[i].name, notes[i].value,
 			   strlen(notes[i].value) + 1);
+	}
 	report_cost(tab, RC_T, "send_cost", res->send_cost);
 	report_cost(tab, RC_T, "recv_cost", res->recv_cost);
 	report_rest(tab, res);

@@ -46,6 +46,7 @@ void report_test(FILE *f, const struct test_desc *t,
 struct report_note {
 	const char *name; /* e.g. "loc_gid" */
 	const char *value;
+	bool extra; /* -vx class (until -vx exists: with -v too) */
 };
 
 /* report_test() plus notes, shown after the parameters with -v/-vu. */

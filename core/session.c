@@ -14,6 +14,7 @@
 
 #include "hist.h"
 #include "measure.h"
+#include "numa.h"
 #include "progress.h"
 #include "session.h"
 #include "util.h"
@@ -75,6 +76,30 @@ static void chan_init(struct chan *ch, struct tside *sd)
 	ch->ctx = sd->c;
 }
 
+/* The verbs knobs of q into p: unset ones keep 0.4.11's behaviour. */
+static void session_knobs(const struct req *q, struct tparams *p)
+{
+	uint32_t v[PAR_VK_COUNT];
+
+	for (int i = 0; i < PAR_VK_COUNT; i++)
+		v[i] = (q->vk_set & (1u << i)) ? q->vk[i] : 0;
+#define VK(par) v[(par) - PAR_VK_FIRST]
+#define VK_SET(par) ((q->vk_set >> ((par) - PAR_VK_FIRST)) & 1u)
+	p->sq_depth = VK(PAR_SQ_DEPTH);
+	p->rq_depth = VK(PAR_RQ_DEPTH);
+	p->inline_set = VK_SET(PAR_INLINE);
+	p->inline_size = VK(PAR_INLINE);
+	p->cq_mod = VK(PAR_CQ_MOD);
+	p->post_list = VK(PAR_POST_LIST);
+	p->use_srq = VK(PAR_USE_SRQ);
+	p->tclass = VK(PAR_TCLASS);
+	p->pkey_index = VK(PAR_PKEY_INDEX);
+	p->numa_set = VK_SET(PAR_NUMA_NODE);
+	p->numa_node = VK(PAR_NUMA_NODE);
+#undef VK
+#undef VK_SET
+}
+
 void session_params(const struct req *q, struct tparams *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -91,6 +116,8 @@ void session_params(const struct req *q, struct tparams *p)
 	p->use_cm = q->use_cm;
 	p->access_recv = q->access_recv;
 	p->gid_index = q->gid_index;
+	p->affinity = q->affinity;
+	session_knobs(q, p);
 	p->time = q->time_ns;
 	p->timeout = q->timeout_ns;
 	p->no_msgs = q->no_msgs;
@@ -102,7 +129,8 @@ void session_params(const struct req *q, struct tparams *p)
 
 uint32_t session_caps(void)
 {
-	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST;
+	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
+			CAP_VKNOBS;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -204,7 +232,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	struct chan ch;
 	struct tsess s;
 	struct lrun lr;
-	bool open = false;
+	cpu_set_t cpus;
+	bool open = false, moved = false;
 	int rc = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -228,6 +257,13 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	sd->nnotes = s.nnotes < TNOTE_MAX ? s.nnotes : TNOTE_MAX;
 	memcpy(sd->notes, s.notes, sizeof(sd->notes));
+	/* The transport placed its buffers on a node: run there too
+	 * (perftest does the same), unless -ca chose this side's CPU. */
+	if (s.numa_placed && !s.p.affinity) {
+		if (qnuma_run_on(s.numa_node, &cpus, err, errlen) < 0)
+			goto out;
+		moved = true;
+	}
 	lr.s = &s;
 	lr.wait_peer = wait_peer;
 	lr.wait_arg = sd;
@@ -269,6 +305,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 out:
 	if (open)
 		tp->close(&s);
+	if (moved)
+		qnuma_restore_cpus(&cpus); /* the client's next test */
 	free(s.priv);
 	return rc;
 }

@@ -47,8 +47,30 @@ enum par_id {
 	PAR_TIMEOUT,
 	PAR_USE_CM,
 	PAR_GID_INDEX, /* RoCE GID index (0.5 peers); not set = automatic */
+	/* Verbs knobs of 0.5 peers (docs/protocol.md); 0 / not set = 0.4.11's
+	 * behaviour. */
+	PAR_SQ_DEPTH, /* send WRs kept outstanding; 0 = the test's */
+	PAR_RQ_DEPTH, /* receives kept posted; 0 = the test's */
+	PAR_INLINE, /* inline threshold, bytes; not set = what the QP gives */
+	PAR_CQ_MOD, /* signal every Nth send; 0 = every one */
+	PAR_POST_LIST, /* WRs per post call at most; 0 = VERBS_BATCH */
+	PAR_USE_SRQ, /* receive through a shared receive queue */
+	PAR_TCLASS, /* RoCE GRH traffic class (DSCP << 2 | ECN) */
+	PAR_PKEY_INDEX, /* IB P_Key table index */
+	PAR_NUMA_NODE, /* NUMA node of buffers and thread; not set = auto */
 	PAR_COUNT
 };
+
+/* The verbs knobs, contiguous: they travel as request items of one range
+ * (REQX_VK_BASE + i, core/ctl.h) and only when set. */
+#define PAR_VK_FIRST PAR_SQ_DEPTH
+#define PAR_VK_LAST PAR_NUMA_NODE
+#define PAR_VK_COUNT (PAR_VK_LAST - PAR_VK_FIRST + 1)
+/* Their ranges beyond which neither the parser nor a server looks at the
+ * device (which then checks its own limits). */
+#define PAR_VK_DEPTH_MAX (1u << 20) /* WRs */
+#define PAR_VK_INLINE_MAX (1u << 20) /* bytes */
+#define PAR_VK_NODE_MAX 1023 /* NUMA nodes */
 
 enum side { SIDE_LOC, SIDE_REM };
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,69 @@ static uint64_t node_guid(void)
 
 /* ---- device list ---------------------------------------------------------- */
 
+/*
+ * SOFTVERBS_NUMA_NODE=N: the device reports NUMA node N the way a real
+ * one does, through sysfs under ibdev_path (<ibdev_path>/device/numa_node,
+ * as in /sys/class/infiniband/<dev>/device/numa_node).  softverbs has no
+ * sysfs entry of its own, so it keeps a tree of that shape in $TMPDIR
+ * (default /tmp), softverbs-sysfs-<uid>/node<N>/<dev>/device/numa_node,
+ * and points ibdev_path at it.  The path depends only on uid, N and the
+ * device name: every process shares it and it never grows (remove it with
+ * the temporary directory).  Without the variable ibdev_path names the
+ * usual sysfs path, which does not exist: no node, as on a platform that
+ * does not say.
+ */
+static int mkdir_ok(const char *path)
+{
+	return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+static void numa_sysfs(struct ibv_device *d)
+{
+	const char *v = getenv("SOFTVERBS_NUMA_NODE");
+	const char *tmp = getenv("TMPDIR");
+	char dir[128], f[sizeof(dir) + 96], path[sizeof(f)];
+	char t[sizeof(f) + 32];
+	long node;
+	FILE *fp;
+	int n;
+
+	if (!v || !*v)
+		return;
+	node = strtol(v, NULL, 10);
+	n = snprintf(dir, sizeof(dir), "%s/softverbs-sysfs-%u",
+		     tmp && *tmp ? tmp : "/tmp", (unsigned)getuid());
+	if (n < 0 || (size_t)n >= sizeof(dir) || mkdir_ok(dir))
+		goto fail;
+	snprintf(f, sizeof(f), "%s/node%ld", dir, node);
+	if (mkdir_ok(f))
+		goto fail;
+	snprintf(f, sizeof(f), "%s/node%ld/%s", dir, node, sv_cfg.dev_name);
+	if (mkdir_ok(f))
+		goto fail;
+	snprintf(path, sizeof(path), "%s", f);
+	snprintf(f, sizeof(f), "%s/node%ld/%s/device", dir, node,
+		 sv_cfg.dev_name);
+	if (mkdir_ok(f))
+		goto fail;
+	/* Written whole and renamed into place: a reader never sees half. */
+	snprintf(t, sizeof(t), "%s/numa_node.%d", f, (int)getpid());
+	snprintf(f, sizeof(f), "%s/node%ld/%s/device/numa_node", dir, node,
+		 sv_cfg.dev_name);
+	fp = fopen(t, "w");
+	if (!fp)
+		goto fail;
+	fprintf(fp, "%ld\n", node);
+	if (fclose(fp) || rename(t, f))
+		goto fail;
+	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s", path);
+	return;
+fail:
+	/* ibdev_path keeps the usual sysfs path: no node */
+	sv_log("SOFTVERBS_NUMA_NODE: cannot make the sysfs tree in %s: %s",
+	       dir, strerror(errno));
+}
+
 static void device_init(void)
 {
 	struct ibv_device *d = &sv_the_device.dev;
@@ -161,6 +225,7 @@ static void device_init(void)
 		 "/sys/class/infiniband_verbs/uverbs0");
 	snprintf(d->ibdev_path, sizeof(d->ibdev_path),
 		 "/sys/class/infiniband/%s", sv_cfg.dev_name);
+	numa_sysfs(d);
 }
 
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;

@@ -37,7 +37,16 @@
 #define U_CM PAR_BIT(PAR_USE_CM)
 #define U_RDA PAR_BIT(PAR_RD_ATOMIC)
 #define U_AR PAR_BIT(PAR_ACCESS_RECV)
-#define U_R (U_IB | U_POLL | U_MSG) /* an RDMA test */
+/* Verbs knobs (0.5 peers): every RDMA test; depth, moderation, post
+ * list and SRQ only where the loop keeps many requests in flight. */
+#define U_VK                                                            \
+	(PAR_BIT(PAR_INLINE) | PAR_BIT(PAR_TCLASS) |                    \
+	 PAR_BIT(PAR_PKEY_INDEX) | PAR_BIT(PAR_NUMA_NODE))
+#define U_SQ (PAR_BIT(PAR_SQ_DEPTH) | PAR_BIT(PAR_POST_LIST))
+#define U_CQM PAR_BIT(PAR_CQ_MOD)
+#define U_RQ (PAR_BIT(PAR_RQ_DEPTH) | PAR_BIT(PAR_USE_SRQ))
+#define U_BWK (U_SQ | U_CQM | U_RQ) /* a send or write-with-imm bw test */
+#define U_R (U_IB | U_POLL | U_MSG | U_VK) /* an RDMA test */
 #define U_RC (U_R | U_CM) /* an RC test */
 
 #ifdef HAVE_RDMA
@@ -77,49 +86,49 @@ const struct test_desc test_table[] = {
 	SOCK("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 32768, U_SOCK_BW, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_RC | U_AR, 0, rc),
+	     U_RC | U_AR | U_BWK, 0, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_RC | U_AR, N, rc),
+	     U_RC | U_AR | U_BWK, N, rc),
 	RDMA("rc_compare_swap_mr", 14, MEAS_MSG_RATE, OS, OP_CSWAP, 1024, 0,
-	     (U_RC & ~U_MSG) | U_RDA, 0, rc),
+	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
-	     (U_RC & ~U_MSG) | U_RDA, 0, rc),
+	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC, 0, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
-	     U_RC | U_RDA | U_AR, 0, rc),
+	     U_RC | U_RDA | U_AR | U_SQ | U_CQM, 0, rc),
 	RDMA("rc_rdma_read_lat", 18, MEAS_LATENCY, OS, OP_READ, 1, 1, U_RC, 0,
 	     rc),
 	RDMA("rc_rdma_write_bw", 19, MEAS_BANDWIDTH, BW, OP_WRITE_IMM, 1024,
-	     65536, U_RC, 0, rc),
+	     65536, U_RC | U_BWK, 0, rc),
 	RDMA("rc_rdma_write_lat", 20, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_RC, 0, rc),
 	/* 0.4.11 leaves -cp unused here (but not in the UC version). */
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR, 0, uc),
+	     U_R | U_AR | U_BWK, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR, N, uc),
+	     U_R | U_AR | U_BWK, N, uc),
 	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
-	     65536, U_R, 0, uc),
+	     65536, U_R | U_BWK, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_R, 0, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_R, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
-	     U_R | U_AR, 0, ud),
+	     U_R | U_AR | U_BWK, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_R | U_AR, N, ud),
+	     U_R | U_AR | U_BWK, N, ud),
 	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
-	     65536, U_RC | U_RDA, 0, rc),
+	     65536, U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,
-	     U_RC | U_RDA, 0, rc),
+	     U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("xrc_bi_bw", 33, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR, 0, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH), 0, xrc),
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR, N, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH), N, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, xrc),
 };
 

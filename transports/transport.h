@@ -97,6 +97,18 @@ struct tparams {
 	uint32_t use_cm;
 	uint32_t access_recv;
 	int gid_index; /* -1: choose automatically */
+	uint32_t affinity; /* -ca: 0 none, N = CPU N-1 */
+	/* Verbs knobs (0 or -1: 0.4.11's behaviour; see enum par_id). */
+	uint32_t sq_depth, rq_depth; /* WRs; 0 = the test's depth */
+	bool inline_set; /* --inline_size given (else: what the QP gives) */
+	uint32_t inline_size; /* bytes, with inline_set */
+	uint32_t cq_mod; /* signal every Nth send; 0 or 1 = every one */
+	uint32_t post_list; /* WRs per post call at most; 0 = VERBS_BATCH */
+	uint32_t use_srq; /* non-zero: receive through an SRQ */
+	uint32_t tclass; /* RoCE traffic class */
+	uint32_t pkey_index;
+	bool numa_set; /* --numa_node given (else: the device's node) */
+	uint32_t numa_node; /* with numa_set */
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
@@ -110,6 +122,7 @@ struct tparams {
 #define CAP_LOSS 0x4u /* lossy latency tests recover from lost messages */
 #define CAP_DATA_SECRET 0x8u /* stream data connections start with a secret */
 #define CAP_HIST 0x10u /* client: send me the round-trip histogram in STAT */
+#define CAP_VKNOBS 0x100u /* honours the verbs knob items (REQX_VK_BASE..) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -145,10 +158,11 @@ struct transport;
 
 /* What a transport asks the report to show with -v, e.g. on RoCE:
  * "loc_gid" = "::ffff:10.0.0.1 (index 3, RoCE v2)". */
-#define TNOTE_MAX 4
+#define TNOTE_MAX 8
 struct tnote {
 	char name[24];
 	char value[80];
+	bool extra; /* of the -vx class (placement, limits beyond 0.4.11) */
 };
 
 /* One side of one running test. */
@@ -167,6 +181,10 @@ struct tsess {
 	bool ended; /* the peer ended the data phase (EOF, reset) */
 	struct tnote notes[TNOTE_MAX]; /* set by open(), shown with -v */
 	int nnotes;
+	/* Set by open(): the node the transport placed its buffers on.  The
+	 * core then runs this side's thread there too, unless -ca pins it. */
+	bool numa_placed;
+	int numa_node;
 	/* The core's "time is up" flag (set by its SIGALRM handler), or
 	 * NULL.  Lets a busy-polling poll() notice the timer, and a sleeping
 	 * one avoid the race of an alarm just before it sleeps. */
@@ -257,7 +275,7 @@ struct transport {
 		    char *err, size_t errlen);
 };
 
-#define PAR_BIT(p) (1u << (p))
+#define PAR_BIT(p) (1ull << (p))
 
 struct test_desc {
 	const char *name;
@@ -268,11 +286,23 @@ struct test_desc {
 	enum op op; /* the data operation of the loop */
 	uint32_t depth; /* work requests kept outstanding (0.4.11: 1024/1) */
 	uint32_t msg_size; /* default message size, bytes (0 = none) */
-	uint32_t uses; /* PAR_BIT() of each parameter the test uses */
+	uint64_t uses; /* PAR_BIT() of each parameter the test uses */
 	unsigned flags; /* TDF_* */
 	const struct transport *tp; /* NULL for conf and quit */
 	const char *missing; /* why the test cannot run in this build */
 };
+
+/*
+ * Work requests a loop keeps outstanding on s: sends (recv false) or
+ * receives, the test's depth (0.4.11's 1024 or 1) unless --sq_depth or
+ * --rq_depth gave one.  Used by the loops and the verbs queue sizes.
+ */
+static inline uint32_t tsess_depth(const struct tsess *s, bool recv)
+{
+	uint32_t d = recv ? s->p.rq_depth : s->p.sq_depth;
+
+	return d ? d : s->t->depth;
+}
 
 extern const struct test_desc test_table[];
 extern const size_t test_count;

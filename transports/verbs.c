@@ -48,12 +48,13 @@ static bool posts_rdma(const struct tsess *s, bool *rd)
 /* Work requests per queue for this test and role (spec §3.1). */
 static void wr_counts(const struct tsess *s, uint32_t *snd, uint32_t *rcv)
 {
-	uint32_t d = s->t->depth ? s->t->depth : 1;
+	uint32_t d = s->t->depth ? tsess_depth(s, false) : 1;
+	uint32_t r = s->t->depth ? tsess_depth(s, true) : 1;
 
 	switch (s->t->loop) {
 	case LOOP_STREAM_BW:
 		*snd = s->server ? 0 : d;
-		*rcv = s->server ? d : 0;
+		*rcv = s->server ? r : 0;
 		break;
 	case LOOP_ONESIDED:
 	case LOOP_ATOMIC_VER:
@@ -66,7 +67,7 @@ static void wr_counts(const struct tsess *s, uint32_t *snd, uint32_t *rcv)
 		break;
 	default: /* bi-directional, ping-pong */
 		*snd = d;
-		*rcv = d;
+		*rcv = r;
 		break;
 	}
 }
@@ -307,6 +308,8 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 			  v->memlen, strerror(e));
 		return -1;
 	}
+	if (verbs_numa_place(s, v, v->mem, v->memlen, err, errlen))
+		return -1; /* before the first touch: pages come from there */
 	memset(v->mem, 0, v->memlen);
 	s->buf = v->mem;
 	s->rx_off = v->kind == VQ_UD ? VERBS_GRH : 0;
@@ -358,6 +361,10 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 	for (int i = 0; i < VG_SLOTS; i++)
 		if (v->gids.have[i])
 			x->cand[x->ncand++] = v->gids.best[i];
+	if (v->numa_node >= 0) {
+		x->have |= VXH_NUMA;
+		x->numa_node = (uint32_t)v->numa_node;
+	}
 	if (v->kind == VQ_XRC) {
 		x->have |= VXH_XRC;
 		x->xrc_ini_qpn = v->qp->qp_num;
@@ -403,6 +410,8 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1;
 	}
 	v->info.peer_ext = true;
+	if (v->xpeer.have & VXH_NUMA)
+		verbs_numa_note(s, true, (int)v->xpeer.numa_node, NULL);
 	if (v->xpeer.have & VXH_MTU)
 		v->info.peer_active_mtu = v->xpeer.active_mtu;
 	if (v->xpeer.have & VXH_GID) {
@@ -593,6 +602,12 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 			  (uint32_t)v->dattr.max_qp_rd_atom, s->p.rd_atomic);
 		goto out;
 	}
+	if (verbs_knobs_check(s, v, err, errlen))
+		goto out;
+	/* An inline size the device refuses shows only at QP creation. */
+	if (s->p.inline_set &&
+	    (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen)))
+		goto out;
 	/* A forced GID index must exist (the automatic choice needs the
 	 * control connection's address, which there is none of yet). */
 	if (s->p.gid_index >= 0 && verbs_addr_choose(s, v, err, errlen))
@@ -674,6 +689,8 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 			  max_rd, s->p.rd_atomic);
 		goto fail;
 	}
+	if (verbs_knobs_check(s, v, err, errlen))
+		goto fail;
 	v->me.rd_atomic = s->p.rd_atomic ? s->p.rd_atomic : max_rd;
 	v->info.rd_atomic = v->me.rd_atomic;
 	seed_psn(v);
@@ -681,6 +698,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	v->info.psn = v->me.psn;
 	v->reglen = reg_size(s, kind);
 	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen) ||
+	    verbs_knobs_alloc(s, v, err, errlen) ||
 	    mem_create(s, v, err, errlen) || verbs_qp_init(s, v, err, errlen) ||
 	    verbs_addr_choose(s, v, err, errlen) ||
 	    exchange(s, v, err, errlen) || peer_check(s, v, err, errlen) ||
@@ -739,6 +757,7 @@ void verbs_close(struct tsess *s)
 	v->ctx = NULL;
 	free(v->mem);
 	v->mem = NULL;
+	verbs_knobs_free(v);
 	s->buf = NULL;
 	s->buflen = 0;
 }

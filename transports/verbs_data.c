@@ -70,7 +70,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	sg->lkey = v->mr->lkey;
 	w->sg_list = sg;
 	w->num_sge = len ? 1 : 0;
-	w->send_flags = IBV_SEND_SIGNALED;
+	w->send_flags = 0; /* signalled or not: verbs_post() decides */
 	switch (wr->op) {
 	case OP_SEND:
 		w->wr_id = WR_SEND;
@@ -128,27 +128,35 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	return 0;
 }
 
+/*
+ * Send-queue WRs go out in chains of at most v->plist (--post_list,
+ * default VERBS_BATCH) per ibv_post_send.  With --cq_moderation only
+ * every Nth WR, and the last of each call, asks for a completion;
+ * cq_take() hands the loop one completion per WR all the same.
+ */
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
-	struct ibv_send_wr w[VERBS_BATCH], *bad;
-	struct ibv_sge sg[VERBS_BATCH];
+	struct ibv_send_wr *w = v->swr, *bad;
+	struct ibv_sge *sg = v->ssg;
 	uint32_t done = 0;
 
-	if (!v->qp || !v->mr) {
+	if (!v->qp || !v->mr || !w || !sg) {
 		verbs_err(err, errlen, "internal error: post on a closed session");
 		return TP_FATAL;
 	}
 	if (wr->op == OP_RECV)
 		return post_recv(s, v, n, err, errlen);
 	while (done < n) {
-		uint32_t k = n - done < VERBS_BATCH ? n - done : VERBS_BATCH;
+		uint32_t k = n - done < v->plist ? n - done : v->plist;
 		int rc;
 
 		for (uint32_t i = 0; i < k; i++) {
 			if (build_send(s, v, wr, &w[i], &sg[i], err, errlen))
 				return TP_FATAL;
+			if (verbs_mod_signal(v, done + i + 1 == n))
+				w[i].send_flags |= IBV_SEND_SIGNALED;
 			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
 		}
 		bad = NULL;
@@ -182,14 +190,31 @@ static enum op wc_op(const struct verbs_priv *v, const struct ibv_wc *wc)
 	}
 }
 
+/* One completion of op for each WR of a moderated run. */
+static int hand_owed(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
+		     int max)
+{
+	int k = 0;
+
+	for (; v->owed && k < max; v->owed--, k++) {
+		c[k].op = v->owed_op;
+		c[k].status = TC_OK;
+		c[k].slot = 0;
+		c[k].bytes = s->p.msg_size;
+	}
+	return k;
+}
+
 /* Poll the CQ once: number of completions, or TP_FATAL. */
 static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		   int max, char *err, size_t errlen)
 {
 	struct ibv_wc wc[VERBS_BATCH];
-	int n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
-	int k = 0, stray = 0;
+	int n, k = 0, stray = 0;
 
+	if (v->owed)
+		return hand_owed(s, v, c, max);
+	n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
 	if (n < 0) {
 		verbs_err(err, errlen, "failed to poll CQ");
 		return TP_FATAL;
@@ -227,6 +252,23 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	}
 	if (n > 0 && (uint32_t)n > s->max_cqes)
 		s->max_cqes = (uint32_t)n;
+	if (v->mod) {
+		/* Each signalled send or RDMA stands for its run; the part of
+		 * the runs beyond max comes with the next poll. */
+		int m = k;
+
+		for (int i = 0; i < m; i++) {
+			uint32_t run;
+
+			if (c[i].op == OP_RECV)
+				continue;
+			run = verbs_mod_complete(v);
+			v->owed_op = c[i].op;
+			v->owed += run - 1;
+		}
+		if (v->owed && k < max)
+			k += hand_owed(s, v, c + k, max - k);
+	}
 	return k;
 }
 

@@ -50,8 +50,10 @@ enum verbs_ext_item {
 	VX_DEVICE = 11, /* bytes, device name, no NUL */
 	VX_PORT = 12, /* u32 */
 	VX_GID_FORCED = 13, /* u32, 1: this side's GID index was given */
-	VX_GID_CAND = 14 /* 24 bytes, up to 4 times: u32 index, u32 type,
-			  * GID; this side's best GID of each type and family */
+	VX_GID_CAND = 14, /* 24 bytes, up to 4 times: u32 index, u32 type,
+			   * GID; this side's best GID of each type and family */
+	VX_NUMA_NODE = 15 /* u32: the node this side placed its buffers on
+			   * (absent: none), for the report */
 };
 
 /* Link layers on the wire. */
@@ -63,6 +65,7 @@ enum verbs_ext_item {
 #define VXH_XRC 0x2u
 #define VXH_MTU 0x4u
 #define VXH_LINK 0x8u
+#define VXH_NUMA 0x10u
 
 /* One GID table entry, for the choice. */
 struct verbs_gid_cand {
@@ -84,6 +87,7 @@ struct verbs_ext {
 	uint32_t port;
 	char device[64];
 	uint32_t gid_forced; /* 0/1 */
+	uint32_t numa_node; /* with VXH_NUMA */
 	int ncand; /* VX_GID_CAND items */
 	struct verbs_gid_cand cand[VG_SLOTS];
 };
@@ -128,6 +132,18 @@ struct verbs_priv {
 	union ibv_gid gid; /* RoCE: this side's source GID */
 	struct verbs_gid_set gids; /* RoCE: what this side offers */
 	struct verbs_info info;
+	/* --post_list: send WRs chained per ibv_post_send (plist entries) */
+	uint32_t plist;
+	struct ibv_send_wr *swr;
+	struct ibv_sge *ssg;
+	/* --cq_moderation: a signalled send completes mod_fifo's oldest run
+	 * of WRs (itself and the unsignalled ones before it) */
+	uint32_t mod; /* > 1: moderation on */
+	uint32_t mod_run; /* WRs posted since the last signalled one */
+	uint32_t *mod_fifo, mod_cap, mod_head, mod_len; /* ring of runs */
+	uint32_t owed; /* completions of a run not yet handed to the loop */
+	enum op owed_op;
+	int numa_node; /* where the buffer was placed; -1: not placed */
 };
 
 /* ---- verbs_node.c: pure functions ---- */
@@ -248,6 +264,35 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen);
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
+
+/* ---- verbs_knob.c: the knobs of 0.5 peers, NUMA placement ---- */
+
+/* This side's knobs against its device and port (after device and port
+ * are open): queue depths, SRQ, moderation, post list, traffic class,
+ * P_Key index, NUMA node.  0, or -1 with err naming value and limit. */
+int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+/* Allocate the post list and the moderation ring (after the QP sizes are
+ * known).  0, or -1 with err filled. */
+int verbs_knobs_alloc(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+void verbs_knobs_free(struct verbs_priv *v);
+/* Does the next send WR ask for a completion?  last: the last WR of this
+ * post call (always signalled, so that a count test's tail completes). */
+bool verbs_mod_signal(struct verbs_priv *v, bool last);
+/* The WRs one signalled completion stands for (1 without moderation). */
+uint32_t verbs_mod_complete(struct verbs_priv *v);
+/*
+ * Choose this side's NUMA node (--numa_node, else the node of the -ca
+ * CPU, else the device's from sysfs) and bind len bytes at mem to it,
+ * before they are touched.  Sets v->numa_node (-1: nothing placed) and a
+ * note.  0, or -1 with err filled.
+ */
+int verbs_numa_place(struct tsess *s, struct verbs_priv *v, void *mem,
+		     size_t len, char *err, size_t errlen);
+/* The -v note "loc_numa_node" (this side, with why) or "rem_numa_node"
+ * (the peer's, from its NODE extension; why NULL). */
+void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 

@@ -84,6 +84,8 @@ size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap)
 			tlv_bytes(&w, VX_GID_CAND, b, sizeof(b));
 		}
 	}
+	if (x->have & VXH_NUMA)
+		tlv_u32(&w, VX_NUMA_NODE, x->numa_node);
 	if (x->have & VXH_MTU) {
 		tlv_u32(&w, VX_ACTIVE_MTU, x->active_mtu);
 		tlv_u32(&w, VX_MTU_SIZE, x->mtu_size);
@@ -177,6 +179,11 @@ int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
 			break;
 		case VX_GID_FORCED:
 			ok = tlv_val_u32(val, vl, &x->gid_forced);
+			break;
+		case VX_NUMA_NODE:
+			ok = tlv_val_u32(val, vl, &x->numa_node);
+			if (ok)
+				x->have |= VXH_NUMA;
 			break;
 		case VX_GID_CAND:
 			ok = vl == 24;

@@ -17,6 +17,64 @@ static enum ibv_qp_type qp_type(enum vqp k)
 	return k == VQ_RC ? IBV_QPT_RC : k == VQ_UC ? IBV_QPT_UC : IBV_QPT_UD;
 }
 
+/* Inline bytes asked for at QP creation: --inline_size, or 0.4.11's. */
+static uint32_t inline_ask(const struct tsess *s)
+{
+	return s->p.inline_set ? s->p.inline_size
+				     : VERBS_INLINE;
+}
+
+/*
+ * The device refused a QP with the inline size asked for: find the
+ * largest it accepts (halving, each probe QP destroyed at once), so that
+ * the message names the limit.
+ */
+static int inline_refused(struct tsess *s, struct verbs_priv *v,
+			  struct ibv_qp_init_attr *ia, char *err,
+			  size_t errlen)
+{
+	int e = errno;
+	uint32_t ok = 0;
+
+	for (uint32_t n = ia->cap.max_inline_data / 2; n; n /= 2) {
+		struct ibv_qp *q;
+
+		ia->cap.max_inline_data = n;
+		q = ibv_create_qp(v->pd, ia);
+		if (q) {
+			ibv_destroy_qp(q);
+			ok = n;
+			break;
+		}
+	}
+	verbs_err(err, errlen,
+		  "inline size %u is above what %s allows for %s QPs (%s%u bytes; %s)",
+		  s->p.inline_size, v->info.device, s->tp->label,
+		  ok ? "at least " : "", ok, strerror(e));
+	return -1;
+}
+
+/* --use_srq: a shared receive queue for the receives of RC, UC, UD. */
+static int srq_create(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	struct ibv_srq_init_attr sa;
+
+	if (!s->p.use_srq || !v->recv_wr)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = v->recv_wr;
+	sa.attr.max_sge = 1;
+	v->srq = ibv_create_srq(v->pd, &sa);
+	if (!v->srq) {
+		verbs_err(err, errlen,
+			  "failed to create an SRQ of %u receives on %s: %s",
+			  v->recv_wr, v->info.device, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen)
 {
@@ -25,7 +83,6 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	struct ibv_qp_init_attr_ex qa = { 0 };
 	uint32_t srqn;
 
-	(void)s;
 	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
 	xa.fd = -1; /* a private domain */
 	xa.oflags = O_CREAT;
@@ -59,11 +116,11 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	qa.send_cq = v->cq;
 	qa.cap.max_send_wr = v->send_wr;
 	qa.cap.max_send_sge = 1;
-	qa.cap.max_inline_data = VERBS_INLINE;
+	qa.cap.max_inline_data = inline_ask(s);
 	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qa.pd = v->pd;
 	v->qp = ibv_create_qp_ex(v->ctx, &qa);
-	if (!v->qp) {
+	if (!v->qp && !s->p.inline_set) {
 		qa.cap.max_inline_data = 0;
 		v->qp = ibv_create_qp_ex(v->ctx, &qa);
 	}
@@ -103,20 +160,26 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		if (xrc_create(s, v, err, errlen))
 			return -1;
 	} else {
+		if (srq_create(s, v, err, errlen))
+			return -1;
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = v->cq;
 		ia.recv_cq = v->cq;
+		ia.srq = v->srq;
 		ia.qp_type = qp_type(v->kind);
 		ia.cap.max_send_wr = v->send_wr;
-		ia.cap.max_recv_wr = v->recv_wr;
+		ia.cap.max_recv_wr = v->srq ? 0 : v->recv_wr;
 		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
-		ia.cap.max_inline_data = VERBS_INLINE;
+		ia.cap.max_recv_sge = v->srq ? 0 : 1;
+		ia.cap.max_inline_data = inline_ask(s);
 		v->qp = ibv_create_qp(v->pd, &ia);
-		if (!v->qp) { /* some devices offer no inline data */
+		if (!v->qp && !s->p.inline_set) {
+			/* some devices offer no inline data */
 			ia.cap.max_inline_data = 0;
 			v->qp = ibv_create_qp(v->pd, &ia);
 		}
+		if (!v->qp && s->p.inline_set)
+			return inline_refused(s, v, &ia, err, errlen);
 		if (!v->qp) {
 			verbs_err(err, errlen, "failed to create %s QP: %s",
 				  s->tp->label, strerror(errno));
@@ -127,6 +190,16 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 	memset(&ia, 0, sizeof(ia));
 	if (ibv_query_qp(v->qp, &qa, IBV_QP_CAP, &ia) == 0)
 		s->max_inline = ia.cap.max_inline_data;
+	if (s->p.inline_set) {
+		if (s->max_inline < s->p.inline_size) {
+			verbs_err(err, errlen,
+				  "inline size %u is above what %s gives %s QPs (%u bytes)",
+				  s->p.inline_size, v->info.device,
+				  s->tp->label, s->max_inline);
+			return -1;
+		}
+		s->max_inline = s->p.inline_size; /* the threshold */
+	}
 	v->info.max_inline = s->max_inline;
 	v->me.qpn = v->qp->qp_num;
 	v->info.qpn = v->qp->qp_num;
@@ -152,10 +225,9 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 	struct ibv_qp_attr a;
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
-	(void)s;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
+	a.pkey_index = (uint16_t)s->p.pkey_index; /* checked: in the table */
 	a.port_num = v->port;
 	if (v->kind == VQ_UD) {
 		a.qkey = VERBS_QKEY;
@@ -191,6 +263,7 @@ static void make_av(const struct tsess *s, const struct verbs_priv *v,
 		memcpy(av->grh.dgid.raw, v->info.peer_gid, 16);
 		av->grh.sgid_index = (uint8_t)v->info.gid_index;
 		av->grh.hop_limit = 64;
+		av->grh.traffic_class = (uint8_t)s->p.tclass;
 	}
 }
 

@@ -39,6 +39,12 @@ else
 	bad "NO_RDMA=1: rc_bw says the build lacks RDMA support (rc=$rc: $out)"
 fi
 
+copy "$tmp/nonuma" && check "NO_NUMA=1 build" make -C "$tmp/nonuma" NO_NUMA=1 qperf
+check "NO_NUMA=1: --version says NUMA is not built" \
+	grep -q "numa: not built" <("$tmp/nonuma/qperf" --version)
+check "default build: --version says NUMA is built" \
+	grep -q "numa: built" <("$tmp/gcc/qperf" --version)
+
 if command -v autoconf >/dev/null; then
 	copy "$tmp/conf" && check "autoconf && ./configure && make" \
 		sh -c "cd '$tmp/conf' && autoconf && ./configure && make qperf"

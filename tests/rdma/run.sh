@@ -10,6 +10,7 @@
 # here measure the emulator, not a fabric: only their presence is checked.
 #   SV_LIB=DIR     softverbs library directory (default softverbs/build)
 #   RDMA_QUICK=1   only the first section (for a fast look)
+#   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
 #   RDMA_ASAN=1    then the whole suite again on ASan+UBSan builds of this
 #                  qperf and of softverbs (the default when CI=true)
 
@@ -155,6 +156,11 @@ children() {
 	done
 	echo $n
 }
+
+if [ -n "${RDMA_KNOBS:-}" ]; then
+	. "$(dirname "$0")/knobs.sh"
+	finish
+fi
 
 # --- our client and server, InfiniBand ------------------------------------
 start_server || { fail "our server starts"; finish; }
@@ -464,6 +470,8 @@ C -t 2 -to 3 rc_bi_bw
 expect "QP goes fatal mid-test: one clear line" 1 '' 'rc_bi_bw failed: '
 check_alive "server serves after the fatal QP" "$PORT" "$SPID"
 stop_server "$PORT" "$SPID"
+
+. "$(dirname "$0")/knobs.sh"
 
 # --- aborted clients: nothing of theirs stays -----------------------------------
 start_server || fail "server for aborts"

@@ -70,7 +70,8 @@ void u_ext(struct xside *sd)
 	      "extension with the link items encodes to exact bytes (%zu)", n);
 
 	memset(&x, 0, sizeof(x));
-	x.have = VXH_LINK | VXH_GID | VXH_MTU | VXH_XRC;
+	x.have = VXH_LINK | VXH_GID | VXH_MTU | VXH_XRC | VXH_NUMA;
+	x.numa_node = 1;
 	x.link_layer = VL_ETH;
 	x.port = 2;
 	snprintf(x.device, sizeof(x.device), "mlx5_0");

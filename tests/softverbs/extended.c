@@ -3,7 +3,8 @@
  * More semantics cases: the unreliable transports' silent drops (UC, UD),
  * the UD MTU limit, the extended verbs (ibv_qp_ex ibv_wr_* posting and
  * ibv_cq_ex polling), and fork safety (a forked child must not disturb the
- * parent's traffic).
+ * parent's traffic), the device's NUMA node in sysfs and the limits of
+ * qperf's verbs knobs.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -466,4 +467,87 @@ void t_fabric_apart(struct sv_side *s)
 	}
 out:
 	finish(s, qp, &b, NULL);
+}
+
+/*
+ * SOFTVERBS_NUMA_NODE: the device's NUMA node is where a program finds a
+ * real device's, <ibdev_path>/device/numa_node; without the variable that
+ * file is absent (a platform that does not say).
+ */
+void t_numa_sysfs(struct sv_side *s)
+{
+	const char *want = getenv("SOFTVERBS_NUMA_NODE");
+	char path[IBV_SYSFS_PATH_MAX + 32], got[32] = "";
+	FILE *f;
+
+	if (side_open(s, 4, 0) < 0)
+		goto out;
+	snprintf(path, sizeof(path), "%s/device/numa_node",
+		 s->ctx->device->ibdev_path);
+	f = fopen(path, "r");
+	if (!want) {
+		CHECK(!f, "no SOFTVERBS_NUMA_NODE: %s is absent", path);
+	} else if (CHECK(f, "%s exists", path)) {
+		if (!fgets(got, sizeof(got), f))
+			got[0] = '\0';
+		got[strcspn(got, "\n")] = '\0';
+		CHECK(got[0] && atol(got) == atol(want),
+		      "%s holds %s (got \"%.20s\")", path, want, got);
+	}
+	if (f)
+		fclose(f);
+out:
+	finish(s, NULL, NULL, NULL);
+}
+
+/*
+ * The device limits qperf's verbs knobs are checked against: an SRQ of
+ * max_srq_wr receives can be made and one more cannot; a QP with more
+ * inline data than the device allows is refused; the P_Key table has one
+ * entry (the default P_Key) and index 1 does not query.
+ */
+void t_knob_limits(struct sv_side *s)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_sge = 1 } };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC };
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	__be16 pkey = 0;
+
+	if (side_open(s, 4, 0) < 0)
+		goto out;
+	sa.attr.max_wr = (uint32_t)s->dev.max_srq_wr;
+	srq = ibv_create_srq(s->pd, &sa);
+	CHECK(srq, "SRQ of max_srq_wr (%d) receives", s->dev.max_srq_wr);
+	if (srq)
+		ibv_destroy_srq(srq);
+	sa.attr.max_wr = (uint32_t)s->dev.max_srq_wr + 1;
+	srq = ibv_create_srq(s->pd, &sa);
+	CHECK(!srq, "SRQ of max_srq_wr + 1 receives refused");
+	if (srq)
+		ibv_destroy_srq(srq);
+	qa.send_cq = s->cq;
+	qa.recv_cq = s->cq;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	qa.cap.max_inline_data = 1024;
+	qp = ibv_create_qp(s->pd, &qa);
+	CHECK(qp && qa.cap.max_inline_data >= 1024,
+	      "QP with 1024 bytes of inline data");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qa.cap.max_inline_data = 1025;
+	qp = ibv_create_qp(s->pd, &qa);
+	CHECK(!qp, "QP with 1025 bytes of inline data refused");
+	if (qp)
+		ibv_destroy_qp(qp);
+	CHECK(s->port.pkey_tbl_len == 1, "pkey_tbl_len 1 (%d)",
+	      s->port.pkey_tbl_len);
+	CHECK(!ibv_query_pkey(s->ctx, s->port_num, 0, &pkey) &&
+		      be16toh(pkey) == 0xffff,
+	      "P_Key index 0 is the default P_Key 0xffff");
+	CHECK(ibv_query_pkey(s->ctx, s->port_num, 1, &pkey),
+	      "P_Key index 1 does not query");
+out:
+	finish(s, NULL, NULL, NULL);
 }

@@ -930,6 +930,13 @@ const struct sv_test sv_tests[] = {
 	{ "fabric_apart", t_fabric_apart, NULL,
 	  "SOFTVERBS_FABRIC=sv-semantics-elsewhere", 0,
 	  "another SOFTVERBS_FABRIC is unreachable (RETRY_EXC_ERR)" },
+	{ "numa_none", t_numa_sysfs, NULL, NULL, 0,
+	  "no SOFTVERBS_NUMA_NODE: no <ibdev_path>/device/numa_node" },
+	{ "numa_sysfs", t_numa_sysfs, "SOFTVERBS_NUMA_NODE=0",
+	  "SOFTVERBS_NUMA_NODE=3", 0,
+	  "SOFTVERBS_NUMA_NODE: <ibdev_path>/device/numa_node holds it" },
+	{ "knob_limits", t_knob_limits, NULL, NULL, 0,
+	  "max_srq_wr, max inline data 1024, one P_Key (qperf's knobs)" },
 	FAULT_CASES
 	GID_CASES
 	{ NULL, NULL, NULL, NULL, 0, NULL },

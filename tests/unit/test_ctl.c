@@ -155,6 +155,54 @@ TEST(ext_req_tlv_roundtrip_and_rejects)
 	}
 }
 
+/* The verbs knobs: items REQX_VK_BASE + i, only those set, u32 each,
+ * with exact bytes; out-of-range values make the block malformed. */
+TEST(ext_req_tlv_verbs_knobs)
+{
+	struct req q, d;
+	uint8_t b[EXT_BLOCK_MAX];
+	size_t n, n0;
+	int sq = PAR_SQ_DEPTH - PAR_VK_FIRST, nn = PAR_NUMA_NODE - PAR_VK_FIRST;
+	int tc = PAR_TCLASS - PAR_VK_FIRST;
+
+	memset(&q, 0, sizeof(q));
+	q.gid_index = -1;
+	n0 = ext_req_encode(&q, b, sizeof(b));
+	q.vk[sq] = 16;
+	q.vk[nn] = 0; /* set to 0: still sent */
+	q.vk_set = 1u << sq | 1u << nn;
+	n = ext_req_encode(&q, b, sizeof(b));
+	CHECK(n == n0 + 2 * 8);
+	/* The items follow the fixed ones: type 32, length 4, value 16. */
+	CHECK(b[n0] == REQX_VK_BASE + sq && b[n0 + 1] == 0 && b[n0 + 2] == 4 &&
+	      b[n0 + 3] == 0 && b[n0 + 4] == 16 && b[n0 + 5] == 0);
+	CHECK(b[n0 + 8] == REQX_VK_BASE + nn);
+	memset(&d, 0, sizeof(d));
+	CHECK(ext_req_decode(b, n, &d) == 0);
+	CHECK(d.vk_set == q.vk_set && d.vk[sq] == 16 && d.vk[nn] == 0);
+	/* Above its range: malformed, as a wrong length is. */
+	{
+		struct tlv_w w;
+		uint8_t c[64];
+
+		tlv_init(&w, c, sizeof(c));
+		tlv_u32(&w, (uint16_t)(REQX_VK_BASE + tc), 256);
+		n = tlv_finish(&w);
+		CHECK(ext_req_decode(c, n, &d) == -1);
+		tlv_init(&w, c, sizeof(c));
+		tlv_u32(&w, (uint16_t)(REQX_VK_BASE + tc), 255);
+		n = tlv_finish(&w);
+		CHECK(ext_req_decode(c, n, &d) == 0 && d.vk[tc] == 255 &&
+		      d.vk_set == 1u << tc);
+		tlv_init(&w, c, sizeof(c));
+		tlv_u64(&w, (uint16_t)(REQX_VK_BASE + sq), 16);
+		n = tlv_finish(&w);
+		CHECK(ext_req_decode(c, n, &d) == -1);
+	}
+	CHECK(reqx_vk_max(sq) == PAR_VK_DEPTH_MAX && reqx_vk_max(-1) == 0 &&
+	      reqx_vk_max(PAR_VK_COUNT) == 0);
+}
+
 /* Items a later build adds are skipped, not refused. */
 TEST(ext_req_tlv_unknown_items)
 {
@@ -482,6 +530,7 @@ int main(void)
 	RUN(req_decode_unterminated_strings);
 	RUN(ext_req_v1_block);
 	RUN(ext_req_tlv_roundtrip_and_rejects);
+	RUN(ext_req_tlv_verbs_knobs);
 	RUN(ext_req_tlv_unknown_items);
 	RUN(tlv_bounds);
 	RUN(hello_roundtrip);

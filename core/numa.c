@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NUMA placement (core/numa.h).  libnuma does the work; this file only
+ * checks nodes and turns failures into messages.  Without HAVE_NUMA the
+ * same functions exist and report that placement is not built in.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "numa.h"
+
+/*
+ * Errors into the caller's buffer, clamped; ": strerror(e)" appended when
+ * e is non-zero.  Its own helper rather than util.c's seterr(): the verbs
+ * transports link this file without the engine.  Returns -1.
+ */
+static int nerr(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int nerr(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return -1;
+	va_start(ap, fmt);
+	n = vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < errlen && e)
+		snprintf(err + n, errlen - (size_t)n, ": %s", strerror(e));
+	return -1;
+}
+
+#ifdef HAVE_NUMA
+#include <numa.h>
+#include <numaif.h>
+
+const char *qnuma_status(void)
+{
+	return "built";
+}
+
+int qnuma_nodes_count(void)
+{
+	if (numa_available() < 0)
+		return 0;
+	return numa_max_node() + 1;
+}
+
+int qnuma_cpu_node(unsigned cpu)
+{
+	if (numa_available() < 0)
+		return -1;
+	return numa_node_of_cpu((int)cpu);
+}
+
+int qnuma_node_check(int node, const char *what, char *err, size_t errlen)
+{
+	int n = qnuma_nodes_count();
+
+	if (n == 0)
+		return nerr(err, errlen, 0,
+			      "%s: NUMA node %d: this kernel has no NUMA support (libnuma: numa_available failed)",
+			      what, node);
+	if (node < 0 || node >= n || !numa_bitmask_isbitset(
+						     numa_all_nodes_ptr,
+						     (unsigned)node))
+		return nerr(err, errlen, 0,
+			      "%s: NUMA node %d does not exist on this host (nodes 0..%d)",
+			      what, node, n - 1);
+	return 0;
+}
+
+int qnuma_bind_mem(void *p, size_t len, int node, char *err, size_t errlen)
+{
+	struct bitmask *m = numa_allocate_nodemask();
+	long rc;
+
+	numa_bitmask_setbit(m, (unsigned)node);
+	/* MPOL_BIND, not preferred: a full node fails the allocation
+	 * rather than moving it elsewhere unseen.  mbind() itself rather
+	 * than numa_tonode_memory(), which reports errors on stderr. */
+	rc = mbind(p, len, MPOL_BIND, m->maskp, m->size + 1, 0);
+	numa_free_nodemask(m);
+	if (rc < 0)
+		return nerr(err, errlen, errno,
+				    "cannot bind %zu bytes to NUMA node %d", len,
+				    node);
+	return 0;
+}
+
+int qnuma_run_on(int node, cpu_set_t *saved, char *err, size_t errlen)
+{
+	struct bitmask *m = numa_allocate_cpumask();
+	cpu_set_t set;
+	int n = 0;
+
+	CPU_ZERO(saved);
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(*saved), saved) < 0) {
+		numa_free_cpumask(m);
+		return nerr(err, errlen, errno,
+				    "cannot read the CPU affinity");
+	}
+	if (numa_node_to_cpus(node, m) == 0)
+		for (unsigned c = 0; c < m->size && c < CPU_SETSIZE; c++)
+			if (numa_bitmask_isbitset(m, c)) {
+				CPU_SET(c, &set);
+				n++;
+			}
+	numa_free_cpumask(m);
+	if (n == 0)
+		return nerr(err, errlen, 0, "NUMA node %d has no CPUs", node);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return nerr(err, errlen, errno,
+				    "cannot run on the CPUs of NUMA node %d",
+				    node);
+	return 0;
+}
+
+void qnuma_restore_cpus(const cpu_set_t *saved)
+{
+	sched_setaffinity(0, sizeof(*saved), saved);
+}
+
+#else /* !HAVE_NUMA */
+
+const char *qnuma_status(void)
+{
+	return "not built";
+}
+
+int qnuma_nodes_count(void)
+{
+	return 0;
+}
+
+int qnuma_cpu_node(unsigned cpu)
+{
+	(void)cpu;
+	return -1;
+}
+
+int qnuma_node_check(int node, const char *what, char *err, size_t errlen)
+{
+	return nerr(err, errlen, 0,
+		      "%s: NUMA node %d: this qperf was built without libnuma (NO_NUMA=1 or no numa.h)",
+		      what, node);
+}
+
+int qnuma_bind_mem(void *p, size_t len, int node, char *err, size_t errlen)
+{
+	(void)p;
+	(void)len;
+	return qnuma_node_check(node, "placement", err, errlen);
+}
+
+int qnuma_run_on(int node, cpu_set_t *saved, char *err, size_t errlen)
+{
+	CPU_ZERO(saved);
+	return qnuma_node_check(node, "placement", err, errlen);
+}
+
+void qnuma_restore_cpus(const cpu_set_t *saved)
+{
+	(void)saved;
+}
+
+#endif
