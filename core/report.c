@@ -831,9 +831,8 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 	report_used(tab, p);
 	for (int i = 0; i < nnotes; i++) {
 		/* -vx notes (NUMA placement) are beyond 0.4.11's -v. */
-		if (notes[i].extra && !o->v_extra)
-			continue;
-		report_str(tab, RC_U, "", notes[i].name, notes[i].value,
+		report_str(tab, notes[i].extra ? RC_X : RC_U, "",
+			   notes[i].name, notes[i].value,
 			   strlen(notes[i].value) + 1);
 	}
 	report_cost(tab, RC_T, "send_cost", res->send_cost);
