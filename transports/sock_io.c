@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The socket transports' data path: send and receive one message, and the
+ * post() and poll() operations the loops of core/measure.c call.  Sends
+ * are done at once inside post(); a posted receive is a credit that
+ * poll() turns into a receive, waiting at most the wait it is given.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "../core/progress.h"
+#include "../core/util.h"
+#include "sock_priv.h"
+#include "transport.h"
+
+/* Outcome of one transfer. */
+enum xfer {
+	XF_OK, /* whole message moved */
+	XF_STOP, /* the test is over: timer, EOF, peer closed */
+	XF_ERR, /* this transfer failed; counted, the loop goes on */
+	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
+	XF_FATAL /* errno-described failure that ends the test */
+};
+
+static bool is_eagain(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK;
+}
+
+/* Send one message; stream sockets loop until all msg_size bytes went. */
+static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
+			  size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
+		  sp->xp->style == SS_RDS;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (to)
+			n = sendto(sp->fd, s->buf + off, len - off,
+				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
+				   sp->peerlen);
+		else
+			n = send(sp->fd, s->buf + off, len - off, MSG_NOSIGNAL);
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0) {
+			progress_note(); /* a huge message shows progress */
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			if (n == 0)
+				return XF_STOP;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		s->last_errno = errno;
+		if (stream && (errno == EPIPE || errno == ECONNRESET))
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+/*
+ * A datagram server counts and answers only its client: datagrams from
+ * other hosts are ignored, and the first one from the client's host
+ * connects the socket to its sender, so the kernel drops all others.
+ */
+static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
+{
+	/* Datagrams queued before connect() still arrive: check each. */
+	if (sp->dgram_peer)
+		return sp->peerlen == sp->clientlen &&
+		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
+	if (!sock_same_host(&sp->peer, &s->ch->peer))
+		return false;
+	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
+		sp->dgram_peer = true;
+		sp->client = sp->peer;
+		sp->clientlen = sp->peerlen;
+	}
+	return true;
+}
+
+/* Receive one message: msg_size bytes of stream, or one datagram. */
+static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
+			  size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (s->server && !stream) {
+			sp->peerlen = sizeof(sp->peer);
+			n = recvfrom(sp->fd, s->buf + off, len - off, 0,
+				     (struct sockaddr *)&sp->peer,
+				     &sp->peerlen);
+		} else {
+			n = recv(sp->fd, s->buf + off, len - off, 0);
+		}
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
+		    !dgram_from_client(s, sp))
+			continue; /* a stranger's: neither counted nor answered */
+		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
+			return XF_ERR; /* RDS counts whole messages only */
+		if (n > 0 || (n == 0 && !stream)) {
+			progress_note(); /* a huge message shows progress */
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			continue;
+		}
+		if (n == 0) {
+			if (len == 0) /* 0.4.11 spins on empty messages */
+				return XF_OK;
+			return XF_STOP; /* EOF: the peer closed */
+		}
+		if (errno == EINTR)
+			continue;
+		s->last_errno = errno;
+		if (stream && errno == ECONNRESET)
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = s->priv;
+	size_t moved;
+
+	if (wr->op == OP_RECV) {
+		sp->credits += n;
+		return (int)n;
+	}
+	if (wr->op != OP_SEND || sp->ndone >= (int)ARRAY_SIZE(sp->done))
+		return seterr(err, errlen,
+			      "internal error: %s cannot post this operation",
+			      sp->xp->name);
+	switch (send_msg(s, sp, &moved)) {
+	case XF_OK:
+		sp->done[sp->ndone++] = (struct tcomp){ OP_SEND, TC_OK, 0,
+							(uint32_t)moved };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_ERR:
+		return TP_SOFT;
+	case XF_IDLE:
+		return TP_IDLE;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "send failed");
+		return TP_FATAL;
+	}
+}
+
+/* Coarse SO_RCVTIMEO steps, so that a changing wait rarely costs a call. */
+static uint64_t wait_step(uint64_t ns)
+{
+	uint64_t ms = 1;
+
+	while (ms * 1000000ULL < ns && ms < (1ULL << 20))
+		ms <<= 1;
+	return ms * 1000000ULL;
+}
+
+int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = s->priv;
+	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
+	size_t moved;
+	int k = 0;
+
+	if (sp->ndone > 0) {
+		while (k < max && k < sp->ndone) {
+			c[k] = sp->done[k];
+			k++;
+		}
+		memmove(sp->done, sp->done + k,
+			(size_t)(sp->ndone - k) * sizeof(sp->done[0]));
+		sp->ndone -= k;
+		return k;
+	}
+	if (sp->credits == 0 || max < 1)
+		return 0;
+	if (want != sp->rcvtimeo) {
+		sock_set_timeo(sp->fd, SO_RCVTIMEO, want);
+		sp->rcvtimeo = want;
+	}
+	switch (recv_msg(s, sp, &moved)) {
+	case XF_OK:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
+		return 1;
+	case XF_ERR:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_IDLE:
+		return 0;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "receive failed");
+		return TP_FATAL;
+	}
+}
