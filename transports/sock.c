@@ -647,6 +647,7 @@ static int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	sock_set_timeo(sp->fd, SO_SNDTIMEO, sp->idle);
 	sock_set_timeo(sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
+	sock_tune(s, sp);
 	return 0;
 }
 

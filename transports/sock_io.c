@@ -4,8 +4,32 @@
  * post() and poll() operations the loops of core/measure.c call.  Sends
  * are done at once inside post(); a posted receive is a credit that
  * poll() turns into a receive, waiting at most the wait it is given.
+ *
+ * Fast paths (sock_tune), each kept because bench/compare-sock.sh showed
+ * it helps on loopback (bench/results-sock.md):
+ *   SF_NODELAY  a TCP bandwidth sender sets TCP_NODELAY: a 65,536-byte
+ *               message is one full segment plus a short tail that Nagle
+ *               holds until the ACK of the previous one comes back;
+ *   SF_LOWAT    a TCP receiver sets SO_RCVLOWAT to the message size (the
+ *               kernel caps it at half the receive buffer), so a blocked
+ *               recv() wakes once per message instead of once per segment;
+ *   SF_SPIN     -cp1 (poll_mode): the socket is non-blocking and a send or
+ *               receive that would block is retried at once (busy polling)
+ *               until it moves data, the timer fires or the wait (the idle
+ *               limit, the timeout) has passed; SO_BUSY_POLL is asked for
+ *               too, where the kernel allows it.
+ * Every byte still goes through the user buffer, and -ar1 still reads it.
+ * SF_NODELAY and SF_LOWAT apply between qperf 0.5 peers only, so that a
+ * run against qperf 0.4.11 measures what two 0.4.11 ends would; SF_SPIN is
+ * the user's explicit request and invisible on the wire, so our client
+ * spins against any server, but a server serving a 0.4.11 client leaves
+ * its side exactly as 0.4.11's (0.4.11 ignores -cp in socket tests).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -13,6 +37,50 @@
 #include "../core/util.h"
 #include "sock_priv.h"
 #include "transport.h"
+
+#define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
+
+void sock_tune(struct tsess *s, struct sock_priv *sp)
+{
+	bool legacy = !s->ch->ext;
+	bool tcp = sp->xp->style == SS_STREAM && sp->xp->protocol == 0 &&
+		   sp->xp->family == 0;
+	bool bw = s->t->loop == LOOP_STREAM_BW;
+	int one = 1, v;
+
+	if (s->server && legacy)
+		return; /* a 0.4.11 client's server side stays 0.4.11's */
+	if (!legacy && tcp && bw && !s->server &&
+	    setsockopt(sp->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		       sizeof(one)) == 0)
+		sp->fast |= SF_NODELAY;
+	v = s->p.msg_size > INT_MAX ? INT_MAX : (int)s->p.msg_size;
+	if (!legacy && tcp && (s->server || !bw) && v > 1 &&
+	    setsockopt(sp->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
+		sp->fast |= SF_LOWAT;
+	if (!s->p.poll_mode)
+		return;
+	v = fcntl(sp->fd, F_GETFL);
+	if (v < 0 || fcntl(sp->fd, F_SETFL, v | O_NONBLOCK) < 0)
+		return;
+	sp->fast |= SF_SPIN;
+	v = BUSY_POLL_US;
+	if (setsockopt(sp->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) == 0)
+		sp->busy_poll = v;
+}
+
+/*
+ * A spinning side's send or receive would block: go on spinning (true)
+ * unless the wait that began at *start (ns; limit ns, 0 = none) is over.
+ * A blocking side never spins: its socket timeout already ran out.
+ */
+static bool spin_more(const struct sock_priv *sp, uint64_t start,
+		      uint64_t limit)
+{
+	if (!(sp->fast & SF_SPIN) || timer_fired)
+		return false;
+	return !limit || now_ns() - start < limit;
+}
 
 /* Outcome of one transfer. */
 enum xfer {
@@ -36,6 +104,7 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 	bool stream = sp->xp->style == SS_STREAM;
 	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
 		  sp->xp->style == SS_RDS;
+	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
 
 	*moved = 0;
 	for (;;) {
@@ -58,9 +127,12 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			}
 			if (n == 0)
 				return XF_STOP;
+			if (start)
+				start = now_ns();
 			continue;
 		}
-		if (errno == EINTR)
+		if (errno == EINTR ||
+		    (is_eagain(errno) && spin_more(sp, start, sp->idle)))
 			continue;
 		s->last_errno = errno;
 		if (stream && (errno == EPIPE || errno == ECONNRESET))
@@ -92,12 +164,14 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	return true;
 }
 
-/* Receive one message: msg_size bytes of stream, or one datagram. */
+/* Receive one message: msg_size bytes of stream, or one datagram.  A
+ * spinning side waits at most limit ns (0 = no limit) for data. */
 static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
-			  size_t *moved)
+			  uint64_t limit, size_t *moved)
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
+	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
 
 	*moved = 0;
 	for (;;) {
@@ -125,6 +199,8 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 				*moved = off;
 				return XF_OK;
 			}
+			if (start)
+				start = now_ns();
 			continue;
 		}
 		if (n == 0) {
@@ -132,7 +208,8 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 				return XF_OK;
 			return XF_STOP; /* EOF: the peer closed */
 		}
-		if (errno == EINTR)
+		if (errno == EINTR ||
+		    (is_eagain(errno) && spin_more(sp, start, limit)))
 			continue;
 		s->last_errno = errno;
 		if (stream && errno == ECONNRESET)
@@ -205,11 +282,14 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	}
 	if (sp->credits == 0 || max < 1)
 		return 0;
-	if (want != sp->rcvtimeo) {
+	if (want != sp->rcvtimeo && !(sp->fast & SF_SPIN)) {
 		sock_set_timeo(sp->fd, SO_RCVTIMEO, want);
 		sp->rcvtimeo = want;
 	}
-	switch (recv_msg(s, sp, &moved)) {
+	/* Spinning, a finite wait is kept exact (0: one try). */
+	if (wait != UINT64_MAX)
+		want = wait ? wait : 1;
+	switch (recv_msg(s, sp, want, &moved)) {
 	case XF_OK:
 		sp->credits--;
 		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };

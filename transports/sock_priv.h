@@ -44,7 +44,21 @@ struct sock_priv {
 	bool dgram_peer; /* a datagram server knows its client (connected) */
 	struct sockaddr_storage client; /* ... at this address */
 	socklen_t clientlen;
+	unsigned fast; /* SF_* in use on fd (sock_tune) */
+	int busy_poll; /* us of SO_BUSY_POLL set, 0 if none or refused */
 };
+
+/* Fast paths (sock_tune). */
+#define SF_NODELAY 0x1u /* bulk sender: no Nagle stall on a message's tail */
+#define SF_LOWAT 0x2u /* stream receiver wakes once per message */
+#define SF_SPIN 0x4u /* -cp1: non-blocking socket, spin instead of sleep */
+
+/*
+ * Choose and set this side's fast paths on the open data socket sp->fd
+ * (see sock_io.c for what each does and when it applies).  Never fails:
+ * a socket option the kernel refuses leaves that fast path off.
+ */
+void sock_tune(struct tsess *s, struct sock_priv *sp);
 
 /* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none). */
 void sock_set_timeo(int fd, int opt, uint64_t ns);
