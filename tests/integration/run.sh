@@ -368,10 +368,18 @@ C -t $TT -to 3 -vu tcp_lat
 expect "-to 3 shown as timeout" 0 "$(L timeout '3 sec')"
 
 # --- -cp1: socket tests spin on non-blocking sockets ---------------------------
-for t in tcp_lat udp_lat; do
-	C -t $TT -cp1 $t
-	expect "-cp1 $t exit 0, reports latency" 0 "$(L latency "$TIME")" '^$'
-done
+C -t $TT -cp1 tcp_lat
+expect "-cp1 tcp_lat exit 0, reports latency" 0 "$(L latency "$TIME")" '^$'
+# A spinning end on a loaded 2-CPU machine can be descheduled for longer
+# than the loss wait (50 ms or more): that exchange is counted lost and
+# restarted, which is said on stderr; nothing else may be.
+C -t $TT -cp1 udp_lat
+if [ "$RC" = 0 ] && has "^$(L latency "$TIME")\$" &&
+	! grep -qv 'warning: udp_lat: [0-9,]* messages* lost' "$ERR_FILE"; then
+	pass "-cp1 udp_lat exit 0, reports latency"
+else
+	fail "-cp1 udp_lat exit 0, reports latency" "$(ctx)"
+fi
 C -t $TT -cp1 tcp_bw
 expect "-cp1 tcp_bw exit 0, reports bw" 0 "$(L bw "$BW")" '^$'
 C -t $TT -cp1 udp_bw
