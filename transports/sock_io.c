@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,6 +41,7 @@
 #include "transport.h"
 
 #define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
+#define SPIN_BUDGET (BUSY_POLL_US * 1000ULL) /* ns spun before sleeping */
 
 void sock_tune(struct tsess *s, struct sock_priv *sp)
 {
@@ -71,21 +73,34 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 }
 
 /*
- * A spinning side's send or receive would block: go on spinning (true)
- * unless the wait that began at start (ns; limit ns, 0 = none) is over.
- * A blocking side never spins: its socket timeout already ran out.  Each
- * retry yields the CPU to anything else runnable on it (the peer, on a
- * small machine): pure spinning of both ends on a loaded 2-CPU machine
- * was 5-100x slower than blocking, yielding about as fast as blocking,
- * and on an idle one both avoid the wake-up of a sleeping CPU.
+ * A spinning side's send or receive would block: go on (true) unless the
+ * wait that began at start (ns; limit ns, 0 = none) is over.  A blocking
+ * side never goes on: its socket timeout already ran out.  For the first
+ * SPIN_BUDGET ns of a wait each retry only yields the CPU to anything else
+ * runnable on it (the peer, on a small machine); past that the side
+ * sleeps in poll() until the socket is ready (events) or the wait is over,
+ * as SO_BUSY_POLL does in the kernel.  On an idle machine an answer comes
+ * within the budget and no CPU has to wake from sleep; on a loaded one
+ * pure spinning of both ends was 2-100x slower than blocking (each end
+ * burns the CPU time the other needs).  SIGALRM ends the sleep.
  */
 static bool spin_more(const struct sock_priv *sp, uint64_t start,
-		      uint64_t limit)
+		      uint64_t limit, short events)
 {
+	uint64_t spent;
+	struct pollfd pfd = { sp->fd, events, 0 };
+
 	if (!(sp->fast & SF_SPIN) || timer_fired)
 		return false;
-	sched_yield();
-	return !limit || now_ns() - start < limit;
+	spent = now_ns() - start;
+	if (limit && spent >= limit)
+		return false;
+	if (spent < SPIN_BUDGET) {
+		sched_yield();
+		return true;
+	}
+	poll(&pfd, 1, limit ? (int)((limit - spent) / 1000000 + 1) : -1);
+	return true;
 }
 
 /* Outcome of one transfer. */
@@ -138,7 +153,7 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			continue;
 		}
 		if (errno == EINTR ||
-		    (is_eagain(errno) && spin_more(sp, start, sp->idle)))
+		    (is_eagain(errno) && spin_more(sp, start, sp->idle, POLLOUT)))
 			continue;
 		s->last_errno = errno;
 		if (stream && (errno == EPIPE || errno == ECONNRESET))
@@ -215,7 +230,7 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			return XF_STOP; /* EOF: the peer closed */
 		}
 		if (errno == EINTR ||
-		    (is_eagain(errno) && spin_more(sp, start, limit)))
+		    (is_eagain(errno) && spin_more(sp, start, limit, POLLIN)))
 			continue;
 		s->last_errno = errno;
 		if (stream && errno == ECONNRESET)
