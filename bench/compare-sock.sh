@@ -281,10 +281,7 @@ for c in $CASES; do
 	esac
 done
 printf '\n' >&2
-finished=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-[ -n "$RAW" ] && cp "$raw" "$RAW"
-version_info
+bench_end
 iperf_ver=$("$IPERF3" --version 2>&1 | head -1)
 sp_ver=$("$SOCKPERF" --version 2>&1 | grep -m1 -i version)
 
@@ -400,11 +397,5 @@ echo "sockperf ping-pong reports half the round trip, as qperf does; its default
 echo "(blocking sockets, Nagle off) are used.  Our p50 is not reported yet (the"
 echo "latency histogram is another branch's work): ours/sockperf p50 compares our"
 echo "mean with sockperf's median."
-if [ -s "$fails" ]; then
-	echo
-	echo "Failed runs (not counted in the medians):"
-	echo
-	sed -E -e 's/, pair [0-9]+:/:/' "$fails" | sort | uniq -c |
-		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
-fi
+print_fails
 exit 0
