@@ -5,8 +5,9 @@
  * are done at once inside post(); a posted receive is a credit that
  * poll() turns into a receive, waiting at most the wait it is given.
  *
- * Fast paths (sock_tune), each kept because bench/compare-sock.sh showed
- * it helps on loopback (bench/results-sock.md):
+ * Fast paths (sock_tune); bench/compare-sock.sh measures them against
+ * 0.4.11, iperf3 and sockperf (bench/results-sock.md says what could and
+ * could not be told from the noise of a shared 2-CPU machine):
  *   SF_NODELAY  a TCP bandwidth sender sets TCP_NODELAY: a 65,536-byte
  *               message is one full segment plus a short tail that Nagle
  *               holds until the ACK of the previous one comes back;
@@ -14,10 +15,11 @@
  *               kernel caps it at half the receive buffer), so a blocked
  *               recv() wakes once per message instead of once per segment;
  *   SF_SPIN     -cp1 (poll_mode): the socket is non-blocking and a send or
- *               receive that would block is retried at once (busy polling)
- *               until it moves data, the timer fires or the wait (the idle
- *               limit, the timeout) has passed; SO_BUSY_POLL is asked for
- *               too, where the kernel allows it.
+ *               receive that would block is retried at once (busy polling,
+ *               for SPIN_BUDGET of each wait, then poll()) until it moves
+ *               data, the timer fires or the wait (the idle limit, the
+ *               timeout) has passed; SO_BUSY_POLL is asked for too, where
+ *               the kernel allows it (on loopback it has no effect).
  * Every byte still goes through the user buffer, and -ar1 still reads it.
  * SF_NODELAY and SF_LOWAT apply between qperf 0.5 peers only, so that a
  * run against qperf 0.4.11 measures what two 0.4.11 ends would; SF_SPIN is
@@ -67,9 +69,8 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 	if (v < 0 || fcntl(sp->fd, F_SETFL, v | O_NONBLOCK) < 0)
 		return;
 	sp->fast |= SF_SPIN;
-	v = BUSY_POLL_US;
-	if (setsockopt(sp->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) == 0)
-		sp->busy_poll = v;
+	v = BUSY_POLL_US; /* refused (EPERM) on some kernels unprivileged */
+	setsockopt(sp->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v));
 }
 
 /*
@@ -87,7 +88,7 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 static bool spin_more(const struct sock_priv *sp, uint64_t start,
 		      uint64_t limit, short events)
 {
-	uint64_t spent;
+	uint64_t spent, ms;
 	struct pollfd pfd = { sp->fd, events, 0 };
 
 	if (!(sp->fast & SF_SPIN) || timer_fired)
@@ -99,7 +100,8 @@ static bool spin_more(const struct sock_priv *sp, uint64_t start,
 		sched_yield();
 		return true;
 	}
-	poll(&pfd, 1, limit ? (int)((limit - spent) / 1000000 + 1) : -1);
+	ms = limit ? (limit - spent) / 1000000 + 1 : 0;
+	poll(&pfd, 1, !limit ? -1 : ms > INT_MAX ? INT_MAX : (int)ms);
 	return true;
 }
 

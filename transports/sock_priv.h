@@ -45,7 +45,6 @@ struct sock_priv {
 	struct sockaddr_storage client; /* ... at this address */
 	socklen_t clientlen;
 	unsigned fast; /* SF_* in use on fd (sock_tune) */
-	int busy_poll; /* us of SO_BUSY_POLL set, 0 if none or refused */
 };
 
 /* Fast paths (sock_tune). */
