@@ -72,7 +72,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
 	core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o \
 	core/cluster_report.o core/server.o core/client.o core/measure.o \
 	core/session.o \
-	core/util.o core/numa.o transports/table.o transports/sock.o \
+	core/util.o core/numa.o transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))

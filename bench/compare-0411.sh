@@ -113,12 +113,7 @@ for t in $TESTS; do
 	done
 done
 printf '\n' >&2
-finished=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-
-[ -n "$RAW" ] && cp "$raw" "$RAW"
-
-version_info
+bench_end
 
 cat <<EOF
 # qperf vs qperf 0.4.11 on loopback
@@ -216,13 +211,5 @@ case " $SIZES " in *" 1M "*)
 		echo "counted as a failed run; ours exits 1 with \"every send failed\")."
 	esac
 esac
-if [ -s "$fails" ]; then
-	echo
-	echo "Failed runs (not counted in the medians):"
-	echo
-	# Identical failures are folded into one line with a count.
-	sed -E -e 's/, pair [0-9]+:/:/' -e 's/\([0-9]+ errors\)/(N errors)/' "$fails" |
-		sort | uniq -c |
-		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
-fi
+print_fails 's/\([0-9]+ errors\)/(N errors)/'
 exit 0

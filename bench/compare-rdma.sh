@@ -427,11 +427,5 @@ if [ "$PERFTEST" = 1 ]; then
 		echo "perftest clock-calibration retries: none."
 	fi
 fi
-if [ -s "$fails" ]; then
-	echo
-	echo "Failed runs (not counted in the medians):"
-	echo
-	sed -E -e 's/, pair [0-9]+:/:/' "$fails" | sort | uniq -c |
-		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
-fi
+print_fails
 exit 0

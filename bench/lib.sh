@@ -181,3 +181,24 @@ version_info() {
 	old_ver=$(dpkg-query -W -f '${Package} ${Version}' qperf 2>/dev/null || echo "$OLD")
 	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 }
+
+# bench_end: the end time and load (finished, load_end), the raw values
+# kept in $RAW when asked, and the version lines (version_info).
+bench_end() {
+	finished=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+	load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+	[ -n "${RAW:-}" ] && cp "$raw" "$RAW"
+	version_info
+}
+
+# print_fails [SED-EXPR]: the failed runs, identical ones folded into one
+# line with a count (SED-EXPR, if given, first folds what may differ).
+# shellcheck disable=SC2120 # SED-EXPR is optional
+print_fails() {
+	[ -s "$fails" ] || return 0
+	echo
+	echo "Failed runs (not counted in the medians):"
+	echo
+	sed -E -e 's/, pair [0-9]+:/:/' -e "${1:-s/^//}" "$fails" | sort | uniq -c |
+		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
+}

@@ -67,7 +67,10 @@ static const struct test_help {
 	{ "tcp_bw", G_SOCK, "TCP streaming one way bandwidth",
 	  "The client writes messages of --msg_size bytes to a TCP "
 	  "connection as fast as it can for --time; the server reads them "
-	  "and counts what arrives." },
+	  "and counts what arrives.  Between qperf 0.5 ends the sender "
+	  "turns Nagle's algorithm off and the receiver wakes once per "
+	  "message (SO_RCVLOWAT), which 0.4.11 does not do; -cp1 spins "
+	  "instead of sleeping." },
 	{ "tcp_lat", G_SOCK, "TCP one way latency",
 	  "The client and server bounce a message of --msg_size bytes back "
 	  "and forth over a TCP connection with Nagle's algorithm off; the "

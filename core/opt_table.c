@@ -260,9 +260,14 @@ const struct opt_desc opt_table[] = {
 	  "Send Count messages. "
 	  "When -n is given without -t the test has no time limit."),
 	P("--cq_poll", "-cp", OT_INT, PAR_POLL_MODE, BOTH, 0, U32, "OnOff",
-	  "Set RDMA completion polling on or off. "
+	  "Set polling on or off. "
 	  "If OnOff is non-zero the RDMA tests poll their completion queues "
-	  "instead of waiting for events."),
+	  "instead of waiting for events, and the socket tests spin on "
+	  "non-blocking sockets (yielding the CPU at each try, with "
+	  "SO_BUSY_POLL where the kernel allows it) instead of sleeping in "
+	  "the kernel; the timer and the timeout still end a test.  A server "
+	  "serving a qperf 0.4.11 client ignores it in socket tests, as "
+	  "0.4.11 does."),
 	P("--loc_cq_poll", "-lcp", OT_INT, PAR_POLL_MODE, LOC, 0, U32, "OnOff",
 	  "Turn local polling on or off."),
 	P("--rem_cq_poll", "-rcp", OT_INT, PAR_POLL_MODE, REM, 0, U32, "OnOff",

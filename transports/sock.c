@@ -29,6 +29,7 @@
 #include "../core/tlv.h"
 #include "../core/util.h"
 #include "sock.h"
+#include "sock_priv.h"
 #include "transport.h"
 
 #ifndef AF_INET_SDP
@@ -41,20 +42,6 @@
 #define IPPROTO_SCTP 132
 #endif
 
-enum sock_style {
-	SS_STREAM, /* tcp, sdp, sctp: connected byte stream */
-	SS_DGRAM, /* udp: datagrams */
-	SS_RDS /* rds: reliable datagrams, address exchange first */
-};
-
-struct xport {
-	const char *name; /* for messages: "TCP", "SCTP", ... */
-	enum sock_style style;
-	int family; /* 0: the control connection's; else forced family */
-	int socktype;
-	int protocol; /* 0, or IPPROTO_SCTP */
-};
-
 static const struct xport xport_tcp = { "TCP", SS_STREAM, 0, SOCK_STREAM, 0 };
 static const struct xport xport_udp = { "UDP", SS_DGRAM, 0, SOCK_DGRAM, 0 };
 static const struct xport xport_sdp = { "SDP", SS_STREAM, AF_INET_SDP,
@@ -64,31 +51,7 @@ static const struct xport xport_sctp = { "SCTP", SS_STREAM, 0, SOCK_STREAM,
 static const struct xport xport_rds = { "RDS", SS_RDS, AF_RDS, SOCK_SEQPACKET,
 					0 };
 
-#define DATA_SECRET 16 /* bytes a 0.5 client sends first on its data link */
-
-/* Per-session state. */
-struct sock_priv {
-	const struct xport *xp;
-	int fd; /* data socket, -1 if none */
-	struct sockaddr_storage peer; /* datagram peer */
-	socklen_t peerlen;
-	uint32_t credits; /* receives posted and not yet done */
-	struct tcomp done[2]; /* completed sends not yet polled */
-	int ndone;
-	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
-	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
-	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */
-	bool dgram_peer; /* a datagram server knows its client (connected) */
-	struct sockaddr_storage client; /* ... at this address */
-	socklen_t clientlen;
-};
-
-static struct sock_priv *SP(struct tsess *s)
-{
-	return s->priv;
-}
-
-static void set_timeo(int fd, int opt, uint64_t ns)
+void sock_set_timeo(int fd, int opt, uint64_t ns)
 {
 	struct timeval tv = { (time_t)(ns / NS_PER_SEC),
 			      (suseconds_t)(ns % NS_PER_SEC / 1000) };
@@ -215,8 +178,8 @@ static void addr16(const struct sockaddr_storage *ss, uint8_t out[16])
 }
 
 /* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
-static bool same_host(const struct sockaddr_storage *a,
-		      const struct sockaddr_storage *b)
+bool sock_same_host(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b)
 {
 	uint8_t x[16], y[16];
 
@@ -318,7 +281,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 			}
 			continue;
 		}
-		if (!same_host(&peer, &c->peer)) {
+		if (!sock_same_host(&peer, &c->peer)) {
 			strangers++;
 			close(fd);
 		} else if (!secret) {
@@ -668,7 +631,7 @@ static int client_open(struct tsess *s, const struct xport *xp,
 static int sock_open(struct tsess *s, const struct xport *xp, char *err,
 		     size_t errlen)
 {
-	struct sock_priv *sp = SP(s);
+	struct sock_priv *sp = s->priv;
 	int rc;
 
 	sp->xp = xp;
@@ -681,236 +644,22 @@ static int sock_open(struct tsess *s, const struct xport *xp, char *err,
 		return -1;
 	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
 	s->buflen = s->p.msg_size;
-	set_timeo(sp->fd, SO_SNDTIMEO, sp->idle);
-	set_timeo(sp->fd, SO_RCVTIMEO, sp->idle);
+	sock_set_timeo(sp->fd, SO_SNDTIMEO, sp->idle);
+	sock_set_timeo(sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
+	sock_tune(s, sp);
 	return 0;
 }
 
 static void sock_close(struct tsess *s)
 {
-	struct sock_priv *sp = SP(s);
+	struct sock_priv *sp = s->priv;
 
 	if (sp->fd >= 0)
 		close(sp->fd);
 	sp->fd = -1;
 	free(s->buf);
 	s->buf = NULL;
-}
-
-/* Outcome of one transfer. */
-enum xfer {
-	XF_OK, /* whole message moved */
-	XF_STOP, /* the test is over: timer, EOF, peer closed */
-	XF_ERR, /* this transfer failed; counted, the loop goes on */
-	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
-	XF_FATAL /* errno-described failure that ends the test */
-};
-
-static bool is_eagain(int e)
-{
-	return e == EAGAIN || e == EWOULDBLOCK;
-}
-
-/* Send one message; stream sockets loop until all msg_size bytes went. */
-static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
-			  size_t *moved)
-{
-	size_t off = 0, len = s->p.msg_size;
-	bool stream = sp->xp->style == SS_STREAM;
-	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
-		  sp->xp->style == SS_RDS;
-
-	*moved = 0;
-	for (;;) {
-		ssize_t n;
-
-		if (to)
-			n = sendto(sp->fd, s->buf + off, len - off,
-				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
-				   sp->peerlen);
-		else
-			n = send(sp->fd, s->buf + off, len - off, MSG_NOSIGNAL);
-		if (timer_fired)
-			return XF_STOP;
-		if (n >= 0) {
-			progress_note(); /* a huge message shows progress */
-			off += (size_t)n;
-			if (!stream || off >= len) {
-				*moved = off;
-				return XF_OK;
-			}
-			if (n == 0)
-				return XF_STOP;
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		s->last_errno = errno;
-		if (stream && (errno == EPIPE || errno == ECONNRESET))
-			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
-	}
-}
-
-/*
- * A datagram server counts and answers only its client: datagrams from
- * other hosts are ignored, and the first one from the client's host
- * connects the socket to its sender, so the kernel drops all others.
- */
-static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
-{
-	/* Datagrams queued before connect() still arrive: check each. */
-	if (sp->dgram_peer)
-		return sp->peerlen == sp->clientlen &&
-		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
-	if (!same_host(&sp->peer, &s->ch->peer))
-		return false;
-	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
-		sp->dgram_peer = true;
-		sp->client = sp->peer;
-		sp->clientlen = sp->peerlen;
-	}
-	return true;
-}
-
-/* Receive one message: msg_size bytes of stream, or one datagram. */
-static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
-			  size_t *moved)
-{
-	size_t off = 0, len = s->p.msg_size;
-	bool stream = sp->xp->style == SS_STREAM;
-
-	*moved = 0;
-	for (;;) {
-		ssize_t n;
-
-		if (s->server && !stream) {
-			sp->peerlen = sizeof(sp->peer);
-			n = recvfrom(sp->fd, s->buf + off, len - off, 0,
-				     (struct sockaddr *)&sp->peer,
-				     &sp->peerlen);
-		} else {
-			n = recv(sp->fd, s->buf + off, len - off, 0);
-		}
-		if (timer_fired)
-			return XF_STOP;
-		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
-		    !dgram_from_client(s, sp))
-			continue; /* a stranger's: neither counted nor answered */
-		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
-			return XF_ERR; /* RDS counts whole messages only */
-		if (n > 0 || (n == 0 && !stream)) {
-			progress_note(); /* a huge message shows progress */
-			off += (size_t)n;
-			if (!stream || off >= len) {
-				*moved = off;
-				return XF_OK;
-			}
-			continue;
-		}
-		if (n == 0) {
-			if (len == 0) /* 0.4.11 spins on empty messages */
-				return XF_OK;
-			return XF_STOP; /* EOF: the peer closed */
-		}
-		if (errno == EINTR)
-			continue;
-		s->last_errno = errno;
-		if (stream && errno == ECONNRESET)
-			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
-	}
-}
-
-static int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
-		     char *err, size_t errlen)
-{
-	struct sock_priv *sp = SP(s);
-	size_t moved;
-
-	if (wr->op == OP_RECV) {
-		sp->credits += n;
-		return (int)n;
-	}
-	if (wr->op != OP_SEND || sp->ndone >= (int)ARRAY_SIZE(sp->done))
-		return seterr(err, errlen,
-			      "internal error: %s cannot post this operation",
-			      sp->xp->name);
-	switch (send_msg(s, sp, &moved)) {
-	case XF_OK:
-		sp->done[sp->ndone++] = (struct tcomp){ OP_SEND, TC_OK, 0,
-							(uint32_t)moved };
-		return 1;
-	case XF_STOP:
-		s->ended = !timer_fired;
-		return 0;
-	case XF_ERR:
-		return TP_SOFT;
-	case XF_IDLE:
-		return TP_IDLE;
-	default:
-		seterr_errno(err, errlen, s->last_errno, "send failed");
-		return TP_FATAL;
-	}
-}
-
-/* Coarse SO_RCVTIMEO steps, so that a changing wait rarely costs a call. */
-static uint64_t wait_step(uint64_t ns)
-{
-	uint64_t ms = 1;
-
-	while (ms * 1000000ULL < ns && ms < (1ULL << 20))
-		ms <<= 1;
-	return ms * 1000000ULL;
-}
-
-static int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
-		     char *err, size_t errlen)
-{
-	struct sock_priv *sp = SP(s);
-	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
-	size_t moved;
-	int k = 0;
-
-	if (sp->ndone > 0) {
-		while (k < max && k < sp->ndone) {
-			c[k] = sp->done[k];
-			k++;
-		}
-		memmove(sp->done, sp->done + k,
-			(size_t)(sp->ndone - k) * sizeof(sp->done[0]));
-		sp->ndone -= k;
-		return k;
-	}
-	if (sp->credits == 0 || max < 1)
-		return 0;
-	if (want != sp->rcvtimeo) {
-		set_timeo(sp->fd, SO_RCVTIMEO, want);
-		sp->rcvtimeo = want;
-	}
-	switch (recv_msg(s, sp, &moved)) {
-	case XF_OK:
-		sp->credits--;
-		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
-		return 1;
-	case XF_ERR:
-		sp->credits--;
-		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
-		return 1;
-	case XF_STOP:
-		s->ended = !timer_fired;
-		return 0;
-	case XF_IDLE:
-		return 0;
-	default:
-		seterr_errno(err, errlen, s->last_errno, "receive failed");
-		return TP_FATAL;
-	}
 }
 
 #define SOCK_OPEN(x)                                                   \

@@ -22,9 +22,10 @@
 #define U_ALL (PAR_BIT(PAR_AFFINITY) | PAR_BIT(PAR_TIME) | PAR_BIT(PAR_TIMEOUT))
 /* This qperf honours -n in every test. */
 #define U_N PAR_BIT(PAR_NO_MSGS)
+/* -cp1 makes a socket test spin on a non-blocking socket (sock_io.c). */
 #define U_SOCK                                                          \
 	(U_ALL | U_N | PAR_BIT(PAR_MSG_SIZE) | PAR_BIT(PAR_PORT) |      \
-	 PAR_BIT(PAR_SOCK_BUF_SIZE))
+	 PAR_BIT(PAR_SOCK_BUF_SIZE) | PAR_BIT(PAR_POLL_MODE))
 #define U_SOCK_BW (U_SOCK | PAR_BIT(PAR_ACCESS_RECV))
 /* RDMA: the device, path and polling parameters (-ap takes effect too). */
 #define U_IB                                                            \

@@ -367,6 +367,167 @@ expect "-lca 1 -rca 2: loc_/rem_affinity" 0 "$(L rem_affinity '2 ')"
 C -t $TT -to 3 -vu tcp_lat
 expect "-to 3 shown as timeout" 0 "$(L timeout '3 sec')"
 
+# --- -cp1: socket tests spin on non-blocking sockets ---------------------------
+C -t $TT -cp1 tcp_lat
+expect "-cp1 tcp_lat exit 0, reports latency" 0 "$(L latency "$TIME")" '^$'
+# A spinning end on a loaded 2-CPU machine can be descheduled for longer
+# than the loss wait (50 ms or more): that exchange is counted lost and
+# restarted, which is said on stderr; nothing else may be.
+C -t $TT -cp1 udp_lat
+if [ "$RC" = 0 ] && has "^$(L latency "$TIME")\$" &&
+	! grep -qv 'warning: udp_lat: [0-9,]* messages* lost' "$ERR_FILE"; then
+	pass "-cp1 udp_lat exit 0, reports latency"
+else
+	fail "-cp1 udp_lat exit 0, reports latency" "$(ctx)"
+fi
+C -t $TT -cp1 tcp_bw
+expect "-cp1 tcp_bw exit 0, reports bw" 0 "$(L bw "$BW")" '^$'
+C -t $TT -cp1 udp_bw
+expect "-cp1 udp_bw exit 0, reports recv_bw" 0 "$(L recv_bw "$BW")" '^$'
+C -t $TT -cp1 -vu tcp_lat
+expect "-cp1 -vu tcp_lat: poll_mode shown as a used parameter" 0 \
+	"$(L poll_mode '1 ')" '^$'
+C -t $TT -lcp1 -vu udp_lat
+expect "-lcp1 -vu udp_lat: loc_poll_mode shown" 0 "$(L loc_poll_mode '1 ')" '^$'
+C -cp1 -n 2000 -vvs tcp_lat
+expect "-cp1 -n 2000 tcp_lat: count mode ends" 0 "$(L loc_send_msgs '2,000 ')\$"
+C -cp1 -n 2000 -vvs udp_lat
+expect "-cp1 -n 2000 udp_lat: count mode ends" 0 "$(L loc_send_msgs '2,000 ')\$"
+C -cp1 -n 2000 -vvs tcp_bw
+expect "-cp1 -n 2000 tcp_bw: count mode ends, every message received" 0 \
+	"$(L recv_msgs '2,000 ')\$"
+
+# The child serving the client's current request: our server's child
+# that is not one of $1 (the children there were before), if any.
+server_child() {
+	local k
+	for k in $(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null); do
+		case " $1 " in *" $k "*) ;; *) echo "$k"; return ;; esac
+	done
+}
+# spin_peer_gone NAME SIGNAL WANT-STDERR ARGS...: a -cp1 client whose
+# server's child gets SIGNAL mid-test must end within the timeout (-to 2)
+# and a few seconds, exit 1, saying WANT-STDERR.
+spin_peer_gone() {
+	local name=$1 sig=$2 want=$3 cpid kid t0 el old
+	shift 3
+	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
+	"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -to 2 "$@" >"$T/spin.out" 2>"$T/spin.err" </dev/null &
+	cpid=$!
+	track_pid "$cpid"
+	kid=
+	for _ in $(seq 100); do
+		kid=$(server_child "$old")
+		[ -n "$kid" ] && grep -q 'State:.*[RS]' "/proc/$kid/status" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.5
+	t0=$SECONDS
+	[ -n "$kid" ] && kill -"$sig" "$kid" 2>/dev/null
+	wait_for 12 pid_gone "$cpid"
+	el=$((SECONDS - t0))
+	if pid_gone "$cpid"; then
+		wait "$cpid"
+		RC=$?
+	else
+		RC=124
+	fi
+	[ -n "$kid" ] && kill -CONT "$kid" 2>/dev/null
+	OUT=$(cat "$T/spin.out") ERR=$(cat "$T/spin.err")
+	if [ -n "$kid" ] && [ "$RC" = 1 ] && [ "$el" -le 10 ] &&
+		grep -Eq -- "$want" "$T/spin.err"; then
+		pass "$name (${el}s)"
+	else
+		fail "$name" "server child '$kid', ended after ${el}s" \
+			"rc=$RC" "--- stderr:" "$ERR"
+	fi
+}
+spin_peer_gone "-cp1 tcp_lat, server child stopped: the idle limit ends the spin" \
+	STOP 'stalled|timed out' -cp1 -n 100000000 tcp_lat
+check_alive "server answers after a stopped -cp1 child" "$SERVER_PORT" "$SERVER_PID"
+spin_peer_gone "-cp1 tcp_lat, server child killed: the client ends" \
+	KILL '^qperf: ' -cp1 -t 30 tcp_lat
+spin_peer_gone "-cp1 -t 3 udp_lat, server child stopped: the timer ends the spin" \
+	STOP '^qperf: ' -cp1 -t 3 udp_lat
+check_alive "server answers after the -cp1 peer tests" "$SERVER_PORT" "$SERVER_PID"
+
+# --- memory stays bounded (msg size x depth + a constant) ---------------------
+# client_rss ARGS...: a client run under GNU time; RSS = its peak RSS
+# (KiB), and RC, OUT, ERR as run sets them.
+GNU_TIME=${GNU_TIME:-/usr/bin/time}
+client_rss() {
+	run "$GNU_TIME" -f %M -o "$T/rss" "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" "$@"
+	RSS=$(tail -1 "$T/rss")
+}
+hwm() { # PID: VmHWM in KiB
+	awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+# bounded NAME VALUE LIMIT: VALUE (KiB) <= LIMIT (KiB).
+bounded() {
+	if [ -n "$2" ] && [ -n "$3" ] && [ "$2" -le "$3" ]; then
+		pass "$1 ($2 KiB <= $3 KiB)"
+	else
+		fail "$1" "got '$2' KiB, limit '$3' KiB" "$(ctx)"
+	fi
+}
+if [ -x "$GNU_TIME" ]; then
+	MIB=1024
+	client_rss conf
+	base=$RSS
+	client_rss -m 1M -n 50 tcp_bw
+	one=$RSS
+	[ "$RC" = 0 ] || fail "rss: one tcp_bw -m 1M -n 50 run" "$(ctx)"
+	s0=$(hwm "$SERVER_PID")
+	client_rss -m 1M --loop no_msgs:1:5:+1 tcp_bw
+	five=$RSS
+	[ "$RC" = 0 ] && [ "$(count_lines '^tcp_bw:$')" = 5 ] ||
+		fail "rss: --loop of 5 tcp_bw runs" "$(ctx)"
+	s5=$(hwm "$SERVER_PID")
+	client_rss -m 1M --loop no_msgs:1:50:+1 tcp_bw
+	fifty=$RSS
+	[ "$RC" = 0 ] && [ "$(count_lines '^tcp_bw:$')" = 50 ] &&
+		pass "rss: --loop of 50 tcp_bw -m 1M runs" ||
+		fail "rss: --loop of 50 tcp_bw -m 1M runs" "$(ctx)"
+	s50=$(hwm "$SERVER_PID")
+	# One 1 MiB buffer, and malloc may keep a freed one: 2 x msg_size x
+	# depth (1) over the conf run's footprint, plus 1 MiB.
+	bounded "rss: client of one 1 MiB tcp_bw within conf + 2 MiB + 1 MiB" \
+		"$one" $((base + 3 * MIB))
+	bounded "rss: client of 50 --loop runs within conf + 2 MiB + 1 MiB" \
+		"$fifty" $((base + 3 * MIB))
+	bounded "rss: client of 50 --loop runs no more than 5 runs' + 256 KiB" \
+		"$fifty" $((five + 256))
+	bounded "rss: server parent (VmHWM) grows less than 256 KiB over 55 requests" \
+		"$s50" $((s0 + 256))
+	[ -n "$s5" ] || fail "rss: server VmHWM readable"
+	# The server's child of a long run: its VmHWM at 1 s and at 2.5 s.
+	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
+	"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 3 -m 1M tcp_bw >"$T/long.out" 2>&1 </dev/null &
+	lpid=$!
+	track_pid "$lpid"
+	kid=
+	for _ in $(seq 100); do
+		kid=$(server_child "$old")
+		[ -n "$kid" ] && break
+		sleep 0.05
+	done
+	sleep 1
+	h1=$(hwm "$kid")
+	sleep 1.5
+	h2=$(hwm "$kid")
+	wait "$lpid"
+	lrc=$?
+	[ "$lrc" = 0 ] && grep -q '^    bw  =  ' "$T/long.out" &&
+		pass "rss: -t 3 -m 1M tcp_bw long run" ||
+		fail "rss: -t 3 -m 1M tcp_bw long run" "rc=$lrc" "$(cat "$T/long.out")"
+	bounded "rss: server child of a long run within its parent + 2 MiB + 1 MiB" \
+		"$h1" $((s50 + 3 * MIB))
+	bounded "rss: server child's VmHWM does not grow from 1 s to 2.5 s (+64 KiB)" \
+		"$h2" $((h1 + 64))
+else
+	skip "rss checks" "no GNU time at $GNU_TIME (scripts/install-deps --test)"
+fi
+
 # --- failures that must be clean -------------------------------------------
 for t in sdp_bw sdp_lat sctp_bw sctp_lat rds_bw rds_lat; do
 	fam=$(echo "${t%%_*}" | tr a-z A-Z)

@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Functions run from the EXIT trap look unreachable to shellcheck:
+# shellcheck disable=SC2317
+#
+# compare-sock.sh: this qperf's socket tests against qperf 0.4.11, iperf3
+# and sockperf on loopback, and the peak memory of each tool.
+#
+# Cases, each run interleaved (A B C ..., PAIRS rounds), each client against
+# its own server:
+#   bw SIZE     tcp_bw -m SIZE: ours, 0.4.11, iperf3 -l SIZE (SIZES)
+#   tcp_lat     tcp_lat -m LAT_SIZE: ours, ours -cp1, 0.4.11, sockperf --tcp
+#   udp_lat     udp_lat -m LAT_SIZE: ours, ours -cp1, 0.4.11, sockperf
+# then, once per tool, the peak RSS (GNU time's maximum resident set size,
+# which for a server includes the per-request children it waited for) of
+# each client and server for tcp_bw -m RSS_SIZE and tcp_lat, and ours over a
+# long run (-t LONG_T) and over LOOPS --loop iterations.
+# It measures; it asserts nothing (see DESIGN.md, "Testing tiers").
+#
+# Usage: bench/compare-sock.sh [> results.md]
+# Environment (besides lib.sh's PAIRS=5 T=1 OURS OLD):
+#   SIZES="64K 128K 1M"   tcp_bw message sizes (qperf units; iperf3 gets bytes)
+#   LAT_SIZE=14           latency message size (sockperf's smallest is 14)
+#   CASES="bw tcp_lat udp_lat rss"   subset
+#   LONG_T=10  LOOPS=50   the long run and the --loop length of the RSS part
+#   RAW=FILE              keep every parsed value (TSV)
+#
+# Exit status: 0 when the report was produced (failed runs are listed), 2 on
+# a usage or setup error.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+SIZES=${SIZES:-64K 128K 1M}
+LAT_SIZE=${LAT_SIZE:-14}
+CASES=${CASES:-bw tcp_lat udp_lat rss}
+LONG_T=${LONG_T:-10}
+LOOPS=${LOOPS:-50}
+RAW=${RAW:-}
+IPERF3=${IPERF3:-iperf3}
+SOCKPERF=${SOCKPERF:-sockperf}
+GNU_TIME=${GNU_TIME:-/usr/bin/time}
+
+BENCH=compare-sock
+SERVER_ENV=()
+
+check_common
+check_tools "the 0.4.11 server listen"
+command -v "$IPERF3" >/dev/null || die "iperf3 not found (scripts/install-deps --test)"
+command -v "$SOCKPERF" >/dev/null || die "sockperf not found (scripts/install-deps --test)"
+[ -x "$GNU_TIME" ] || die "GNU time not found at '$GNU_TIME' (apt-get install time)"
+for c in $CASES; do
+	case $c in bw|tcp_lat|udp_lat|rss) ;; *) die "unknown case '$c'" ;; esac
+done
+case $LONG_T in ''|*[!0-9]*|0) die "LONG_T must be a whole number of seconds >= 1, got '$LONG_T'" ;; esac
+case $LOOPS in ''|*[!0-9]*|0) die "LOOPS must be a positive integer, got '$LOOPS'" ;; esac
+case $LAT_SIZE in ''|*[!0-9]*) die "LAT_SIZE must be a number of bytes >= 14, got '$LAT_SIZE'" ;; esac
+[ "$LAT_SIZE" -ge 14 ] || die "LAT_SIZE must be at least 14 (sockperf's smallest message), got '$LAT_SIZE'"
+
+bench_setup qperf-sock-bench
+
+# Bytes of a qperf size (64K = 65536, 1M = 1048576, plain numbers as is).
+bytes_of() {
+	case $1 in
+	*[Kk]) echo $((${1%?} * 1024)) ;;
+	*[Mm]) echo $((${1%?} * 1048576)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+record() { # case tool pair metric value
+	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$raw"
+}
+record_fail() { # case tool pair why
+	record "$1" "$2" "$3" FAIL "$4"
+	printf -- '- %s, %s, pair %s: %s\n' "$1" "$2" "$3" "$4" >>"$fails"
+}
+
+# One qperf client run (ours, ours -cp1 or 0.4.11) against its server.
+run_qperf() { # tool case pair test size
+	local tool=$1 case=$2 pair=$3 test=$4 size=$5 bin port out rc v
+	local args=()
+	if [ "$tool" = old ]; then bin=$OLD; else bin=$OURS; fi
+	[ "$tool" = ours_cp1 ] && args+=(-cp1)
+	if ! ensure_server "$([ "$tool" = old ] && echo old || echo ours)"; then
+		record_fail "$case" "$tool" "$pair" "server would not start"
+		return
+	fi
+	if [ "$tool" = old ]; then port=$old_port; else port=$ours_port; fi
+	out=$(timeout "$run_limit" "$bin" localhost -lp "$port" -t "$T" -uu \
+		-m "$size" "${args[@]}" "$test" 2>&1; echo "__rc $?")
+	rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
+	v=$(printf '%s\n' "$out" | awk '$2 == "=" && ($1 == "bw" ||
+		$1 == "latency") { print $3 }')
+	if [ "$rc" != 0 ] || [ -z "$v" ] || ! awk -v v="$v" 'BEGIN { exit !(v > 0) }'; then
+		record_fail "$case" "$tool" "$pair" "exit $rc: $(qperf_why "$out" "$rc" 'bw|latency')"
+		return
+	fi
+	record "$case" "$tool" "$pair" "$([ "$test" = tcp_bw ] && echo bw || echo latency)" "$v"
+}
+
+# Servers of the other tools: one each, on a free port, polled with ss.
+iperf_pid='' iperf_port='' sp_tcp_pid='' sp_udp_pid='' sp_port=''
+wait_listen() { # pid port proto(t|u)
+	for _ in $(seq 100); do
+		ss -Hln"$3" "sport = :$2" 2>/dev/null | grep -q . && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+start_iperf() {
+	iperf_port=$(free_port)
+	"$IPERF3" -s -p "$iperf_port" >>"$work/iperf3-server.log" 2>&1 </dev/null &
+	iperf_pid=$!
+	started_pids+=("$iperf_pid")
+	wait_listen "$iperf_pid" "$iperf_port" t
+}
+# sockperf serves TCP and UDP on the same port number with two servers.
+start_sockperf() {
+	sp_port=$(free_port)
+	"$SOCKPERF" server -i 127.0.0.1 -p "$sp_port" --tcp >>"$work/sockperf-server.log" 2>&1 </dev/null &
+	sp_tcp_pid=$!
+	"$SOCKPERF" server -i 127.0.0.1 -p "$sp_port" >>"$work/sockperf-server.log" 2>&1 </dev/null &
+	sp_udp_pid=$!
+	started_pids+=("$sp_tcp_pid" "$sp_udp_pid")
+	wait_listen "$sp_tcp_pid" "$sp_port" t && wait_listen "$sp_udp_pid" "$sp_port" u
+}
+
+run_iperf() { # case pair size
+	local out v
+	if ! kill -0 "${iperf_pid:-0}" 2>/dev/null && ! start_iperf; then
+		record_fail "$1" iperf3 "$2" "iperf3 server would not start"
+		return
+	fi
+	out=$(timeout "$run_limit" "$IPERF3" -c 127.0.0.1 -p "$iperf_port" -t "$T" \
+		-l "$(bytes_of "$3")" -J 2>&1)
+	v=$(printf '%s' "$out" | python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8)
+except Exception:
+    pass' 2>/dev/null)
+	if [ -z "$v" ]; then
+		record_fail "$1" iperf3 "$2" "$(printf '%s' "$out" | grep -m1 -i error | cut -c1-160)"
+		return
+	fi
+	record "$1" iperf3 "$2" bw "$v"
+}
+
+run_sockperf() { # case pair proto(tcp|udp)
+	local out avg p50 extra=()
+	[ "$3" = tcp ] && extra=(--tcp)
+	if ! kill -0 "${sp_tcp_pid:-0}" 2>/dev/null || ! kill -0 "${sp_udp_pid:-0}" 2>/dev/null; then
+		kill_tree "$sp_tcp_pid"
+		kill_tree "$sp_udp_pid"
+		if ! start_sockperf; then
+			record_fail "$1" sockperf "$2" "sockperf server would not start"
+			return
+		fi
+	fi
+	out=$(timeout "$run_limit" "$SOCKPERF" ping-pong -i 127.0.0.1 -p "$sp_port" \
+		"${extra[@]}" -t "$T" -m "$LAT_SIZE" 2>&1)
+	# sockperf reports half the round trip in usec, as qperf does.
+	avg=$(printf '%s\n' "$out" | sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' | head -1)
+	p50=$(printf '%s\n' "$out" | awk '/percentile 50.000 =/ { print $NF }' | head -1)
+	if [ -z "$avg" ] || [ -z "$p50" ]; then
+		record_fail "$1" sockperf "$2" "$(printf '%s\n' "$out" | tail -1 | cut -c1-160)"
+		return
+	fi
+	record "$1" sockperf "$2" latency "$(awk -v v="$avg" 'BEGIN { print v * 1000 }')"
+	record "$1" sockperf "$2" p50 "$(awk -v v="$p50" 'BEGIN { print v * 1000 }')"
+}
+
+# --- peak memory --------------------------------------------------------
+# rss_pair CASE TOOL SERVER-CMD -- CLIENT-CMD: run a fresh server under GNU
+# time, one client under GNU time, stop the server, record both peaks (KiB).
+# The server is stopped by STOP (a command) or, if it is still alive after
+# that, by SIGINT to the server process (the child of GNU time).
+rss_pair() {
+	local case=$1 tool=$2 stop=$3
+	shift 3
+	local srv=() cli=() tpid spid ks kc
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	"$GNU_TIME" -f %M -o "$work/rss.srv" "${srv[@]}" >>"$work/rss-server.log" 2>&1 </dev/null &
+	tpid=$!
+	started_pids+=("$tpid")
+	for _ in $(seq 100); do
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && ss -Hltnp 2>/dev/null | grep -q "pid=$spid," && break
+		sleep 0.05
+	done
+	timeout "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" "${cli[@]}" >"$work/rss.out" 2>&1
+	[ -n "$stop" ] && eval "$stop" >/dev/null 2>&1
+	for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	if kill -0 "$tpid" 2>/dev/null; then
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && kill -INT "$spid" 2>/dev/null
+		for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	fi
+	kill_tree "$tpid"
+	ks=$(tail -1 "$work/rss.srv" 2>/dev/null)
+	kc=$(tail -1 "$work/rss.cli" 2>/dev/null)
+	case $kc in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "client RSS not measured: $(tail -1 "$work/rss.out")" ;;
+	*) record "$case" "$tool" 1 client_kib "$kc" ;; esac
+	case $ks in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "server RSS not measured" ;;
+	*) record "$case" "$tool" 1 server_kib "$ks" ;; esac
+}
+
+# Our server on a port file (rss_pair waits for it to listen).
+ours_rss() { # case tool CLIENT-ARGS...
+	local case=$1 tool=$2 port
+	shift 2
+	port=$(free_port)
+	rss_pair "$case" "$tool" "timeout 10 $OURS localhost -lp $port quit" \
+		"$OURS" -lp "$port" -- "$OURS" localhost -lp "$port" "$@"
+}
+
+run_rss() {
+	local rs b port
+	rs=$(bytes_of 1M)
+	b=1M
+	ours_rss "rss tcp_bw $b" ours -t "$T" -m "$b" tcp_bw
+	port=$(free_port)
+	rss_pair "rss tcp_bw $b" old "timeout 10 $OLD localhost -lp $port quit" \
+		"$OLD" -lp "$port" -- "$OLD" localhost -lp "$port" -t "$T" -m "$b" tcp_bw
+	port=$(free_port)
+	rss_pair "rss tcp_bw $b" iperf3 "" "$IPERF3" -s -1 -p "$port" -- \
+		"$IPERF3" -c 127.0.0.1 -p "$port" -t "$T" -l "$rs"
+	ours_rss "rss tcp_lat" ours -t "$T" -m "$LAT_SIZE" tcp_lat
+	port=$(free_port)
+	rss_pair "rss tcp_lat" old "timeout 10 $OLD localhost -lp $port quit" \
+		"$OLD" -lp "$port" -- "$OLD" localhost -lp "$port" -t "$T" -m "$LAT_SIZE" tcp_lat
+	port=$(free_port)
+	rss_pair "rss tcp_lat" sockperf "" "$SOCKPERF" server --tcp -i 127.0.0.1 -p "$port" -- \
+		"$SOCKPERF" ping-pong --tcp -i 127.0.0.1 -p "$port" -t "$T" -m "$LAT_SIZE"
+	# Point 7: ours over a long run and many --loop iterations.
+	ours_rss "rss ours tcp_bw $b" "-t $T" -t "$T" -m "$b" tcp_bw
+	ours_rss "rss ours tcp_bw $b" "-t $LONG_T" -t "$LONG_T" -m "$b" tcp_bw
+	ours_rss "rss ours tcp_bw $b" "1 x -n $LOOPS" -n "$LOOPS" -m "$b" tcp_bw
+	ours_rss "rss ours tcp_bw $b" "$LOOPS x -n 1..$LOOPS (--loop)" -m "$b" \
+		--loop "no_msgs:1:$LOOPS:+1" tcp_bw
+}
+
+start_ours || exit 2
+start_old || exit 2
+start_iperf || die "iperf3 server did not start: $(cat "$work/iperf3-server.log")"
+start_sockperf || die "sockperf servers did not start: $(cat "$work/sockperf-server.log")"
+
+started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+loads=()
+for c in $CASES; do
+	case $c in
+	bw)
+		for s in $SIZES; do
+			for p in $(seq "$PAIRS"); do
+				printf '\rcompare-sock: tcp_bw %-5s pair %s/%s ' "$s" "$p" "$PAIRS" >&2
+				run_qperf ours "tcp_bw $s" "$p" tcp_bw "$s"
+				run_qperf old "tcp_bw $s" "$p" tcp_bw "$s"
+				run_iperf "tcp_bw $s" "$p" "$s"
+			done
+			loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+		done ;;
+	tcp_lat|udp_lat)
+		for p in $(seq "$PAIRS"); do
+			printf '\rcompare-sock: %-12s pair %s/%s ' "$c" "$p" "$PAIRS" >&2
+			run_qperf ours "$c" "$p" "$c" "$LAT_SIZE"
+			run_qperf ours_cp1 "$c" "$p" "$c" "$LAT_SIZE"
+			run_qperf old "$c" "$p" "$c" "$LAT_SIZE"
+			run_sockperf "$c" "$p" "${c%_lat}"
+		done
+		loads+=("$(cut -d' ' -f1 /proc/loadavg)") ;;
+	rss)
+		printf '\rcompare-sock: peak memory                 ' >&2
+		run_rss ;;
+	esac
+done
+printf '\n' >&2
+bench_end
+iperf_ver=$("$IPERF3" --version 2>&1 | head -1)
+sp_ver=$("$SOCKPERF" --version 2>&1 | grep -m1 -i version)
+
+cat <<EOF
+# qperf socket tests vs qperf 0.4.11, iperf3 and sockperf on loopback
+
+- Date: $started to $finished
+- Machine: $(uname -n), nproc $(nproc), kernel $(uname -r)${cpu:+, $cpu}
+- Load average (1/5/15 min): $load_start at start, $load_end at end; 1-minute
+  load after each case: ${loads[*]:-—} (other work on the machine adds noise)
+- Ours: $ours_ver (git $ours_rev, $OURS)
+- 0.4.11: $old_ver ($OLD); iperf3: $iperf_ver; sockperf: ${sp_ver:-$SOCKPERF}
+- Method: interleaved A B C ..., $PAIRS rounds per case, $T s per run, each
+  client against its own server on localhost; medians; ratios of medians.
+- Targets: tcp_bw ours >= 1.3x 0.4.11 and >= 1.3x iperf3; tcp_lat and
+  udp_lat ours <= 1.0x 0.4.11 and within 5% of sockperf's p50; -cp1 <= 0.8x
+  ours blocking.
+
+EOF
+
+PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$SIZES" "$CASES" <<'EOF'
+import statistics, sys
+from benchlib import read_raw
+
+raw, pairs, sizes, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
+vals, nfail = read_raw(raw)
+
+def med(case, metric, tool):
+    v = vals.get((case, metric, tool), {})
+    return statistics.median(v.values()) if v else None
+
+def fmt(metric, v):
+    if v is None:
+        return "—"
+    if metric in ("latency", "p50"):
+        return "%.2f us" % (v / 1e3)
+    return "%.3f GB/s" % (v / 1e9) if v >= 1e9 else "%.1f MB/s" % (v / 1e6)
+
+def ratio(case, ma, ta, mb, tb, lower_better, target):
+    a, b = med(case, ma, ta), med(case, mb, tb)
+    if a is None or b is None:
+        return "—", "—", "n/a (runs failed)"
+    va, vb = vals[case, ma, ta], vals[case, mb, tb]
+    pr = [va[p] / vb[p] for p in va if p in vb and vb[p] > 0]
+    wins = sum(1 for x in pr if (x < 1.0 if lower_better else x > 1.0))
+    r = a / b
+    good = r <= target if lower_better else r >= target
+    verdict = "meets" if good else "**misses**"
+    return ("%.3f" % r, "%.2f–%.2f, %d/%d better" % (min(pr), max(pr), wins, len(pr))
+            if pr else "—", verdict)
+
+def okruns(case, tool):
+    return "%d/%d" % (pairs - nfail[case, tool], pairs)
+
+if "bw" in cases:
+    print("## tcp_bw\n")
+    print("| size | ours | 0.4.11 | iperf3 | ours/0.4.11 | per pair | target ≥ 1.3 "
+          "| ours/iperf3 | per pair | target ≥ 1.3 | runs ok (ours, 0.4.11, iperf3) |")
+    print("|---|--:|--:|--:|--:|--:|---|--:|--:|---|---|")
+    for s in sizes:
+        c = "tcp_bw " + s
+        r1 = ratio(c, "bw", "ours", "bw", "old", False, 1.3)
+        r2 = ratio(c, "bw", "ours", "bw", "iperf3", False, 1.3)
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
+            s, fmt("bw", med(c, "bw", "ours")), fmt("bw", med(c, "bw", "old")),
+            fmt("bw", med(c, "bw", "iperf3")), *r1, *r2,
+            okruns(c, "ours"), okruns(c, "old"), okruns(c, "iperf3")))
+    print()
+
+lat = [c for c in cases if c.endswith("_lat")]
+if lat:
+    print("## Latency (one way, half the round trip)\n")
+    print("| test | ours | ours -cp1 | 0.4.11 | sockperf avg | sockperf p50 "
+          "| ours/0.4.11 (≤ 1.0) | ours/sockperf p50 (≤ 1.05) | -cp1/blocking (≤ 0.8) "
+          "| ours -cp1/sockperf p50 | ours/sockperf avg |")
+    print("|---|--:|--:|--:|--:|--:|---|---|---|--:|--:|")
+    for c in lat:
+        r1 = ratio(c, "latency", "ours", "latency", "old", True, 1.0)
+        r2 = ratio(c, "latency", "ours", "p50", "sockperf", True, 1.05)
+        r3 = ratio(c, "latency", "ours_cp1", "latency", "ours", True, 0.8)
+        r4 = ratio(c, "latency", "ours_cp1", "p50", "sockperf", True, 1.05)
+        r5 = ratio(c, "latency", "ours", "latency", "sockperf", True, 1.05)
+        cell = lambda r: "%s %s (%s)" % (r[0], r[2], r[1])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c, fmt("latency", med(c, "latency", "ours")),
+            fmt("latency", med(c, "latency", "ours_cp1")),
+            fmt("latency", med(c, "latency", "old")),
+            fmt("latency", med(c, "latency", "sockperf")),
+            fmt("p50", med(c, "p50", "sockperf")),
+            cell(r1), cell(r2), cell(r3), r4[0], r5[0]))
+    print()
+
+if "rss" in cases:
+    print("## Peak memory (maximum RSS, KiB; a server's includes its per-request children)\n")
+    print("| case | tool | client | server |")
+    print("|---|---|--:|--:|")
+    seen = []
+    for line in open(raw):
+        case, tool = line.split("\t")[:2]
+        if case.startswith("rss") and (case, tool) not in seen:
+            seen.append((case, tool))
+    name = {"ours": "ours", "old": "0.4.11"}
+    for case, tool in seen:
+        cl = med(case, "client_kib", tool)
+        sv = med(case, "server_kib", tool)
+        print("| %s | %s | %s | %s |" % (case[4:], name.get(tool, tool),
+              "—" if cl is None else "%d" % cl, "—" if sv is None else "%d" % sv))
+    print()
+EOF
+
+echo "Latency rows use -m $LAT_SIZE for every tool (sockperf's smallest message);"
+echo "sockperf ping-pong reports half the round trip, as qperf does; its defaults"
+echo "(blocking sockets, Nagle off) are used.  Our p50 is not reported yet (the"
+echo "latency histogram is another branch's work): ours/sockperf p50 compares our"
+echo "mean with sockperf's median."
+print_fails
+exit 0

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The socket transports' data path: send and receive one message, and the
+ * post() and poll() operations the loops of core/measure.c call.  Sends
+ * are done at once inside post(); a posted receive is a credit that
+ * poll() turns into a receive, waiting at most the wait it is given.
+ *
+ * Fast paths (sock_tune); bench/compare-sock.sh measures them against
+ * 0.4.11, iperf3 and sockperf (bench/results-sock.md says what could and
+ * could not be told from the noise of a shared 2-CPU machine):
+ *   SF_NODELAY  a TCP bandwidth sender sets TCP_NODELAY: a 65,536-byte
+ *               message is one full segment plus a short tail that Nagle
+ *               holds until the ACK of the previous one comes back;
+ *   SF_LOWAT    a TCP receiver sets SO_RCVLOWAT to the message size (the
+ *               kernel caps it at half the receive buffer), so a blocked
+ *               recv() wakes once per message instead of once per segment;
+ *   SF_SPIN     -cp1 (poll_mode): the socket is non-blocking and a send or
+ *               receive that would block is retried at once (busy polling,
+ *               for SPIN_BUDGET of each wait, then poll()) until it moves
+ *               data, the timer fires or the wait (the idle limit, the
+ *               timeout) has passed; SO_BUSY_POLL is asked for too, where
+ *               the kernel allows it (on loopback it has no effect).
+ * Every byte still goes through the user buffer, and -ar1 still reads it.
+ * SF_NODELAY and SF_LOWAT apply between qperf 0.5 peers only, so that a
+ * run against qperf 0.4.11 measures what two 0.4.11 ends would; SF_SPIN is
+ * the user's explicit request and invisible on the wire, so our client
+ * spins against any server, but a server serving a 0.4.11 client leaves
+ * its side exactly as 0.4.11's (0.4.11 ignores -cp in socket tests).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "../core/progress.h"
+#include "../core/util.h"
+#include "sock_priv.h"
+#include "transport.h"
+
+#define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
+#define SPIN_BUDGET (BUSY_POLL_US * 1000ULL) /* ns spun before sleeping */
+
+void sock_tune(struct tsess *s, struct sock_priv *sp)
+{
+	bool legacy = !s->ch->ext;
+	bool tcp = sp->xp->style == SS_STREAM && sp->xp->protocol == 0 &&
+		   sp->xp->family == 0;
+	bool bw = s->t->loop == LOOP_STREAM_BW;
+	int one = 1, v;
+
+	if (s->server && legacy)
+		return; /* a 0.4.11 client's server side stays 0.4.11's */
+	if (!legacy && tcp && bw && !s->server &&
+	    setsockopt(sp->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		       sizeof(one)) == 0)
+		sp->fast |= SF_NODELAY;
+	v = s->p.msg_size > INT_MAX ? INT_MAX : (int)s->p.msg_size;
+	if (!legacy && tcp && (s->server || !bw) && v > 1 &&
+	    setsockopt(sp->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
+		sp->fast |= SF_LOWAT;
+	if (!s->p.poll_mode)
+		return;
+	v = fcntl(sp->fd, F_GETFL);
+	if (v < 0 || fcntl(sp->fd, F_SETFL, v | O_NONBLOCK) < 0)
+		return;
+	sp->fast |= SF_SPIN;
+	v = BUSY_POLL_US; /* refused (EPERM) on some kernels unprivileged */
+	setsockopt(sp->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v));
+}
+
+/*
+ * A spinning side's send or receive would block: go on (true) unless the
+ * wait that began at start (ns; limit ns, 0 = none) is over.  A blocking
+ * side never goes on: its socket timeout already ran out.  For the first
+ * SPIN_BUDGET ns of a wait each retry only yields the CPU to anything else
+ * runnable on it (the peer, on a small machine); past that the side
+ * sleeps in poll() until the socket is ready (events) or the wait is over,
+ * as SO_BUSY_POLL does in the kernel.  On an idle machine an answer comes
+ * within the budget and no CPU has to wake from sleep; on a loaded one
+ * pure spinning of both ends was 2-100x slower than blocking (each end
+ * burns the CPU time the other needs).  SIGALRM ends the sleep.
+ */
+static bool spin_more(const struct sock_priv *sp, uint64_t start,
+		      uint64_t limit, short events)
+{
+	uint64_t spent, ms;
+	struct pollfd pfd = { sp->fd, events, 0 };
+
+	if (!(sp->fast & SF_SPIN) || timer_fired)
+		return false;
+	spent = now_ns() - start;
+	if (limit && spent >= limit)
+		return false;
+	if (spent < SPIN_BUDGET) {
+		sched_yield();
+		return true;
+	}
+	ms = limit ? (limit - spent) / 1000000 + 1 : 0;
+	poll(&pfd, 1, !limit ? -1 : ms > INT_MAX ? INT_MAX : (int)ms);
+	return true;
+}
+
+/* Outcome of one transfer. */
+enum xfer {
+	XF_OK, /* whole message moved */
+	XF_STOP, /* the test is over: timer, EOF, peer closed */
+	XF_ERR, /* this transfer failed; counted, the loop goes on */
+	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
+	XF_FATAL /* errno-described failure that ends the test */
+};
+
+static bool is_eagain(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK;
+}
+
+/* Send one message; stream sockets loop until all msg_size bytes went. */
+static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
+			  size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
+		  sp->xp->style == SS_RDS;
+	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (to)
+			n = sendto(sp->fd, s->buf + off, len - off,
+				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
+				   sp->peerlen);
+		else
+			n = send(sp->fd, s->buf + off, len - off, MSG_NOSIGNAL);
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0) {
+			progress_note(); /* a huge message shows progress */
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			if (n == 0)
+				return XF_STOP;
+			if (start)
+				start = now_ns();
+			continue;
+		}
+		if (errno == EINTR ||
+		    (is_eagain(errno) && spin_more(sp, start, sp->idle, POLLOUT)))
+			continue;
+		s->last_errno = errno;
+		if (stream && (errno == EPIPE || errno == ECONNRESET))
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+/*
+ * A datagram server counts and answers only its client: datagrams from
+ * other hosts are ignored, and the first one from the client's host
+ * connects the socket to its sender, so the kernel drops all others.
+ */
+static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
+{
+	/* Datagrams queued before connect() still arrive: check each. */
+	if (sp->dgram_peer)
+		return sp->peerlen == sp->clientlen &&
+		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
+	if (!sock_same_host(&sp->peer, &s->ch->peer))
+		return false;
+	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
+		sp->dgram_peer = true;
+		sp->client = sp->peer;
+		sp->clientlen = sp->peerlen;
+	}
+	return true;
+}
+
+/* Receive one message: msg_size bytes of stream, or one datagram.  A
+ * spinning side waits at most limit ns (0 = no limit) for data. */
+static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
+			  uint64_t limit, size_t *moved)
+{
+	size_t off = 0, len = s->p.msg_size;
+	bool stream = sp->xp->style == SS_STREAM;
+	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
+
+	*moved = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (s->server && !stream) {
+			sp->peerlen = sizeof(sp->peer);
+			n = recvfrom(sp->fd, s->buf + off, len - off, 0,
+				     (struct sockaddr *)&sp->peer,
+				     &sp->peerlen);
+		} else {
+			n = recv(sp->fd, s->buf + off, len - off, 0);
+		}
+		if (timer_fired)
+			return XF_STOP;
+		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
+		    !dgram_from_client(s, sp))
+			continue; /* a stranger's: neither counted nor answered */
+		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
+			return XF_ERR; /* RDS counts whole messages only */
+		if (n > 0 || (n == 0 && !stream)) {
+			progress_note(); /* a huge message shows progress */
+			off += (size_t)n;
+			if (!stream || off >= len) {
+				*moved = off;
+				return XF_OK;
+			}
+			if (start)
+				start = now_ns();
+			continue;
+		}
+		if (n == 0) {
+			if (len == 0) /* 0.4.11 spins on empty messages */
+				return XF_OK;
+			return XF_STOP; /* EOF: the peer closed */
+		}
+		if (errno == EINTR ||
+		    (is_eagain(errno) && spin_more(sp, start, limit, POLLIN)))
+			continue;
+		s->last_errno = errno;
+		if (stream && errno == ECONNRESET)
+			return XF_STOP;
+		if (is_eagain(errno))
+			return XF_IDLE;
+		return stream ? XF_FATAL : XF_ERR;
+	}
+}
+
+int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = s->priv;
+	size_t moved;
+
+	if (wr->op == OP_RECV) {
+		sp->credits += n;
+		return (int)n;
+	}
+	if (wr->op != OP_SEND || sp->ndone >= (int)ARRAY_SIZE(sp->done))
+		return seterr(err, errlen,
+			      "internal error: %s cannot post this operation",
+			      sp->xp->name);
+	switch (send_msg(s, sp, &moved)) {
+	case XF_OK:
+		sp->done[sp->ndone++] = (struct tcomp){ OP_SEND, TC_OK, 0,
+							(uint32_t)moved };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_ERR:
+		return TP_SOFT;
+	case XF_IDLE:
+		return TP_IDLE;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "send failed");
+		return TP_FATAL;
+	}
+}
+
+/* Coarse SO_RCVTIMEO steps, so that a changing wait rarely costs a call. */
+static uint64_t wait_step(uint64_t ns)
+{
+	uint64_t ms = 1;
+
+	while (ms * 1000000ULL < ns && ms < (1ULL << 20))
+		ms <<= 1;
+	return ms * 1000000ULL;
+}
+
+int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+		     char *err, size_t errlen)
+{
+	struct sock_priv *sp = s->priv;
+	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
+	size_t moved;
+	int k = 0;
+
+	if (sp->ndone > 0) {
+		while (k < max && k < sp->ndone) {
+			c[k] = sp->done[k];
+			k++;
+		}
+		memmove(sp->done, sp->done + k,
+			(size_t)(sp->ndone - k) * sizeof(sp->done[0]));
+		sp->ndone -= k;
+		return k;
+	}
+	if (sp->credits == 0 || max < 1)
+		return 0;
+	if (want != sp->rcvtimeo && !(sp->fast & SF_SPIN)) {
+		sock_set_timeo(sp->fd, SO_RCVTIMEO, want);
+		sp->rcvtimeo = want;
+	}
+	/* Spinning, a finite wait is kept exact (0: one try). */
+	if (wait != UINT64_MAX)
+		want = wait ? wait : 1;
+	switch (recv_msg(s, sp, want, &moved)) {
+	case XF_OK:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
+		return 1;
+	case XF_ERR:
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
+		return 1;
+	case XF_STOP:
+		s->ended = !timer_fired;
+		return 0;
+	case XF_IDLE:
+		return 0;
+	default:
+		seterr_errno(err, errlen, s->last_errno, "receive failed");
+		return TP_FATAL;
+	}
+}

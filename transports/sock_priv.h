@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What transports/sock.c (data socket setup) and transports/sock_io.c (the
+ * data path: send, receive, post, poll) share.  Private to the socket
+ * transports.
+ */
+#ifndef QPERF_SOCK_PRIV_H
+#define QPERF_SOCK_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "transport.h"
+
+enum sock_style {
+	SS_STREAM, /* tcp, sdp, sctp: connected byte stream */
+	SS_DGRAM, /* udp: datagrams */
+	SS_RDS /* rds: reliable datagrams, address exchange first */
+};
+
+struct xport {
+	const char *name; /* for messages: "TCP", "SCTP", ... */
+	enum sock_style style;
+	int family; /* 0: the control connection's; else forced family */
+	int socktype;
+	int protocol; /* 0, or IPPROTO_SCTP */
+};
+
+#define DATA_SECRET 16 /* bytes a 0.5 client sends first on its data link */
+
+/* Per-session state. */
+struct sock_priv {
+	const struct xport *xp;
+	int fd; /* data socket, -1 if none */
+	struct sockaddr_storage peer; /* datagram peer */
+	socklen_t peerlen;
+	uint32_t credits; /* receives posted and not yet done */
+	struct tcomp done[2]; /* completed sends not yet polled */
+	int ndone;
+	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
+	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
+	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */
+	bool dgram_peer; /* a datagram server knows its client (connected) */
+	struct sockaddr_storage client; /* ... at this address */
+	socklen_t clientlen;
+	unsigned fast; /* SF_* in use on fd (sock_tune) */
+};
+
+/* Fast paths (sock_tune). */
+#define SF_NODELAY 0x1u /* bulk sender: no Nagle stall on a message's tail */
+#define SF_LOWAT 0x2u /* stream receiver wakes once per message */
+#define SF_SPIN 0x4u /* -cp1: non-blocking socket, spin instead of sleep */
+
+/*
+ * Choose and set this side's fast paths on the open data socket sp->fd
+ * (see sock_io.c for what each does and when it applies).  Never fails:
+ * a socket option the kernel refuses leaves that fast path off.
+ */
+void sock_tune(struct tsess *s, struct sock_priv *sp);
+
+/* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none). */
+void sock_set_timeo(int fd, int opt, uint64_t ns);
+
+/* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
+bool sock_same_host(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b);
+
+/* The transport's post() and poll() (transports/transport.h). */
+int sock_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
+	      size_t errlen);
+int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+	      char *err, size_t errlen);
+
+#endif
