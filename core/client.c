@@ -23,6 +23,7 @@
 #include "../transports/transport.h"
 #include "ctl.h"
 #include "engine.h"
+#include "interval.h"
 #include "measure.h"
 #include "session.h"
 #include "report.h"
@@ -34,6 +35,7 @@ struct client {
 	const struct plan *plan;
 	bool legacy; /* the server speaks only 0.4.11's dialect */
 	bool quit; /* a quit test ran: stop */
+	bool ival_warned; /* said once that the server sends no intervals */
 };
 
 /* One test attempt's state. */
@@ -98,6 +100,8 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->gid_index = a->par.set[side][PAR_GID_INDEX]
 			       ? (int32_t)v[PAR_GID_INDEX]
 			       : -1;
+	q->interval_ns = legacy || !ival_applies(a->t, false) ? 0
+							       : a->s->interval;
 }
 
 static void fill_request(struct attempt *a, bool legacy)
@@ -223,10 +227,32 @@ static int check_measured(struct attempt *a, const struct tside *sd,
 	return 0;
 }
 
-static int run_data(struct attempt *a)
+/* Interval reports: this side's to stdout, the server's if it can. */
+static void ival_client(struct client *cl, struct attempt *a,
+			struct tside *sd, struct ival_text *txt)
+{
+	if (!a->s->interval || !ival_applies(a->t, false))
+		return;
+	txt->t = a->t;
+	txt->o = &a->s->out;
+	sd->interval = a->s->interval;
+	sd->ival_out.emit = ival_print;
+	sd->ival_out.arg = txt;
+	sd->ival_peer = sd->ext && (sd->peer_caps & CAP_INTERVAL) &&
+			ival_applies(a->t, true);
+	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned) {
+		cl->ival_warned = true;
+		fprintf(stderr,
+			"qperf: warning: the server runs qperf %s, which sends no interval reports; showing this side's figures only\n",
+			sd->ext ? a->h.version : "0.4");
+	}
+}
+
+static int run_data(struct client *cl, struct attempt *a)
 {
 	struct tside sd;
 	struct results res;
+	struct ival_text txt;
 
 	memset(&sd, 0, sizeof(sd));
 	sd.t = a->t;
@@ -236,6 +262,7 @@ static int run_data(struct attempt *a)
 	sd.ext_ver = a->q.ext_ver;
 	sd.peer_caps = a->h.caps;
 	session_params(&a->lq, &sd.p);
+	ival_client(cl, a, &sd, &txt);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -322,7 +349,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 				cl->quit = true;
 			break;
 		default:
-			rc = run_data(a);
+			rc = run_data(cl, a);
 			break;
 		}
 	}
@@ -353,6 +380,10 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		     l = strtok_r(NULL, "\n", &save))
 			fprintf(stderr, "qperf: warning: %s\n", l);
 	}
+	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false))
+		fprintf(stderr,
+			"qperf: warning: %s set but not used in test %s (interval reports are for bandwidth tests)\n",
+			s->interval_opt ? s->interval_opt : "-I", t->name);
 	if (t->tp && t->tp->max_msg &&
 	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg) {
 		fprintf(stderr,
@@ -498,7 +529,7 @@ static int loop_cb(const struct settings *s, void *arg)
 
 int client_main(const struct plan *p)
 {
-	struct client cl = { p, false, false };
+	struct client cl = { p, false, false, false };
 	char err[ERR_MAX];
 	int rc0;
 

@@ -51,6 +51,7 @@ struct req {
 	uint32_t caps; /* CAP_* of the client */
 	bool mtu_explicit; /* -mt given: do not clamp it to the ports */
 	int32_t gid_index; /* RoCE GID index to use, -1 = choose */
+	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
 };
 
 /* TLV item types of the request block (unknown types are ignored). */
@@ -60,7 +61,8 @@ enum reqx_item {
 	REQX_CAPS = 3, /* u32 CAP_* */
 	REQX_MTU_EXPLICIT = 4, /* u32 0/1 */
 	REQX_GID_INDEX = 5, /* u32; absent: automatic */
-	REQX_VERSION = 6 /* bytes: "0.5.0" */
+	REQX_VERSION = 6, /* bytes: "0.5.0" */
+	REQX_INTERVAL_NS = 7 /* u64; absent: no interval reports */
 };
 
 /* TLV item types of the server's reply block and of the STAT block. */

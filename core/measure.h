@@ -21,6 +21,7 @@
 
 #include "types.h"
 
+struct ival;
 struct tsess;
 struct test_desc;
 
@@ -55,6 +56,7 @@ struct lrun {
 	 */
 	int (*wait_peer)(void *arg, char *err, size_t errlen);
 	void *wait_arg;
+	struct ival *iv; /* interval reports (interval.h), or NULL */
 };
 
 /*

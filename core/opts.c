@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interval.h"
 #include "opts.h"
 #include "util.h"
 #include "../transports/transport.h"
@@ -581,6 +582,21 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 			       errlen))
 			return -1;
 		s->nloops++;
+		return 0;
+	case OA_INTERVAL:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		if (x < IVAL_MIN)
+			return opts_fail(err, errlen, spelling, v,
+				    "must be at least 0.1 seconds");
+		s->interval = x;
+		s->interval_opt = spelling;
+		return 0;
+	case OA_PLOT:
+		if (!*v)
+			return opts_fail(err, errlen, spelling, NULL,
+				    "empty file name");
+		plan->plot_file = v;
 		return 0;
 	case OA_LISTEN_PORT:
 		if (parse_value(o, spelling, v, &x, err, errlen))

@@ -54,6 +54,8 @@ enum opt_act {
 	OA_MAX_MSGS, /* --max_msgs */
 	OA_MAX_MEMORY, /* --max_memory */
 	OA_MAX_SETUP, /* --max_setup */
+	OA_INTERVAL, /* -I: settings.interval */
+	OA_PLOT, /* --plot: plan->plot_file */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -100,6 +102,8 @@ struct settings {
 	struct out_opts out;
 	int nloops;
 	struct loop loops[LOOP_MAX]; /* first given = outermost */
+	uint64_t interval; /* ns: -I, interval reports; 0 = none */
+	const char *interval_opt; /* -I as typed, for warnings */
 };
 
 struct plan_item {
@@ -137,6 +141,7 @@ struct plan {
 	const char *host; /* client: server host */
 	uint16_t listen_port; /* default 19765; 0 allowed for a server */
 	const char *port_file; /* server: write the bound port here */
+	const char *plot_file; /* client: --plot, an SVG of the sweep */
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */

@@ -101,7 +101,8 @@ void session_params(const struct req *q, struct tparams *p)
 
 uint32_t session_caps(void)
 {
-	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET;
+	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET |
+			CAP_INTERVAL;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -183,12 +184,26 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 			errlen);
 }
 
+/* Interval reports for this side, if asked for and the test has them. */
+static struct ival *ival_setup(struct tside *sd, struct ival *iv)
+{
+	struct ival_sink srv = { ival_send, sd->c };
+
+	if (!sd->interval || !ival_applies(sd->t, sd->server))
+		return NULL;
+	ival_init(iv, sd->interval, sd->p.time,
+		  sd->server ? srv : sd->ival_out, sd->server,
+		  sd->ival_peer, sd->c);
+	return iv;
+}
+
 int session_run(struct tside *sd, char *err, size_t errlen)
 {
 	const struct transport *tp = sd->t->tp;
 	struct chan ch;
 	struct tsess s;
 	struct lrun lr;
+	struct ival iv;
 	bool open = false;
 	int rc = -1;
 
@@ -216,6 +231,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	lr.s = &s;
 	lr.wait_peer = wait_peer;
 	lr.wait_arg = sd;
+	lr.iv = ival_setup(sd, &iv);
 	if (loop_prep(&lr, err, errlen) < 0)
 		goto out;
 	debugf(sd->c->debug, "waiting for synchronization before test");
@@ -238,6 +254,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	if (rc < 0)
 		goto out;
 	rc = -1;
+	if (lr.iv && ival_finish(lr.iv, &sd->st, err, errlen) < 0)
+		goto out;
 	if (!sd->server && peer_waits(sd) &&
 	    ctl_send(sd->c, SYNC_DONE, strlen(SYNC_DONE), SYNC_DONE, err,
 		     errlen) < 0)

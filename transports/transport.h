@@ -109,6 +109,7 @@ struct tparams {
 #define CAP_XRC 0x2u /* implements the xrc_* tests */
 #define CAP_LOSS 0x4u /* lossy latency tests recover from lost messages */
 #define CAP_DATA_SECRET 0x8u /* stream data connections start with a secret */
+#define CAP_INTERVAL 0x10u /* sends interval reports (core/interval.h) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
