@@ -19,7 +19,7 @@ WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I.
 ALL_LDFLAGS = $(LDFLAGS)
-LIBS =
+LIBS = -lm
 
 ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -69,7 +69,7 @@ endif
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
 	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
 	core/tlv.o core/server.o core/client.o core/measure.o core/session.o \
-	core/interval.o core/util.o transports/table.o transports/sock.o \
+	core/interval.o core/plot.o core/util.o transports/table.o transports/sock.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))

@@ -25,6 +25,7 @@
 #include "engine.h"
 #include "interval.h"
 #include "measure.h"
+#include "plot.h"
 #include "session.h"
 #include "report.h"
 #include "util.h"
@@ -36,6 +37,7 @@ struct client {
 	bool legacy; /* the server speaks only 0.4.11's dialect */
 	bool quit; /* a quit test ran: stop */
 	bool ival_warned; /* said once that the server sends no intervals */
+	struct plot *plot; /* --plot, or NULL */
 };
 
 /* One test attempt's state. */
@@ -290,6 +292,7 @@ static int run_data(struct client *cl, struct attempt *a)
 		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
 				  notes, sd.nnotes);
 	}
+	plot_add(cl->plot, a->t, a->s, &res);
 	return 0;
 }
 
@@ -529,25 +532,38 @@ static int loop_cb(const struct settings *s, void *arg)
 
 int client_main(const struct plan *p)
 {
-	struct client cl = { p, false, false, false };
+	struct client cl = { p, false, false, false, NULL };
 	char err[ERR_MAX];
-	int rc0;
+	int rc = 0;
 
 	measure_init();
-	rc0 = precheck_plan(p);
-	if (rc0)
-		return rc0;
-	for (size_t i = 0; i < p->ntests && !cl.quit; i++) {
+	rc = precheck_plan(p);
+	if (rc)
+		return rc;
+	/* Before any test: a sweep must not run for nothing. */
+	if (p->plot_file) {
+		cl.plot = plot_open(p->plot_file, err, sizeof(err));
+		if (!cl.plot) {
+			fprintf(stderr, "qperf: %s\n", err);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < p->ntests && !cl.quit && !rc; i++) {
 		const struct plan_item *it = &p->tests[i];
 		struct loop_arg la = { &cl, it->test };
-		int rc;
 
 		err[0] = '\0';
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			fprintf(stderr, "qperf: %s\n", err);
 		if (rc || out_flush() < 0)
-			return 1;
+			rc = 1;
 	}
-	return 0;
+	/* What ran is drawn even when a later test failed. */
+	if (cl.plot && plot_finish(cl.plot, p->ntests && p->tests[0].s.out.bits,
+				   err, sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		rc = 1;
+	}
+	return rc;
 }

@@ -141,8 +141,10 @@ static void drain_peer(struct ival *iv, uint32_t lim)
 		struct pollfd pfd = { iv->c->fd, POLLIN | POLLPRI, 0 };
 		struct ival_rec r;
 		size_t n;
-		int avail = 0;
+		int avail = 0, k;
 
+		if (iv->peer_done)
+			return;
 		if (poll(&pfd, 1, 0) != 1 || (pfd.revents & ~POLLIN))
 			return;
 		if (ioctl(iv->c->fd, FIONREAD, &avail) < 0 || avail < TLV_HDR)
@@ -155,10 +157,15 @@ static void drain_peer(struct ival *iv, uint32_t lim)
 		if (ctl_recv_block(iv->c, blk, sizeof(blk), &n,
 				   "interval report", err, sizeof(err)) < 0)
 			return;
-		if (ival_decode(blk, n, &r) != 1) {
+		k = ival_decode(blk, n, &r);
+		if (k < 0) {
 			seterr(iv->err, sizeof(iv->err),
 			       "bad interval report from the server");
 			iv->failed = true;
+			return;
+		}
+		if (k == 0) { /* the server's loop has ended */
+			iv->peer_done = true;
 			return;
 		}
 		take_peer(iv, &r, lim);
@@ -208,7 +215,7 @@ static int read_rest(struct ival *iv, char *err, size_t errlen)
 {
 	uint8_t blk[IVAL_BLOCK_MAX];
 
-	for (;;) {
+	while (!iv->peer_done) {
 		struct ival_rec r;
 		size_t n;
 		int k;
@@ -221,8 +228,9 @@ static int read_rest(struct ival *iv, char *err, size_t errlen)
 			return seterr(err, errlen,
 				      "bad interval report from the server");
 		if (k == 0)
-			break;
-		take_peer(iv, &r, UINT32_MAX);
+			iv->peer_done = true;
+		else
+			take_peer(iv, &r, UINT32_MAX);
 	}
 	flush_pending(iv, UINT32_MAX);
 	return 0;

@@ -77,6 +77,7 @@ struct ival {
 	bool server; /* send the IVX_DONE block at the end */
 	struct ctl *c; /* server: where to send it; client: peer's records */
 	bool peer; /* client: the server sends its records */
+	bool peer_done; /* client: the server's end block has come */
 	struct ival_rec pend[IVAL_PENDING];
 	int npend;
 	bool failed;

@@ -21,6 +21,7 @@
 
 #include "interval.h"
 #include "opts.h"
+#include "plot.h"
 #include "util.h"
 #include "../transports/transport.h"
 
@@ -684,6 +685,10 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 					      "try: qperf --help");
 		return -1;
 	}
+	for (size_t i = 0; plan->plot_file && i < plan->ntests; i++)
+		if (plot_check(plan->tests[i].test, &plan->tests[i].s, err,
+			       errlen) < 0)
+			return -1;
 	if (plan->listen_port == 0)
 		return opts_fail(err, errlen, "-lp", "0", "a client needs a port "
 						     "between 1 and 65535");
