@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Interval reports (core/interval.h): the record codec (round trip, end
+ * block, malformed blocks), the text line, the cutting of intervals on
+ * the grid (a stall, the test time, an interval longer than the test),
+ * and the client's ordering of the server's records read from a real
+ * socket (early, late, the end block).
+ */
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/ctl.h"
+#include "core/interval.h"
+#include "core/tlv.h"
+#include "core/util.h"
+#include "harness.h"
+#include "transports/transport.h"
+
+#define MS 1000000ULL
+
+/* A sink that keeps what it is given. */
+struct keep {
+	int n;
+	struct ival_rec r[32];
+};
+
+static int keep_emit(void *arg, const struct ival_rec *r, char *err,
+		     size_t errlen)
+{
+	struct keep *k = arg;
+
+	(void)err;
+	(void)errlen;
+	if (k->n < 32)
+		k->r[k->n++] = *r;
+	return 0;
+}
+
+static struct ival_rec sample(void)
+{
+	struct ival_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.index = 7;
+	r.start = 7 * NS_PER_SEC;
+	r.end = 8 * NS_PER_SEC + 5;
+	r.s.bytes = 1ULL << 40;
+	r.s.msgs = 123456789;
+	r.s.errs = 3;
+	r.r.bytes = 99;
+	r.r.msgs = 2;
+	r.r.errs = 1;
+	r.last = true;
+	return r;
+}
+
+TEST(codec_round_trip)
+{
+	struct ival_rec a = sample(), b;
+	uint8_t blk[IVAL_BLOCK_MAX];
+	size_t n = ival_encode(&a, false, blk, sizeof(blk));
+
+	CHECK(n > TLV_HDR && n <= IVAL_BLOCK_MAX);
+	CHECK(tlv_header(blk) == n);
+	CHECK(ival_decode(blk, n, &b) == 1);
+	CHECK(b.index == 7 && b.start == a.start && b.end == a.end);
+	CHECK(b.s.bytes == a.s.bytes && b.s.msgs == a.s.msgs && b.s.errs == 3);
+	CHECK(b.r.bytes == 99 && b.r.msgs == 2 && b.r.errs == 1);
+	CHECK(b.last && !b.peer);
+	n = ival_encode(NULL, true, blk, sizeof(blk));
+	CHECK(n > TLV_HDR);
+	CHECK(ival_decode(blk, n, &b) == 0);
+	CHECK(ival_encode(&a, false, blk, 20) == 0); /* too small */
+}
+
+TEST(codec_malformed)
+{
+	struct ival_rec a = sample(), b;
+	uint8_t blk[IVAL_BLOCK_MAX];
+	size_t n = ival_encode(&a, false, blk, sizeof(blk));
+	struct tlv_w w;
+
+	CHECK(ival_decode(blk, n - 1, &b) < 0); /* length mismatch */
+	blk[0] ^= 1; /* magic */
+	CHECK(ival_decode(blk, n, &b) < 0);
+	/* missing END */
+	tlv_init(&w, blk, sizeof(blk));
+	tlv_u32(&w, 1, 0);
+	tlv_u64(&w, 2, 0);
+	n = tlv_finish(&w);
+	CHECK(ival_decode(blk, n, &b) < 0);
+	/* END before START */
+	tlv_init(&w, blk, sizeof(blk));
+	tlv_u32(&w, 1, 0);
+	tlv_u64(&w, 2, 10);
+	tlv_u64(&w, 3, 5);
+	n = tlv_finish(&w);
+	CHECK(ival_decode(blk, n, &b) < 0);
+	/* a u64 item of the wrong size */
+	tlv_init(&w, blk, sizeof(blk));
+	tlv_u32(&w, 1, 0);
+	tlv_u32(&w, 2, 0);
+	tlv_u64(&w, 3, 5);
+	n = tlv_finish(&w);
+	CHECK(ival_decode(blk, n, &b) < 0);
+	/* an unknown item is skipped */
+	tlv_init(&w, blk, sizeof(blk));
+	tlv_u32(&w, 1, 4);
+	tlv_u64(&w, 2, 0);
+	tlv_u64(&w, 3, 5);
+	tlv_u64(&w, 999, 1);
+	n = tlv_finish(&w);
+	CHECK(ival_decode(blk, n, &b) == 1 && b.index == 4);
+}
+
+TEST(format_lines)
+{
+	struct out_opts o = { .precision = 3 };
+	struct ival_rec r;
+	char buf[512];
+
+	memset(&r, 0, sizeof(r));
+	r.start = NS_PER_SEC;
+	r.end = 2 * NS_PER_SEC;
+	r.s.bytes = 1170000000;
+	r.s.msgs = 17853;
+	ival_format(buf, sizeof(buf), test_find("tcp_bw"), &o, &r);
+	CHECK_STR(buf, "    1.00-2.00   sec  loc send     1.17 GB        17,853 msgs     1.17 GB/sec        17.9 K/sec\n");
+	r.peer = true;
+	r.r = r.s;
+	r.s.bytes = 0;
+	o.unify_units = true;
+	o.bits = true;
+	ival_format(buf, sizeof(buf), test_find("tcp_bw"), &o, &r);
+	CHECK_STR(buf, "    1.00-2.00   sec  rem recv  1170000000 bytes      17853 msgs  9360000000 bits/sec     17853 /sec\n");
+	/* a bidirectional side: a send and a receive line */
+	ival_format(buf, sizeof(buf), test_find("rc_bi_bw"), &o, &r);
+	CHECK(strstr(buf, "rem send") && strstr(buf, "rem recv"));
+	/* RDMA read: the client's reads */
+	r.peer = false;
+	ival_format(buf, sizeof(buf), test_find("rc_rdma_read_bw"), &o, &r);
+	CHECK(strstr(buf, "loc recv") && !strstr(buf, "send"));
+}
+
+TEST(applies)
+{
+	CHECK(ival_applies(test_find("tcp_bw"), false));
+	CHECK(ival_applies(test_find("tcp_bw"), true));
+	CHECK(ival_applies(test_find("udp_bw"), true));
+	CHECK(ival_applies(test_find("rc_bi_bw"), true));
+	CHECK(ival_applies(test_find("rc_rdma_write_bw"), true));
+	CHECK(ival_applies(test_find("rc_rdma_read_bw"), false));
+	CHECK(!ival_applies(test_find("rc_rdma_read_bw"), true)); /* idle */
+	CHECK(!ival_applies(test_find("tcp_lat"), false));
+	CHECK(!ival_applies(test_find("rc_fetch_add_mr"), false));
+	CHECK(!ival_applies(test_find("conf"), false));
+}
+
+/* A window that started `ago` ns before now. */
+static void window(struct node_stat *st, uint64_t ago)
+{
+	memset(st, 0, sizeof(*st));
+	st->real_s = now_ns() - ago;
+}
+
+TEST(grid_and_test_time)
+{
+	struct keep k = { 0 };
+	struct ival_sink out = { keep_emit, &k };
+	struct node_stat st;
+	struct ival iv;
+	char err[128];
+
+	/* 100 ms intervals of a 1 s test; the loop starts now */
+	window(&st, 0);
+	ival_init(&iv, 100 * MS, NS_PER_SEC, out, false, false, NULL);
+	ival_tick(&iv, &st); /* first check: learns the start */
+	CHECK(k.n == 0 && iv.next == st.real_s + 100 * MS);
+	/* a stall: the loop notices 250 ms later, one record to now */
+	iv.base = iv.prev = st.real_s -= 250 * MS;
+	iv.next = st.real_s + 100 * MS;
+	st.s.bytes = 1000;
+	st.s.msgs = 10;
+	ival_tick(&iv, &st);
+	CHECK(k.n == 1 && k.r[0].index == 0 && k.r[0].start == 0);
+	CHECK(k.r[0].end >= 250 * MS && k.r[0].s.bytes == 1000);
+	CHECK(iv.next == st.real_s + 300 * MS); /* 200 ms skipped */
+	/* at 950 ms: the next end would be 1 s, the test's end: none */
+	iv.base = iv.prev = st.real_s = now_ns() - 950 * MS;
+	iv.next = 0 + st.real_s + 900 * MS;
+	st.s.bytes = 3000;
+	st.s.msgs = 30;
+	ival_tick(&iv, &st);
+	CHECK(k.n == 2 && k.r[1].s.bytes == 2000 && k.r[1].s.msgs == 20);
+	CHECK(iv.next == UINT64_MAX);
+	/* the end: the rest of the window, marked last */
+	st.real_e = st.real_s + NS_PER_SEC + 1000;
+	st.s.bytes = 3500;
+	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
+	CHECK(k.n == 3 && k.r[2].last && k.r[2].s.bytes == 500);
+	CHECK(k.r[2].end == NS_PER_SEC + 1000);
+	CHECK(k.r[0].s.bytes + k.r[1].s.bytes + k.r[2].s.bytes == 3500);
+}
+
+TEST(interval_longer_than_test)
+{
+	struct keep k = { 0 };
+	struct ival_sink out = { keep_emit, &k };
+	struct node_stat st;
+	struct ival iv;
+	char err[128];
+
+	window(&st, 0);
+	ival_init(&iv, 5 * NS_PER_SEC, NS_PER_SEC, out, false, false, NULL);
+	ival_check(&iv, &st);
+	CHECK(iv.next == UINT64_MAX);
+	st.real_e = st.real_s + NS_PER_SEC;
+	st.r.bytes = 42;
+	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
+	CHECK(k.n == 1 && k.r[0].start == 0 && k.r[0].end == NS_PER_SEC);
+	CHECK(k.r[0].r.bytes == 42 && k.r[0].last);
+	/* a period below the minimum is raised to it */
+	ival_init(&iv, 1, 0, out, false, false, NULL);
+	CHECK(iv.period == IVAL_MIN);
+}
+
+static void send_rec(int fd, uint32_t index, bool done)
+{
+	struct ival_rec r;
+	uint8_t blk[IVAL_BLOCK_MAX];
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.index = index;
+	r.end = (index + 1) * 100 * MS;
+	r.r.bytes = 100 + index;
+	n = ival_encode(&r, done, blk, sizeof(blk));
+	CHECK(write(fd, blk, n) == (ssize_t)n);
+}
+
+/* Client side: the server's records, early and late, come in order. */
+TEST(peer_order)
+{
+	struct keep k = { 0 };
+	struct ival_sink out = { keep_emit, &k };
+	struct node_stat st;
+	struct ival iv;
+	struct ctl c;
+	char err[128];
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	memset(&c, 0, sizeof(c));
+	c.fd = sv[0];
+	c.timeout = NS_PER_SEC;
+	window(&st, 0);
+	ival_init(&iv, 100 * MS, 0, out, false, true, &c);
+	ival_tick(&iv, &st); /* learns the start */
+	/* the server's 0 and 1 are already here at our first end: 0 comes
+	 * after ours, 1 waits for our 1 */
+	send_rec(sv[1], 0, false);
+	send_rec(sv[1], 1, false);
+	iv.next = 0;
+	ival_tick(&iv, &st);
+	CHECK(k.n == 2 && !k.r[0].peer && k.r[0].index == 0);
+	CHECK(k.r[1].peer && k.r[1].index == 0);
+	CHECK(iv.npend == 1);
+	iv.next = 0;
+	ival_tick(&iv, &st); /* our 1, then the server's 1 */
+	CHECK(k.n == 4 && !k.r[2].peer && k.r[2].index == 1);
+	CHECK(k.r[3].peer && k.r[3].index == 1);
+	/* the server's 2 comes late: read at the end, then the end block */
+	send_rec(sv[1], 2, false);
+	send_rec(sv[1], 3, false);
+	send_rec(sv[1], 0, true);
+	st.real_e = now_ns();
+	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
+	CHECK(k.n == 7);
+	CHECK(!k.r[4].peer && k.r[4].index == 2 && k.r[4].last);
+	CHECK(k.r[5].peer && k.r[5].index == 2 && k.r[5].r.bytes == 102);
+	CHECK(k.r[6].peer && k.r[6].index == 3);
+	close(sv[1]);
+	close(sv[0]);
+}
+
+/* A server that goes away before its end block: a clear error. */
+TEST(peer_gone)
+{
+	struct keep k = { 0 };
+	struct ival_sink out = { keep_emit, &k };
+	struct node_stat st;
+	struct ival iv;
+	struct ctl c;
+	char err[128];
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	memset(&c, 0, sizeof(c));
+	c.fd = sv[0];
+	c.timeout = NS_PER_SEC;
+	window(&st, 0);
+	ival_init(&iv, 100 * MS, 0, out, false, true, &c);
+	send_rec(sv[1], 0, false);
+	close(sv[1]);
+	st.real_e = now_ns();
+	CHECK(ival_finish(&iv, &st, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "interval report") != NULL);
+	CHECK(k.n == 2); /* ours, then the one that came */
+	close(sv[0]);
+}
+
+int main(void)
+{
+	RUN(codec_round_trip);
+	RUN(codec_malformed);
+	RUN(format_lines);
+	RUN(applies);
+	RUN(grid_and_test_time);
+	RUN(interval_longer_than_test);
+	RUN(peer_order);
+	RUN(peer_gone);
+	return harness_done();
+}
