@@ -476,6 +476,9 @@ dead=$(free_port)
 run "$QPERF" 127.0.0.1 -lp "$dead" -ws 0 tcp_lat
 expect "no server, -ws 0: exit 1, failed to connect" 1 '' 'failed to connect'
 
+# --- interval reports and sweep plots (a file of their own) ------------------
+. "$(dirname "$0")/interval_plot.sh"
+
 check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
 
 # --- quit --------------------------------------------------------------------
