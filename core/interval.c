@@ -98,13 +98,13 @@ static void cut(struct ival *iv, const struct node_stat *st, uint64_t t,
 	emit(iv, &r);
 }
 
-/* Emit the queued server records whose index is below lim (in order). */
-static void flush_pending(struct ival *iv, uint32_t lim)
+/* Emit the queued server records that end before lim (ns), in order. */
+static void flush_pending(struct ival *iv, uint64_t lim)
 {
 	int k = 0;
 
 	while (k < iv->npend) {
-		if (iv->pend[k].index >= lim) {
+		if (iv->pend[k].end >= lim) {
 			k++;
 			continue;
 		}
@@ -115,16 +115,16 @@ static void flush_pending(struct ival *iv, uint32_t lim)
 	}
 }
 
-/* Take one server record: now if its index is below lim, else queue it. */
-static void take_peer(struct ival *iv, struct ival_rec *r, uint32_t lim)
+/* Take one server record: now if it ends before lim, else queue it. */
+static void take_peer(struct ival *iv, struct ival_rec *r, uint64_t lim)
 {
 	r->peer = true;
-	if (r->index < lim) {
+	if (r->end < lim && iv->npend == 0) {
 		emit(iv, r);
 		return;
 	}
 	if (iv->npend == IVAL_PENDING)
-		flush_pending(iv, UINT32_MAX); /* out of order, not lost */
+		flush_pending(iv, UINT64_MAX); /* out of order, not lost */
 	iv->pend[iv->npend++] = *r;
 }
 
@@ -132,7 +132,7 @@ static void take_peer(struct ival *iv, struct ival_rec *r, uint32_t lim)
  * Read the server's records that have fully arrived, without blocking.
  * An urgent error notice is left for the next blocking read to report.
  */
-static void drain_peer(struct ival *iv, uint32_t lim)
+static void drain_peer(struct ival *iv, uint64_t lim)
 {
 	uint8_t blk[IVAL_BLOCK_MAX];
 	char err[128];
@@ -173,21 +173,24 @@ static void drain_peer(struct ival *iv, uint32_t lim)
 }
 
 /*
- * Cut this side's record k between the server's records: those before k
- * that have arrived go first, those of k that came early right after.
+ * Cut this side's record between the server's: the two sides' windows
+ * start within a sync of each other, so a server record that ends more
+ * than half an interval before ours goes first, one that ends within
+ * half an interval of ours (the same interval) right after, and later
+ * ones wait.
  */
 static void cut_ordered(struct ival *iv, const struct node_stat *st,
 			uint64_t t, bool last)
 {
-	uint32_t k = iv->index;
+	uint64_t end = t > iv->base ? t - iv->base : 0, half = iv->period / 2;
 
 	if (iv->peer) {
-		flush_pending(iv, k);
-		drain_peer(iv, k);
+		flush_pending(iv, end > half ? end - half : 0);
+		drain_peer(iv, end > half ? end - half : 0);
 	}
 	cut(iv, st, t, last);
 	if (iv->peer)
-		flush_pending(iv, k + 1);
+		flush_pending(iv, end + half);
 }
 
 void ival_tick(struct ival *iv, const struct node_stat *st)
@@ -203,8 +206,9 @@ void ival_tick(struct ival *iv, const struct node_stat *st)
 			return;
 	}
 	cut_ordered(iv, st, now, false);
-	/* The next end on the grid after now (a stall skips some). */
-	grid = (now - iv->base) / iv->period + 1;
+	/* The next end on the grid after now, at least half an interval
+	 * away (a stall skips some, and leaves no stub). */
+	grid = (now - iv->base + iv->period / 2) / iv->period + 1;
 	iv->next = iv->base + grid * iv->period;
 	if (iv->time && grid * iv->period >= iv->time)
 		iv->next = UINT64_MAX; /* the final record ends the test */
@@ -230,9 +234,9 @@ static int read_rest(struct ival *iv, char *err, size_t errlen)
 		if (k == 0)
 			iv->peer_done = true;
 		else
-			take_peer(iv, &r, UINT32_MAX);
+			take_peer(iv, &r, UINT64_MAX);
 	}
-	flush_pending(iv, UINT32_MAX);
+	flush_pending(iv, UINT64_MAX);
 	return 0;
 }
 

@@ -176,15 +176,22 @@ TEST(grid_and_test_time)
 	ival_init(&iv, 100 * MS, NS_PER_SEC, out, false, false, NULL);
 	ival_tick(&iv, &st); /* first check: learns the start */
 	CHECK(k.n == 0 && iv.next == st.real_s + 100 * MS);
-	/* a stall: the loop notices 250 ms later, one record to now */
-	iv.base = iv.prev = st.real_s -= 250 * MS;
+	/* a stall: the loop notices 230 ms later, one record to now */
+	iv.base = iv.prev = st.real_s -= 230 * MS;
 	iv.next = st.real_s + 100 * MS;
 	st.s.bytes = 1000;
 	st.s.msgs = 10;
 	ival_tick(&iv, &st);
 	CHECK(k.n == 1 && k.r[0].index == 0 && k.r[0].start == 0);
-	CHECK(k.r[0].end >= 250 * MS && k.r[0].s.bytes == 1000);
+	CHECK(k.r[0].end >= 230 * MS && k.r[0].s.bytes == 1000);
 	CHECK(iv.next == st.real_s + 300 * MS); /* 200 ms skipped */
+	/* at 280 ms the end at 300 is too close: the next is at 400 */
+	iv.base = iv.prev = st.real_s = now_ns() - 280 * MS;
+	iv.next = st.real_s + 200 * MS;
+	ival_tick(&iv, &st);
+	CHECK(k.n == 2 && k.r[1].s.bytes == 0);
+	CHECK(iv.next == st.real_s + 400 * MS);
+	k.n = 1;
 	/* at 950 ms: the next end would be 1 s, the test's end: none */
 	iv.base = iv.prev = st.real_s = now_ns() - 950 * MS;
 	iv.next = 0 + st.real_s + 900 * MS;
@@ -238,7 +245,18 @@ static void send_rec(int fd, uint32_t index, bool done)
 	CHECK(write(fd, blk, n) == (ssize_t)n);
 }
 
-/* Client side: the server's records, early and late, come in order. */
+/* Shift iv's window back by ns: its next record ends ns later. */
+static void later(struct ival *iv, uint64_t ns)
+{
+	iv->base -= ns;
+	iv->prev -= ns;
+	iv->next = 0;
+}
+
+/*
+ * Client side: the server's records, early and late, come in order of
+ * their end times, each right after ours of the same interval.
+ */
 TEST(peer_order)
 {
 	struct keep k = { 0 };
@@ -256,23 +274,25 @@ TEST(peer_order)
 	window(&st, 0);
 	ival_init(&iv, 100 * MS, 0, out, false, true, &c);
 	ival_tick(&iv, &st); /* learns the start */
-	/* the server's 0 and 1 are already here at our first end: 0 comes
-	 * after ours, 1 waits for our 1 */
+	/* the server's 0 and 1 are already here at the end of our 0 (at
+	 * 100 ms): its 0 comes right after ours, its 1 waits */
 	send_rec(sv[1], 0, false);
 	send_rec(sv[1], 1, false);
-	iv.next = 0;
+	later(&iv, 100 * MS);
 	ival_tick(&iv, &st);
 	CHECK(k.n == 2 && !k.r[0].peer && k.r[0].index == 0);
 	CHECK(k.r[1].peer && k.r[1].index == 0);
 	CHECK(iv.npend == 1);
-	iv.next = 0;
-	ival_tick(&iv, &st); /* our 1, then the server's 1 */
+	later(&iv, 100 * MS);
+	ival_tick(&iv, &st); /* our 1 (to 200 ms), then the server's 1 */
 	CHECK(k.n == 4 && !k.r[2].peer && k.r[2].index == 1);
 	CHECK(k.r[3].peer && k.r[3].index == 1);
-	/* the server's 2 comes late: read at the end, then the end block */
+	/* the server's 2 and 3 come late: read at the end, then its end
+	 * block */
 	send_rec(sv[1], 2, false);
 	send_rec(sv[1], 3, false);
 	send_rec(sv[1], 0, true);
+	later(&iv, 100 * MS);
 	st.real_e = now_ns();
 	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
 	CHECK(k.n == 7);
