@@ -369,7 +369,7 @@ static size_t ival_line(char *buf, size_t len, const struct out_opts *o,
 	xsnprintf(when, sizeof(when), "%.2f-%.2f", (double)r->start / 1e9,
 		  (double)r->end / 1e9);
 	return xsnprintf(buf, len,
-			 "    %-11s sec  %s %s  %7s %-5s  %9s msgs  %7s %-9s  %7s %s\n",
+			 "    %-11s sec  %s %s  %6s %-5s  %7s msgs  %6s %-9s %6s %s\n",
 			 when, r->peer ? "rem" : "loc", dir, num[0], unit[0], msgs,
 			 num[1], unit[1],
 			 num[2], unit[2]);

@@ -125,14 +125,14 @@ TEST(format_lines)
 	r.s.bytes = 1170000000;
 	r.s.msgs = 17853;
 	ival_format(buf, sizeof(buf), test_find("tcp_bw"), &o, &r);
-	CHECK_STR(buf, "    1.00-2.00   sec  loc send     1.17 GB        17,853 msgs     1.17 GB/sec        17.9 K/sec\n");
+	CHECK_STR(buf, "    1.00-2.00   sec  loc send    1.17 GB      17,853 msgs    1.17 GB/sec      17.9 K/sec\n");
 	r.peer = true;
 	r.r = r.s;
 	r.s.bytes = 0;
 	o.unify_units = true;
 	o.bits = true;
 	ival_format(buf, sizeof(buf), test_find("tcp_bw"), &o, &r);
-	CHECK_STR(buf, "    1.00-2.00   sec  rem recv  1170000000 bytes      17853 msgs  9360000000 bits/sec     17853 /sec\n");
+	CHECK_STR(buf, "    1.00-2.00   sec  rem recv  1170000000 bytes    17853 msgs  9360000000 bits/sec   17853 /sec\n");
 	/* a bidirectional side: a send and a receive line */
 	ival_format(buf, sizeof(buf), test_find("rc_bi_bw"), &o, &r);
 	CHECK(strstr(buf, "rem send") && strstr(buf, "rem recv"));
