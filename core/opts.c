@@ -570,10 +570,14 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		plan->host = v;
 		return 0;
 	case OA_PORT_FILE:
+	case OA_PLOT:
 		if (!*v)
 			return opts_fail(err, errlen, spelling, NULL,
 				    "empty file name");
-		plan->port_file = v;
+		if (o->act == OA_PLOT)
+			plan->plot_file = v;
+		else
+			plan->port_file = v;
 		return 0;
 	case OA_LOOP:
 		if (s->nloops >= LOOP_MAX)
@@ -592,12 +596,6 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 				    "must be at least 0.1 seconds");
 		s->interval = x;
 		s->interval_opt = spelling;
-		return 0;
-	case OA_PLOT:
-		if (!*v)
-			return opts_fail(err, errlen, spelling, NULL,
-				    "empty file name");
-		plan->plot_file = v;
 		return 0;
 	case OA_LISTEN_PORT:
 		if (parse_value(o, spelling, v, &x, err, errlen))

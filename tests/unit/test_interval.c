@@ -73,43 +73,50 @@ TEST(codec_round_trip)
 	CHECK(ival_encode(&a, false, blk, 20) == 0); /* too small */
 }
 
+/* A block of items {type, size 4 or 8, value}, ending at type 0. */
+struct item {
+	uint16_t type;
+	int size;
+	uint64_t v;
+};
+
+static size_t block(uint8_t *blk, size_t cap, const struct item *it)
+{
+	struct tlv_w w;
+
+	tlv_init(&w, blk, cap);
+	for (; it->type; it++)
+		if (it->size == 4)
+			tlv_u32(&w, it->type, (uint32_t)it->v);
+		else
+			tlv_u64(&w, it->type, it->v);
+	return tlv_finish(&w);
+}
+
 TEST(codec_malformed)
 {
+	static const struct item no_end[] = { { 1, 4, 0 }, { 2, 8, 0 }, { 0 } };
+	static const struct item backwards[] = { { 1, 4, 0 }, { 2, 8, 10 },
+						 { 3, 8, 5 }, { 0 } };
+	static const struct item short_u64[] = { { 1, 4, 0 }, { 2, 4, 0 },
+						 { 3, 8, 5 }, { 0 } };
+	static const struct item unknown[] = { { 1, 4, 4 }, { 2, 8, 0 },
+					       { 3, 8, 5 }, { 999, 8, 1 },
+					       { 0 } };
 	struct ival_rec a = sample(), b;
 	uint8_t blk[IVAL_BLOCK_MAX];
 	size_t n = ival_encode(&a, false, blk, sizeof(blk));
-	struct tlv_w w;
 
 	CHECK(ival_decode(blk, n - 1, &b) < 0); /* length mismatch */
 	blk[0] ^= 1; /* magic */
 	CHECK(ival_decode(blk, n, &b) < 0);
-	/* missing END */
-	tlv_init(&w, blk, sizeof(blk));
-	tlv_u32(&w, 1, 0);
-	tlv_u64(&w, 2, 0);
-	n = tlv_finish(&w);
+	n = block(blk, sizeof(blk), no_end);
 	CHECK(ival_decode(blk, n, &b) < 0);
-	/* END before START */
-	tlv_init(&w, blk, sizeof(blk));
-	tlv_u32(&w, 1, 0);
-	tlv_u64(&w, 2, 10);
-	tlv_u64(&w, 3, 5);
-	n = tlv_finish(&w);
+	n = block(blk, sizeof(blk), backwards);
 	CHECK(ival_decode(blk, n, &b) < 0);
-	/* a u64 item of the wrong size */
-	tlv_init(&w, blk, sizeof(blk));
-	tlv_u32(&w, 1, 0);
-	tlv_u32(&w, 2, 0);
-	tlv_u64(&w, 3, 5);
-	n = tlv_finish(&w);
+	n = block(blk, sizeof(blk), short_u64);
 	CHECK(ival_decode(blk, n, &b) < 0);
-	/* an unknown item is skipped */
-	tlv_init(&w, blk, sizeof(blk));
-	tlv_u32(&w, 1, 4);
-	tlv_u64(&w, 2, 0);
-	tlv_u64(&w, 3, 5);
-	tlv_u64(&w, 999, 1);
-	n = tlv_finish(&w);
+	n = block(blk, sizeof(blk), unknown); /* skipped */
 	CHECK(ival_decode(blk, n, &b) == 1 && b.index == 4);
 }
 
@@ -163,72 +170,92 @@ static void window(struct node_stat *st, uint64_t ago)
 	st->real_s = now_ns() - ago;
 }
 
-TEST(grid_and_test_time)
-{
-	struct keep k = { 0 };
-	struct ival_sink out = { keep_emit, &k };
+/* One side's interval state over a window starting now; a client with
+ * peer reads the server's records from a socket pair (sv[1] is the
+ * server's end). */
+struct fix {
+	struct keep k;
 	struct node_stat st;
 	struct ival iv;
+	struct ctl c;
+	int sv[2];
+};
+
+static void fix_setup(struct fix *f, uint64_t period, uint64_t time,
+		      bool peer)
+{
+	struct ival_sink out = { keep_emit, &f->k };
+
+	memset(f, 0, sizeof(*f));
+	if (peer) {
+		CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, f->sv) == 0);
+		f->c.fd = f->sv[0];
+		f->c.timeout = NS_PER_SEC;
+	}
+	window(&f->st, 0);
+	ival_init(&f->iv, period, time, out, false, peer, &f->c);
+}
+
+TEST(grid_and_test_time)
+{
+	static struct fix f;
+	struct keep *kp = &f.k;
 	char err[128];
 
 	/* 100 ms intervals of a 1 s test; the loop starts now */
-	window(&st, 0);
-	ival_init(&iv, 100 * MS, NS_PER_SEC, out, false, false, NULL);
-	ival_tick(&iv, &st); /* first check: learns the start */
-	CHECK(k.n == 0 && iv.next == st.real_s + 100 * MS);
+	fix_setup(&f, 100 * MS, NS_PER_SEC, false);
+	ival_tick(&f.iv, &f.st); /* first check: learns the start */
+	CHECK(kp->n == 0 && f.iv.next == f.st.real_s + 100 * MS);
 	/* a stall: the loop notices 230 ms later, one record to now */
-	iv.base = iv.prev = st.real_s -= 230 * MS;
-	iv.next = st.real_s + 100 * MS;
-	st.s.bytes = 1000;
-	st.s.msgs = 10;
-	ival_tick(&iv, &st);
-	CHECK(k.n == 1 && k.r[0].index == 0 && k.r[0].start == 0);
-	CHECK(k.r[0].end >= 230 * MS && k.r[0].s.bytes == 1000);
-	CHECK(iv.next == st.real_s + 300 * MS); /* 200 ms skipped */
+	f.iv.base = f.iv.prev = f.st.real_s -= 230 * MS;
+	f.iv.next = f.st.real_s + 100 * MS;
+	f.st.s.bytes = 1000;
+	f.st.s.msgs = 10;
+	ival_tick(&f.iv, &f.st);
+	CHECK(kp->n == 1 && kp->r[0].index == 0 && kp->r[0].start == 0);
+	CHECK(kp->r[0].end >= 230 * MS && kp->r[0].s.bytes == 1000);
+	CHECK(f.iv.next == f.st.real_s + 300 * MS); /* 200 ms skipped */
 	/* at 280 ms the end at 300 is too close: the next is at 400 */
-	iv.base = iv.prev = st.real_s = now_ns() - 280 * MS;
-	iv.next = st.real_s + 200 * MS;
-	ival_tick(&iv, &st);
-	CHECK(k.n == 2 && k.r[1].s.bytes == 0);
-	CHECK(iv.next == st.real_s + 400 * MS);
-	k.n = 1;
+	f.iv.base = f.iv.prev = f.st.real_s = now_ns() - 280 * MS;
+	f.iv.next = f.st.real_s + 200 * MS;
+	ival_tick(&f.iv, &f.st);
+	CHECK(kp->n == 2 && kp->r[1].s.bytes == 0);
+	CHECK(f.iv.next == f.st.real_s + 400 * MS);
+	kp->n = 1;
 	/* at 950 ms: the next end would be 1 s, the test's end: none */
-	iv.base = iv.prev = st.real_s = now_ns() - 950 * MS;
-	iv.next = 0 + st.real_s + 900 * MS;
-	st.s.bytes = 3000;
-	st.s.msgs = 30;
-	ival_tick(&iv, &st);
-	CHECK(k.n == 2 && k.r[1].s.bytes == 2000 && k.r[1].s.msgs == 20);
-	CHECK(iv.next == UINT64_MAX);
+	f.iv.base = f.iv.prev = f.st.real_s = now_ns() - 950 * MS;
+	f.iv.next = 0 + f.st.real_s + 900 * MS;
+	f.st.s.bytes = 3000;
+	f.st.s.msgs = 30;
+	ival_tick(&f.iv, &f.st);
+	CHECK(kp->n == 2 && kp->r[1].s.bytes == 2000 && kp->r[1].s.msgs == 20);
+	CHECK(f.iv.next == UINT64_MAX);
 	/* the end: the rest of the window, marked last */
-	st.real_e = st.real_s + NS_PER_SEC + 1000;
-	st.s.bytes = 3500;
-	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
-	CHECK(k.n == 3 && k.r[2].last && k.r[2].s.bytes == 500);
-	CHECK(k.r[2].end == NS_PER_SEC + 1000);
-	CHECK(k.r[0].s.bytes + k.r[1].s.bytes + k.r[2].s.bytes == 3500);
+	f.st.real_e = f.st.real_s + NS_PER_SEC + 1000;
+	f.st.s.bytes = 3500;
+	CHECK(ival_finish(&f.iv, &f.st, err, sizeof(err)) == 0);
+	CHECK(kp->n == 3 && kp->r[2].last && kp->r[2].s.bytes == 500);
+	CHECK(kp->r[2].end == NS_PER_SEC + 1000);
+	CHECK(kp->r[0].s.bytes + kp->r[1].s.bytes + kp->r[2].s.bytes == 3500);
 }
 
 TEST(interval_longer_than_test)
 {
-	struct keep k = { 0 };
-	struct ival_sink out = { keep_emit, &k };
-	struct node_stat st;
-	struct ival iv;
+	static struct fix f;
+	struct keep *kp = &f.k;
 	char err[128];
 
-	window(&st, 0);
-	ival_init(&iv, 5 * NS_PER_SEC, NS_PER_SEC, out, false, false, NULL);
-	ival_check(&iv, &st);
-	CHECK(iv.next == UINT64_MAX);
-	st.real_e = st.real_s + NS_PER_SEC;
-	st.r.bytes = 42;
-	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
-	CHECK(k.n == 1 && k.r[0].start == 0 && k.r[0].end == NS_PER_SEC);
-	CHECK(k.r[0].r.bytes == 42 && k.r[0].last);
+	fix_setup(&f, 5 * NS_PER_SEC, NS_PER_SEC, false);
+	ival_check(&f.iv, &f.st);
+	CHECK(f.iv.next == UINT64_MAX);
+	f.st.real_e = f.st.real_s + NS_PER_SEC;
+	f.st.r.bytes = 42;
+	CHECK(ival_finish(&f.iv, &f.st, err, sizeof(err)) == 0);
+	CHECK(kp->n == 1 && kp->r[0].start == 0 && kp->r[0].end == NS_PER_SEC);
+	CHECK(kp->r[0].r.bytes == 42 && kp->r[0].last);
 	/* a period below the minimum is raised to it */
-	ival_init(&iv, 1, 0, out, false, false, NULL);
-	CHECK(iv.period == IVAL_MIN);
+	ival_init(&f.iv, 1, 0, f.iv.out, false, false, NULL);
+	CHECK(f.iv.period == IVAL_MIN);
 }
 
 static void send_rec(int fd, uint32_t index, bool done)
@@ -259,74 +286,56 @@ static void later(struct ival *iv, uint64_t ns)
  */
 TEST(peer_order)
 {
-	struct keep k = { 0 };
-	struct ival_sink out = { keep_emit, &k };
-	struct node_stat st;
-	struct ival iv;
-	struct ctl c;
+	static struct fix f;
+	struct keep *kp = &f.k;
 	char err[128];
-	int sv[2];
 
-	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	memset(&c, 0, sizeof(c));
-	c.fd = sv[0];
-	c.timeout = NS_PER_SEC;
-	window(&st, 0);
-	ival_init(&iv, 100 * MS, 0, out, false, true, &c);
-	ival_tick(&iv, &st); /* learns the start */
+	fix_setup(&f, 100 * MS, 0, true);
+	ival_tick(&f.iv, &f.st); /* learns the start */
 	/* the server's 0 and 1 are already here at the end of our 0 (at
 	 * 100 ms): its 0 comes right after ours, its 1 waits */
-	send_rec(sv[1], 0, false);
-	send_rec(sv[1], 1, false);
-	later(&iv, 100 * MS);
-	ival_tick(&iv, &st);
-	CHECK(k.n == 2 && !k.r[0].peer && k.r[0].index == 0);
-	CHECK(k.r[1].peer && k.r[1].index == 0);
-	CHECK(iv.npend == 1);
-	later(&iv, 100 * MS);
-	ival_tick(&iv, &st); /* our 1 (to 200 ms), then the server's 1 */
-	CHECK(k.n == 4 && !k.r[2].peer && k.r[2].index == 1);
-	CHECK(k.r[3].peer && k.r[3].index == 1);
+	send_rec(f.sv[1], 0, false);
+	send_rec(f.sv[1], 1, false);
+	later(&f.iv, 100 * MS);
+	ival_tick(&f.iv, &f.st);
+	CHECK(kp->n == 2 && !kp->r[0].peer && kp->r[0].index == 0);
+	CHECK(kp->r[1].peer && kp->r[1].index == 0);
+	CHECK(f.iv.npend == 1);
+	later(&f.iv, 100 * MS);
+	ival_tick(&f.iv, &f.st); /* our 1 (to 200 ms), then the server's 1 */
+	CHECK(kp->n == 4 && !kp->r[2].peer && kp->r[2].index == 1);
+	CHECK(kp->r[3].peer && kp->r[3].index == 1);
 	/* the server's 2 and 3 come late: read at the end, then its end
 	 * block */
-	send_rec(sv[1], 2, false);
-	send_rec(sv[1], 3, false);
-	send_rec(sv[1], 0, true);
-	later(&iv, 100 * MS);
-	st.real_e = now_ns();
-	CHECK(ival_finish(&iv, &st, err, sizeof(err)) == 0);
-	CHECK(k.n == 7);
-	CHECK(!k.r[4].peer && k.r[4].index == 2 && k.r[4].last);
-	CHECK(k.r[5].peer && k.r[5].index == 2 && k.r[5].r.bytes == 102);
-	CHECK(k.r[6].peer && k.r[6].index == 3);
-	close(sv[1]);
-	close(sv[0]);
+	send_rec(f.sv[1], 2, false);
+	send_rec(f.sv[1], 3, false);
+	send_rec(f.sv[1], 0, true);
+	later(&f.iv, 100 * MS);
+	f.st.real_e = now_ns();
+	CHECK(ival_finish(&f.iv, &f.st, err, sizeof(err)) == 0);
+	CHECK(kp->n == 7);
+	CHECK(!kp->r[4].peer && kp->r[4].index == 2 && kp->r[4].last);
+	CHECK(kp->r[5].peer && kp->r[5].index == 2 && kp->r[5].r.bytes == 102);
+	CHECK(kp->r[6].peer && kp->r[6].index == 3);
+	close(f.sv[1]);
+	close(f.sv[0]);
 }
 
 /* A server that goes away before its end block: a clear error. */
 TEST(peer_gone)
 {
-	struct keep k = { 0 };
-	struct ival_sink out = { keep_emit, &k };
-	struct node_stat st;
-	struct ival iv;
-	struct ctl c;
+	static struct fix f;
+	struct keep *kp = &f.k;
 	char err[128];
-	int sv[2];
 
-	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	memset(&c, 0, sizeof(c));
-	c.fd = sv[0];
-	c.timeout = NS_PER_SEC;
-	window(&st, 0);
-	ival_init(&iv, 100 * MS, 0, out, false, true, &c);
-	send_rec(sv[1], 0, false);
-	close(sv[1]);
-	st.real_e = now_ns();
-	CHECK(ival_finish(&iv, &st, err, sizeof(err)) < 0);
+	fix_setup(&f, 100 * MS, 0, true);
+	send_rec(f.sv[1], 0, false);
+	close(f.sv[1]);
+	f.st.real_e = now_ns();
+	CHECK(ival_finish(&f.iv, &f.st, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "interval report") != NULL);
-	CHECK(k.n == 2); /* ours, then the one that came */
-	close(sv[0]);
+	CHECK(kp->n == 2); /* ours, then the one that came */
+	close(f.sv[0]);
 }
 
 int main(void)

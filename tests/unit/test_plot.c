@@ -100,26 +100,23 @@ TEST(axis_positions)
 
 TEST(tick_labels)
 {
+	static const struct {
+		double v;
+		bool k1024;
+		const char *want;
+	} cases[] = {
+		{ 1024, true, "1K" },	   { 65536, true, "64K" },
+		{ 4194304, true, "4M" },   { 512, true, "512" },
+		{ 1536, true, "1.536k" }, /* not a multiple of 1024 */
+		{ 2500, false, "2.5k" },   { 10e6, false, "10M" },
+		{ 0.25, false, "0.25" },   { 0, false, "0" },
+	};
 	char b[32];
 
-	plot_tick_label(b, sizeof(b), 1024, true);
-	CHECK_STR(b, "1K");
-	plot_tick_label(b, sizeof(b), 65536, true);
-	CHECK_STR(b, "64K");
-	plot_tick_label(b, sizeof(b), 4194304, true);
-	CHECK_STR(b, "4M");
-	plot_tick_label(b, sizeof(b), 512, true);
-	CHECK_STR(b, "512");
-	plot_tick_label(b, sizeof(b), 1536, true); /* not a multiple */
-	CHECK_STR(b, "1.536k");
-	plot_tick_label(b, sizeof(b), 2500, false);
-	CHECK_STR(b, "2.5k");
-	plot_tick_label(b, sizeof(b), 10e6, false);
-	CHECK_STR(b, "10M");
-	plot_tick_label(b, sizeof(b), 0.25, false);
-	CHECK_STR(b, "0.25");
-	plot_tick_label(b, sizeof(b), 0, false);
-	CHECK_STR(b, "0");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		plot_tick_label(b, sizeof(b), cases[i].v, cases[i].k1024);
+		CHECK_STR(b, cases[i].want);
+	}
 }
 
 TEST(xml_escape)
