@@ -532,7 +532,7 @@ static int loop_cb(const struct settings *s, void *arg)
 
 int client_main(const struct plan *p)
 {
-	struct client cl = { p, false, false, false, NULL };
+	struct client cl = { .plan = p };
 	char err[ERR_MAX];
 	int rc = 0;
 
