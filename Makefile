@@ -19,7 +19,7 @@ WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I.
 ALL_LDFLAGS = $(LDFLAGS)
-LIBS =
+LIBS = -lm
 
 ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -71,7 +71,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
 	core/ctl.o core/tlv.o core/hist.o core/sched.o core/outlier.o \
 	core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o \
 	core/cluster_report.o core/server.o core/client.o core/measure.o \
-	core/session.o \
+	core/session.o core/interval.o core/plot.o \
 	core/util.o core/numa.o transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)

@@ -24,7 +24,9 @@
 #include "cluster.h"
 #include "ctl.h"
 #include "engine.h"
+#include "interval.h"
 #include "measure.h"
+#include "plot.h"
 #include "session.h"
 #include "report.h"
 #include "util.h"
@@ -38,6 +40,8 @@ struct client {
 	struct results *capture; /* cluster mode: results go here, unprinted */
 	char *err; /* cluster mode: the error goes here (errlen bytes) */
 	size_t errlen;
+	bool ival_warned; /* said once that the server sends no intervals */
+	struct plot *plot; /* --plot, or NULL */
 };
 
 /* One test attempt's state. */
@@ -110,6 +114,8 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 		q->vk[i] = u32(v[PAR_VK_FIRST + i]);
 		q->vk_set |= 1u << i;
 	}
+	q->interval_ns = legacy || !ival_applies(a->t, false) ? 0
+							       : a->s->interval;
 }
 
 static void fill_request(struct attempt *a, bool legacy)
@@ -247,10 +253,32 @@ static const char *knob_given(const struct attempt *a)
 	return NULL;
 }
 
-static int run_data(struct attempt *a)
+/* Interval reports: this side's to stdout, the server's if it can. */
+static void ival_client(struct client *cl, struct attempt *a,
+			struct tside *sd, struct ival_text *txt)
+{
+	if (!a->s->interval || !ival_applies(a->t, false))
+		return;
+	txt->t = a->t;
+	txt->o = &a->s->out;
+	sd->interval = a->s->interval;
+	sd->ival_out.emit = ival_print;
+	sd->ival_out.arg = txt;
+	sd->ival_peer = sd->ext && (sd->peer_caps & CAP_INTERVAL) &&
+			ival_applies(a->t, true);
+	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned) {
+		cl->ival_warned = true;
+		fprintf(stderr,
+			"qperf: warning: the server runs qperf %s, which sends no interval reports; showing this side's figures only\n",
+			sd->ext ? a->h.version : "0.4");
+	}
+}
+
+static int run_data(struct client *cl, struct attempt *a)
 {
 	struct tside sd;
 	struct results res;
+	struct ival_text txt;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -266,6 +294,7 @@ static int run_data(struct attempt *a)
 			      "%s: %s needs a server that honours qperf %s's verbs knobs; this server (qperf %s) would ignore it",
 			      a->t->name, knob_given(a), QPERF_VERSION,
 			      a->h.version);
+	ival_client(cl, a, &sd, &txt);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -300,6 +329,7 @@ static int run_data(struct attempt *a)
 		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
 				  notes, sd.nnotes);
 	}
+	plot_add(cl->plot, a->t, a->s, &res);
 	rc = 0;
 out:
 	session_release(&sd);
@@ -366,7 +396,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 				cl->quit = true;
 			break;
 		default:
-			rc = run_data(a);
+			rc = run_data(cl, a);
 			break;
 		}
 	}
@@ -401,6 +431,10 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		     l = strtok_r(NULL, "\n", &save))
 			fprintf(stderr, "qperf: warning: %s\n", l);
 	}
+	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false))
+		fprintf(stderr,
+			"qperf: warning: %s set but not used in test %s (interval reports are for bandwidth tests)\n",
+			s->interval_opt ? s->interval_opt : "-I", t->name);
 	if (t->tp && t->tp->max_msg &&
 	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg) {
 		fprintf(stderr,
@@ -548,27 +582,40 @@ static int loop_cb(const struct settings *s, void *arg)
 
 int client_main(const struct plan *p)
 {
-	struct client cl = { p, false, false, NULL, NULL, 0 };
+	struct client cl = { .plan = p };
 	char err[ERR_MAX];
-	int rc0;
+	int rc = 0;
 
 	measure_init();
-	rc0 = precheck_plan(p);
-	if (rc0)
-		return rc0;
-	for (size_t i = 0; i < p->ntests && !cl.quit; i++) {
+	rc = precheck_plan(p);
+	if (rc)
+		return rc;
+	/* Before any test: a sweep must not run for nothing. */
+	if (p->plot_file) {
+		cl.plot = plot_open(p->plot_file, err, sizeof(err));
+		if (!cl.plot) {
+			fprintf(stderr, "qperf: %s\n", err);
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < p->ntests && !cl.quit && !rc; i++) {
 		const struct plan_item *it = &p->tests[i];
 		struct loop_arg la = { &cl, it->test };
-		int rc;
 
 		err[0] = '\0';
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			fprintf(stderr, "qperf: %s\n", err);
 		if (rc || out_flush() < 0)
-			return 1;
+			rc = 1;
 	}
-	return 0;
+	/* What ran is drawn even when a later test failed. */
+	if (cl.plot && plot_finish(cl.plot, p->ntests && p->tests[0].s.out.bits,
+				   err, sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		rc = 1;
+	}
+	return rc;
 }
 
 int client_pair(const struct plan *p, const struct test_desc *t,
@@ -577,7 +624,8 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 {
 	struct plan q = *p;
 	struct results res;
-	struct client cl = { &q, false, false, &res, err, errlen };
+	struct client cl = { .plan = &q, .capture = &res, .err = err,
+			     .errlen = errlen };
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -182,6 +182,8 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 	for (int i = 0; i < PAR_VK_COUNT; i++)
 		if (q->vk_set & (1u << i))
 			tlv_u32(&w, (uint16_t)(REQX_VK_BASE + i), q->vk[i]);
+	if (q->interval_ns)
+		tlv_u64(&w, REQX_INTERVAL_NS, q->interval_ns);
 	return tlv_finish(&w);
 }
 
@@ -236,6 +238,9 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 		case REQX_GID_INDEX:
 			ok = tlv_val_u32(val, n, &v32) && v32 < 0x10000;
 			q->gid_index = ok ? (int32_t)v32 : -1;
+			break;
+		case REQX_INTERVAL_NS:
+			ok = tlv_val_u64(val, n, &q->interval_ns);
 			break;
 		default:
 			if (type >= REQX_VK_BASE &&

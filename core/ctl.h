@@ -57,6 +57,7 @@ struct req {
 	 * i of vk_set is (not set: 0.4.11's behaviour). */
 	uint32_t vk[PAR_VK_COUNT];
 	uint32_t vk_set;
+	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
 };
 
 /* TLV item types of the request block (unknown types are ignored). */
@@ -67,6 +68,8 @@ enum reqx_item {
 	REQX_MTU_EXPLICIT = 4, /* u32 0/1 */
 	REQX_GID_INDEX = 5, /* u32; absent: automatic */
 	REQX_VERSION = 6, /* bytes: "0.5.0" */
+	REQX_INTERVAL_NS = 7, /* u64; absent: no interval reports */
+
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */
 	REQX_VK_BASE = 32

@@ -14,6 +14,7 @@
 
 #include "../transports/transport.h"
 #include "hist.h"
+#include "interval.h"
 #include "measure.h"
 #include "progress.h"
 #include "report.h"
@@ -304,6 +305,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		uint32_t nrecv = 0;
 		int k;
 
+		ival_check(lr->iv, &lr->st);
 		if (sends && out < depth) {
 			k = post_sends(lr, depth - out, err, errlen);
 			if (k == SEND_FAILED)
@@ -502,6 +504,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 	while (!fired) {
 		int k;
 
+		ival_check(lr->iv, &lr->st);
 		if (out < depth && !(count_of(lr) && posted >= count_of(lr))) {
 			uint32_t n = depth - out;
 

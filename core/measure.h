@@ -21,6 +21,7 @@
 
 #include "types.h"
 
+struct ival;
 struct tsess;
 struct test_desc;
 struct hist;
@@ -73,6 +74,7 @@ struct lrun {
 	 * test cut short, lost or failed is not timed.
 	 */
 	struct hist *hist;
+	struct ival *iv; /* interval reports (interval.h), or NULL */
 };
 
 /*

@@ -238,6 +238,13 @@ const struct opt_desc opt_table[] = {
 	  "Server: refuse the quit test. "
 	  "No client can stop the server; stop it with a signal (SIGTERM, "
 	  "as systemd does)."),
+	A("--interval", "-I", OT_TIME, OA_INTERVAL, false, 0, TIME_MAX, "Time",
+	  "Report each interval of a bandwidth test. "
+	  "While a bandwidth test runs, print every Time (at least 0.1 s) "
+	  "the bytes, messages, bandwidth and message rate of that interval: "
+	  "this side's and, with a qperf 0.5 server, the server's.  An "
+	  "interval longer than the test gives one line for the whole test.  "
+	  "The final report is unchanged.  New in this qperf."),
 	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
 	  "Var:Init:Last:Incr",
 	  "Run the tests over a range of values. "
@@ -279,6 +286,12 @@ const struct opt_desc opt_table[] = {
 	  "Set the socket tests' data port. "
 	  "This is the server's data port, not the control port of "
 	  "--listen_port; 0 (the default) lets the kernel choose."),
+	A("--plot", NULL, OT_SPECIAL, OA_PLOT, false, 0, 0, "File",
+	  "Draw the --loop results into File (SVG). "
+	  "Each test's figure (bandwidth, message rate or latency) against "
+	  "the innermost looped variable, one series per test, log-scaled "
+	  "where the loop multiplies.  Every test needs a --loop.  The file "
+	  "is opened before any test runs.  New in this qperf."),
 	A("--precision", "-e", OT_INT, OA_PRECISION, false, 0, PRECISION_MAX,
 	  "Digits",
 	  "Set the significant digits shown. "

@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "interval.h"
 #include "opts.h"
+#include "plot.h"
 #include "util.h"
 #include "../transports/transport.h"
 
@@ -569,10 +571,14 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		plan->host = v;
 		return 0;
 	case OA_PORT_FILE:
+	case OA_PLOT:
 		if (!*v)
 			return opts_fail(err, errlen, spelling, NULL,
 				    "empty file name");
-		plan->port_file = v;
+		if (o->act == OA_PLOT)
+			plan->plot_file = v;
+		else
+			plan->port_file = v;
 		return 0;
 	case OA_LOOP:
 		if (s->nloops >= LOOP_MAX)
@@ -582,6 +588,15 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 			       errlen))
 			return -1;
 		s->nloops++;
+		return 0;
+	case OA_INTERVAL:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		if (x < IVAL_MIN)
+			return opts_fail(err, errlen, spelling, v,
+				    "must be at least 0.1 seconds");
+		s->interval = x;
+		s->interval_opt = spelling;
 		return 0;
 	case OA_LISTEN_PORT:
 		if (parse_value(o, spelling, v, &x, err, errlen))
@@ -727,6 +742,10 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 					      "try: qperf --help");
 		return -1;
 	}
+	for (size_t i = 0; plan->plot_file && i < plan->ntests; i++)
+		if (plot_check(plan->tests[i].test, &plan->tests[i].s, err,
+			       errlen) < 0)
+			return -1;
 	if (plan->listen_port == 0)
 		return opts_fail(err, errlen, "-lp", "0", "a client needs a port "
 						     "between 1 and 65535");

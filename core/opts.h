@@ -58,6 +58,8 @@ enum opt_act {
 	OA_CLUSTER, /* --cluster PATTERN: RUN_CLUSTER */
 	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
 	OA_SEED, /* --seed N */
+	OA_INTERVAL, /* -I: settings.interval */
+	OA_PLOT, /* --plot: plan->plot_file */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -105,6 +107,8 @@ struct settings {
 	struct out_opts out;
 	int nloops;
 	struct loop loops[LOOP_MAX]; /* first given = outermost */
+	uint64_t interval; /* ns: -I, interval reports; 0 = none */
+	const char *interval_opt; /* -I as typed, for warnings */
 };
 
 struct plan_item {
@@ -152,6 +156,7 @@ struct plan {
 	const char *host; /* client: server host */
 	uint16_t listen_port; /* default 19765; 0 allowed for a server */
 	const char *port_file; /* server: write the bound port here */
+	const char *plot_file; /* client: --plot, an SVG of the sweep */
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */

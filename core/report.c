@@ -334,6 +334,30 @@ static const char *const REPORT_COUNT[] = { "", "thousand", "million",
 static const char *const REPORT_SIZE[] = { "bytes", "KB", "MB", "GB", "TB" };
 static const char *const REPORT_SIZE_1024[] = { "KiB", "MiB", "GiB", "TiB" };
 
+const char *report_unit(const struct out_opts *o, enum report_qty q,
+			double *v)
+{
+	switch (q) {
+	case RQ_BAND:
+		if (o->bits) {
+			*v *= 8;
+			return report_scale(o, v, REPORT_BITS_SEC,
+					    REPORT_NUNITS(REPORT_BITS_SEC));
+		}
+		return report_scale(o, v, REPORT_BYTES_SEC,
+				    REPORT_NUNITS(REPORT_BYTES_SEC));
+	case RQ_RATE:
+		return report_scale(o, v, REPORT_RATE,
+				    REPORT_NUNITS(REPORT_RATE));
+	case RQ_TIME:
+		return report_scale(o, v, REPORT_TIME,
+				    REPORT_NUNITS(REPORT_TIME));
+	case RQ_SIZE:
+		break;
+	}
+	return report_scale(o, v, REPORT_SIZE, REPORT_NUNITS(REPORT_SIZE));
+}
+
 /* Bandwidth in bytes/s; -ub shows bits. */
 static void report_band(struct report_table *t, enum report_class c,
 			const char *name, double v)
@@ -342,14 +366,7 @@ static void report_band(struct report_table *t, enum report_class c,
 
 	if (!report_visible(t->o, c, v))
 		return;
-	if (t->o->bits) {
-		v *= 8;
-		unit = report_scale(t->o, &v, REPORT_BITS_SEC,
-				    REPORT_NUNITS(REPORT_BITS_SEC));
-	} else {
-		unit = report_scale(t->o, &v, REPORT_BYTES_SEC,
-				    REPORT_NUNITS(REPORT_BYTES_SEC));
-	}
+	unit = report_unit(t->o, RQ_BAND, &v);
 	report_put_val(t, "", name, unit, v);
 }
 
@@ -361,7 +378,7 @@ static void report_msg_rate(struct report_table *t, enum report_class c,
 
 	if (!report_visible(t->o, c, v))
 		return;
-	unit = report_scale(t->o, &v, REPORT_RATE, REPORT_NUNITS(REPORT_RATE));
+	unit = report_unit(t->o, RQ_RATE, &v);
 	report_put_val(t, "", name, unit, v);
 }
 
@@ -373,7 +390,7 @@ void report_time(struct report_table *t, enum report_class c,
 
 	if (!report_visible(t->o, c, ns))
 		return;
-	unit = report_scale(t->o, &ns, REPORT_TIME, REPORT_NUNITS(REPORT_TIME));
+	unit = report_unit(t->o, RQ_TIME, &ns);
 	report_put_val(t, pref, name, unit, ns);
 }
 

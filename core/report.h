@@ -66,6 +66,22 @@ void report_conf(FILE *f, const struct conf_info *loc,
 size_t fmt_number(char *buf, size_t len, double v, int precision,
 		  bool commas);
 
+/* Quantities report_unit() scales. */
+enum report_qty {
+	RQ_BAND, /* bytes/s (bits/s with -ub) */
+	RQ_RATE, /* 1/s */
+	RQ_TIME, /* ns */
+	RQ_SIZE /* bytes */
+};
+
+/*
+ * Scale *v (in the quantity's base unit) the way the report does: by 1000
+ * while a larger unit exists, not at all with -uu; -ub turns bandwidth into
+ * bits.  Returns the unit ("MB/sec", "K/sec", "us", "GB").  Pure.
+ */
+const char *report_unit(const struct out_opts *o, enum report_qty q,
+			double *v);
+
 /* Sample /proc/stat into t[CPU_USER..CPU_STEAL] (ticks).  0 or -1+err. */
 int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
 

@@ -79,6 +79,7 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 	sd.ext = q->ext;
 	sd.ext_ver = q->ext_ver;
 	sd.peer_caps = q->caps;
+	sd.interval = q->ext ? q->interval_ns : 0;
 	session_params(q, &sd.p);
 	/* Only this project's clients expect -n honoured everywhere. */
 	if (!q->ext && !(t->flags & TDF_LEGACY_N))

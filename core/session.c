@@ -130,7 +130,7 @@ void session_params(const struct req *q, struct tparams *p)
 uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
-			CAP_VKNOBS;
+			CAP_VKNOBS | CAP_INTERVAL;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -226,6 +226,19 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 			errlen);
 }
 
+/* Interval reports for this side, if asked for and the test has them. */
+static struct ival *ival_setup(struct tside *sd, struct ival *iv)
+{
+	struct ival_sink srv = { ival_send, sd->c };
+
+	if (!sd->interval || !ival_applies(sd->t, sd->server))
+		return NULL;
+	ival_init(iv, sd->interval, sd->p.time,
+		  sd->server ? srv : sd->ival_out, sd->server,
+		  sd->ival_peer, sd->c);
+	return iv;
+}
+
 int session_run(struct tside *sd, char *err, size_t errlen)
 {
 	const struct transport *tp = sd->t->tp;
@@ -233,6 +246,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	struct tsess s;
 	struct lrun lr;
 	cpu_set_t cpus;
+	struct ival iv;
 	bool open = false, moved = false;
 	int rc = -1;
 
@@ -272,6 +286,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		hist_init(sd->hist);
 		lr.hist = sd->hist;
 	}
+	lr.iv = ival_setup(sd, &iv);
 	if (loop_prep(&lr, err, errlen) < 0)
 		goto out;
 	debugf(sd->c->debug, "waiting for synchronization before test");
@@ -294,6 +309,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	if (rc < 0)
 		goto out;
 	rc = -1;
+	if (lr.iv && ival_finish(lr.iv, &sd->st, err, errlen) < 0)
+		goto out;
 	if (!sd->server && peer_waits(sd) &&
 	    ctl_send(sd->c, SYNC_DONE, strlen(SYNC_DONE), SYNC_DONE, err,
 		     errlen) < 0)

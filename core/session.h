@@ -13,6 +13,7 @@
 
 #include "../transports/transport.h"
 #include "ctl.h"
+#include "interval.h"
 #include "types.h"
 
 struct tside {
@@ -23,6 +24,9 @@ struct tside {
 	bool ext; /* the peer speaks the 0.5 dialect */
 	int ext_ver; /* 1: early 0.5 fixed blocks, 2: TLV */
 	uint32_t peer_caps; /* CAP_* */
+	uint64_t interval; /* ns: -I, 0 = no interval reports */
+	struct ival_sink ival_out; /* client: where its interval records go */
+	bool ival_peer; /* client: the server sends its records too */
 	/* Results. */
 	struct node_stat st; /* what this side measured */
 	struct node_stat peer; /* client: the server's STAT */

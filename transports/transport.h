@@ -123,6 +123,7 @@ struct tparams {
 #define CAP_DATA_SECRET 0x8u /* stream data connections start with a secret */
 #define CAP_HIST 0x10u /* client: send me the round-trip histogram in STAT */
 #define CAP_VKNOBS 0x100u /* honours the verbs knob items (REQX_VK_BASE..) */
+#define CAP_INTERVAL 0x20u /* sends interval reports (core/interval.h) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

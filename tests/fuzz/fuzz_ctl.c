@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/ctl.h"
+#include "core/interval.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,6 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strnlen(h.version, sizeof(h.version)) >= sizeof(h.version))
 			__builtin_trap();
 		ext_stat_decode(b, n, &s, NULL);
+		{
+			struct ival_rec r;
+
+			if (ival_decode(b, n, &r) > 0 && r.end < r.start)
+				__builtin_trap();
+		}
 	}
 	req_encode(&q, out);
 	stat_decode(b, &s);

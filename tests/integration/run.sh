@@ -687,6 +687,8 @@ for v in -v -vv; do
 	! grep -Eq '^    (latency_|rtt_|loc_proc|rem_proc)' "$OUT_FILE" &&
 		pass "$v tcp_lat: no -vx lines" || fail "$v tcp_lat: no -vx lines" "$(ctx)"
 done
+# --- interval reports and sweep plots (a file of their own) ------------------
+. "$(dirname "$0")/interval_plot.sh"
 
 check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
 

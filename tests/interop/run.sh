@@ -267,6 +267,16 @@ fi
 		"$(cat "$T/ws.out" "$T/ws.err")"
 kill $wss 2>/dev/null
 
+# --- interval reports: a 0.4.11 server sends none -----------------------------
+X -t 2 -I 1 tcp_bw udp_bw
+expect "X: -I 1 tcp_bw udp_bw: exit 0, bw reported" 0 "$(L bw "$BW")" \
+	'^qperf: warning: the server runs qperf 0\.4, which sends no interval reports; showing this side.s figures only$'
+[ "$(count_lines '^    [0-9.]+-[0-9.]+ +sec  loc send ')" = 4 ] &&
+	! has ' rem (send|recv) ' &&
+	[ "$(grep -c 'sends no interval reports' "$ERR_FILE")" = 1 ] &&
+	pass "X: -I: sender lines only (2 per test), the warning once" ||
+	fail "X: -I: sender lines only (2 per test), the warning once" "$(ctx)"
+
 # --- same lines as 0.4.11's client ---------------------------------------------
 # Our client and 0.4.11's, run side by side against our server, must
 # print the same report lines in the same order (names only; figures

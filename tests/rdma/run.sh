@@ -209,6 +209,47 @@ check_vx "-vx -t 1 ud_lat: percentiles, rtt, process CPU" 2
 UD_P50=$(vx_ns rtt_p50) # the undelayed figure for the delay check below
 C -t "$TT" -vx rc_lat
 check_vx "-vx -t $TT rc_lat" 2
+# --- interval reports (-I) over RDMA ------------------------------------------
+# ival_sum SIDE FIELD: the bytes or msgs of the last stdout's SIDE lines
+# (with -uu every figure is an exact integer); rep NAME: a report figure.
+ival_sum() {
+	awk -v side="$1" -v f="$2" '$0 ~ " " side " " && / msgs / {
+		for (i = 1; i <= NF; i++) if ($(i + 1) == f) { s += $i; break } }
+		END { printf "%.0f\n", s }' "$OUT_FILE"
+}
+rep() { awk -v n="$1" '$1 == n && $2 == "=" { print $3 }' "$OUT_FILE"; }
+IVL='^    [0-9]+\.[0-9]{2}-[0-9]+\.[0-9]{2} +sec  '
+C -uu -vvs -t 1.5 -I 0.5 rc_bw
+expect "-I 0.5 -t 1.5 rc_bw: exit 0" 0 "${IVL}rem recv " '^$'
+[ "$(count_lines "${IVL}loc send ")" = 3 ] && [ "$(count_lines "${IVL}rem recv ")" = 3 ] &&
+	[ "$(ival_sum "loc send" bytes)" = "$(rep send_bytes)" ] &&
+	[ "$(ival_sum "rem recv" bytes)" = "$(rep recv_bytes)" ] &&
+	pass "-I rc_bw: 3 sender and 3 receiver lines adding up to the totals" ||
+	fail "-I rc_bw: 3 sender and 3 receiver lines adding up to the totals" "$(ctx)"
+C -uu -vvs -n 20000 -I 0.1 rc_bw
+[ "$RC" = 0 ] && [ "$(ival_sum "loc send" msgs)" = 20000 ] &&
+	[ "$(ival_sum "rem recv" msgs)" = 20000 ] &&
+	pass "-I rc_bw -n 20000 (count mode): the intervals' messages add up to 20000" ||
+	fail "-I rc_bw -n 20000 (count mode): the intervals' messages add up to 20000" "$(ctx)"
+C -uu -vvs -t 1 -I 0.5 rc_bi_bw
+ok=1
+for sd in "loc send" "loc recv" "rem send" "rem recv"; do
+	[ "$(count_lines "${IVL}$sd ")" = 2 ] || ok=0
+	f=${sd// /_}_bytes
+	[ "$(ival_sum "$sd" bytes)" = "$(rep "$f")" ] || ok=0
+done
+[ "$RC" = 0 ] && [ $ok = 1 ] &&
+	pass "-I rc_bi_bw: both sides' send and recv lines, adding up to the totals" ||
+	fail "-I rc_bi_bw: both sides' send and recv lines, adding up to the totals" "$(ctx)"
+for t in rc_rdma_write_bw uc_bw ud_bw; do
+	C -t 1 -I 0.5 "$t"
+	expect "-I $t: sender and receiver lines" 0 "${IVL}rem recv " '^$'
+done
+C -uu -vvs -t 1 -I 0.5 rc_rdma_read_bw
+[ "$RC" = 0 ] && [ "$(count_lines "${IVL}loc recv ")" = 2 ] && ! has ' rem (send|recv) ' &&
+	[ "$(ival_sum "loc recv" bytes)" = "$(rep recv_bytes)" ] && [ ! -s "$ERR_FILE" ] &&
+	pass "-I rc_rdma_read_bw: the reader's lines only (the server is idle), no warning" ||
+	fail "-I rc_rdma_read_bw: the reader's lines only (the server is idle), no warning" "$(ctx)"
 
 # A stranger QP (node 3) sprays 1-byte datagrams at every QP of the
 # server's node during ud_lat: UD hears anyone with the Q_Key, but the

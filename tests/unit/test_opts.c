@@ -222,6 +222,10 @@ TEST(every_option_parses)
 			if (r->type != OT_SET1 && r->type != OT_FLAG &&
 			    r->act != OA_HELP && r->act != OA_VERSION)
 				argv[argc++] = (char *)sample_value(r);
+			if (r->act == OA_PLOT) { /* a plot needs a --loop */
+				argv[argc++] = "-oo";
+				argv[argc++] = "msg_size:1:2:*2";
+			}
 			argv[argc++] = "tcp_lat";
 			argv[argc] = NULL;
 			rc = parse_v(argc, argv, &p, err, sizeof(err));

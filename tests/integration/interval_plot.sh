@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Interval reports (-I) and sweep plots (--plot), sourced by run.sh with
+# our server running on $SERVER_PORT (C runs our client against it).
+#
+# Interval lines are checked against the final report of the same run:
+# with -uu the figures are exact integers, so the bytes of the interval
+# lines must add up to the report's send_bytes and recv_bytes exactly.
+
+# ival_sum SIDE: the bytes of the last stdout's "SIDE" interval lines.
+ival_sum() {
+	awk -v side="$1" '$0 ~ " " side " " && $0 ~ /sec/ {
+		for (i = 1; i <= NF; i++) if ($(i + 1) == "bytes") { s += $i; break } }
+		END { printf "%.0f\n", s }' "$OUT_FILE"
+}
+# report VALUE-NAME: the figure of a report line "    name  =  N unit".
+report() {
+	awk -v n="$1" '$1 == n && $2 == "=" { print $3 }' "$OUT_FILE"
+}
+# labels: the names of the report lines, in order.
+labels() {
+	awk '$2 == "=" { print $1 }' "$OUT_FILE"
+}
+IVL='^    [0-9]+\.[0-9]{2}-[0-9]+\.[0-9]{2} +sec  '
+
+# --- -I with a 0.5 server: sender and receiver, summing to the total --------
+C -uu -vvs -t 3 -I 1 tcp_bw
+expect "-I 1 -t 3 tcp_bw: exit 0, nothing on stderr" 0 '' '^$'
+ns=$(count_lines "${IVL}loc send ")
+nr=$(count_lines "${IVL}rem recv ")
+[ "$ns" = 3 ] && [ "$nr" = 3 ] &&
+	pass "-I 1 -t 3 tcp_bw: 3 sender and 3 receiver lines" ||
+	fail "-I 1 -t 3 tcp_bw: 3 sender and 3 receiver lines" "$(ctx)"
+has "${IVL}loc send " && has '^    0\.00-1\.[0-9]{2} +sec  loc send' &&
+	has '^    2\.[0-9]{2}-3\.[0-9]{2} +sec  loc send' &&
+	pass "-I 1 -t 3 tcp_bw: intervals 0-1 ... 2-3 s" ||
+	fail "-I 1 -t 3 tcp_bw: intervals 0-1 ... 2-3 s" "$(ctx)"
+s=$(ival_sum "loc send")
+r=$(ival_sum "rem recv")
+[ "$s" = "$(report send_bytes)" ] && [ "$r" = "$(report recv_bytes)" ] &&
+	[ "$s" -gt 0 ] &&
+	pass "-I tcp_bw: interval bytes add up to the totals ($s sent, $r received)" ||
+	fail "-I tcp_bw: interval bytes add up to the totals" \
+		"sent $s vs $(report send_bytes), received $r vs $(report recv_bytes)" "$(ctx)"
+# every interval moved data at a rate within 100x of the whole test's
+bw=$(report bw)
+awk -v bw="$bw" '/ sec  (loc|rem) / && / msgs / { r = $(NF - 3); if (!(r > bw / 100 && r < bw * 100)) bad = 1 }
+	END { exit bad }' "$OUT_FILE" &&
+	pass "-I tcp_bw: each interval's bandwidth is plausible (whole test $bw bytes/sec)" ||
+	fail "-I tcp_bw: each interval's bandwidth is plausible" "$(ctx)"
+# the final report is the one without -I
+grep -Ev "$IVL" "$OUT_FILE" >"$T/with-I"
+labels >"$T/labels-I"
+C -uu -vvs -t 1 tcp_bw
+labels >"$T/labels-plain"
+cmp -s "$T/labels-I" "$T/labels-plain" && ! grep -Eq "$IVL" "$OUT_FILE" &&
+	[ "$(wc -l <"$T/with-I")" = "$(wc -l <"$OUT_FILE")" ] &&
+	pass "-I: the final report has the same lines as without it" ||
+	fail "-I: the final report has the same lines as without it" \
+		"$(diff "$T/labels-I" "$T/labels-plain")" "$(ctx)"
+
+C -uu -vvs -t 2 -I 1 udp_bw
+expect "-I 1 -t 2 udp_bw: exit 0" 0 "${IVL}rem recv " '^$'
+[ "$(count_lines "${IVL}loc send ")" = 2 ] &&
+	[ "$(count_lines "${IVL}rem recv ")" = 2 ] &&
+	[ "$(ival_sum "loc send")" = "$(report send_bytes)" ] &&
+	[ "$(ival_sum "rem recv")" = "$(report recv_bytes)" ] &&
+	pass "-I udp_bw: 2+2 lines adding up to send_bytes and recv_bytes" ||
+	fail "-I udp_bw: 2+2 lines adding up to send_bytes and recv_bytes" "$(ctx)"
+
+# an interval longer than the test: one line per side for the whole test
+C -t 1 -I 10 tcp_bw
+# (the server's window may start a little after ours and end a little
+# before: it ends when our close arrives)
+[ "$RC" = 0 ] &&
+	[ "$(count_lines "^    0\.00-(0\.9[0-9]|1\.[0-9]{2}) +sec  (loc send|rem recv) ")" = 2 ] &&
+	[ "$(count_lines "$IVL")" = 2 ] &&
+	pass "-I 10 -t 1: one line per side for the whole test" ||
+	fail "-I 10 -t 1: one line per side for the whole test" "$(ctx)"
+
+# -I on a latency test: a warning, the usual report
+C -t $TT -I 1 tcp_lat
+expect "-I on tcp_lat: warned, report as usual" 0 '^    latency  =  ' \
+	'^qperf: warning: -I set but not used in test tcp_lat'
+! grep -Eq "$IVL" "$OUT_FILE" && pass "-I on tcp_lat: no interval lines" ||
+	fail "-I on tcp_lat: no interval lines" "$(ctx)"
+
+for v in 0 -1 abc 0.05 1x; do
+	C -I "$v" tcp_bw
+	expect "-I $v: usage error naming the value" 2 '^$' "^qperf: -I: $v: "
+	[ "$(wc -l <"$ERR_FILE")" = 1 ] || fail "-I $v: one error line" "$(ctx)"
+done
+C --interval
+expect "--interval without a value: usage error" 2 '^$' 'missing argument to --interval'
+
+# --- --plot ------------------------------------------------------------------
+# png_ink PNG [COLOUR]: pixels not white (or, with COLOUR rrggbb, of that
+# colour) of an 8-bit RGB/RGBA PNG, decoded here (no imaging library).
+png_ink() {
+	python3 - "$@" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat, w, h, ct = 8, b'', 0, 0, 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, depth, ct = struct.unpack('>IIBB', body[:10])
+        assert depth == 8 and ct in (2, 6), 'unsupported PNG type'
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+bpp = 3 if ct == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, rows, i = bytearray(stride), [], 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line)
+    prev = line
+want = bytes.fromhex(sys.argv[2]) if len(sys.argv) > 2 else None
+ink = 0
+for line in rows:
+    for x in range(0, stride, bpp):
+        px = bytes(line[x:x + 3])
+        ink += (px == want) if want else (px != b'\xff\xff\xff')
+print(ink)
+EOF
+}
+
+SVG=$T/sweep.svg
+C -t 0.3 --plot "$SVG" -oo msg_size:1:16K:*4 tcp_bw tcp_lat udp_bw
+expect "--plot sweep: exit 0" 0 '^tcp_lat:$'
+if [ -s "$SVG" ] && xmllint --noout "$SVG" 2>"$T/xmllint.err"; then
+	pass "--plot: the file is well-formed XML (xmllint)"
+else
+	fail "--plot: the file is well-formed XML (xmllint)" "$(cat "$T/xmllint.err")"
+fi
+grep -q '<svg xmlns="http://www.w3.org/2000/svg"' "$SVG" &&
+	grep -q 'bandwidth (.*/sec) against msg_size' "$SVG" &&
+	grep -q 'latency (.*) against msg_size' "$SVG" &&
+	grep -q 'msg_size (bytes, log scale)' "$SVG" &&
+	grep -q '>udp_bw recv_bw</text>' "$SVG" && grep -q '>tcp_lat</text>' "$SVG" &&
+	[ "$(grep -c '<circle' "$SVG")" = $((8 * 4)) ] &&
+	pass "--plot: two panels, labelled axes, legend, one point per run" ||
+	fail "--plot: two panels, labelled axes, legend, one point per run" \
+		"circles: $(grep -c '<circle' "$SVG")" "$(head -c 2000 "$SVG")"
+if rsvg-convert -o "$T/sweep.png" "$SVG" 2>"$T/rsvg.err"; then
+	total=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(16+8); w,h=struct.unpack(">II",d[16:24]); print(w*h)' "$T/sweep.png")
+	ink=$(png_ink "$T/sweep.png")
+	blue=$(png_ink "$T/sweep.png" 1f77b4) # the first series' colour
+	[ "$ink" -gt $((total / 50)) ] && [ "$blue" -gt 50 ] &&
+		pass "--plot: renders (rsvg-convert): $ink of $total pixels drawn, $blue in the first series' colour" ||
+		fail "--plot: renders to a picture that is not blank" "ink $ink of $total, series colour $blue"
+else
+	fail "--plot: rsvg-convert renders the file" "$(cat "$T/rsvg.err")"
+fi
+
+C -t $TT --plot "$SVG" tcp_bw
+expect "--plot without --loop: usage error" 2 '^$' \
+	'^qperf: --plot: tcp_bw has no --loop'
+C -t $TT --plot /nonexistent-dir/x.svg -oo msg_size:1:2:*2 tcp_bw
+expect "--plot to an unwritable path: exit 1 before any test" 1 '^$' \
+	'^qperf: --plot: /nonexistent-dir/x.svg: cannot write: No such file or directory$'
