@@ -150,7 +150,7 @@ grep -q '<svg xmlns="http://www.w3.org/2000/svg"' "$SVG" &&
 	grep -q 'bandwidth (.*/sec) against msg_size' "$SVG" &&
 	grep -q 'latency (.*) against msg_size' "$SVG" &&
 	grep -q 'msg_size (bytes, log scale)' "$SVG" &&
-	grep -q '>udp_bw recv_bw</text>' "$SVG" && grep -q '>tcp_lat</text>' "$SVG" &&
+	grep -q '>udp_bw recv_bw</text>' "$SVG" && grep -q '>tcp_lat (p50, band to p99)</text>' "$SVG" &&
 	[ "$(grep -c '<circle' "$SVG")" = $((8 * 4)) ] &&
 	pass "--plot: two panels, labelled axes, legend, one point per run" ||
 	fail "--plot: two panels, labelled axes, legend, one point per run" \
