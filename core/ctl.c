@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "measure.h"
 #include "tlv.h"
 #include "util.h"
 #include "wire.h"
@@ -532,6 +533,8 @@ static int io(struct ctl *c, bool sending, void *buf, size_t len,
 		int ms = remaining_ms(deadline);
 		ssize_t r;
 
+		if (measure_interrupted())
+			return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
 		if (ms == 0)
 			return seterr(err, errlen, "failed to %s %s: timed out",
 				      verb, item);

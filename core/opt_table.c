@@ -96,6 +96,18 @@ const struct opt_desc opt_table[] = {
 	  "Index", "Use this local GID index on RoCE ports."),
 	P("--rem_gid_index", "-rgi", OT_INT, PAR_GID_INDEX, REM, 0, 65535,
 	  "Index", "Use this remote GID index on RoCE ports."),
+	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
+	  "Print the results as one JSON document. "
+	  "Nothing else goes to stdout: both ends' configuration, each test "
+	  "and --loop iteration with its parameters and figures in SI units "
+	  "(bytes, seconds, bytes/s, msgs/s), the error of a failed test; "
+	  "errors also go to stderr.  Schema: docs/qperf-schema.json.  "
+	  "Excludes --json_stream."),
+	A("--json_stream", NULL, OT_FLAG, OA_JSON_STREAM, false, 0, 0, NULL,
+	  "Print one JSON object per line as each result arrives. "
+	  "Lines of type start, conf, test (one per test and --loop "
+	  "iteration), interval and end, in the units of --json.  "
+	  "Excludes --json."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "
@@ -303,6 +315,13 @@ const struct opt_desc opt_table[] = {
 	A("--verbose_more_used", "-vvu", OT_FLAG, OA_VV_USED, false, 0, 0, NULL,
 	  "Show parameters used (level 2). "
 	  "Lists every parameter the test used, defaults included."),
+	A("--verbose_extra", "-vx", OT_FLAG, OA_V_EXTRA, false, 0, 0, NULL,
+	  "Show figures beyond 0.4.11. "
+	  "conf adds each end's kernel, NUMA nodes and RDMA devices and "
+	  "ports (state, physical state, rate, link layer, active MTU, LID, "
+	  "GIDs with their type, each device's NUMA node; the peer's only "
+	  "from qperf 0.5).  The default, -v and -vv reports keep 0.4.11's "
+	  "layout."),
 	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
 	  "Print the version and exit. "
 	  "It also lists the compiled-in transports."),

@@ -58,6 +58,9 @@ enum opt_act {
 	OA_CLUSTER, /* --cluster PATTERN: RUN_CLUSTER */
 	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
 	OA_SEED, /* --seed N */
+	OA_JSON, /* -J: plan->json = JSON_DOC */
+	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */
+	OA_V_EXTRA, /* -vx: out.v_extra = 1 */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -123,6 +126,9 @@ struct cluster_opts {
 	uint32_t port_base; /* -lp given: servers on base + local rank */
 };
 
+/* --json (one document), --json_stream (one object per line): core/json.h */
+enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
+
 #define WARN_MAX 32
 
 /* Server defaults (README "Differences", docs/qperf.1, --help options). */
@@ -157,6 +163,9 @@ struct plan {
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	const char *help_topic; /* RUN_HELP: "main" if none */
+	enum json_mode json; /* client output */
+	int argc; /* the command line, for JSON */
+	char *const *argv;
 	size_t ntests;
 	struct plan_item *tests; /* malloc'd; plan_free() releases */
 	int nwarn;

@@ -109,6 +109,7 @@ struct tparams {
 #define CAP_XRC 0x2u /* implements the xrc_* tests */
 #define CAP_LOSS 0x4u /* lossy latency tests recover from lost messages */
 #define CAP_DATA_SECRET 0x8u /* stream data connections start with a secret */
+#define CAP_CONF_EXT 0x10u /* CONF is followed by a CONF extension block */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -284,6 +285,14 @@ const struct test_desc *test_by_index(unsigned idx);
 
 /* Space-separated names of the transports compiled in (from the table). */
 const char *test_transports(void);
+
+/*
+ * This host's fabric state for conf (struct fabric, core/types.h): the
+ * RDMA devices and ports, or none in a build without RDMA.  The verbs
+ * code lives in transports/verbs_fabric.c.  Blocks only on device
+ * queries; never fails (what cannot be read is left out).
+ */
+void fabric_query(struct fabric *f);
 
 /* "built" when the RDMA tests can run, else "not built". */
 const char *test_rdma_status(void);
