@@ -104,8 +104,9 @@ const struct opt_desc opt_table[] = {
 	  "errors also go to stderr.  Schema: docs/qperf-schema.json.  "
 	  "Excludes --json_stream."),
 	A("--json_stream", NULL, OT_FLAG, OA_JSON_STREAM, false, 0, 0, NULL,
-	  "Print one JSON object per line as each result arrives. "
-	  "Lines of type start, conf, test (one per test and --loop "
+	  "Print JSON lines as results arrive. "
+	  "One JSON object per line as each result arrives: "
+	  "lines of type start, conf, test (one per test and --loop "
 	  "iteration), interval and end, in the units of --json.  "
 	  "Excludes --json."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
