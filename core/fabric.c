@@ -134,7 +134,7 @@ static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
 	struct fab_dev *dv = f->ndevs ? &f->devs[f->ndevs - 1] : NULL;
 	struct fab_port *pt = dv && dv->nports ? &dv->ports[dv->nports - 1] :
 						 NULL;
-	uint32_t u;
+	uint32_t u, v[8];
 
 	switch (type) {
 	case CONFX_DEV:
@@ -162,16 +162,13 @@ static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
 			f->truncated = true;
 			return true;
 		}
-		pt = &dv->ports[dv->nports++];
-		memset(pt, 0, sizeof(*pt));
-		pt->port = (uint32_t)wire_get(val, 4);
-		pt->state = (uint32_t)wire_get(val + 4, 4);
-		pt->phys_state = (uint32_t)wire_get(val + 8, 4);
-		pt->width = (uint32_t)wire_get(val + 12, 4);
-		pt->speed_mbps = (uint32_t)wire_get(val + 16, 4);
-		pt->link_layer = (uint32_t)wire_get(val + 20, 4);
-		pt->active_mtu = (uint32_t)wire_get(val + 24, 4);
-		pt->lid = (uint32_t)wire_get(val + 28, 4);
+		for (int i = 0; i < 8; i++)
+			v[i] = (uint32_t)wire_get(val + 4 * i, 4);
+		dv->ports[dv->nports++] = (struct fab_port){
+			.port = v[0], .state = v[1], .phys_state = v[2],
+			.width = v[3], .speed_mbps = v[4], .link_layer = v[5],
+			.active_mtu = v[6], .lid = v[7]
+		};
 		return true;
 	case CONFX_GID:
 		if (len != CONFX_GID_LEN)

@@ -57,6 +57,18 @@ static void emit_line(json_t *o)
 	out_flush();
 }
 
+/* A stream line {"type": type, ...o's members}; releases o. */
+static void emit_typed(const char *type, json_t *o)
+{
+	json_t *l = json_object();
+
+	set(l, "type", json_string(type));
+	json_object_update(l, o);
+	emit_line(l);
+	json_decref(l);
+	json_decref(o);
+}
+
 void json_start(enum json_mode m, int argc, char *const *argv,
 		const char *host)
 {
@@ -75,13 +87,7 @@ void json_start(enum json_mode m, int argc, char *const *argv,
 	set(hdr, "command_line", cl);
 	set(hdr, "host", json_string(host ? host : ""));
 	if (m == JSON_STREAM) {
-		json_t *o = json_object();
-
-		set(o, "type", json_string("start"));
-		json_object_update(o, hdr);
-		emit_line(o);
-		json_decref(o);
-		json_decref(hdr);
+		emit_typed("start", hdr);
 		return;
 	}
 	J.root = hdr;
@@ -181,13 +187,7 @@ void json_conf(const struct conf_info *loc, const struct conf_ext *lx,
 		return;
 	}
 	if (J.mode == JSON_STREAM) {
-		json_t *l = json_object();
-
-		set(l, "type", json_string("conf"));
-		json_object_update(l, o);
-		emit_line(l);
-		json_decref(l);
-		json_decref(o);
+		emit_typed("conf", o);
 		return;
 	}
 	set(J.root, "conf", o);
