@@ -715,6 +715,10 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
+	if (plan->mode == RUN_CLUSTER && plan->json)
+		return opts_fail(err, errlen,
+			    plan->json == JSON_DOC ? "--json" : "--json_stream",
+			    NULL, "not available with --cluster yet");
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

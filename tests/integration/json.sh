@@ -173,6 +173,8 @@ run "$QPERF" --json
 expect "--json without a host: exit 2, stdout empty" 2 '^$' 'server name'
 run "$QPERF" "${C[@]}" --json -m 0x tcp_lat
 expect "--json with a bad value: exit 2, stdout empty" 2 '^$' '0x'
+run "$QPERF" --cluster all --json_stream tcp_lat
+expect "--cluster --json_stream: exit 2, not available yet" 2 '^$' 'json_stream.*--cluster'
 run "$QPERF" "${C[@]}" -J tcp_lat
 expect "-J is --json" 0
 json_valid "-J" doc
