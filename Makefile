@@ -35,15 +35,30 @@ ifeq ($(shell $(PKG_CONFIG) --exists librdmacm 2>/dev/null && echo y),y)
 HAVE_RDMACM = 1
 endif
 endif
+# jansson writes --json and --json_stream; it is required.
+JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JANSSON_LIBS := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null)
+ifeq ($(JANSSON_LIBS),)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(error jansson not found with pkg-config: install libjansson-dev (scripts/install-deps))
+endif
+endif
 ifndef NO_NUMA
 ifeq ($(shell test -f /usr/include/numa.h && echo y),y)
 HAVE_NUMA = 1
 endif
 endif
 
-FEATURES = sockets
+FEATURES = sockets json
+ALL_CFLAGS += $(JANSSON_CFLAGS)
+LIBS += $(JANSSON_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
-	transports/verbs_data.o transports/verbs_knob.o transports/rc.o transports/uc.o transports/ud.o \
+	transports/verbs_data.o \
+	transports/verbs_knob.o \
+	transports/verbs_fabric.o \
+	transports/rc.o \
+	transports/uc.o \
+	transports/ud.o \
 	transports/xrc.o
 ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
@@ -67,12 +82,34 @@ QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
-	core/param.o core/help.o core/report.o core/report_x.o core/cpu.o \
-	core/ctl.o core/tlv.o core/hist.o core/sched.o core/outlier.o \
-	core/rank_env.o core/cluster_msg.o core/cluster.o core/cluster_coord.o \
-	core/cluster_report.o core/server.o core/client.o core/measure.o \
-	core/session.o core/interval.o core/plot.o \
-	core/util.o core/numa.o transports/table.o transports/sock.o transports/sock_io.o \
+	core/param.o \
+	core/help.o \
+	core/report.o \
+	core/report_x.o \
+	core/cpu.o \
+	core/ctl.o \
+	core/tlv.o \
+	core/hist.o \
+	core/sched.o \
+	core/outlier.o \
+	core/rank_env.o \
+	core/cluster_msg.o \
+	core/cluster.o \
+	core/cluster_coord.o \
+	core/cluster_report.o \
+	core/server.o \
+	core/client.o \
+	core/measure.o \
+	core/session.o \
+	core/interval.o \
+	core/plot.o \
+	core/util.o \
+	core/numa.o \
+	transports/table.o \
+	transports/sock.o \
+	transports/sock_io.o \
+	core/json.o \
+	core/fabric.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))

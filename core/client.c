@@ -25,9 +25,12 @@
 #include "ctl.h"
 #include "engine.h"
 #include "interval.h"
+#include "fabric.h"
+#include "json.h"
 #include "measure.h"
 #include "plot.h"
 #include "session.h"
+#include "tlv.h"
 #include "report.h"
 #include "util.h"
 
@@ -40,9 +43,15 @@ struct client {
 	struct results *capture; /* cluster mode: results go here, unprinted */
 	char *err; /* cluster mode: the error goes here (errlen bytes) */
 	size_t errlen;
+	FILE *txt; /* the text report: stdout, or NULL with JSON */
+	char run_err[ERR_MAX]; /* the run's error: the first failure */
+	bool run_err_shown; /* ... already printed */
 	bool ival_warned; /* said once that the server sends no intervals */
 	struct plot *plot; /* --plot, or NULL */
 };
+
+/* 130 (128 + SIGINT): a run that SIGINT ended (JSON modes only). */
+#define CLIENT_INTERRUPTED 130
 
 /* One test attempt's state. */
 struct attempt {
@@ -54,6 +63,8 @@ struct attempt {
 	struct req lq; /* the same for this side (loc_ values) */
 	struct hello h; /* a 0.5 server's answer */
 	struct results *capture; /* from struct client */
+	FILE *txt; /* the text report, or NULL */
+	bool run_conf; /* the run's own conf for JSON, not a conf test */
 	char err[ERR_MAX];
 };
 
@@ -202,17 +213,69 @@ static int send_request(struct attempt *a)
 	return 0;
 }
 
+/* The -vx lines of both ends after conf's eight. */
+static void conf_text(FILE *f, const struct conf_info *loc,
+		      const struct conf_info *rem, const struct conf_ext *x)
+{
+	struct conf_line *cl = xcalloc(2 * CONF_LINES_MAX, sizeof(*cl));
+	struct report_note *nt = xcalloc(2 * CONF_LINES_MAX, sizeof(*nt));
+	int n[2];
+
+	n[0] = conf_ext_lines(&x[0], "loc_", cl, CONF_LINES_MAX);
+	n[1] = conf_ext_lines(&x[1], "rem_", cl + CONF_LINES_MAX,
+			      CONF_LINES_MAX);
+	for (int i = 0; i < 2 * CONF_LINES_MAX; i++) {
+		nt[i].name = cl[i].name;
+		nt[i].value = cl[i].value;
+	}
+	report_conf_more(f, loc, rem, nt, n[0], nt + CONF_LINES_MAX, n[1]);
+	free(nt);
+	free(cl);
+}
+
 static int run_conf(struct attempt *a)
 {
 	uint8_t b[CONF_SIZE];
 	struct conf_info loc, rem;
+	bool more = a->s->out.v_extra || json_on();
+	struct conf_ext *x = NULL; /* [0] this end, [1] the server */
 
 	if (ctl_recv(&a->c, b, sizeof(b), "configuration", a->err,
 		     sizeof(a->err)) < 0)
 		return -1;
 	conf_decode(b, &rem);
 	conf_local(&loc);
-	report_conf(stdout, &loc, &rem);
+	if (more) {
+		x = xcalloc(2, sizeof(*x));
+		conf_ext_local(&x[0]);
+	}
+	if (a->q.ext && (a->h.caps & CAP_CONF_EXT)) {
+		uint8_t *blk = xmalloc(TLV_MAX);
+		size_t n;
+		int rc = ctl_recv_block(&a->c, blk, TLV_MAX, &n,
+					"configuration extension", a->err,
+					sizeof(a->err));
+
+		if (rc == 0 && x && conf_ext_decode(blk, n, &x[1]) < 0)
+			rc = seterr(a->err, sizeof(a->err),
+				    "bad configuration extension");
+		free(blk);
+		if (rc < 0) {
+			free(x);
+			return -1;
+		}
+	}
+	if (a->run_conf) {
+		json_conf(&loc, &x[0], &rem, &x[1], false);
+	} else {
+		if (a->s->out.v_extra)
+			conf_text(a->txt, &loc, &rem, x);
+		else
+			report_conf(a->txt, &loc, &rem);
+		json_conf(&loc, x ? &x[0] : NULL, &rem, x ? &x[1] : NULL,
+			  true);
+	}
+	free(x);
 	return 0;
 }
 
@@ -253,16 +316,19 @@ static const char *knob_given(const struct attempt *a)
 	return NULL;
 }
 
-/* Interval reports: this side's to stdout, the server's if it can. */
+/*
+ * Interval reports: this side's as text (or JSON events with --json),
+ * the server's too if it can send them.
+ */
 static void ival_client(struct client *cl, struct attempt *a,
 			struct tside *sd, struct ival_text *txt)
 {
-	if (!a->s->interval || !ival_applies(a->t, false))
+	if (!a->s->interval || !ival_applies(a->t, false) || a->capture)
 		return;
 	txt->t = a->t;
 	txt->o = &a->s->out;
 	sd->interval = a->s->interval;
-	sd->ival_out.emit = ival_print;
+	sd->ival_out.emit = json_on() ? ival_json : ival_print;
 	sd->ival_out.arg = txt;
 	sd->ival_peer = sd->ext && (sd->peer_caps & CAP_INTERVAL) &&
 			ival_applies(a->t, true);
@@ -326,8 +392,9 @@ static int run_data(struct client *cl, struct attempt *a)
 			notes[i].value = sd.notes[i].value;
 			notes[i].extra = sd.notes[i].extra;
 		}
-		report_test_notes(stdout, a->t, &res, &a->par, &a->s->out,
+		report_test_notes(a->txt, a->t, &res, &a->par, &a->s->out,
 				  notes, sd.nnotes);
+		json_test_results(a->t, &res, notes, sd.nnotes);
 	}
 	plot_add(cl->plot, a->t, a->s, &res);
 	rc = 0;
@@ -407,8 +474,56 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	return rc;
 }
 
+/* Run attempt a, once more in 0.4.11's dialect if the server needs it. */
+static int attempt_dialects(struct client *cl, struct attempt *a)
+{
+	int rc = set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], a->err,
+				  sizeof(a->err));
+
+	if (rc < 0)
+		return rc;
+	rc = attempt_run(cl, a, cl->legacy);
+	if (rc < 0 && !cl->legacy && a->c.peer_failed &&
+	    (strncmp(a->err, LEGACY_UPGRADE_ERR,
+		     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
+	     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
+		debugf(a->s->out.debug, "server speaks qperf 0.4.11; retrying");
+		cl->legacy = true;
+		rc = attempt_run(cl, a, true);
+	}
+	return rc;
+}
+
+/* Checks of the local side before connecting; -1 with a->err filled. */
+static int test_local_checks(struct attempt *a)
+{
+	const struct test_desc *t = a->t;
+
+	if (t->tp && t->tp->max_msg &&
+	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg)
+		return seterr(a->err, sizeof(a->err),
+			      "%s: message size %llu is larger than %s can carry (%u)",
+			      t->name,
+			      (unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
+			      t->tp->label, t->tp->max_msg);
+	if (t->tp && (t->tp->flags & TF_RDMA) && a->par.val[SIDE_LOC][PAR_USE_CM])
+		return seterr(a->err, sizeof(a->err),
+			      "%s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf",
+			      t->name);
+	if (t->missing)
+		return seterr(a->err, sizeof(a->err), "%s: %s", t->name,
+			      t->missing);
+	return 0;
+}
+
+/* The exit status of a failed test: 130 once interrupted, else 1. */
+static int fail_status(void)
+{
+	return measure_interrupted() ? CLIENT_INTERRUPTED : 1;
+}
+
 static int run_test(struct client *cl, const struct test_desc *t,
-		    const struct settings *s)
+		    const struct settings *s, unsigned pos, unsigned iter)
 {
 	struct attempt *a = xcalloc(1, sizeof(*a));
 	char warn[2048];
@@ -418,11 +533,14 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	a->s = s;
 	a->par = s->par;
 	a->capture = cl->capture;
+	a->txt = cl->capture ? NULL : cl->txt;
 	param_prepare(t, &a->par);
-	if (!cl->capture) {
-		printf("%s:\n", t->name);
-		out_flush();
-	}
+	json_test_begin(t, pos, iter, s);
+	if (t->kind != TK_CONF)
+		json_test_params(t, &a->par);
+	if (a->txt)
+		fprintf(a->txt, "%s:\n", t->name);
+	out_flush();
 	if (t->kind != TK_CONF && !cl->capture &&
 	    param_unused(t, &a->par, warn, sizeof(warn))) {
 		char *save = NULL;
@@ -431,52 +549,52 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		     l = strtok_r(NULL, "\n", &save))
 			fprintf(stderr, "qperf: warning: %s\n", l);
 	}
-	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false))
+	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false) &&
+	    !cl->capture)
 		fprintf(stderr,
 			"qperf: warning: %s set but not used in test %s (interval reports are for bandwidth tests)\n",
 			s->interval_opt ? s->interval_opt : "-I", t->name);
-	if (t->tp && t->tp->max_msg &&
-	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg) {
-		fprintf(stderr,
-			"qperf: %s: message size %llu is larger than %s can carry (%u)\n",
-			t->name,
-			(unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
-			t->tp->label, t->tp->max_msg);
-		free(a);
-		return 1;
-	}
-	if (t->tp && (t->tp->flags & TF_RDMA) && a->par.val[SIDE_LOC][PAR_USE_CM]) {
-		fprintf(stderr,
-			"qperf: %s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf\n",
-			t->name);
-		free(a);
-		return 1;
-	}
-	if (t->missing) {
-		fprintf(stderr, "qperf: %s: %s\n", t->name, t->missing);
-		free(a);
-		return 1;
-	}
-	rc = set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], a->err,
-			      sizeof(a->err));
-	if (rc == 0) {
-		rc = attempt_run(cl, a, cl->legacy);
-		if (rc < 0 && !cl->legacy && a->c.peer_failed &&
-		    (strncmp(a->err, LEGACY_UPGRADE_ERR,
-			     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
-		     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
-			debugf(a->s->out.debug, "server speaks qperf 0.4.11; retrying");
-			cl->legacy = true;
-			rc = attempt_run(cl, a, true);
-		}
-	}
-	if (rc < 0 && cl->err)
-		xsnprintf(cl->err, cl->errlen, "%s: %s", t->name, a->err);
-	else if (rc < 0)
+	rc = test_local_checks(a);
+	if (rc == 0)
+		rc = attempt_dialects(cl, a);
+	if (rc < 0 && cl->err) {
+		size_t n = strlen(t->name);
+		bool named = strncmp(a->err, t->name, n) == 0 &&
+			     a->err[n] == ':';
+
+		xsnprintf(cl->err, cl->errlen, "%s%s%s", named ? "" : t->name,
+			  named ? "" : ": ", a->err);
+	} else if (rc < 0) {
 		fprintf(stderr, "qperf: %s\n", a->err);
+		json_test_error(a->err, fail_status());
+		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
+		cl->run_err_shown = true;
+	}
 	out_flush();
 	free(a);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? fail_status() : 0;
+}
+
+/*
+ * JSON: both ends' configuration for the run's header, fetched as a conf
+ * test would (a 0.4.11 server gives its four strings).  Returns 0, or the
+ * exit status with the error printed.
+ */
+static int run_conf_header(struct client *cl, const struct settings *s)
+{
+	struct attempt *a = xcalloc(1, sizeof(*a));
+	int rc;
+
+	a->t = test_find("conf");
+	a->s = s;
+	a->par = s->par;
+	a->run_conf = true;
+	param_prepare(a->t, &a->par);
+	rc = attempt_dialects(cl, a);
+	if (rc < 0)
+		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
+	free(a);
+	return rc < 0 ? fail_status() : 0;
 }
 
 /*
@@ -536,8 +654,11 @@ static int precheck_cb(const struct settings *s, void *arg)
 	return rc;
 }
 
-/* 0, or the exit status: 2 for a bad value, 1 if a test cannot run here. */
-static int precheck_plan(const struct plan *p)
+/*
+ * 0, or the exit status (2 for a bad value, 1 if a test cannot run here)
+ * with the error in msg.
+ */
+static int precheck_plan(const struct plan *p, char *msg, size_t msglen)
 {
 	struct precheck *pc = xcalloc(1, sizeof(*pc));
 	char err[ERR_MAX];
@@ -556,8 +677,8 @@ static int precheck_plan(const struct plan *p)
 		if (rc == 0)
 			rc = precheck_flush(pc);
 		if (rc)
-			fprintf(stderr, "qperf: %s: %s\n", t->name,
-				pc->err[0] ? pc->err : err);
+			xsnprintf(msg, msglen, "%s: %s", t->name,
+				  pc->err[0] ? pc->err : err);
 	}
 	free(pc);
 	return rc == 0 ? 0 : rc == TP_NOT_HERE ? 1 : 2;
@@ -566,6 +687,8 @@ static int precheck_plan(const struct plan *p)
 struct loop_arg {
 	struct client *cl;
 	const struct test_desc *t;
+	unsigned pos; /* of the test among those named */
+	unsigned iter; /* --loop iteration */
 };
 
 static int loop_cb(const struct settings *s, void *arg)
@@ -577,44 +700,77 @@ static int loop_cb(const struct settings *s, void *arg)
 	/* Stop once the results cannot be written; main() says why. */
 	if (out_flush() < 0)
 		return 1;
-	return run_test(la->cl, la->t, s);
+	if (measure_interrupted())
+		return CLIENT_INTERRUPTED;
+	return run_test(la->cl, la->t, s, la->pos, la->iter++);
 }
 
-int client_main(const struct plan *p)
+/* The run without the JSON framing: the exit status, cl->run_err the error. */
+static int client_run(struct client *cl)
 {
-	struct client cl = { .plan = p };
-	char err[ERR_MAX];
-	int rc = 0;
+	const struct plan *p = cl->plan;
+	int rc;
 
-	measure_init();
-	rc = precheck_plan(p);
-	if (rc)
-		return rc;
+	rc = precheck_plan(p, cl->run_err, sizeof(cl->run_err));
 	/* Before any test: a sweep must not run for nothing. */
-	if (p->plot_file) {
-		cl.plot = plot_open(p->plot_file, err, sizeof(err));
-		if (!cl.plot) {
-			fprintf(stderr, "qperf: %s\n", err);
-			return 1;
-		}
+	if (rc == 0 && p->plot_file) {
+		cl->plot = plot_open(p->plot_file, cl->run_err,
+				     sizeof(cl->run_err));
+		if (!cl->plot)
+			rc = 1;
 	}
-	for (size_t i = 0; i < p->ntests && !cl.quit && !rc; i++) {
+	if (rc == 0 && json_on())
+		rc = run_conf_header(cl, &p->tests[0].s);
+	for (size_t i = 0; rc == 0 && i < p->ntests && !cl->quit; i++) {
 		const struct plan_item *it = &p->tests[i];
-		struct loop_arg la = { &cl, it->test };
+		struct loop_arg la = { cl, it->test, (unsigned)i, 0 };
+		char err[ERR_MAX];
 
 		err[0] = '\0';
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
-			fprintf(stderr, "qperf: %s\n", err);
-		if (rc || out_flush() < 0)
+			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", err);
+		if (rc == CLIENT_INTERRUPTED && !cl->run_err[0])
+			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s",
+				  MEASURE_INTERRUPTED);
+		if (rc == 0 && out_flush() < 0)
+			rc = 1; /* main() says why */
+		if (rc < 0)
 			rc = 1;
 	}
 	/* What ran is drawn even when a later test failed. */
-	if (cl.plot && plot_finish(cl.plot, p->ntests && p->tests[0].s.out.bits,
-				   err, sizeof(err)) < 0) {
-		fprintf(stderr, "qperf: %s\n", err);
-		rc = 1;
+	if (cl->plot) {
+		char err[ERR_MAX];
+
+		if (plot_finish(cl->plot, p->ntests && p->tests[0].s.out.bits,
+				err, sizeof(err)) < 0) {
+			if (!cl->run_err[0])
+				xsnprintf(cl->run_err, sizeof(cl->run_err),
+					  "%s", err);
+			if (!rc)
+				rc = 1;
+		}
 	}
+	return rc;
+}
+
+int client_main(const struct plan *p)
+{
+	struct client cl;
+	int rc;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.plan = p;
+	cl.txt = p->json ? NULL : stdout;
+	measure_init();
+	if (p->json)
+		measure_catch_interrupt();
+	json_start(p->json, p->argc, p->argv, p->host);
+	rc = client_run(&cl);
+	if (rc && cl.run_err[0] && !cl.run_err_shown)
+		fprintf(stderr, "qperf: %s\n", cl.run_err);
+	json_finish(rc, measure_interrupted(),
+		    rc && cl.run_err[0] ? cl.run_err : NULL);
 	return rc;
 }
 
@@ -633,7 +789,7 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 	err[0] = '\0';
 	q.host = host;
 	q.listen_port = port;
-	rc = run_test(&cl, t, s);
+	rc = run_test(&cl, t, s, 0, 0);
 	if (rc && !err[0])
 		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
 			  t->name);

@@ -17,6 +17,7 @@
 
 #include "ctl.h"
 #include "hist.h"
+#include "measure.h"
 #include "tlv.h"
 #include "util.h"
 #include "wire.h"
@@ -617,6 +618,8 @@ static int io(struct ctl *c, bool sending, void *buf, size_t len,
 		int ms = remaining_ms(deadline);
 		ssize_t r;
 
+		if (measure_interrupted())
+			return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
 		if (ms == 0)
 			return seterr(err, errlen, "failed to %s %s: timed out",
 				      verb, item);

@@ -420,7 +420,12 @@ static const char examples_text[] =
 	"        qperf -lp 0 -lpf /tmp/qperf.port &\n"
 	"        qperf -lp $(cat /tmp/qperf.port) localhost conf\n"
 	"    * RDMA UD latency and bandwidth (RDMA builds):\n"
-	"        qperf myserver ud_lat ud_bw\n";
+	"        qperf myserver ud_lat ud_bw\n"
+	"    * A sweep as one JSON document, or as JSON lines as they come:\n"
+	"        qperf myserver --json -oo msg_size:1K:64K:*4 tcp_bw\n"
+	"        qperf myserver --json_stream tcp_bw tcp_lat\n"
+	"    * Both ends' RDMA devices and ports (and GIDs, NUMA nodes):\n"
+	"        qperf myserver -vx conf\n";
 
 static const char author_text[] =
 	"qperf was written by Johann George.  This successor is maintained\n"

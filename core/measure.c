@@ -43,6 +43,30 @@ static void on_alarm(int sig)
 	fired = 1;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	fired = 1; /* end a running loop as the timer would */
+}
+
+void measure_catch_interrupt(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt; /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+bool measure_interrupted(void)
+{
+	return interrupted != 0;
+}
+
 void measure_init(void)
 {
 	struct sigaction sa;
@@ -79,7 +103,9 @@ int measure_start(struct node_stat *st, uint64_t time, char *err,
 {
 	struct itimerval it;
 
-	fired = 0;
+	fired = interrupted;
+	if (interrupted)
+		return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
 	st->no_cpus = cpu_count();
 	st->no_ticks = cpu_ticks();
 	if (cpu_sample(st->time_s, err, errlen) < 0)

@@ -37,6 +37,16 @@ void measure_init(void);
 bool measure_lat_timing(void);
 
 /*
+ * Catch SIGINT (client with --json or --json_stream): the handler only
+ * sets flags; a running loop ends as if its time were up, and every later
+ * control-connection wait (ctl.c) and measure_start() fail with
+ * MEASURE_INTERRUPTED, so the run unwinds and its JSON is closed.
+ */
+void measure_catch_interrupt(void);
+bool measure_interrupted(void);
+#define MEASURE_INTERRUPTED "interrupted by SIGINT"
+
+/*
  * Start the window: sample CPU (system and this process) and clock, arm the timer for time ns (0 =
  * no timer).  Returns 0 or -1 with err filled (bad /proc/stat).
  */

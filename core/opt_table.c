@@ -171,6 +171,19 @@ const struct opt_desc opt_table[] = {
 	    "the node of that CPU.  Needs qperf 0.5 on both ends and "
 	    "libnuma.",
 	    "Use this local NUMA node.", "Use this remote NUMA node."),
+	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
+	  "Print the results as one JSON document. "
+	  "Nothing else goes to stdout: both ends' configuration, each test "
+	  "and --loop iteration with its parameters and figures in SI units "
+	  "(bytes, seconds, bytes/s, msgs/s), the error of a failed test; "
+	  "errors also go to stderr.  Schema: docs/qperf-schema.json.  "
+	  "Excludes --json_stream."),
+	A("--json_stream", NULL, OT_FLAG, OA_JSON_STREAM, false, 0, 0, NULL,
+	  "Print JSON lines as results arrive. "
+	  "One JSON object per line as each result arrives: "
+	  "lines of type start, conf, test (one per test and --loop "
+	  "iteration), interval and end, in the units of --json.  "
+	  "Excludes --json."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "
@@ -402,7 +415,11 @@ const struct opt_desc opt_table[] = {
 	  "p50, p90, p99, p99.9, p99.99, max) and the same for the round "
 	  "trip, from every round trip timed on both ends; the CPU time of "
 	  "the qperf process on each end (user, system); the CPU cost per "
-	  "message.  Not implied by -v or -vv."),
+	  "message; NUMA placement.  conf adds each end's kernel, NUMA "
+	  "nodes and RDMA devices and ports (state, physical state, rate, "
+	  "link layer, active MTU, LID, GIDs with their type, each device's "
+	  "NUMA node; the peer's only from qperf 0.5).  Not implied by -v "
+	  "or -vv."),
 	A("--version", "-V", OT_FLAG, OA_VERSION, true, 0, 0, NULL,
 	  "Print the version and exit. "
 	  "It also lists the compiled-in transports."),

@@ -662,6 +662,17 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 	case OA_V_EXTRA:
 		s->out.v_extra = 1;
 		return 0;
+	case OA_JSON:
+	case OA_JSON_STREAM: {
+		enum json_mode m = o->act == OA_JSON ? JSON_DOC : JSON_STREAM;
+
+		if (plan->json != JSON_OFF && plan->json != m)
+			return opts_fail(err, errlen, spelling, NULL,
+				    "cannot be used with %s; choose one",
+				    m == JSON_DOC ? "--json_stream" : "--json");
+		plan->json = m;
+		return 0;
+	}
 	default:
 		apply_verbose(&s->out, o->act);
 		return 0;
@@ -719,6 +730,10 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
+	if (plan->mode == RUN_CLUSTER && plan->json)
+		return opts_fail(err, errlen,
+			    plan->json == JSON_DOC ? "--json" : "--json_stream",
+			    NULL, "not available with --cluster yet");
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {
@@ -831,6 +846,8 @@ int opts_parse(int argc, char **argv, struct plan *plan, char *err,
 	if (err && errlen)
 		err[0] = '\0';
 	plan_init(plan);
+	plan->argc = argc;
+	plan->argv = argv;
 	settings_init(&s);
 	rc = parse_args(argc, argv, plan, &s, err, errlen);
 	if (rc < 0) {

@@ -60,6 +60,8 @@ enum opt_act {
 	OA_SEED, /* --seed N */
 	OA_INTERVAL, /* -I: settings.interval */
 	OA_PLOT, /* --plot: plan->plot_file */
+	OA_JSON, /* -J: plan->json = JSON_DOC */
+	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -128,6 +130,9 @@ struct cluster_opts {
 	uint32_t port_base; /* -lp given: servers on base + local rank */
 };
 
+/* --json (one document), --json_stream (one object per line): core/json.h */
+enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
+
 #define WARN_MAX 32
 
 /* Server defaults (README "Differences", docs/qperf.1, --help options). */
@@ -163,6 +168,9 @@ struct plan {
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	const char *help_topic; /* RUN_HELP: "main" if none */
+	enum json_mode json; /* client output */
+	int argc; /* the command line, for JSON */
+	char *const *argv;
 	size_t ntests;
 	struct plan_item *tests; /* malloc'd; plan_free() releases */
 	int nwarn;

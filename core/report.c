@@ -559,14 +559,8 @@ void report_print(FILE *f, const struct report_table *t)
 /* report_test                                                             */
 /* ---------------------------------------------------------------------- */
 
-enum report_par_kind { RPK_COUNT, RPK_SIZE, RPK_TIME, RPK_STR };
-
 /* The parameter list of show_used, in its order; static_rate is absent. */
-static const struct {
-	enum par_id id;
-	const char *name;
-	enum report_par_kind kind;
-} REPORT_PARAMS[] = {
+const struct report_par report_params[] = {
 	{ PAR_ACCESS_RECV, "access_recv", RPK_COUNT },
 	{ PAR_AFFINITY, "affinity", RPK_COUNT },
 	{ PAR_ALT_PORT, "alt_port", RPK_COUNT },
@@ -595,6 +589,7 @@ static const struct {
 	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
 	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
 };
+const size_t report_nparams = REPORT_NUNITS(report_params);
 
 static void report_par_val(struct report_table *t, enum report_par_kind k,
 			   const char *pref, const char *name, uint64_t v)
@@ -612,10 +607,10 @@ static void report_used(struct report_table *t, const struct par_set *p)
 {
 	if (!p || t->o->v_used < 1)
 		return;
-	for (size_t i = 0; i < REPORT_NUNITS(REPORT_PARAMS); i++) {
-		enum par_id id = REPORT_PARAMS[i].id;
-		const char *name = REPORT_PARAMS[i].name;
-		enum report_par_kind k = REPORT_PARAMS[i].kind;
+	for (size_t i = 0; i < report_nparams; i++) {
+		enum par_id id = report_params[i].id;
+		const char *name = report_params[i].name;
+		enum report_par_kind k = report_params[i].kind;
 
 		if (!p->used[id])
 			continue;
@@ -870,6 +865,16 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem)
 {
+	report_conf_more(f, loc, rem, NULL, 0, NULL, 0);
+}
+
+void report_conf_more(FILE *f, const struct conf_info *loc,
+		      const struct conf_info *rem,
+		      const struct report_note *lmore, int nl,
+		      const struct report_note *rmore, int nr)
+{
+	const struct report_note *more[2] = { lmore, rmore };
+	int nmore[2] = { nl, nr };
 	static const struct out_opts plain = { .precision = 3 };
 	struct report_table table = { .o = &plain, .n = 0 };
 	const struct conf_info *side[2] = { loc, rem };
@@ -893,6 +898,10 @@ void report_conf(FILE *f, const struct conf_info *loc,
 			   sizeof(c->os));
 		report_str(&table, RC_A, "", names[i][3], c->qperf,
 			   sizeof(c->qperf));
+		for (int k = 0; k < nmore[i]; k++)
+			report_str(&table, RC_A, "", more[i][k].name,
+				   more[i][k].value,
+				   strlen(more[i][k].value) + 1);
 	}
 	report_print(f, &table);
 }

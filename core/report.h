@@ -42,6 +42,16 @@ void report_test(FILE *f, const struct test_desc *t,
 		 const struct results *res, const struct par_set *p,
 		 const struct out_opts *o);
 
+/* The parameters of the -vu/-vvu lists (and JSON), in 0.4.11's order. */
+enum report_par_kind { RPK_COUNT, RPK_SIZE, RPK_TIME, RPK_STR };
+struct report_par {
+	enum par_id id;
+	const char *name; /* "msg_size" */
+	enum report_par_kind kind; /* RPK_SIZE: bytes, RPK_TIME: ns */
+};
+extern const struct report_par report_params[];
+extern const size_t report_nparams;
+
 /* A string a transport asks to show with -v (e.g. the GID of each end). */
 struct report_note {
 	const char *name; /* e.g. "loc_gid" */
@@ -58,6 +68,12 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 /* Print the conf test's eight lines. */
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem);
+
+/* The same with lines of each end after its four (-vx: core/fabric.h). */
+void report_conf_more(FILE *f, const struct conf_info *loc,
+		      const struct conf_info *rem,
+		      const struct report_note *lmore, int nl,
+		      const struct report_note *rmore, int nr);
 
 /*
  * Render v with precision significant digits (integer digits never

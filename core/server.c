@@ -26,6 +26,7 @@
 #include "../transports/transport.h"
 #include "ctl.h"
 #include "engine.h"
+#include "fabric.h"
 #include "measure.h"
 #include "session.h"
 #include "tlv.h"
@@ -183,6 +184,24 @@ static int validate(const struct test_desc *t, struct req *q,
 	return 0;
 }
 
+/* The CONF extension for a 0.5 client (core/fabric.h). */
+static int send_conf_ext(struct ctl *c, char *err, size_t errlen)
+{
+	struct conf_ext *x = xcalloc(1, sizeof(*x));
+	uint8_t *b = xmalloc(TLV_MAX);
+	size_t n;
+	int rc;
+
+	conf_ext_local(x);
+	n = conf_ext_encode(x, b, TLV_MAX);
+	rc = n ? ctl_send_block(c, b, n, "configuration extension", err,
+				errlen) :
+		 seterr(err, errlen, "internal error: configuration extension");
+	free(b);
+	free(x);
+	return rc;
+}
+
 /* Serve one connection in a child process.  Returns the exit status. */
 static int serve_one(int fd, const struct plan *p)
 {
@@ -222,6 +241,9 @@ static int serve_one(int fd, const struct plan *p)
 		conf_encode(&conf, b);
 		rc = ctl_send(&c, b, sizeof(b), "configuration", err,
 			      sizeof(err));
+		if (rc == 0 && q.ext && q.ext_ver >= 2 &&
+		    (q.caps & CAP_CONF_EXT))
+			rc = send_conf_ext(&c, err, sizeof(err));
 		break;
 	}
 	case TK_QUIT:

@@ -130,7 +130,7 @@ void session_params(const struct req *q, struct tparams *p)
 uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
-			CAP_VKNOBS | CAP_INTERVAL;
+			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))

@@ -195,4 +195,62 @@ struct conf_info {
 	char node[64], cpu[64], os[64], qperf[64];
 };
 
+/*
+ * Fabric state of one end (conf with -vx and in JSON): each RDMA device
+ * and port as ibstat / ibv_devinfo show them.  Filled by fabric_query()
+ * (transports/table.c) for this end and decoded from the CONF extension
+ * for a 0.5 peer.  Bounded: entries past the limits are dropped and
+ * truncated is set.
+ */
+#define FAB_DEV_MAX 8
+#define FAB_PORT_MAX 4 /* per device */
+#define FAB_GID_MAX 16 /* per port: the non-empty entries */
+
+enum fab_gid_type { FAB_GID_IB = 0, FAB_GID_ROCE_V1 = 1, FAB_GID_ROCE_V2 = 2 };
+
+struct fab_gid {
+	uint32_t index;
+	uint32_t type; /* enum fab_gid_type */
+	uint8_t gid[16];
+};
+
+struct fab_port {
+	uint32_t port; /* 1-based */
+	uint32_t state; /* enum ibv_port_state: 1 down .. 4 active, 5 defer */
+	uint32_t phys_state; /* 1 sleep, 2 polling, 3 disabled, ... 5 link up */
+	uint32_t width; /* lanes: 1, 2, 4, 8 or 12; 0 unknown */
+	uint32_t speed_mbps; /* signalling rate of one lane, Mb/s; 0 unknown */
+	uint32_t link_layer; /* 1 InfiniBand, 2 Ethernet */
+	uint32_t active_mtu; /* bytes */
+	uint32_t lid; /* 0 on Ethernet */
+	uint32_t ngids;
+	struct fab_gid gids[FAB_GID_MAX];
+};
+
+struct fab_dev {
+	char name[64];
+	int32_t numa_node; /* -1: unknown or none */
+	uint32_t nports;
+	struct fab_port ports[FAB_PORT_MAX];
+};
+
+struct fabric {
+	uint32_t ndevs;
+	struct fab_dev devs[FAB_DEV_MAX];
+	bool truncated; /* more devices, ports or GIDs than the limits */
+};
+
+/*
+ * What conf knows of one end beyond 0.4.11's four strings.  valid is
+ * false for a 0.4.11 peer (its CONF has nothing more).
+ */
+struct conf_ext {
+	bool valid;
+	char kernel[64]; /* uname release */
+	char machine[32]; /* uname machine */
+	int32_t numa_nodes; /* -1: unknown */
+	uint32_t cpus; /* online */
+	struct fabric fab;
+};
+
 #endif

@@ -223,9 +223,17 @@ static void device_init(void)
 	snprintf(d->dev_name, sizeof(d->dev_name), "uverbs0");
 	snprintf(d->dev_path, sizeof(d->dev_path),
 		 "/sys/class/infiniband_verbs/uverbs0");
-	snprintf(d->ibdev_path, sizeof(d->ibdev_path),
-		 "/sys/class/infiniband/%s", sv_cfg.dev_name);
-	numa_sysfs(d);
+	/* No sysfs entry exists; SOFTVERBS_IBDEV_PATH lets a test give one
+	 * (programs read e.g. <ibdev_path>/device/numa_node there), else
+	 * SOFTVERBS_NUMA_NODE makes one (numa_sysfs). */
+	if (getenv("SOFTVERBS_IBDEV_PATH") && *getenv("SOFTVERBS_IBDEV_PATH")) {
+		snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s",
+			 getenv("SOFTVERBS_IBDEV_PATH"));
+	} else {
+		snprintf(d->ibdev_path, sizeof(d->ibdev_path),
+			 "/sys/class/infiniband/%s", sv_cfg.dev_name);
+		numa_sysfs(d);
+	}
 }
 
 static pthread_once_t dev_once = PTHREAD_ONCE_INIT;

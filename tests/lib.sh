@@ -447,5 +447,53 @@ check_vx() {
 		pass "$name"
 	else
 		fail "$name" "${why[@]}" "$(ctx)"
+# --- JSON output (--json, --json_stream) ---------------------------------------
+# Validated with Debian's python3-jsonschema against docs/qperf-schema.json
+# by tests/json_check.py.
+JSON_PY=/usr/bin/python3
+[ -x "$JSON_PY" ] || JSON_PY=python3
+
+# json_need: fails (and counts a failure) without python3-jsonschema.
+json_need() {
+	"$JSON_PY" -c 'import jsonschema' 2>/dev/null && return 0
+	fail "python3-jsonschema is installed (scripts/install-deps --test)"
+	return 1
+}
+
+# json_valid NAME MODE: the last stdout is one valid --json document
+# (MODE doc) or valid --json_stream lines, start first and end last
+# (MODE stream).
+json_valid() {
+	local why
+	if why=$("$JSON_PY" "$LIB_ROOT/tests/json_check.py" "$2" "$OUT_FILE" 2>&1); then
+		pass "$1: valid against the schema"
+	else
+		fail "$1: valid against the schema" "$why" "$(ctx)"
+	fi
+}
+
+# json_assert NAME EXPR: a Python expression over the last stdout must be
+# true.  d is the document (a list of lines for a stream), tests its test
+# entries, T0 the first, R its results, E the run's end (d, or the "end"
+# line).
+json_assert() {
+	if "$JSON_PY" - "$OUT_FILE" "$2" <<'PYEOF'; then
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    d = json.loads(text)
+except ValueError:
+    d = [json.loads(l) for l in text.splitlines()]
+if isinstance(d, dict):
+    tests, E = d["tests"], d
+else:
+    tests, E = [l for l in d if l["type"] == "test"], d[-1]
+T0 = tests[0] if tests else {}
+R = T0.get("results") or {}
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PYEOF
+		pass "$1"
+	else
+		fail "$1" "false: $2" "$(ctx)"
 	fi
 }

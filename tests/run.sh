@@ -45,6 +45,9 @@ for s in "${suites[@]}"; do
 			b=${t%.c}
 			run_suite "unit:$(basename "$b")" "./$b"
 		done ;;
+	integration)
+		run_suite integration bash tests/integration/run.sh
+		run_suite integration:json bash tests/integration/json.sh ;;
 	docs)
 		[ -f tests/unit/test_docs.sh ] && run_suite docs bash tests/unit/test_docs.sh ;;
 	softverbs-cm)

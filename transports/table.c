@@ -175,6 +175,15 @@ const char *test_transports(void)
 	return list;
 }
 
+void fabric_query(struct fabric *f)
+{
+#ifdef HAVE_RDMA
+	verbs_fabric_query(f);
+#else
+	memset(f, 0, sizeof(*f));
+#endif
+}
+
 const char *test_rdma_status(void)
 {
 	const struct test_desc *t = test_find("rc_bw");

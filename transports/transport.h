@@ -124,6 +124,7 @@ struct tparams {
 #define CAP_HIST 0x10u /* client: send me the round-trip histogram in STAT */
 #define CAP_VKNOBS 0x100u /* honours the verbs knob items (REQX_VK_BASE..) */
 #define CAP_INTERVAL 0x20u /* sends interval reports (core/interval.h) */
+#define CAP_CONF_EXT 0x40u /* CONF is followed by a CONF extension block */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -316,6 +317,14 @@ const struct test_desc *test_by_index(unsigned idx);
 
 /* Space-separated names of the transports compiled in (from the table). */
 const char *test_transports(void);
+
+/*
+ * This host's fabric state for conf (struct fabric, core/types.h): the
+ * RDMA devices and ports, or none in a build without RDMA.  The verbs
+ * code lives in transports/verbs_fabric.c.  Blocks only on device
+ * queries; never fails (what cannot be read is left out).
+ */
+void fabric_query(struct fabric *f);
 
 /* "built" when the RDMA tests can run, else "not built". */
 const char *test_rdma_status(void);

@@ -61,4 +61,10 @@ void verbs_gid_str(const uint8_t gid[16], char *out, size_t len);
 /* "InfiniBand", "RoCE v1", "RoCE v2". */
 const char *verbs_gid_type_str(enum verbs_gid_type t);
 
+/*
+ * This host's RDMA devices and ports (transports/verbs_fabric.c): fills f
+ * (no devices when none can be listed).  Blocks only on device queries.
+ */
+void verbs_fabric_query(struct fabric *f);
+
 #endif

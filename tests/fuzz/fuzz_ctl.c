@@ -9,6 +9,9 @@
 
 #include "core/ctl.h"
 #include "core/interval.h"
+#include "core/fabric.h"
+#include "core/tlv.h"
+#include "core/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +43,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct ival_rec r;
 
 			if (ival_decode(b, n, &r) > 0 && r.end < r.start)
+				__builtin_trap();
+		}
+	}
+	{
+		/* The CONF extension: a whole block, up to 4096 bytes. */
+		static struct conf_ext x;
+		static struct conf_line l[CONF_LINES_MAX];
+		static uint8_t blk[TLV_MAX + TLV_HDR];
+		size_t n = size < TLV_MAX ? size : TLV_MAX;
+
+		/* Behind a valid header, so that the items get decoded. */
+		wire_put(blk, TLV_MAGIC, 4);
+		wire_put(blk + 4, n + TLV_HDR, 4);
+		memcpy(blk + TLV_HDR, data, n);
+		if (conf_ext_decode(blk, n + TLV_HDR, &x) == 0) {
+			if (x.fab.ndevs > FAB_DEV_MAX ||
+			    strnlen(x.kernel, sizeof(x.kernel)) >= sizeof(x.kernel))
+				__builtin_trap();
+			for (uint32_t d = 0; d < x.fab.ndevs; d++)
+				if (x.fab.devs[d].nports > FAB_PORT_MAX)
+					__builtin_trap();
+			if (conf_ext_lines(&x, "rem_", l, CONF_LINES_MAX) >
+			    CONF_LINES_MAX)
 				__builtin_trap();
 		}
 	}

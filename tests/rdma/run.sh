@@ -36,6 +36,9 @@ if [ -z "${RDMA_PASS:-}" ]; then
 	echo "=== qperf's RDMA tests"
 	RDMA_PASS=plain bash "$0" 2>&1 | tee "$log"
 	add "$log"
+	echo "=== --json over softverbs (tests/rdma/json.sh)"
+	bash "$HERE/json.sh" 2>&1 | tee "$log"
+	add "$log"
 	if [ "$want_asan" = 1 ]; then
 		san=$(mktemp -d)
 		echo "=== ASan+UBSan pass"

@@ -52,6 +52,9 @@ run 1 -t 0.2 sdp_lat
 run 1 -t 0.2 rds_bw
 run 1 -t 0.2 rc_bw
 run 2 -m 5G tcp_bw
+run 0 --json -vx -t 0.2 conf tcp_lat udp_bw
+run 0 --json_stream -t 0.2 --loop msg_size:1:4:*2 tcp_bw conf
+run 1 --json -t 0.2 tcp_lat sdp_bw
 run 0 quit
 wait "$server"
 rc=$?
@@ -71,6 +74,14 @@ if QPERF=$Q bash tests/robust/harden.sh >"$tmp/harden.log" 2>&1; then
 else
 	bad "sanitized hardening cases: $(tail -n 1 "$tmp/harden.log")"
 	grep -E -A6 '^FAIL' "$tmp/harden.log" | head -40
+fi
+# --json and --json_stream under the sanitizers (a leak or a report fails
+# the exit status and stderr checks there).
+if QPERF=$Q bash tests/integration/json.sh >"$tmp/json.log" 2>&1; then
+	ok "sanitized JSON cases: $(tail -n 1 "$tmp/json.log")"
+else
+	bad "sanitized JSON cases: $(tail -n 1 "$tmp/json.log")"
+	grep -E -A6 '^FAIL' "$tmp/json.log" | head -40
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

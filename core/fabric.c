@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * conf beyond 0.4.11: this host's kernel, CPUs, NUMA nodes and fabric
+ * state, the CONF extension codec and the -vx conf lines (fabric.h).
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "../transports/transport.h"
+#include "fabric.h"
+#include "tlv.h"
+#include "util.h"
+#include "wire.h"
+
+/* NUMA nodes of this host (sysfs), or -1 if it does not say. */
+static int32_t numa_nodes(void)
+{
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *e;
+	int32_t n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "node", 4) == 0 &&
+		    e->d_name[4] >= '0' && e->d_name[4] <= '9')
+			n++;
+	closedir(d);
+	return n ? n : -1;
+}
+
+void conf_ext_local(struct conf_ext *x)
+{
+	struct utsname u;
+
+	memset(x, 0, sizeof(*x));
+	x->valid = true;
+	if (uname(&u) == 0) {
+		xsnprintf(x->kernel, sizeof(x->kernel), "%s", u.release);
+		xsnprintf(x->machine, sizeof(x->machine), "%s", u.machine);
+	}
+	x->numa_nodes = numa_nodes();
+	x->cpus = cpu_count();
+	fabric_query(&x->fab);
+}
+
+/* Room for an item of len bytes plus the truncation mark after it. */
+static bool room(const struct tlv_w *w, size_t len)
+{
+	return w->len + 4 + len + 8 <= w->cap;
+}
+
+static void put_str(struct tlv_w *w, uint16_t type, const char *s,
+		    size_t cap)
+{
+	tlv_bytes(w, type, s, (uint16_t)strnlen(s, cap));
+}
+
+size_t conf_ext_encode(const struct conf_ext *x, uint8_t *out, size_t cap)
+{
+	const struct fabric *f = &x->fab;
+	bool cut = f->truncated;
+	struct tlv_w w;
+
+	tlv_init(&w, out, cap);
+	put_str(&w, CONFX_KERNEL, x->kernel, sizeof(x->kernel));
+	put_str(&w, CONFX_MACHINE, x->machine, sizeof(x->machine));
+	if (x->numa_nodes >= 0)
+		tlv_u32(&w, CONFX_NUMA_NODES, (uint32_t)x->numa_nodes);
+	tlv_u32(&w, CONFX_CPUS, x->cpus);
+	for (uint32_t d = 0; d < f->ndevs && !cut; d++) {
+		const struct fab_dev *dv = &f->devs[d];
+
+		if (!room(&w, 64 + 8)) {
+			cut = true;
+			break;
+		}
+		put_str(&w, CONFX_DEV, dv->name, sizeof(dv->name));
+		if (dv->numa_node >= 0)
+			tlv_u32(&w, CONFX_DEV_NUMA, (uint32_t)dv->numa_node);
+		for (uint32_t p = 0; p < dv->nports && !cut; p++) {
+			const struct fab_port *pt = &dv->ports[p];
+			uint32_t v[8] = { pt->port, pt->state, pt->phys_state,
+					  pt->width, pt->speed_mbps,
+					  pt->link_layer, pt->active_mtu,
+					  pt->lid };
+			uint8_t b[CONFX_PORT_LEN];
+
+			if (!room(&w, CONFX_PORT_LEN)) {
+				cut = true;
+				break;
+			}
+			for (int i = 0; i < 8; i++)
+				wire_put(b + 4 * i, v[i], 4);
+			tlv_bytes(&w, CONFX_PORT, b, sizeof(b));
+			for (uint32_t g = 0; g < pt->ngids; g++) {
+				uint8_t gb[CONFX_GID_LEN];
+
+				if (!room(&w, CONFX_GID_LEN)) {
+					cut = true;
+					break;
+				}
+				wire_put(gb, pt->gids[g].index, 4);
+				wire_put(gb + 4, pt->gids[g].type, 4);
+				memcpy(gb + 8, pt->gids[g].gid, 16);
+				tlv_bytes(&w, CONFX_GID, gb, sizeof(gb));
+			}
+		}
+	}
+	if (cut)
+		tlv_u32(&w, CONFX_TRUNCATED, 1);
+	return tlv_finish(&w);
+}
+
+static void get_str(char *dst, size_t cap, const uint8_t *val, uint16_t len)
+{
+	size_t n = len < cap - 1 ? len : cap - 1;
+
+	memcpy(dst, val, n);
+	dst[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (dst[i] < 0x20 || dst[i] > 0x7e) /* a hostile peer */
+			dst[i] = '?';
+}
+
+/* One item of a device, port or GID; false if malformed. */
+static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
+		     uint16_t len)
+{
+	struct fab_dev *dv = f->ndevs ? &f->devs[f->ndevs - 1] : NULL;
+	struct fab_port *pt = dv && dv->nports ? &dv->ports[dv->nports - 1] :
+						 NULL;
+	uint32_t u, v[8];
+
+	switch (type) {
+	case CONFX_DEV:
+		if (f->ndevs == FAB_DEV_MAX) {
+			f->truncated = true;
+			return true;
+		}
+		dv = &f->devs[f->ndevs++];
+		memset(dv, 0, sizeof(*dv));
+		dv->numa_node = -1;
+		get_str(dv->name, sizeof(dv->name), val, len);
+		return true;
+	case CONFX_DEV_NUMA:
+		if (!tlv_val_u32(val, len, &u) || u > 65535)
+			return false;
+		if (dv)
+			dv->numa_node = (int32_t)u;
+		return true;
+	case CONFX_PORT:
+		if (len != CONFX_PORT_LEN)
+			return false;
+		if (!dv)
+			return true;
+		if (dv->nports == FAB_PORT_MAX) {
+			f->truncated = true;
+			return true;
+		}
+		for (int i = 0; i < 8; i++)
+			v[i] = (uint32_t)wire_get(val + 4 * i, 4);
+		dv->ports[dv->nports++] = (struct fab_port){
+			.port = v[0], .state = v[1], .phys_state = v[2],
+			.width = v[3], .speed_mbps = v[4], .link_layer = v[5],
+			.active_mtu = v[6], .lid = v[7]
+		};
+		return true;
+	case CONFX_GID:
+		if (len != CONFX_GID_LEN)
+			return false;
+		if (!pt)
+			return true;
+		if (pt->ngids == FAB_GID_MAX) {
+			f->truncated = true;
+			return true;
+		}
+		pt->gids[pt->ngids].index = (uint32_t)wire_get(val, 4);
+		pt->gids[pt->ngids].type = (uint32_t)wire_get(val + 4, 4);
+		memcpy(pt->gids[pt->ngids].gid, val + 8, 16);
+		pt->ngids++;
+		return true;
+	default:
+		return true;
+	}
+}
+
+int conf_ext_decode(const uint8_t *in, size_t len, struct conf_ext *x)
+{
+	struct tlv_r r;
+	uint16_t type, vl;
+	const uint8_t *val;
+	uint32_t u;
+	int k;
+
+	memset(x, 0, sizeof(*x));
+	x->valid = true;
+	x->numa_nodes = -1;
+	tlv_rinit(&r, in, len);
+	while ((k = tlv_next(&r, &type, &val, &vl)) == 1) {
+		switch (type) {
+		case CONFX_KERNEL:
+			get_str(x->kernel, sizeof(x->kernel), val, vl);
+			break;
+		case CONFX_MACHINE:
+			get_str(x->machine, sizeof(x->machine), val, vl);
+			break;
+		case CONFX_NUMA_NODES:
+			if (!tlv_val_u32(val, vl, &u) || u > 65535)
+				return -1;
+			x->numa_nodes = (int32_t)u;
+			break;
+		case CONFX_CPUS:
+			if (!tlv_val_u32(val, vl, &x->cpus))
+				return -1;
+			break;
+		case CONFX_TRUNCATED:
+			x->fab.truncated = true;
+			break;
+		default:
+			if (!fab_item(&x->fab, type, val, vl))
+				return -1;
+			break;
+		}
+	}
+	return k < 0 ? -1 : 0;
+}
+
+const char *fab_state_str(uint32_t state)
+{
+	static const char *const names[] = { "NOP", "Down", "Initializing",
+					     "Armed", "Active",
+					     "ActiveDefer" };
+
+	return state < 6 ? names[state] : "Unknown";
+}
+
+const char *fab_phys_state_str(uint32_t phys)
+{
+	static const char *const names[] = {
+		"NoStateChange", "Sleep", "Polling", "Disabled",
+		"PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
+		"PhyTest"
+	};
+
+	return phys < 8 ? names[phys] : "Unknown";
+}
+
+const char *fab_link_layer_str(uint32_t ll)
+{
+	return ll == 2 ? "Ethernet" : "InfiniBand";
+}
+
+const char *fab_gid_type_str(uint32_t type)
+{
+	return type == FAB_GID_ROCE_V2 ? "RoCE v2" :
+	       type == FAB_GID_ROCE_V1 ? "RoCE v1" :
+					 "IB";
+}
+
+void fab_gid_str(const uint8_t gid[16], char *out, size_t len)
+{
+	char b[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET6, gid, b, sizeof(b)))
+		b[0] = '\0';
+	xsnprintf(out, len, "%s", b);
+}
+
+static int line(struct conf_line *lines, int n, int max, const char *pref,
+		const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static int line(struct conf_line *lines, int n, int max, const char *pref,
+		const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (n >= max)
+		return n;
+	xsnprintf(lines[n].name, sizeof(lines[n].name), "%s%s", pref, name);
+	va_start(ap, fmt);
+	vsnprintf(lines[n].value, sizeof(lines[n].value), fmt, ap);
+	va_end(ap);
+	return n + 1;
+}
+
+int conf_ext_lines(const struct conf_ext *x, const char *pref,
+		   struct conf_line *lines, int max)
+{
+	const struct fabric *f = &x->fab;
+	char num[16];
+	int n = 0;
+
+	if (!x->valid)
+		return line(lines, n, max, pref, "fabric", "%s",
+			    "unknown (the peer runs qperf 0.4)");
+	n = line(lines, n, max, pref, "kernel", "%s %s", x->kernel,
+		 x->machine);
+	xsnprintf(num, sizeof(num), "%d", x->numa_nodes);
+	n = line(lines, n, max, pref, "numa_nodes", "%s",
+		 x->numa_nodes < 0 ? "unknown" : num);
+	if (!f->ndevs)
+		n = line(lines, n, max, pref, "rdma_devs", "none");
+	for (uint32_t d = 0; d < f->ndevs; d++) {
+		const struct fab_dev *dv = &f->devs[d];
+
+		xsnprintf(num, sizeof(num), "%d", dv->numa_node);
+		n = line(lines, n, max, pref, "rdma_dev", "%s (numa_node %s)",
+			 dv->name, dv->numa_node < 0 ? "unknown" : num);
+		for (uint32_t p = 0; p < dv->nports; p++) {
+			const struct fab_port *pt = &dv->ports[p];
+			uint64_t rate = (uint64_t)pt->width * pt->speed_mbps;
+
+			n = line(lines, n, max, pref, "rdma_port",
+				 "%s:%u %s %s, rate %llu Gb/s (%uX), %s, active_mtu %u, lid %u",
+				 dv->name, pt->port, fab_state_str(pt->state),
+				 fab_phys_state_str(pt->phys_state),
+				 (unsigned long long)(rate / 1000), pt->width,
+				 fab_link_layer_str(pt->link_layer),
+				 pt->active_mtu, pt->lid);
+			for (uint32_t g = 0; g < pt->ngids; g++) {
+				char gs[64];
+
+				fab_gid_str(pt->gids[g].gid, gs, sizeof(gs));
+				n = line(lines, n, max, pref, "rdma_gid",
+					 "%s:%u[%u] %s (%s)", dv->name,
+					 pt->port, pt->gids[g].index, gs,
+					 fab_gid_type_str(pt->gids[g].type));
+			}
+		}
+	}
+	bool full = n == max && max > 0;
+
+	if (full)
+		n--; /* the last line says that the list is cut */
+	if (f->truncated || full)
+		n = line(lines, n, max, pref, "rdma_more", "%s",
+			 "more entries than conf shows");
+	return n;
+}

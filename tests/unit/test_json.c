@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of core/json.c that the loopback suites cannot reach yet:
+ * json_event() (the interface for interval reports) in both modes, the
+ * dropping of malformed events, and the error and interrupted fields.
+ * stdout goes to a temporary file, read back and parsed with jansson.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/json.h"
+#include "transports/transport.h"
+#include "tests/unit/harness.h"
+
+static char out_path[64];
+
+/* Send stdout to a fresh temporary file. */
+static void capture(void)
+{
+	int fd;
+
+	strcpy(out_path, "/tmp/qperf-test-json.XXXXXX");
+	fd = mkstemp(out_path);
+	fflush(stdout);
+	dup2(fd, 1);
+	close(fd);
+}
+
+/* What was written since capture(); stdout goes back to /dev/null. */
+static char *captured(void)
+{
+	FILE *f;
+	char *buf = calloc(1, 65536);
+	size_t n;
+
+	fflush(stdout);
+	f = fopen(out_path, "r");
+	n = f ? fread(buf, 1, 65535, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(out_path);
+	freopen("/dev/null", "w", stdout);
+	return buf;
+}
+
+static json_t *interval(double start)
+{
+	json_t *ev = json_object();
+
+	json_object_set_new(ev, "type", json_string("interval"));
+	json_object_set_new(ev, "start_s", json_real(start));
+	return ev;
+}
+
+static void run(enum json_mode m)
+{
+	static char *argv[] = { "qperf", "h", "tcp_bw" };
+	struct settings s;
+
+	memset(&s, 0, sizeof(s));
+	json_start(m, 3, argv, "h");
+	json_event(interval(-1)); /* between tests: the run's events */
+	json_test_begin(test_find("tcp_bw"), 0, 0, &s);
+	json_event(interval(0));
+	json_event(interval(1));
+	json_event(json_string("no object")); /* dropped */
+	json_event(json_object()); /* no type: dropped */
+	json_event(NULL);
+	json_test_error("server: boom", 1);
+	json_finish(1, false, "server: boom");
+}
+
+TEST(stream_events)
+{
+	char *text, *save = NULL, *l;
+	const char *want[] = { "start", "interval", "interval", "interval",
+			       "test", "end" };
+	int n = 0;
+
+	capture();
+	run(JSON_STREAM);
+	text = captured();
+	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		json_t *o = json_loads(l, 0, NULL);
+
+		CHECK(o && n < 6);
+		if (!o || n >= 6)
+			break;
+		CHECK_STR(json_string_value(json_object_get(o, "type")), want[n]);
+		if (n == 2)
+			CHECK(json_real_value(json_object_get(o, "start_s")) == 0);
+		if (n == 4) {
+			CHECK_STR(json_string_value(json_object_get(o, "status")),
+				  "failed");
+			CHECK(json_array_size(json_object_get(o, "intervals")) == 0);
+		}
+		if (n == 5)
+			CHECK(json_integer_value(json_object_get(o, "exit_status")) == 1);
+		json_decref(o);
+		n++;
+	}
+	CHECK(n == 6);
+	free(text);
+}
+
+TEST(doc_events)
+{
+	char *text;
+	json_t *d, *t, *iv;
+
+	capture();
+	run(JSON_DOC);
+	text = captured();
+	d = json_loads(text, 0, NULL);
+	CHECK(d != NULL);
+	if (!d) {
+		free(text);
+		return;
+	}
+	CHECK(json_array_size(json_object_get(d, "events")) == 1);
+	t = json_array_get(json_object_get(d, "tests"), 0);
+	iv = json_object_get(t, "intervals");
+	CHECK(json_array_size(iv) == 2);
+	CHECK(json_real_value(json_object_get(json_array_get(iv, 1), "start_s")) == 1);
+	CHECK_STR(json_string_value(json_object_get(
+			  json_object_get(t, "error"), "message")),
+		  "server: boom");
+	CHECK(json_is_false(json_object_get(d, "interrupted")));
+	CHECK(json_integer_value(json_object_get(
+		      json_object_get(d, "error"), "exit_status")) == 1);
+	json_decref(d);
+	free(text);
+}
+
+/* JSON off: nothing is written, events are released (ASan checks). */
+TEST(off)
+{
+	char *text;
+
+	capture();
+	json_start(JSON_OFF, 0, NULL, NULL);
+	json_event(interval(0));
+	json_finish(0, false, NULL);
+	text = captured();
+	CHECK_STR(text, "");
+	free(text);
+}
+
+int main(void)
+{
+	RUN(stream_events);
+	RUN(doc_events);
+	RUN(off);
+	return harness_done();
+}
