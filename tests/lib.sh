@@ -447,6 +447,9 @@ check_vx() {
 		pass "$name"
 	else
 		fail "$name" "${why[@]}" "$(ctx)"
+	fi
+}
+
 # --- JSON output (--json, --json_stream) ---------------------------------------
 # Validated with Debian's python3-jsonschema against docs/qperf-schema.json
 # by tests/json_check.py.
