@@ -63,6 +63,17 @@ run "$QPERF" "${C[@]}" -ub -uu --json tcp_bw
 json_assert "-ub -uu: still bytes per second (bw_Bps = recv_bw_Bps, bytes / s)" \
 	"R['bw_Bps'] == R['recv_bw_Bps'] and abs(R['rem']['recv']['bytes_B'] / R['rem']['real_time_s'] / R['bw_Bps'] - 1) < 0.01"
 
+# Interval reports (-I) are events of their test: both sides', adding up
+# to the totals; in a stream, lines of type interval before the test line.
+run "$QPERF" "${C[@]}" -t 1 -I 0.5 --json tcp_bw
+json_valid "-I 0.5 tcp_bw --json" doc
+json_assert "-I --json: 2 loc and 2 rem intervals whose bytes add up to the totals" \
+	"[i['side'] for i in T0['intervals']].count('loc') == 2 and [i['side'] for i in T0['intervals']].count('rem') == 2 and sum(i['send']['bytes_B'] for i in T0['intervals'] if i['side'] == 'loc') == R['loc']['send']['bytes_B'] and sum(i['recv']['bytes_B'] for i in T0['intervals'] if i['side'] == 'rem') == R['rem']['recv']['bytes_B']"
+run "$QPERF" "${C[@]}" -t 1 -I 0.5 --json_stream tcp_bw
+json_valid "-I 0.5 tcp_bw --json_stream" stream
+json_assert "-I --json_stream: 4 interval lines before the test line" \
+	"[l['type'] for l in d].count('interval') == 4 and max(k for k, l in enumerate(d) if l['type'] == 'interval') < [l['type'] for l in d].index('test')"
+
 # --- conf: the run's header and the conf test ------------------------------
 for mode in doc stream; do
 	opt=--json
