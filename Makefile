@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # qperf: plain `make` works without configure.  Settings come from
 # config.mak.autogen (written by ./configure, optional) and then config.mak
-# (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, SANITIZE=address,undefined, V=1,
-# CC=clang, PREFIX, DESTDIR.
+# (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, NO_AUTH=1 (no --secret_file, no
+# libcrypto), SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.
 
 -include config.mak.autogen
 -include config.mak
@@ -35,6 +35,11 @@ ifeq ($(shell $(PKG_CONFIG) --exists librdmacm 2>/dev/null && echo y),y)
 HAVE_RDMACM = 1
 endif
 endif
+ifndef NO_AUTH
+ifeq ($(shell $(PKG_CONFIG) --exists libcrypto 2>/dev/null && echo y),y)
+HAVE_AUTH = 1
+endif
+endif
 ifndef NO_NUMA
 ifeq ($(shell test -f /usr/include/numa.h && echo y),y)
 HAVE_NUMA = 1
@@ -49,6 +54,11 @@ ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
 LIBS += -libverbs
 FEATURES += rdma
+endif
+ifdef HAVE_AUTH
+ALL_CFLAGS += -DHAVE_AUTH $(shell $(PKG_CONFIG) --cflags libcrypto)
+LIBS += $(shell $(PKG_CONFIG) --libs libcrypto)
+FEATURES += secret
 endif
 ifdef HAVE_NUMA
 ALL_CFLAGS += -DHAVE_NUMA
@@ -66,7 +76,7 @@ QUIET_CC = @echo '   CC      ' $@;
 QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
-CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
+CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o \
 	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
 	core/tlv.o core/server.o core/client.o core/measure.o core/session.o \
 	core/util.o transports/table.o transports/sock.o \

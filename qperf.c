@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/auth.h"
 #include "core/engine.h"
 #include "core/opts.h"
 #include "core/types.h"
@@ -57,6 +58,14 @@ int main(int argc, char **argv)
 		plan_free(&plan);
 		return 1;
 	}
+	/* Before anything runs: a bad secret file stops server and client. */
+	if ((plan.mode == RUN_SERVER || plan.mode == RUN_CLIENT) &&
+	    auth_from_plan(plan.secret_file, &plan.secret, err,
+			   sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		plan_free(&plan);
+		return 1;
+	}
 	switch (plan.mode) {
 	case RUN_HELP:
 		if (help_print(stdout, plan.help_topic, err, sizeof(err)) < 0) {
@@ -65,9 +74,9 @@ int main(int argc, char **argv)
 		}
 		break;
 	case RUN_VERSION:
-		printf("qperf %s (transports: %s; rdma: %s)\n", QPERF_VERSION,
-		       test_transports(),
-		       test_rdma_status());
+		printf("qperf %s (transports: %s; rdma: %s; secret: %s)\n",
+		       QPERF_VERSION, test_transports(), test_rdma_status(),
+		       auth_built() ? "hmac-sha256" : "not built");
 		break;
 	case RUN_SERVER:
 		rc = server_main(&plan);
@@ -76,6 +85,7 @@ int main(int argc, char **argv)
 		rc = client_main(&plan);
 		break;
 	}
+	auth_free(plan.secret);
 	plan_free(&plan);
 	/* Results that could not be written are a failed run. */
 	if (plan.mode != RUN_SERVER && out_flush() < 0) {

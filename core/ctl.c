@@ -161,6 +161,8 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 		tlv_u32(&w, REQX_MTU_EXPLICIT, 1);
 	if (q->gid_index >= 0)
 		tlv_u32(&w, REQX_GID_INDEX, (uint32_t)q->gid_index);
+	if (q->has_nonce)
+		tlv_bytes(&w, REQX_NONCE, q->nonce, CTL_NONCE);
 	return tlv_finish(&w);
 }
 
@@ -215,6 +217,12 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 			ok = tlv_val_u32(val, n, &v32) && v32 < 0x10000;
 			q->gid_index = ok ? (int32_t)v32 : -1;
 			break;
+		case REQX_NONCE:
+			ok = n == CTL_NONCE;
+			if (ok)
+				memcpy(q->nonce, val, CTL_NONCE);
+			q->has_nonce = ok;
+			break;
 		default:
 			break; /* a later build's item */
 		}
@@ -236,6 +244,8 @@ size_t hello_encode(const struct hello *h, uint8_t *out, size_t cap)
 	tlv_u32(&w, REPX_CAPS, h->caps);
 	tlv_bytes(&w, REPX_VERSION, h->version,
 		  (uint16_t)strnlen(h->version, sizeof(h->version) - 1));
+	if (h->auth)
+		tlv_bytes(&w, REPX_NONCE, h->nonce, CTL_NONCE);
 	return tlv_finish(&w);
 }
 
@@ -253,6 +263,12 @@ int hello_decode(const uint8_t *in, size_t len, struct hello *h)
 	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
 		if (type == REPX_CAPS && !tlv_val_u32(val, n, &h->caps))
 			return -1;
+		if (type == REPX_NONCE) {
+			if (n != CTL_NONCE)
+				return -1;
+			memcpy(h->nonce, val, CTL_NONCE);
+			h->auth = true;
+		}
 		if (type == REPX_VERSION) {
 			size_t m = n < sizeof(h->version) - 1
 					   ? n

@@ -33,6 +33,7 @@
 #define EXT_REQ_SIZE 24
 #define EXT_STAT_SIZE 24
 #define EXT_BLOCK_MAX 512 /* largest request/reply/STAT block we send */
+#define CTL_NONCE 32 /* bytes of an authentication nonce (core/auth.h) */
 
 #define SYNC_BEFORE "synchronization before test"
 #define SYNC_AFTER "synchronization after test"
@@ -51,6 +52,8 @@ struct req {
 	uint32_t caps; /* CAP_* of the client */
 	bool mtu_explicit; /* -mt given: do not clamp it to the ports */
 	int32_t gid_index; /* RoCE GID index to use, -1 = choose */
+	bool has_nonce; /* the client has a shared secret (core/auth.h) */
+	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
 
 /* TLV item types of the request block (unknown types are ignored). */
@@ -60,17 +63,24 @@ enum reqx_item {
 	REQX_CAPS = 3, /* u32 CAP_* */
 	REQX_MTU_EXPLICIT = 4, /* u32 0/1 */
 	REQX_GID_INDEX = 5, /* u32; absent: automatic */
-	REQX_VERSION = 6 /* bytes: "0.5.0" */
+	REQX_VERSION = 6, /* bytes: "0.5.0" */
+	REQX_NONCE = 7 /* CTL_NONCE bytes; present = the client authenticates */
 };
 
 /* TLV item types of the server's reply block and of the STAT block. */
-enum repx_item { REPX_CAPS = 1, REPX_VERSION = 2 };
+enum repx_item {
+	REPX_CAPS = 1, /* u32 */
+	REPX_VERSION = 2, /* bytes */
+	REPX_NONCE = 3 /* CTL_NONCE bytes; present = the server checks a secret */
+};
 enum statx_item { STATX_REAL_S = 1, STATX_REAL_E = 2, STATX_LOST = 3 };
 
 /* The server's answer to a TLV request. */
 struct hello {
 	uint32_t caps;
 	char version[16];
+	bool auth; /* the server requires the shared secret */
+	uint8_t nonce[CTL_NONCE]; /* its nonce, when auth */
 };
 
 /* Encode into exactly REQ_SIZE bytes (string tails are zero). */

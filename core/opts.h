@@ -18,6 +18,7 @@
 #include "types.h"
 
 struct test_desc;
+struct auth_secret;
 
 enum opt_type {
 	OT_INT, /* decimal integer */
@@ -54,6 +55,7 @@ enum opt_act {
 	OA_MAX_MSGS, /* --max_msgs */
 	OA_MAX_MEMORY, /* --max_memory */
 	OA_MAX_SETUP, /* --max_setup */
+	OA_SECRET_FILE, /* --secret_file: plan->secret_file */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -140,6 +142,8 @@ struct plan {
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */
+	const char *secret_file; /* --secret_file, or NULL */
+	struct auth_secret *secret; /* loaded by main() (core/auth.h) */
 	struct server_limits lim; /* server mode */
 	const char *help_topic; /* RUN_HELP: "main" if none */
 	size_t ntests;
