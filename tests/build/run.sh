@@ -39,6 +39,22 @@ else
 	bad "NO_RDMA=1: rc_bw says the build lacks RDMA support (rc=$rc: $out)"
 fi
 
+copy "$tmp/noauth" && check "NO_AUTH=1 build" make -C "$tmp/noauth" NO_AUTH=1 qperf
+check "NO_AUTH=1: --version says the shared secret is not built" \
+	grep -q "secret: not built" <("$tmp/noauth/qperf" --version)
+check "NO_AUTH=1: no libcrypto linked" \
+	sh -c "! ldd '$tmp/noauth/qperf' | grep -q libcrypto"
+check "default build: --version has the shared secret" \
+	grep -q "secret: hmac-sha256" <("$tmp/gcc/qperf" --version)
+printf 'k\n' >"$tmp/secret" && chmod 600 "$tmp/secret"
+out=$("$tmp/noauth/qperf" -lp 0 --secret_file "$tmp/secret" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "built without shared-secret support" <<<"$out"; then
+	ok "NO_AUTH=1: --secret_file refused with one line, exit 1"
+else
+	bad "NO_AUTH=1: --secret_file refused with one line, exit 1 (rc=$rc: $out)"
+fi
+
 if command -v autoconf >/dev/null; then
 	copy "$tmp/conf" && check "autoconf && ./configure && make" \
 		sh -c "cd '$tmp/conf' && autoconf && ./configure && make qperf"
@@ -48,6 +64,10 @@ if command -v autoconf >/dev/null; then
 		sh -c "cd '$tmp/conf2' && autoconf && ./configure --without-rdma && make qperf"
 	check "configure --without-rdma: --version says RDMA is not built" \
 		grep -q "rdma: not built" <("$tmp/conf2/qperf" --version)
+	copy "$tmp/conf3" && check "./configure --without-auth" \
+		sh -c "cd '$tmp/conf3' && autoconf && ./configure --without-auth && make qperf"
+	check "configure --without-auth: --version says the secret is not built" \
+		grep -q "secret: not built" <("$tmp/conf3/qperf" --version)
 else
 	bad "autoconf is not installed (scripts/install-deps --test installs it)"
 fi

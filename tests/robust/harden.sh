@@ -220,6 +220,67 @@ else
 	fail "server for the slot checks starts"
 fi
 
+# --- 3. IPv6 clients count by their /64 ------------------------------------------
+# A host usually owns a whole /64 (SLAAC, privacy addresses), so two of its
+# addresses must not get two shares of --max_per_client.  In a network
+# namespace of our own, a veth pair holds addresses of two /64s; with
+# --max_per_client 1 an idle request from 2001:db8:1::1 makes one from
+# 2001:db8:1::2 or 2001:db8:1:0:ffff::3 busy, but not one from 2001:db8:2::1.
+v6_group_checks() {
+	local ns=qperf-v6-$$-$RANDOM a ipids=()
+	if ! ip netns add "$ns" 2>"$T/ns.err"; then
+		fail "/64 grouping: create netns" "$(cat "$T/ns.err")"
+		return
+	fi
+	at_exit "ip netns del $ns"
+	ip -n "$ns" link set lo up &&
+		ip -n "$ns" link add qp0 type veth peer name qp1 &&
+		ip -n "$ns" link set qp0 up && ip -n "$ns" link set qp1 up || {
+		fail "/64 grouping: veth pair in the namespace"
+		return
+	}
+	for a in 2001:db8:1::1 2001:db8:1::2 2001:db8:1:0:ffff::3 2001:db8:2::1; do
+		ip -n "$ns" addr add "$a/64" dev qp0 nodad
+	done
+	if ! start_server ip netns exec "$ns" -- --max_per_client 1; then
+		fail "/64 grouping: server starts in the namespace" "$(cat "$SERVER_LOG")"
+		return
+	fi
+	v6peer() { # SRC ACTION...: peer.py from SRC to the server
+		local src=$1
+		shift
+		QPERF_PEER_SRC=$src run -t 20 ip netns exec "$ns" python3 "$PEER" \
+			client 2001:db8:2::1 "$SERVER_PORT" "$@"
+	}
+	QPERF_PEER_SRC=2001:db8:1::1 ip netns exec "$ns" python3 "$PEER" client \
+		2001:db8:2::1 "$SERVER_PORT" req:idx=8,timeout=30 port wait:20 \
+		>"$T/v6.idle" 2>&1 &
+	track_pid $!
+	ipids+=($!)
+	if wait_for 10 in_file "$T/v6.idle" '^port '; then
+		for a in 2001:db8:1::2 2001:db8:1:0:ffff::3; do
+			v6peer "$a" req:idx=0 wait:5
+			hreply "--max_per_client 1: $a, same /64 as the idle 2001:db8:1::1, is busy" 2 \
+				"server busy: 1 tests from $a running \\(at most 1 per client\\)"
+		done
+		v6peer 2001:db8:2::1 req:idx=0 conf
+		expect "... while 2001:db8:2::1, another /64, is served" 0 '^conf 256 '
+	else
+		fail "/64 grouping: the idle IPv6 request holds a slot" "$(cat "$T/v6.idle")"
+	fi
+	kill "${ipids[@]}" 2>/dev/null
+	wait "${ipids[@]}" 2>/dev/null
+	timeout 15 ip netns exec "$ns" "$QPERF" 2001:db8:2::1 -lp "$SERVER_PORT" \
+		quit >/dev/null 2>&1
+	wait_for 10 pid_gone "$SERVER_PID"
+	ip netns del "$ns"
+}
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+	v6_group_checks
+else
+	fail "root and iproute2 for the IPv6 /64 grouping case"
+fi
+
 # --- 4. memory is unbounded overall ---------------------------------------------------
 # With --max_memory 100M, a stalled request holding 60 MiB leaves room for
 # 30 MiB but not for another 60 MiB; once it is gone, 60 MiB fits again.
@@ -478,5 +539,8 @@ if start_server -- --max_per_client 16; then
 else
 	fail "server for the strangers' cases starts"
 fi
+
+# --- 9. shared secret ------------------------------------------------------------
+. "$LIB_ROOT/tests/robust/auth.sh"
 
 [ -n "${HARDEN_ALONE-}" ] && finish
