@@ -325,6 +325,35 @@ if start_server; then
 		'^qperf: server: tcp_lat: data port 80 is below 1024.*--allow_low_ports'
 	stop_server "$SERVER_PORT" "$SERVER_PID"
 fi
+# A UDP data socket never shares its port: another program that holds it
+# with SO_REUSEADDR and SO_REUSEPORT (which would let a second socket with
+# either option bind too) makes the test fail instead of splitting its
+# datagrams.
+cat >"$T/squat.py" <<'PYEOF'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("0.0.0.0", 0))
+print(s.getsockname()[1], flush=True)
+time.sleep(float(sys.argv[1]))
+PYEOF
+if start_server; then
+	python3 "$T/squat.py" 15 >"$T/squat.port" 2>&1 &
+	sq=$!
+	track_pid $sq
+	if wait_for 10 test -s "$T/squat.port"; then
+		sport=$(cat "$T/squat.port")
+		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$sport" -t 0.5 udp_bw
+		expect "udp_bw on a UDP port another program holds (SO_REUSEADDR/SO_REUSEPORT): refused, not shared" \
+			1 '' "^qperf: server: unable to bind UDP data socket to port $sport: Address already in use\$"
+	else
+		fail "a UDP port squatter starts" "$(cat "$T/squat.port")"
+	fi
+	kill $sq 2>/dev/null
+	wait $sq 2>/dev/null
+	stop_server "$SERVER_PORT" "$SERVER_PID"
+fi
 if start_server -- --allow_low_ports; then
 	run -t 20 python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" req:idx=8,port=999 port wait:3
 	if has '^port 999$' || { has 'text=.*(bind|Permission)' && ! has 'below 1024'; }; then
@@ -367,6 +396,29 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 ::1/'; then
 	fi
 else
 	skip "-lh ::1" "lo has no ::1"
+fi
+# -lh: the data sockets listen on that address too, not on the wildcard.
+if start_server -- -lh 127.0.0.1; then
+	for req in idx=8 idx=10; do
+		python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" req:$req,timeout=5 \
+			port wait:10 >"$T/lh.peer" 2>&1 &
+		lp=$!
+		track_pid $lp
+		if wait_for 10 in_file "$T/lh.peer" '^port '; then
+			dp=$(sed -n 's/^port //p' "$T/lh.peer")
+			proto=t
+			[ "$req" = idx=10 ] && proto=u
+			on=$(ss -l${proto}nH "sport = :$dp" | awk '{print $4}')
+			[ "$on" = "127.0.0.1:$dp" ] &&
+				pass "-lh 127.0.0.1: the $([ $proto = t ] && echo TCP || echo UDP) data socket is bound to 127.0.0.1 ($on)" ||
+				fail "-lh 127.0.0.1: the data socket ($req) is bound to 127.0.0.1" "$on"
+		else
+			fail "-lh 127.0.0.1: a $req request gets its data port" "$(cat "$T/lh.peer")"
+		fi
+		kill $lp 2>/dev/null
+		wait $lp 2>/dev/null
+	done
+	stop_server "$SERVER_PORT" "$SERVER_PID"
 fi
 run "$QPERF" -lp 0 -lh 192.0.2.1
 expect "-lh with an address this host lacks: exit 1, names -lh" 1 '^$' \
