@@ -568,16 +568,12 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		plan->host = v;
 		return 0;
 	case OA_PORT_FILE:
-		if (!*v)
-			return opts_fail(err, errlen, spelling, NULL,
-				    "empty file name");
-		plan->port_file = v;
-		return 0;
 	case OA_SECRET_FILE:
 		if (!*v)
 			return opts_fail(err, errlen, spelling, NULL,
 				    "empty file name");
-		plan->secret_file = v;
+		*(o->act == OA_PORT_FILE ? &plan->port_file
+					 : &plan->secret_file) = v;
 		return 0;
 	case OA_LOOP:
 		if (s->nloops >= LOOP_MAX)

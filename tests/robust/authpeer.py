@@ -7,10 +7,12 @@
         MODE conf     authenticate, run conf         -> "auth ok", "conf ..."
         MODE replay   authenticate a conf request; then send the same
                       request and the recorded proof on a new connection
-                      (the server's nonce differs)   -> "replay nonce_differs=.. reply ..."
+                      (the server's nonce differs)   -> "replay nonce_differs=..",
+                                                        "reply after ..."
                       and a fresh proof on a third   -> "fresh ok" / "fresh failed ..."
-        MODE noproof  a proof block without the MAC item -> "reply ..."
-        MODE stall    request, then no proof         -> "reply ..."
+        MODE noproof  a proof block without the MAC item -> "reply after ..."
+        MODE stall    request, then no proof         -> "reply after ..."
+    ("reply after ..." is peer.py's wait: line.)
     authpeer.py fake-server PORTFILE SECRETFILE
         Asks for the secret, accepts any proof and answers with a wrong
         one (for 10 s), to check that our client refuses it.
@@ -26,13 +28,12 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer import out, recv_exact, wait_reply  # noqa: E402
+
 MAGIC = 0x32585051  # "QPX2"
 LABEL_C = b"qperf-0.5 auth client"
 LABEL_S = b"qperf-0.5 auth server"
-
-
-def out(*a):
-    print(*a, flush=True)
 
 
 def secret(path):
@@ -58,52 +59,12 @@ def items(blk):
     return res
 
 
-def recv_exact(s, n, secs=5):
-    buf, end = b"", time.monotonic() + secs
-    while len(buf) < n and time.monotonic() < end:
-        r, _, x = select.select([s], [], [s], max(0, end - time.monotonic()))
-        if x:
-            break  # urgent data: an error notice
-        if r:
-            d = s.recv(n - len(buf))
-            if not d:
-                break
-            buf += d
-    return buf
-
-
 def recv_block(s):
-    h = recv_exact(s, 8)
+    h = recv_exact(s, 8, 5)
     if len(h) < 8:
         return None
     n = struct.unpack_from("<I", h, 4)[0]
-    return h + recv_exact(s, n - 8)
-
-
-def reply(s, secs=8):
-    """The server's reaction: urgent byte, text, EOF (as peer.py wait:)."""
-    t0 = time.monotonic()
-    urgent, text, eof = None, b"", False
-    while time.monotonic() < t0 + secs and not eof:
-        r, _, x = select.select([s], [], [s], 0.2)
-        if x and urgent is None:
-            try:
-                urgent = s.recv(1, socket.MSG_OOB)
-                continue
-            except OSError:
-                pass
-        if r:
-            try:
-                d = s.recv(4096)
-            except OSError:
-                d = b""
-            if d:
-                text += d
-            else:
-                eof = True
-    return "reply after %.2f urgent=%s eof=%s text=%r" % (
-        time.monotonic() - t0, urgent.decode() if urgent else None,
-        "yes" if eof else "no", text.decode(errors="replace"))
+    return h + recv_exact(s, n - 8, 5)
 
 
 def request(idx=0):
@@ -131,24 +92,26 @@ def client(host, port, path, mode):
     req, ext = request()
     rep = hello(s, req, ext)
     if not rep:
-        out("no server block;", reply(s))
+        out("no server block")
+        wait_reply(s, 5)
         return 1
     nonce = items(rep).get(3)
     out("server nonce %s" % ("yes" if nonce and len(nonce) == 32 else "no"))
     t = req + ext + rep
     mac = hmac.new(key, LABEL_C + t, hashlib.sha256).digest()
     if mode == "stall":
-        out(reply(s, 30))
+        wait_reply(s, 30)
         return 0
     if mode == "noproof":
         s.sendall(block([(9, b"x" * 32)]))
-        out(reply(s))
+        wait_reply(s, 8)
         return 0
     s.sendall(block([(1, mac)]))
     proof = recv_block(s)
     want = hmac.new(key, LABEL_S + t + mac, hashlib.sha256).digest()
     if not proof or items(proof).get(1) != want:
-        out("auth failed;", reply(s))
+        out("auth failed")
+        wait_reply(s, 8)
         return 1
     out("auth ok")
     conf = recv_exact(s, 256)
@@ -161,8 +124,8 @@ def client(host, port, path, mode):
     rep2 = hello(s, req, ext)
     n2 = items(rep2 or b"").get(3)
     s.sendall(block([(1, mac)]))
-    out("replay nonce_differs=%s %s" % ("yes" if n2 and n2 != nonce else "no",
-                                        reply(s)))
+    out("replay nonce_differs=%s" % ("yes" if n2 and n2 != nonce else "no"))
+    wait_reply(s, 8)
     s.close()
     # The same request with a proof for the new nonce is accepted.
     s = connect(host, port)
@@ -173,7 +136,9 @@ def client(host, port, path, mode):
     proof = recv_block(s)
     ok = proof and items(proof).get(1) == hmac.new(
         key, LABEL_S + t3 + mac3, hashlib.sha256).digest()
-    out("fresh ok" if ok else "fresh failed " + reply(s))
+    out("fresh ok" if ok else "fresh failed")
+    if not ok:
+        wait_reply(s, 8)
     return 0
 
 
