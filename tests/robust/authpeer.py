@@ -114,7 +114,7 @@ def client(host, port, path, mode):
         wait_reply(s, 8)
         return 1
     out("auth ok")
-    conf = recv_exact(s, 256)
+    conf = recv_exact(s, 256, 5)
     out("conf %d %s" % (len(conf), conf[:64].split(b"\0")[0].decode()))
     s.close()
     if mode != "replay":
@@ -155,7 +155,7 @@ def fake_server(portfile, path):
         if not r:
             continue
         c, _ = ls.accept()
-        req = recv_exact(c, 200)
+        req = recv_exact(c, 200, 5)
         ext = recv_block(c)
         rep = block([(1, struct.pack("<I", 0)), (2, b"0.5.0"),
                      (3, os.urandom(32))])
