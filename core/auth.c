@@ -234,28 +234,34 @@ static int send_proof(struct ctl *c, const uint8_t mac[AUTH_MAC],
 	return ctl_send_block(c, blk, n, item, err, errlen);
 }
 
+int auth_proof_decode(const uint8_t *blk, size_t len, uint8_t mac[AUTH_MAC])
+{
+	const uint8_t *val;
+	struct tlv_r r;
+	uint16_t type, n;
+	int k, found = 0;
+
+	if (len < TLV_HDR || tlv_header(blk) != len)
+		return 1; /* an early block shape: no proof in it */
+	tlv_rinit(&r, blk, len);
+	while ((k = tlv_next(&r, &type, &val, &n)) > 0)
+		if (type == AUTHX_MAC && n == AUTH_MAC) {
+			memcpy(mac, val, AUTH_MAC);
+			found = 1;
+		}
+	return k < 0 || !found ? 1 : 0;
+}
+
 /* Receive a proof block; 0 and mac filled, 1 if it holds no MAC, -1. */
 static int recv_proof(struct ctl *c, uint8_t mac[AUTH_MAC], const char *item,
 		      char *err, size_t errlen)
 {
 	uint8_t blk[AUTH_BLOCK];
-	const uint8_t *val;
-	struct tlv_r r;
-	uint16_t type, len;
 	size_t n;
-	int k, found = 0;
 
 	if (ctl_recv_block(c, blk, sizeof(blk), &n, item, err, errlen) < 0)
 		return -1;
-	if (tlv_header(blk) != n)
-		return 1; /* an early block shape: no proof in it */
-	tlv_rinit(&r, blk, n);
-	while ((k = tlv_next(&r, &type, &val, &len)) > 0)
-		if (type == AUTHX_MAC && len == AUTH_MAC) {
-			memcpy(mac, val, AUTH_MAC);
-			found = 1;
-		}
-	return k < 0 || !found ? 1 : 0;
+	return auth_proof_decode(blk, n, mac);
 }
 
 int auth_serve(struct ctl *c, const struct auth_secret *s,

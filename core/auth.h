@@ -72,6 +72,12 @@ int auth_mac(const struct auth_secret *s, const char *label,
 bool auth_equal(const uint8_t *x, const uint8_t *y, size_t n);
 
 /*
+ * A proof block (header and items, len bytes): 0 with mac filled, or 1
+ * if it is not a TLV block or holds no AUTH_MAC-byte MAC item.  Pure.
+ */
+int auth_proof_decode(const uint8_t *blk, size_t len, uint8_t mac[AUTH_MAC]);
+
+/*
  * The bytes both MACs cover: the 200-byte request, its extension block
  * and the server's reply block, exactly as sent.
  */

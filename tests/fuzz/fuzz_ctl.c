@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/auth.h"
 #include "core/ctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -35,6 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strnlen(h.version, sizeof(h.version)) >= sizeof(h.version))
 			__builtin_trap();
 		ext_stat_decode(b, n, &s);
+		{
+			uint8_t mac[AUTH_MAC];
+
+			auth_proof_decode(b, n, mac);
+		}
 	}
 	req_encode(&q, out);
 	stat_decode(b, &s);

@@ -11,7 +11,7 @@ trap 'rm -rf "$out"' EXIT
 if ! command -v clang >/dev/null; then
 	echo "FAIL clang is not installed"; echo "0 passed, 1 failed"; exit 1
 fi
-srcs="core/opts.c core/opt_table.c core/acl.c core/supervise.c core/param.c core/help.c core/ctl.c core/tlv.c core/session.c core/util.c transports/table.c transports/sock.c core/report.c core/cpu.c core/measure.c"
+srcs="core/opts.c core/opt_table.c core/acl.c core/auth.c core/supervise.c core/param.c core/help.c core/ctl.c core/tlv.c core/session.c core/util.c transports/table.c transports/sock.c core/report.c core/cpu.c core/measure.c"
 for h in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$h" .c)
 	mkdir -p "$out/corpus-$name"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "core/auth.h"
+#include "core/tlv.h"
 #include "core/util.h"
 #include "harness.h"
 
@@ -183,6 +184,28 @@ TEST(hmac_rfc4231)
 	CHECK(!auth_equal(mac, want, AUTH_MAC));
 }
 
+TEST(proof_block)
+{
+	uint8_t b[64], mac[AUTH_MAC], m[AUTH_MAC];
+	struct tlv_w w;
+	size_t n;
+
+	memset(m, 0x5a, sizeof(m));
+	tlv_init(&w, b, sizeof(b));
+	tlv_bytes(&w, 9, "x", 1); /* an unknown item is skipped */
+	tlv_bytes(&w, 1, m, AUTH_MAC);
+	n = tlv_finish(&w);
+	CHECK(auth_proof_decode(b, n, mac) == 0 && !memcmp(mac, m, AUTH_MAC));
+	CHECK(auth_proof_decode(b, n - 1, mac) == 1); /* length mismatch */
+	tlv_init(&w, b, sizeof(b));
+	tlv_bytes(&w, 1, m, AUTH_MAC - 1);
+	n = tlv_finish(&w);
+	CHECK(auth_proof_decode(b, n, mac) == 1); /* short MAC */
+	memcpy(b, "QPX1", 4);
+	CHECK(auth_proof_decode(b, n, mac) == 1);
+	CHECK(auth_proof_decode(b, 3, mac) == 1);
+}
+
 static struct auth_secret *mem_secret(const char *k)
 {
 	struct auth_secret *s = xcalloc(1, sizeof(*s));
@@ -307,6 +330,7 @@ int main(void)
 	RUN(secret_file_rules);
 	RUN(secret_from_env);
 	RUN(hmac_rfc4231);
+	RUN(proof_block);
 	RUN(proof_exchange);
 	RUN(server_without_the_secret);
 	return harness_done();
