@@ -325,8 +325,21 @@ TEST(server_without_the_secret)
 	auth_free(s);
 }
 
+/* A NO_AUTH=1 build refuses every secret file, saying why. */
+TEST(not_built)
+{
+	char err[512];
+
+	CHECK(auth_load("/dev/null", "--secret_file", err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "built without shared-secret support") != NULL);
+}
+
 int main(void)
 {
+	if (!auth_built()) {
+		RUN(not_built);
+		return harness_done();
+	}
 	RUN(secret_file_rules);
 	RUN(secret_from_env);
 	RUN(hmac_rfc4231);
