@@ -294,7 +294,7 @@ if start_server -- --max_memory 100M; then
 			req:idx=8,msg_size=62914560 wait:5
 		hreply "a 2nd 60 MiB request past --max_memory 100M: refused" 1 \
 			'not enough memory: this test needs 62914560 bytes and 41943040 of the server.s 104857600 \(--max_memory\) are free'
-		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 30M tcp_bw
+		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 -m 30M tcp_bw
 		expect "... a 30 MiB one fits" 0 '^    bw'
 		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 200M tcp_bw
 		expect "a request larger than the whole budget: refused, says so" 1 '' \
@@ -306,7 +306,7 @@ if start_server -- --max_memory 100M; then
 	wait $mpid 2>/dev/null
 	gone() { ! nkids 1; }
 	wait_for 5 gone
-	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 60M tcp_bw
+	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 -m 60M tcp_bw
 	expect "the budget is released when a test ends: 60 MiB fits again" 0 '^    bw'
 	stop_server "$SERVER_PORT" "$SERVER_PID"
 else
