@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # qperf: plain `make` works without configure.  Settings come from
 # config.mak.autogen (written by ./configure, optional) and then config.mak
-# (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, SANITIZE=address,undefined, V=1,
-# CC=clang, PREFIX, DESTDIR.
+# (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, NO_AUTH=1 (no --secret_file, no
+# libcrypto), SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.
 
 -include config.mak.autogen
 -include config.mak
@@ -43,6 +43,11 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 $(error jansson not found with pkg-config: install libjansson-dev (scripts/install-deps))
 endif
 endif
+ifndef NO_AUTH
+ifeq ($(shell $(PKG_CONFIG) --exists libcrypto 2>/dev/null && echo y),y)
+HAVE_AUTH = 1
+endif
+endif
 ifndef NO_NUMA
 ifeq ($(shell test -f /usr/include/numa.h && echo y),y)
 HAVE_NUMA = 1
@@ -65,6 +70,11 @@ ALL_CFLAGS += -DHAVE_RDMA
 LIBS += -libverbs
 FEATURES += rdma
 endif
+ifdef HAVE_AUTH
+ALL_CFLAGS += -DHAVE_AUTH $(shell $(PKG_CONFIG) --cflags libcrypto)
+LIBS += $(shell $(PKG_CONFIG) --libs libcrypto)
+FEATURES += secret
+endif
 ifdef HAVE_NUMA
 ALL_CFLAGS += -DHAVE_NUMA
 LIBS += -lnuma
@@ -81,7 +91,7 @@ QUIET_CC = @echo '   CC      ' $@;
 QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
-CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
+CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o \
 	core/param.o \
 	core/help.o \
 	core/report.o \

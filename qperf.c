@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/cluster.h"
+#include "core/auth.h"
 #include "core/engine.h"
 #include "core/numa.h"
 #include "core/opts.h"
@@ -59,6 +60,14 @@ int main(int argc, char **argv)
 		plan_free(&plan);
 		return 1;
 	}
+	/* Before anything runs: a bad secret file stops server and client. */
+	if ((plan.mode == RUN_SERVER || plan.mode == RUN_CLIENT) &&
+	    auth_from_plan(plan.secret_file, &plan.secret, err,
+			   sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		plan_free(&plan);
+		return 1;
+	}
 	switch (plan.mode) {
 	case RUN_HELP:
 		if (help_print(stdout, plan.help_topic, err, sizeof(err)) < 0) {
@@ -67,9 +76,10 @@ int main(int argc, char **argv)
 		}
 		break;
 	case RUN_VERSION:
-		printf("qperf %s (transports: %s; rdma: %s; numa: %s)\n",
+		printf("qperf %s (transports: %s; rdma: %s; numa: %s; secret: %s)\n",
 		       QPERF_VERSION, test_transports(), test_rdma_status(),
-		       qnuma_status());
+		       qnuma_status(),
+		       auth_built() ? "hmac-sha256" : "not built");
 		break;
 	case RUN_SERVER:
 		rc = server_main(&plan);
@@ -81,6 +91,7 @@ int main(int argc, char **argv)
 		rc = cluster_main(&plan);
 		break;
 	}
+	auth_free(plan.secret);
 	plan_free(&plan);
 	/* Results that could not be written are a failed run. */
 	if (plan.mode != RUN_SERVER && out_flush() < 0) {

@@ -22,6 +22,7 @@
 
 #include "../transports/transport.h"
 #include "cluster.h"
+#include "auth.h"
 #include "ctl.h"
 #include "engine.h"
 #include "interval.h"
@@ -188,10 +189,16 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 		      p->host, strerror(last));
 }
 
-static int send_request(struct attempt *a)
+/*
+ * With a shared secret, the client sends its nonce, insists that the
+ * server asks for the secret too (a server that does not would serve
+ * anyone, and may not be the one meant) and runs the proofs.
+ */
+static int send_request(struct attempt *a, const struct auth_secret *secret)
 {
-	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX];
-	size_t n;
+	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX], rep[EXT_BLOCK_MAX];
+	struct auth_transcript tr;
+	size_t n, hn;
 
 	debugf(a->s->out.debug, "sending request: %s", a->t->name);
 	req_encode(&a->q, b);
@@ -200,17 +207,31 @@ static int send_request(struct attempt *a)
 		return -1;
 	if (!a->q.ext)
 		return 0;
+	a->q.has_nonce = secret != NULL;
+	if (secret && random_bytes(a->q.nonce, sizeof(a->q.nonce), a->err,
+				   sizeof(a->err)) < 0)
+		return -1;
 	n = ext_req_encode(&a->q, ext, sizeof(ext));
 	if (ctl_send(&a->c, ext, n, "request extension", a->err,
 		     sizeof(a->err)) < 0)
 		return -1;
-	if (ctl_recv_block(&a->c, ext, sizeof(ext), &n, "server extension",
+	if (ctl_recv_block(&a->c, rep, sizeof(rep), &hn, "server extension",
 			   a->err, sizeof(a->err)) < 0)
 		return -1;
-	if (hello_decode(ext, n, &a->h) < 0)
+	if (hello_decode(rep, hn, &a->h) < 0)
 		return seterr(a->err, sizeof(a->err),
 			      "bad server extension");
-	return 0;
+	if (!secret && a->h.auth)
+		return seterr(a->err, sizeof(a->err),
+			      "the server requires a shared secret: give --secret_file FILE (or set QPERF_SECRET_FILE)");
+	if (!secret)
+		return 0;
+	if (!a->h.auth)
+		return seterr(a->err, sizeof(a->err),
+			      "a shared secret was given, but the server (qperf %s) does not check one: it was started without --secret_file; refusing to run tests with it",
+			      a->h.version[0] ? a->h.version : "0.5");
+	tr = (struct auth_transcript){ b, ext, n, rep, hn };
+	return auth_client(&a->c, secret, &tr, a->err, sizeof(a->err));
 }
 
 /* The -vx lines of both ends after conf's eight. */
@@ -450,7 +471,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	fill_request(a, legacy);
 	if (ctl_connect(a, cl->plan) < 0)
 		return -1;
-	rc = send_request(a);
+	rc = send_request(a, cl->plan->secret);
 	if (rc == 0) {
 		switch (a->t->kind) {
 		case TK_CONF:
@@ -487,6 +508,15 @@ static int attempt_dialects(struct client *cl, struct attempt *a)
 	    (strncmp(a->err, LEGACY_UPGRADE_ERR,
 		     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
 	     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
+		if (cl->plan->secret) {
+			seterr(a->err, sizeof(a->err),
+			       "a shared secret was given, but the server runs %s, which cannot check one; refusing to run tests with it",
+			       strncmp(a->err, LEGACY_UPGRADE_ERR,
+				       strlen(LEGACY_UPGRADE_ERR))
+				       ? "an early qperf 0.5 build"
+				       : "qperf 0.4");
+			return rc;
+		}
 		debugf(a->s->out.debug, "server speaks qperf 0.4.11; retrying");
 		cl->legacy = true;
 		rc = attempt_run(cl, a, true);

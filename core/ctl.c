@@ -185,6 +185,8 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 			tlv_u32(&w, (uint16_t)(REQX_VK_BASE + i), q->vk[i]);
 	if (q->interval_ns)
 		tlv_u64(&w, REQX_INTERVAL_NS, q->interval_ns);
+	if (q->has_nonce)
+		tlv_bytes(&w, REQX_NONCE, q->nonce, CTL_NONCE);
 	return tlv_finish(&w);
 }
 
@@ -243,6 +245,12 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 		case REQX_INTERVAL_NS:
 			ok = tlv_val_u64(val, n, &q->interval_ns);
 			break;
+		case REQX_NONCE:
+			ok = n == CTL_NONCE;
+			if (ok)
+				memcpy(q->nonce, val, CTL_NONCE);
+			q->has_nonce = ok;
+			break;
 		default:
 			if (type >= REQX_VK_BASE &&
 			    type < REQX_VK_BASE + PAR_VK_COUNT) {
@@ -272,6 +280,8 @@ size_t hello_encode(const struct hello *h, uint8_t *out, size_t cap)
 	tlv_u32(&w, REPX_CAPS, h->caps);
 	tlv_bytes(&w, REPX_VERSION, h->version,
 		  (uint16_t)strnlen(h->version, sizeof(h->version) - 1));
+	if (h->auth)
+		tlv_bytes(&w, REPX_NONCE, h->nonce, CTL_NONCE);
 	return tlv_finish(&w);
 }
 
@@ -289,6 +299,12 @@ int hello_decode(const uint8_t *in, size_t len, struct hello *h)
 	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
 		if (type == REPX_CAPS && !tlv_val_u32(val, n, &h->caps))
 			return -1;
+		if (type == REPX_NONCE) {
+			if (n != CTL_NONCE)
+				return -1;
+			memcpy(h->nonce, val, CTL_NONCE);
+			h->auth = true;
+		}
 		if (type == REPX_VERSION) {
 			size_t m = n < sizeof(h->version) - 1
 					   ? n

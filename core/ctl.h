@@ -35,6 +35,7 @@
 #define EXT_STAT_SIZE 24
 #define EXT_BLOCK_MAX 512 /* largest request/reply block we send */
 #define EXT_STAT_MAX TLV_BIG_MAX /* largest STAT block (with a histogram) */
+#define CTL_NONCE 32 /* bytes of an authentication nonce (core/auth.h) */
 
 #define SYNC_BEFORE "synchronization before test"
 #define SYNC_AFTER "synchronization after test"
@@ -58,6 +59,8 @@ struct req {
 	uint32_t vk[PAR_VK_COUNT];
 	uint32_t vk_set;
 	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
+	bool has_nonce; /* the client has a shared secret (core/auth.h) */
+	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
 
 /* TLV item types of the request block (unknown types are ignored). */
@@ -69,6 +72,7 @@ enum reqx_item {
 	REQX_GID_INDEX = 5, /* u32; absent: automatic */
 	REQX_VERSION = 6, /* bytes: "0.5.0" */
 	REQX_INTERVAL_NS = 7, /* u64; absent: no interval reports */
+	REQX_NONCE = 8, /* CTL_NONCE bytes; present = the client authenticates */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */
@@ -80,7 +84,11 @@ enum reqx_item {
 uint32_t reqx_vk_max(int i);
 
 /* TLV item types of the server's reply block and of the STAT block. */
-enum repx_item { REPX_CAPS = 1, REPX_VERSION = 2 };
+enum repx_item {
+	REPX_CAPS = 1, /* u32 */
+	REPX_VERSION = 2, /* bytes */
+	REPX_NONCE = 3 /* CTL_NONCE bytes; present = the server checks a secret */
+};
 enum statx_item {
 	STATX_REAL_S = 1,
 	STATX_REAL_E = 2,
@@ -94,6 +102,8 @@ enum statx_item {
 struct hello {
 	uint32_t caps;
 	char version[16];
+	bool auth; /* the server requires the shared secret */
+	uint8_t nonce[CTL_NONCE]; /* its nonce, when auth */
 };
 
 /* Encode into exactly REQ_SIZE bytes (string tails are zero). */

@@ -258,6 +258,19 @@ const struct opt_desc opt_table[] = {
 	  "this side's and, with a qperf 0.5 server, the server's.  An "
 	  "interval longer than the test gives one line for the whole test.  "
 	  "The final report is unchanged.  New in this qperf."),
+	A("--secret_file", "-sf", OT_SPECIAL, OA_SECRET_FILE, true, 0, 0,
+	  "File",
+	  "Authenticate with the shared secret in File. "
+	  "Server and client read the same secret (1 to 4096 bytes; one "
+	  "trailing newline is ignored) from a file that group and others "
+	  "cannot access (mode 600).  A server given it serves only qperf "
+	  "0.5 clients that prove they know the secret (HMAC-SHA256 over a "
+	  "fresh nonce of each side), and proves it in turn; other clients, "
+	  "qperf 0.4.11 and quit included, are refused with one line.  A "
+	  "client given it refuses a server that does not check the secret.  "
+	  "Without the option, the file named by QPERF_SECRET_FILE is used, "
+	  "if set.  It authenticates the control connection; it does not "
+	  "encrypt anything."),
 	A("--loop", "-oo", OT_SPECIAL, OA_LOOP, false, 0, 0,
 	  "Var:Init:Last:Incr",
 	  "Run the tests over a range of values. "

@@ -572,11 +572,14 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		return 0;
 	case OA_PORT_FILE:
 	case OA_PLOT:
+	case OA_SECRET_FILE:
 		if (!*v)
 			return opts_fail(err, errlen, spelling, NULL,
 				    "empty file name");
 		if (o->act == OA_PLOT)
 			plan->plot_file = v;
+		else if (o->act == OA_SECRET_FILE)
+			plan->secret_file = v;
 		else
 			plan->port_file = v;
 		return 0;

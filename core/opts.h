@@ -19,6 +19,7 @@
 #include "types.h"
 
 struct test_desc;
+struct auth_secret;
 
 enum opt_type {
 	OT_INT, /* decimal integer */
@@ -62,6 +63,7 @@ enum opt_act {
 	OA_PLOT, /* --plot: plan->plot_file */
 	OA_JSON, /* -J: plan->json = JSON_DOC */
 	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */
+	OA_SECRET_FILE, /* --secret_file: plan->secret_file */
 	OA_PRECISION, /* -e: out.precision */
 	OA_UNIFY_NODES, /* -un */
 	OA_UNIFY_UNITS, /* -uu */
@@ -165,6 +167,8 @@ struct plan {
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */
+	const char *secret_file; /* --secret_file, or NULL */
+	struct auth_secret *secret; /* loaded by main() (core/auth.h) */
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	const char *help_topic; /* RUN_HELP: "main" if none */

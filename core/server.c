@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "../transports/transport.h"
+#include "acl.h"
+#include "auth.h"
 #include "ctl.h"
 #include "engine.h"
 #include "fabric.h"
@@ -90,43 +92,70 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 	return rc;
 }
 
-/* Read and check one request; fills q. */
-static int read_request(struct ctl *c, struct req *q, char *err,
-			size_t errlen)
+/* What a client that cannot authenticate is told (0.4.11 prints it). */
+static const char *no_secret_reason(const struct req *q)
 {
-	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX];
-	size_t n;
+	if (q->ver_min != QPERF_VER_MIN)
+		return "this server requires a shared secret, which qperf 0.4 clients cannot send; use a qperf " QPERF_VERSION " client with --secret_file";
+	if (q->ext_ver < 2)
+		return "this server requires a shared secret, which this early qperf 0.5 client cannot send; use qperf " QPERF_VERSION " or later with --secret_file";
+	return "this server requires a shared secret: give the client --secret_file FILE (or QPERF_SECRET_FILE) holding the server's secret";
+}
+
+/*
+ * Read and check one request; fills q.  Returns 0, -1 with err filled,
+ * or 1 when the client is refused for want of the shared secret (err
+ * says why, for it and for the log).
+ */
+static int read_request(struct ctl *c, const struct auth_secret *secret,
+			struct req *q, char *err, size_t errlen)
+{
+	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX], rep[EXT_BLOCK_MAX];
+	struct hello h = { session_caps(), QPERF_VERSION, false, { 0 } };
+	struct auth_transcript tr;
+	size_t n, hn;
 
 	if (ctl_recv(c, b, REQ_VER_SIZE, "request version", err, errlen) < 0)
 		return -1;
 	req_decode(b, q); /* the version fields only, for now */
 	if (check_version(q, err, errlen) < 0)
 		return -1;
+	if (secret && q->ver_min != QPERF_VER_MIN) {
+		seterr(err, errlen, "%s", no_secret_reason(q));
+		return 1;
+	}
 	if (ctl_recv(c, b + REQ_VER_SIZE, REQ_SIZE - REQ_VER_SIZE,
 		     "request data", err, errlen) < 0)
 		return -1;
 	req_decode(b, q);
-	if (q->ver_min == QPERF_VER_MIN) {
-		struct hello h = { session_caps(), QPERF_VERSION };
-
-		if (ctl_recv(c, ext, TLV_HDR, "request extension", err,
-			     errlen) < 0)
-			return -1;
-		n = ext_block_len(ext);
-		if (n == 0 || n > sizeof(ext))
-			return seterr(err, errlen, "bad request extension");
-		if (ctl_recv(c, ext + TLV_HDR, n - TLV_HDR, "request extension",
-			     err, errlen) < 0)
-			return -1;
-		if (ext_req_decode(ext, n, q) < 0)
-			return seterr(err, errlen, "bad request extension");
-		if (q->ext_ver < 2)
-			return 0; /* an early 0.5 client expects no answer */
-		n = hello_encode(&h, ext, sizeof(ext));
-		return ctl_send_block(c, ext, n, "server extension", err,
-				      errlen);
+	if (q->ver_min != QPERF_VER_MIN)
+		return 0;
+	if (ctl_recv(c, ext, TLV_HDR, "request extension", err, errlen) < 0)
+		return -1;
+	n = ext_block_len(ext);
+	if (n == 0 || n > sizeof(ext))
+		return seterr(err, errlen, "bad request extension");
+	if (ctl_recv(c, ext + TLV_HDR, n - TLV_HDR, "request extension", err,
+		     errlen) < 0)
+		return -1;
+	if (ext_req_decode(ext, n, q) < 0)
+		return seterr(err, errlen, "bad request extension");
+	if (secret && !q->has_nonce) {
+		seterr(err, errlen, "%s", no_secret_reason(q));
+		return 1;
 	}
-	return 0;
+	if (q->ext_ver < 2)
+		return 0; /* an early 0.5 client expects no answer */
+	h.auth = secret != NULL;
+	if (h.auth && random_bytes(h.nonce, sizeof(h.nonce), err, errlen) < 0)
+		return -1;
+	hn = hello_encode(&h, rep, sizeof(rep));
+	if (ctl_send_block(c, rep, hn, "server extension", err, errlen) < 0)
+		return -1;
+	if (!secret)
+		return 0;
+	tr = (struct auth_transcript){ b, ext, n, rep, hn };
+	return auth_serve(c, secret, &tr, err, errlen);
 }
 
 static int validate(const struct test_desc *t, struct req *q,
@@ -202,6 +231,18 @@ static int send_conf_ext(struct ctl *c, char *err, size_t errlen)
 	return rc;
 }
 
+/* The server's log line for a client refused before its request ran. */
+static void log_refused(int fd, const char *why)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char who[64] = "?";
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
+		acl_addr_str((struct sockaddr *)&ss, who, sizeof(who));
+	fprintf(stderr, "qperf: refused %s: %s\n", who, why);
+}
+
 /* Serve one connection in a child process.  Returns the exit status. */
 static int serve_one(int fd, const struct plan *p)
 {
@@ -213,7 +254,14 @@ static int serve_one(int fd, const struct plan *p)
 	int rc = -1;
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (read_request(&c, &q, err, sizeof(err)) < 0)
+	rc = read_request(&c, p->secret, &q, err, sizeof(err));
+	if (rc > 0) {
+		log_refused(fd, err);
+		ctl_send_error(&c, err);
+		close(fd);
+		return 1;
+	}
+	if (rc < 0)
 		goto fail;
 	t = test_by_index(q.req_index);
 	debugf(p->debug, "received request: %s", t ? t->name : "?");

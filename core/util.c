@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <stdarg.h>
 #include <sched.h>
@@ -224,4 +225,22 @@ int cpu_usable_count(void)
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
 	return CPU_COUNT(&set);
+}
+
+int random_bytes(void *buf, size_t n, char *err, size_t errlen)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t r = getrandom(p, n, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return seterr_errno(err, errlen, r < 0 ? errno : EIO,
+					    "getrandom failed");
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
 }

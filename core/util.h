@@ -79,4 +79,11 @@ int out_error(void);
 bool cpu_usable(uint64_t cpu);
 int cpu_usable_count(void);
 
+/*
+ * Fill buf with n bytes from the kernel's random generator (getrandom(2),
+ * which blocks only before the pool is first seeded at boot).  Returns 0
+ * or -1 with err filled.
+ */
+int random_bytes(void *buf, size_t n, char *err, size_t errlen);
+
 #endif

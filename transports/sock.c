@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -507,9 +506,8 @@ static int send_secret(struct chan *c, struct sock_priv *sp, char *err,
 	struct tlv_w w;
 	size_t n;
 
-	if (getrandom(sp->secret, sizeof(sp->secret), 0) !=
-	    (ssize_t)sizeof(sp->secret))
-		return seterr_errno(err, errlen, errno, "getrandom failed");
+	if (random_bytes(sp->secret, sizeof(sp->secret), err, errlen) < 0)
+		return -1;
 	tlv_init(&w, blk, sizeof(blk));
 	tlv_bytes(&w, 1, sp->secret, sizeof(sp->secret));
 	n = tlv_finish(&w);

@@ -44,6 +44,21 @@ check "NO_NUMA=1: --version says NUMA is not built" \
 	grep -q "numa: not built" <("$tmp/nonuma/qperf" --version)
 check "default build: --version says NUMA is built" \
 	grep -q "numa: built" <("$tmp/gcc/qperf" --version)
+copy "$tmp/noauth" && check "NO_AUTH=1 build" make -C "$tmp/noauth" NO_AUTH=1 qperf
+check "NO_AUTH=1: --version says the shared secret is not built" \
+	grep -q "secret: not built" <("$tmp/noauth/qperf" --version)
+check "NO_AUTH=1: no libcrypto linked" \
+	sh -c "! ldd '$tmp/noauth/qperf' | grep -q libcrypto"
+check "default build: --version has the shared secret" \
+	grep -q "secret: hmac-sha256" <("$tmp/gcc/qperf" --version)
+printf 'k\n' >"$tmp/secret" && chmod 600 "$tmp/secret"
+out=$("$tmp/noauth/qperf" -lp 0 --secret_file "$tmp/secret" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "built without shared-secret support" <<<"$out"; then
+	ok "NO_AUTH=1: --secret_file refused with one line, exit 1"
+else
+	bad "NO_AUTH=1: --secret_file refused with one line, exit 1 (rc=$rc: $out)"
+fi
 
 if command -v autoconf >/dev/null; then
 	copy "$tmp/conf" && check "autoconf && ./configure && make" \
@@ -54,6 +69,10 @@ if command -v autoconf >/dev/null; then
 		sh -c "cd '$tmp/conf2' && autoconf && ./configure --without-rdma && make qperf"
 	check "configure --without-rdma: --version says RDMA is not built" \
 		grep -q "rdma: not built" <("$tmp/conf2/qperf" --version)
+	copy "$tmp/conf3" && check "./configure --without-auth" \
+		sh -c "cd '$tmp/conf3' && autoconf && ./configure --without-auth && make qperf"
+	check "configure --without-auth: --version says the secret is not built" \
+		grep -q "secret: not built" <("$tmp/conf3/qperf" --version)
 else
 	bad "autoconf is not installed (scripts/install-deps --test installs it)"
 fi

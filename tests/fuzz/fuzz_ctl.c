@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/auth.h"
 #include "core/ctl.h"
 #include "core/interval.h"
 #include "core/fabric.h"
@@ -39,6 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strnlen(h.version, sizeof(h.version)) >= sizeof(h.version))
 			__builtin_trap();
 		ext_stat_decode(b, n, &s, NULL);
+		{
+			uint8_t mac[AUTH_MAC];
+
+			auth_proof_decode(b, n, mac);
+		}
 		{
 			struct ival_rec r;
 

@@ -15,6 +15,7 @@ srcs="
 	core/opts.c
 	core/opt_table.c
 	core/acl.c
+	core/auth.c
 	core/supervise.c
 	core/param.c
 	core/help.c

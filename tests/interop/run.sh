@@ -481,6 +481,53 @@ check_vx "X: -vx -n 300 tcp_lat: our 300 round trips, no server CPU" 2 300 norem
 X -t 1 -vx udp_lat
 expect "X: -vx -t 1 udp_lat exit 0" 0 '' '^$'
 check_vx "X: -vx -t 1 udp_lat: our round trips, no server CPU" 2 '' norem
+# --- shared secret (--secret_file) ------------------------------------------------
+# X: a client given a secret does not fall back to 0.4.11's dialect, which
+# cannot carry it: it refuses the server with one line.  Y: our server with
+# a secret refuses a 0.4.11 client with a reason 0.4.11 prints ("server:
+# TEXT"; 0.4.11 reads the text right after the urgent byte, so now and then
+# it prints just "server: ", spec §2.8: a bare line counts as its race,
+# but at least one of the tries must show the reason).
+printf 'interop secret\n' >"$T/secret" && chmod 600 "$T/secret"
+X -sf "$T/secret" -t 1 tcp_lat
+expect "X: with --secret_file: the 0.4.11 server is refused, no fallback" 1 '' \
+	'^qperf: a shared secret was given, but the server runs qperf 0\.4, which cannot check one; refusing to run tests with it$'
+X -t 1 tcp_lat
+expect "X: ... and without it the same server serves" 0 "$(L latency "$TIME")"
+main_pid=$SERVER_PID main_port=$SERVER_PORT main_log=$SERVER_LOG
+if start_server -- --secret_file "$T/secret"; then
+	full=0 bare=0 other=0
+	reason='server: this server requires a shared secret, which qperf 0.4 clients cannot send; use a qperf 0\.5\.[0-9]+ client with --secret_file'
+	for i in 1 2 3 4 5 6; do
+		run "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_lat
+		if [ "$RC" = 1 ] && [ "$(wc -l <"$ERR_FILE")" = 1 ] &&
+			has "^$reason\$" "$ERR_FILE"; then
+			full=$((full + 1))
+		elif [ "$RC" = 1 ] && [ "$ERR" = "server: " ]; then
+			bare=$((bare + 1))
+		else
+			other=$((other + 1))
+			cat "$ERR_FILE" >>"$T/y_other"
+		fi
+	done
+	[ $full -ge 1 ] && [ $other = 0 ] &&
+		pass "Y: 0.4.11 client vs our server with --secret_file: refused, exit 1, prints the reason ($full of 6; $bare bare 'server: ')" ||
+		fail "Y: 0.4.11 client vs our server with --secret_file: refused with the reason" \
+			"full=$full bare=$bare other=$other" "$(cat "$T/y_other" 2>/dev/null)"
+	n=$(grep -c '^qperf: refused 127\.0\.0\.1: this server requires a shared secret, which qperf 0\.4 clients cannot send' "$SERVER_LOG")
+	[ "$n" = 6 ] && pass "Y: ... the server logs each refusal" ||
+		fail "Y: ... the server logs each refusal" "$n lines" "$(cat "$SERVER_LOG")"
+	run "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" quit
+	[ "$RC" = 1 ] && ! pid_gone "$SERVER_PID" &&
+		pass "Y: ... its quit is refused too (the server runs on)" ||
+		fail "Y: ... its quit is refused too (the server runs on)" "$(ctx)"
+	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -sf "$T/secret" -t 0.3 tcp_lat quit
+	expect "Y: ... and our client with the secret is served, and stops it" 0 \
+		"$(L latency "$TIME")"
+else
+	fail "our server with --secret_file starts"
+fi
+SERVER_PID=$main_pid SERVER_PORT=$main_port SERVER_LOG=$main_log
 
 # --- quit both ways -----------------------------------------------------------
 X quit

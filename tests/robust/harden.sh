@@ -220,6 +220,67 @@ else
 	fail "server for the slot checks starts"
 fi
 
+# --- 3. IPv6 clients count by their /64 ------------------------------------------
+# A host usually owns a whole /64 (SLAAC, privacy addresses), so two of its
+# addresses must not get two shares of --max_per_client.  In a network
+# namespace of our own, a veth pair holds addresses of two /64s; with
+# --max_per_client 1 an idle request from 2001:db8:1::1 makes one from
+# 2001:db8:1::2 or 2001:db8:1:0:ffff::3 busy, but not one from 2001:db8:2::1.
+v6_group_checks() {
+	local ns=qperf-v6-$$-$RANDOM a ipids=()
+	if ! ip netns add "$ns" 2>"$T/ns.err"; then
+		fail "/64 grouping: create netns" "$(cat "$T/ns.err")"
+		return
+	fi
+	at_exit "ip netns del $ns"
+	ip -n "$ns" link set lo up &&
+		ip -n "$ns" link add qp0 type veth peer name qp1 &&
+		ip -n "$ns" link set qp0 up && ip -n "$ns" link set qp1 up || {
+		fail "/64 grouping: veth pair in the namespace"
+		return
+	}
+	for a in 2001:db8:1::1 2001:db8:1::2 2001:db8:1:0:ffff::3 2001:db8:2::1; do
+		ip -n "$ns" addr add "$a/64" dev qp0 nodad
+	done
+	if ! start_server ip netns exec "$ns" -- --max_per_client 1; then
+		fail "/64 grouping: server starts in the namespace" "$(cat "$SERVER_LOG")"
+		return
+	fi
+	v6peer() { # SRC ACTION...: peer.py from SRC to the server
+		local src=$1
+		shift
+		QPERF_PEER_SRC=$src run -t 20 ip netns exec "$ns" python3 "$PEER" \
+			client 2001:db8:2::1 "$SERVER_PORT" "$@"
+	}
+	QPERF_PEER_SRC=2001:db8:1::1 ip netns exec "$ns" python3 "$PEER" client \
+		2001:db8:2::1 "$SERVER_PORT" req:idx=8,timeout=30 port wait:20 \
+		>"$T/v6.idle" 2>&1 &
+	track_pid $!
+	ipids+=($!)
+	if wait_for 10 in_file "$T/v6.idle" '^port '; then
+		for a in 2001:db8:1::2 2001:db8:1:0:ffff::3; do
+			v6peer "$a" req:idx=0 wait:5
+			hreply "--max_per_client 1: $a, same /64 as the idle 2001:db8:1::1, is busy" 2 \
+				"server busy: 1 tests from $a running \\(at most 1 per client\\)"
+		done
+		v6peer 2001:db8:2::1 req:idx=0 conf
+		expect "... while 2001:db8:2::1, another /64, is served" 0 '^conf 256 '
+	else
+		fail "/64 grouping: the idle IPv6 request holds a slot" "$(cat "$T/v6.idle")"
+	fi
+	kill "${ipids[@]}" 2>/dev/null
+	wait "${ipids[@]}" 2>/dev/null
+	timeout 15 ip netns exec "$ns" "$QPERF" 2001:db8:2::1 -lp "$SERVER_PORT" \
+		quit >/dev/null 2>&1
+	wait_for 10 pid_gone "$SERVER_PID"
+	ip netns del "$ns"
+}
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+	v6_group_checks
+else
+	fail "root and iproute2 for the IPv6 /64 grouping case"
+fi
+
 # --- 4. memory is unbounded overall ---------------------------------------------------
 # With --max_memory 100M, a stalled request holding 60 MiB leaves room for
 # 30 MiB but not for another 60 MiB; once it is gone, 60 MiB fits again.
@@ -233,7 +294,7 @@ if start_server -- --max_memory 100M; then
 			req:idx=8,msg_size=62914560 wait:5
 		hreply "a 2nd 60 MiB request past --max_memory 100M: refused" 1 \
 			'not enough memory: this test needs 62914560 bytes and 41943040 of the server.s 104857600 \(--max_memory\) are free'
-		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 30M tcp_bw
+		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 -m 30M tcp_bw
 		expect "... a 30 MiB one fits" 0 '^    bw'
 		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 200M tcp_bw
 		expect "a request larger than the whole budget: refused, says so" 1 '' \
@@ -245,7 +306,7 @@ if start_server -- --max_memory 100M; then
 	wait $mpid 2>/dev/null
 	gone() { ! nkids 1; }
 	wait_for 5 gone
-	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -m 60M tcp_bw
+	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 -m 60M tcp_bw
 	expect "the budget is released when a test ends: 60 MiB fits again" 0 '^    bw'
 	stop_server "$SERVER_PORT" "$SERVER_PID"
 else
@@ -262,6 +323,35 @@ if start_server; then
 	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 -ip 80 tcp_lat
 	expect "client -ip 80: one clear line, exit 1" 1 '' \
 		'^qperf: server: tcp_lat: data port 80 is below 1024.*--allow_low_ports'
+	stop_server "$SERVER_PORT" "$SERVER_PID"
+fi
+# A UDP data socket never shares its port: another program that holds it
+# with SO_REUSEADDR and SO_REUSEPORT (which would let a second socket with
+# either option bind too) makes the test fail instead of splitting its
+# datagrams.
+cat >"$T/squat.py" <<'PYEOF'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("0.0.0.0", 0))
+print(s.getsockname()[1], flush=True)
+time.sleep(float(sys.argv[1]))
+PYEOF
+if start_server; then
+	python3 "$T/squat.py" 15 >"$T/squat.port" 2>&1 &
+	sq=$!
+	track_pid $sq
+	if wait_for 10 test -s "$T/squat.port"; then
+		sport=$(cat "$T/squat.port")
+		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$sport" -t 0.5 udp_bw
+		expect "udp_bw on a UDP port another program holds (SO_REUSEADDR/SO_REUSEPORT): refused, not shared" \
+			1 '' "^qperf: server: unable to bind UDP data socket to port $sport: Address already in use\$"
+	else
+		fail "a UDP port squatter starts" "$(cat "$T/squat.port")"
+	fi
+	kill $sq 2>/dev/null
+	wait $sq 2>/dev/null
 	stop_server "$SERVER_PORT" "$SERVER_PID"
 fi
 if start_server -- --allow_low_ports; then
@@ -306,6 +396,29 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 ::1/'; then
 	fi
 else
 	skip "-lh ::1" "lo has no ::1"
+fi
+# -lh: the data sockets listen on that address too, not on the wildcard.
+if start_server -- -lh 127.0.0.1; then
+	for req in idx=8 idx=10; do
+		python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" req:$req,timeout=5 \
+			port wait:10 >"$T/lh.peer" 2>&1 &
+		lp=$!
+		track_pid $lp
+		if wait_for 10 in_file "$T/lh.peer" '^port '; then
+			dp=$(sed -n 's/^port //p' "$T/lh.peer")
+			proto=t
+			[ "$req" = idx=10 ] && proto=u
+			on=$(ss -l${proto}nH "sport = :$dp" | awk '{print $4}')
+			[ "$on" = "127.0.0.1:$dp" ] &&
+				pass "-lh 127.0.0.1: the $([ $proto = t ] && echo TCP || echo UDP) data socket is bound to 127.0.0.1 ($on)" ||
+				fail "-lh 127.0.0.1: the data socket ($req) is bound to 127.0.0.1" "$on"
+		else
+			fail "-lh 127.0.0.1: a $req request gets its data port" "$(cat "$T/lh.peer")"
+		fi
+		kill $lp 2>/dev/null
+		wait $lp 2>/dev/null
+	done
+	stop_server "$SERVER_PORT" "$SERVER_PID"
 fi
 run "$QPERF" -lp 0 -lh 192.0.2.1
 expect "-lh with an address this host lacks: exit 1, names -lh" 1 '^$' \
@@ -478,5 +591,8 @@ if start_server -- --max_per_client 16; then
 else
 	fail "server for the strangers' cases starts"
 fi
+
+# --- 9. shared secret ------------------------------------------------------------
+. "$LIB_ROOT/tests/robust/auth.sh"
 
 [ -n "${HARDEN_ALONE-}" ] && finish

@@ -246,7 +246,7 @@ TEST(tlv_bounds)
 
 TEST(hello_roundtrip)
 {
-	struct hello h = { 0x5, "0.5.0" }, d;
+	struct hello h = { 0x5, "0.5.0", false, { 0 } }, d;
 	uint8_t b[EXT_BLOCK_MAX];
 	size_t n = hello_encode(&h, b, sizeof(b));
 
@@ -254,6 +254,49 @@ TEST(hello_roundtrip)
 	CHECK(hello_decode(b, n, &d) == 0);
 	CHECK(d.caps == 5 && strcmp(d.version, "0.5.0") == 0);
 	CHECK(hello_decode(b, n + 1, &d) == -1);
+}
+
+/* The authentication nonces (core/auth.h): item 8 of the request block,
+ * item 3 of the server's; present means "authenticate", any length but
+ * CTL_NONCE is malformed. */
+TEST(nonce_items)
+{
+	struct req q, d;
+	struct hello h = { 0x5, "0.5.0", true, { 0 } }, hd;
+	uint8_t b[EXT_BLOCK_MAX], c[64];
+	struct tlv_w w;
+	size_t n, plain;
+
+	memset(&q, 0, sizeof(q));
+	q.gid_index = -1;
+	plain = ext_req_encode(&q, b, sizeof(b));
+	memset(&d, 0, sizeof(d));
+	CHECK(ext_req_decode(b, plain, &d) == 0 && !d.has_nonce);
+	for (int i = 0; i < CTL_NONCE; i++)
+		q.nonce[i] = (uint8_t)(i + 1);
+	q.has_nonce = true;
+	n = ext_req_encode(&q, b, sizeof(b));
+	CHECK(n == plain + 4 + CTL_NONCE);
+	CHECK(b[plain] == 8 && b[plain + 1] == 0 && b[plain + 2] == CTL_NONCE &&
+	      b[plain + 3] == 0 && b[plain + 4] == 1);
+	CHECK(ext_req_decode(b, n, &d) == 0 && d.has_nonce &&
+	      memcmp(d.nonce, q.nonce, CTL_NONCE) == 0);
+	tlv_init(&w, c, sizeof(c));
+	tlv_bytes(&w, REQX_NONCE, q.nonce, CTL_NONCE - 1);
+	n = tlv_finish(&w);
+	CHECK(ext_req_decode(c, n, &d) == -1);
+
+	memcpy(h.nonce, q.nonce, CTL_NONCE);
+	n = hello_encode(&h, b, sizeof(b));
+	CHECK(hello_decode(b, n, &hd) == 0 && hd.auth &&
+	      memcmp(hd.nonce, h.nonce, CTL_NONCE) == 0 && hd.caps == 5);
+	h.auth = false;
+	n = hello_encode(&h, b, sizeof(b));
+	CHECK(hello_decode(b, n, &hd) == 0 && !hd.auth);
+	tlv_init(&w, c, sizeof(c));
+	tlv_bytes(&w, REPX_NONCE, q.nonce, 16);
+	n = tlv_finish(&w);
+	CHECK(hello_decode(c, n, &hd) == -1);
 }
 
 /* The captured server STAT of a tcp_lat run (spec §2.5). */
@@ -534,6 +577,7 @@ int main(void)
 	RUN(ext_req_tlv_unknown_items);
 	RUN(tlv_bounds);
 	RUN(hello_roundtrip);
+	RUN(nonce_items);
 	RUN(stat_decode_captured);
 	RUN(stat_encode_layout);
 	RUN(stat_roundtrip_ext);

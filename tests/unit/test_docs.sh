@@ -130,5 +130,28 @@ if command -v groff >/dev/null 2>&1; then
 	check "man page renders without groff warnings"
 fi
 
+# The shipped systemd unit, as shipped and with its shared-secret lines
+# (LoadCredential, --secret_file %d/...) in use, with this binary.
+UNIT=${UNIT:-scripts/qperf.service}
+if command -v systemd-analyze >/dev/null 2>&1; then
+	bin=$(cd "$(dirname "$QPERF")" && pwd)/$(basename "$QPERF")
+	mkdir -p "$tmp/u1" "$tmp/u2"
+	sed "s|/usr/local/bin/qperf|$bin|" "$UNIT" >"$tmp/u1/qperf.service"
+	systemd-analyze verify "$tmp/u1/qperf.service" >"$tmp/u.err" 2>&1 &&
+		! grep -q . "$tmp/u.err"
+	check "systemd-analyze verify $UNIT"
+	grep -q '^#LoadCredential=qperf-secret:' "$UNIT" &&
+		grep -q '^#ExecStart=.* --secret_file %d/qperf-secret' "$UNIT"
+	check "$UNIT has the shared-secret lines"
+	sed -e '0,/^ExecStart=/{/^ExecStart=/d}' -e 's/^#LoadCredential=/LoadCredential=/' \
+		-e 's/^#ExecStart=/ExecStart=/' -e "s|/usr/local/bin/qperf|$bin|" \
+		"$UNIT" >"$tmp/u2/qperf.service"
+	systemd-analyze verify "$tmp/u2/qperf.service" >"$tmp/u.err" 2>&1 &&
+		! grep -q . "$tmp/u.err"
+	check "systemd-analyze verify $UNIT with the shared-secret lines"
+else
+	echo "skip systemd-analyze verify (no systemd-analyze)"
+fi
+
 echo "$passed passed, $failed failed"
 test "$failed" -eq 0

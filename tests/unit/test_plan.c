@@ -117,6 +117,15 @@ TEST(server_options)
 	REJECT("--max_time 0.5", "--max_time: 0.5: must be at least "
 	       "1000000000");
 
+	/* --secret_file keeps a server a server and serves a client too. */
+	CHECK(parse("-lp 0 --secret_file /k", &p, err, sizeof(err)) == 0);
+	CHECK(p.mode == RUN_SERVER && !strcmp(p.secret_file, "/k"));
+	plan_free(&p);
+	CHECK(parse("h -sf /k tcp_lat", &p, err, sizeof(err)) == 0);
+	CHECK(p.mode == RUN_CLIENT && p.nwarn == 0 &&
+	      !strcmp(p.secret_file, "/k"));
+	plan_free(&p);
+
 	/* On a client they only warn. */
 	CHECK(parse("h --max_time 5 tcp_lat", &p, err, sizeof(err)) == 0);
 	CHECK(p.mode == RUN_CLIENT && p.nwarn == 1);
