@@ -27,12 +27,10 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 # Optional libraries, found with pkg-config.
+# The RDMA tests need both libibverbs and librdmacm (-cm1, rsockets).
 ifndef NO_RDMA
-ifeq ($(shell $(PKG_CONFIG) --exists libibverbs 2>/dev/null && echo y),y)
+ifeq ($(shell $(PKG_CONFIG) --exists libibverbs librdmacm 2>/dev/null && echo y),y)
 HAVE_RDMA = 1
-endif
-ifeq ($(shell $(PKG_CONFIG) --exists librdmacm 2>/dev/null && echo y),y)
-HAVE_RDMACM = 1
 endif
 endif
 ifndef NO_NUMA
@@ -43,11 +41,11 @@ endif
 
 FEATURES = sockets
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
-	transports/verbs_data.o transports/rc.o transports/uc.o transports/ud.o \
-	transports/xrc.o
+	transports/verbs_data.o transports/verbs_cm.o transports/rc.o \
+	transports/uc.o transports/ud.o transports/xrc.o
 ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
-LIBS += -libverbs
+LIBS += -lrdmacm -libverbs
 FEATURES += rdma
 endif
 ifdef HAVE_NUMA

@@ -202,29 +202,6 @@ static int recv_port(struct chan *c, uint16_t *port, const char *item,
 	return 0;
 }
 
-/* The 16-byte IPv6 form of an address (IPv4 as v4-mapped). */
-static void addr16(const struct sockaddr_storage *ss, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (ss->ss_family == AF_INET6) {
-		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	}
-}
-
-/* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
-static bool same_host(const struct sockaddr_storage *a,
-		      const struct sockaddr_storage *b)
-{
-	uint8_t x[16], y[16];
-
-	addr16(a, x);
-	addr16(b, y);
-	return memcmp(x, y, 16) == 0;
-}
-
 #define MAX_CANDIDATES 16 /* connections read at once for the secret */
 
 /* Drop candidate i (order does not matter). */
@@ -318,7 +295,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 			}
 			continue;
 		}
-		if (!same_host(&peer, &c->peer)) {
+		if (!sa_same_host(&peer, &c->peer)) {
 			strangers++;
 			close(fd);
 		} else if (!secret) {
@@ -766,7 +743,7 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	if (sp->dgram_peer)
 		return sp->peerlen == sp->clientlen &&
 		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
-	if (!same_host(&sp->peer, &s->ch->peer))
+	if (!sa_same_host(&sp->peer, &s->ch->peer))
 		return false;
 	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
 		sp->dgram_peer = true;

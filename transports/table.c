@@ -39,6 +39,7 @@
 #define U_AR PAR_BIT(PAR_ACCESS_RECV)
 #define U_R (U_IB | U_POLL | U_MSG) /* an RDMA test */
 #define U_RC (U_R | U_CM) /* an RC test */
+#define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -97,21 +98,21 @@ const struct test_desc test_table[] = {
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR, 0, uc),
+	     U_UCD | U_AR, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR, N, uc),
-	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, uc),
+	     U_UCD | U_AR, N, uc),
+	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
-	     65536, U_R, 0, uc),
+	     65536, U_UCD, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
-	     U_R, 0, uc),
+	     U_UCD, 0, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
-	     U_R, 0, uc),
+	     U_UCD, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
-	     U_R | U_AR, 0, ud),
+	     U_UCD | U_AR, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_R | U_AR, N, ud),
-	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, ud),
+	     U_UCD | U_AR, N, ud),
+	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
 	     65536, U_RC | U_RDA, 0, rc),
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,

@@ -121,7 +121,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	if (v->kind == VQ_UD) {
 		w->wr.ud.ah = v->ah;
 		w->wr.ud.remote_qpn = v->peer.qpn;
-		w->wr.ud.remote_qkey = VERBS_QKEY;
+		w->wr.ud.remote_qkey = v->peer_qkey;
 	} else if (v->kind == VQ_XRC) {
 		w->qp_type.xrc.remote_srqn = v->peer.srqn;
 	}

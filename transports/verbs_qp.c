@@ -85,10 +85,22 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
+void verbs_qp_init_attr(const struct verbs_priv *v, struct ibv_qp_init_attr *ia)
+{
+	memset(ia, 0, sizeof(*ia));
+	ia->send_cq = v->cq;
+	ia->recv_cq = v->cq;
+	ia->qp_type = qp_type(v->kind);
+	ia->cap.max_send_wr = v->send_wr;
+	ia->cap.max_recv_wr = v->recv_wr;
+	ia->cap.max_send_sge = 1;
+	ia->cap.max_recv_sge = 1;
+	ia->cap.max_inline_data = VERBS_INLINE;
+}
+
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen)
 {
-	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr ia;
 
 	if (v->send_wr > (uint32_t)v->dattr.max_qp_wr ||
@@ -103,15 +115,7 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		if (xrc_create(s, v, err, errlen))
 			return -1;
 	} else {
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = v->cq;
-		ia.recv_cq = v->cq;
-		ia.qp_type = qp_type(v->kind);
-		ia.cap.max_send_wr = v->send_wr;
-		ia.cap.max_recv_wr = v->recv_wr;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
-		ia.cap.max_inline_data = VERBS_INLINE;
+		verbs_qp_init_attr(v, &ia);
 		v->qp = ibv_create_qp(v->pd, &ia);
 		if (!v->qp) { /* some devices offer no inline data */
 			ia.cap.max_inline_data = 0;
@@ -123,6 +127,15 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 			return -1;
 		}
 	}
+	verbs_qp_made(s, v);
+	return 0;
+}
+
+void verbs_qp_made(struct tsess *s, struct verbs_priv *v)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr ia;
+
 	memset(&qa, 0, sizeof(qa));
 	memset(&ia, 0, sizeof(ia));
 	if (ibv_query_qp(v->qp, &qa, IBV_QP_CAP, &ia) == 0)
@@ -130,7 +143,6 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 	v->info.max_inline = s->max_inline;
 	v->me.qpn = v->qp->qp_num;
 	v->info.qpn = v->qp->qp_num;
-	return 0;
 }
 
 static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
@@ -211,7 +223,6 @@ static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen)
 {
 	struct ibv_qp_attr a;
-	struct ibv_ah_attr av;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -222,6 +233,14 @@ static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
 	if (modify(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "QP to RTS", err,
 		   errlen))
 		return -1;
+	return verbs_ud_ah(s, v, err, errlen);
+}
+
+int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
+		size_t errlen)
+{
+	struct ibv_ah_attr av;
+
 	make_av(s, v, v->peer.lid, v->port, &av);
 	v->ah = ibv_create_ah(v->pd, &av);
 	if (!v->ah) {
