@@ -42,7 +42,7 @@ endif
 FEATURES = sockets
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o transports/verbs_cm.o transports/rc.o \
-	transports/uc.o transports/ud.o transports/xrc.o
+	transports/uc.o transports/ud.o transports/xrc.o transports/rsock.o
 ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
 LIBS += -lrdmacm -libverbs

@@ -281,6 +281,10 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
 			      a->t->name, QPERF_VERSION);
+	if (a->t->index > TEST_LEGACY_LAST)
+		return seterr(a->err, sizeof(a->err),
+			      "%s needs a server running qperf %s or later; this server runs 0.4, which lacks it",
+			      a->t->name, QPERF_VERSION);
 	if (a->par.set[SIDE_REM][PAR_GID_INDEX] ||
 	    a->par.set[SIDE_LOC][PAR_GID_INDEX])
 		return seterr(a->err, sizeof(a->err),

@@ -53,6 +53,9 @@
 	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, 0, &transport_##x, NULL }
 #define RDMA(n, i, m, loop, op, depth, sz, u, fl, x) \
 	{ n, i, TK_DATA, m, loop, op, depth, sz, u, fl, VERBS(x), NO_RDMA_WHY }
+/* Socket loops over librdmacm's rsockets (built with the RDMA tests). */
+#define RSOCK(n, i, m, loop, sz, u) \
+	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, 0, VERBS(rs), NO_RDMA_WHY }
 
 #define BW LOOP_STREAM_BW
 #define BI LOOP_BI_BW
@@ -122,6 +125,9 @@ const struct test_desc test_table[] = {
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
 	     U_R | U_AR, N, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, xrc),
+	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
+	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW),
+	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK),
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);
