@@ -67,7 +67,7 @@ endif
 CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/supervise.o \
 	core/param.o core/help.o core/report.o core/cpu.o core/ctl.o \
 	core/tlv.o core/server.o core/client.o core/measure.o core/session.o \
-	core/util.o transports/table.o transports/sock.o \
+	core/util.o core/addr.o transports/table.o transports/sock.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))

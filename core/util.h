@@ -84,14 +84,6 @@ int connect_bounded_calls(const struct sock_calls *calls, int fd,
 int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
 		    uint64_t timeout);
 
-/*
- * Same host?  IPv4 and its v4-mapped IPv6 form are the same address;
- * ports are ignored.  a and b are struct sockaddr_storage.  Pure.
- */
-struct sockaddr_storage;
-bool sa_same_host(const struct sockaddr_storage *a,
-		  const struct sockaddr_storage *b);
-
 /* Sleep for ns nanoseconds, resuming after signals. */
 void sleep_ns(uint64_t ns);
 

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../core/addr.h"
 #include "../core/progress.h"
 #include "../core/tlv.h"
 #include "../core/util.h"

@@ -26,14 +26,15 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rdma/rdma_cma.h>
 
-#include "../core/util.h"
+#include "../core/addr.h"
 #include "verbs_int.h"
 
 #define CM_REJ_CONSUMER 28 /* IB CM reject reason: the peer said no */
-#define CM_CLOSE_WAIT (2 * NS_PER_SEC) /* for DISCONNECTED at close */
+#define CM_CLOSE_WAIT 2000000000ULL /* ns, for DISCONNECTED at close */
 
 static bool legacy(const struct tsess *s)
 {
@@ -81,7 +82,7 @@ static int cm_next(struct tsess *s, struct verbs_priv *v, uint64_t deadline,
 				  strerror(errno));
 			return -1;
 		}
-		now = now_ns();
+		now = verbs_now_ns();
 		if (now >= deadline) {
 			verbs_err(err, errlen, "timed out waiting for %s", what);
 			return -1;
@@ -258,7 +259,7 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 	if (s->ch->send(s->ch, b, sizeof(b), "RDMA CM server port", err,
 			errlen))
 		return -1;
-	deadline = now_ns() + s->p.timeout;
+	deadline = verbs_now_ns() + s->p.timeout;
 	if (cm_expect(s, v, RDMA_CM_EVENT_CONNECT_REQUEST, deadline, NULL, err,
 		      errlen))
 		return -1;
@@ -304,7 +305,7 @@ static int server_addr(struct tsess *s, uint16_t port,
 static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 		      struct sockaddr_storage *dst, char *err, size_t errlen)
 {
-	uint64_t deadline = now_ns() + s->p.timeout;
+	uint64_t deadline = verbs_now_ns() + s->p.timeout;
 	int ms = ms_of(s->p.timeout);
 
 	if (rdma_create_id(v->cm_ch, &v->cm_id, NULL, port_space(v))) {
@@ -456,7 +457,7 @@ static void qp_drop(struct verbs_priv *v)
 static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 			  size_t errlen)
 {
-	uint64_t deadline = now_ns() + s->p.timeout;
+	uint64_t deadline = verbs_now_ns() + s->p.timeout;
 	struct sockaddr_storage dst;
 	struct rdma_conn_param cp;
 
@@ -479,12 +480,12 @@ static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		 * may not listen yet.  Again, on a new id, while time is
 		 * left. */
 		if (status < 0 || status == CM_REJ_CONSUMER ||
-		    now_ns() + 10000000ULL >= deadline)
+		    verbs_now_ns() + 10000000ULL >= deadline)
 			return -1;
 		qp_drop(v);
 		rdma_destroy_id(v->cm_id);
 		v->cm_id = NULL;
-		sleep_ns(10000000ULL);
+		nanosleep(&(struct timespec){ 0, 10000000L }, NULL);
 		if (cm_resolve(s, v, &dst, err, errlen))
 			return -1;
 	}
@@ -511,7 +512,7 @@ static int server_accept(struct tsess *s, struct verbs_priv *v, char *err,
 	if (v->kind == VQ_UD)
 		return 0; /* SIDR: no ESTABLISHED on this side */
 	if (cm_expect(s, v, RDMA_CM_EVENT_ESTABLISHED,
-		      now_ns() + s->p.timeout, NULL, err, errlen))
+		      verbs_now_ns() + s->p.timeout, NULL, err, errlen))
 		return -1;
 	v->cm_connected = true;
 	if (v->kind == VQ_RC) { /* as 0.4.11; iWARP refuses: ignored */
@@ -571,12 +572,12 @@ int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
 void verbs_cm_close_qp(struct verbs_priv *v)
 {
 	struct rdma_cm_event *ev;
-	uint64_t deadline = now_ns() + CM_CLOSE_WAIT;
+	uint64_t deadline = verbs_now_ns() + CM_CLOSE_WAIT;
 
 	if (v->cm_connected && v->cm_id) {
 		rdma_disconnect(v->cm_id);
 		/* Bounded: a peer that died leaves us nothing to wait for. */
-		while (now_ns() < deadline) {
+		while (verbs_now_ns() < deadline) {
 			struct pollfd p = { v->cm_ch->fd, POLLIN, 0 };
 
 			if (rdma_get_cm_event(v->cm_ch, &ev) == 0) {

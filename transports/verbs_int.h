@@ -289,6 +289,8 @@ void verbs_cm_release(struct verbs_priv *v);
 
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t verbs_now_ns(void);
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
 

@@ -141,6 +141,22 @@ expect "rs_bw against a 0.4.11 server: refused with one line" 1 '' \
 	'^qperf: rs_bw needs a server running qperf .* this server runs 0.4'
 timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
 
+# 0.4.11's race made certain: its server announces the CM port, then
+# listens late (softverbs' SOFTVERBS_FAULT_CM_LISTEN_MS); our client is
+# refused (no listener yet) and connects again within the timeout.
+export SOFTVERBS_FAULT_CM_LISTEN_MS=400
+start_legacy_server || fail "CM: 0.4.11 server that listens late"
+unset SOFTVERBS_FAULT_CM_LISTEN_MS
+PORT=$LEGACY_PORT
+run env SOFTVERBS_NODE=2 SOFTVERBS_DEBUG=1 "$QPERF" localhost -lp "$PORT" \
+	-t 1 -cm1 rc_lat
+expect "CM ours -> 0.4.11 listening late: refused first, then connected" 0 \
+	"$(headline rc_lat)" 'event RDMA_CM_EVENT_REJECTED status 8'
+grep -q 'event RDMA_CM_EVENT_ESTABLISHED' "$ERR_FILE" &&
+	pass "CM ours -> 0.4.11 listening late: ESTABLISHED after the retry" ||
+	fail "CM ours -> 0.4.11 listening late: ESTABLISHED after the retry" "$(ctx)"
+timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
+
 start_server || { fail "CM: our server (interop)"; finish; }
 PORT=$SERVER_PORT
 SPID=$SERVER_PID
