@@ -266,38 +266,46 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 	return take_device(v, v->cm_id, err, errlen);
 }
 
+/* in with port; a v4-mapped address becomes plain IPv4.  Its family, or
+ * AF_UNSPEC for an address that is neither. */
+static int cm_addr(const struct sockaddr_storage *in, uint16_t port,
+		   struct sockaddr_storage *out)
+{
+	const struct sockaddr_in6 *i6 = (const void *)in;
+
+	memset(out, 0, sizeof(*out));
+	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&i6->sin6_addr)) {
+		struct sockaddr_in *o4 = (struct sockaddr_in *)out;
+
+		o4->sin_family = AF_INET;
+		memcpy(&o4->sin_addr, &i6->sin6_addr.s6_addr[12], 4);
+	} else if (in->ss_family == AF_INET || in->ss_family == AF_INET6) {
+		*out = *in;
+	} else {
+		return AF_UNSPEC;
+	}
+	if (out->ss_family == AF_INET)
+		((struct sockaddr_in *)out)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)out)->sin6_port = htons(port);
+	return out->ss_family;
+}
+
 /* The server's CM address: the control connection's peer, CM port. */
 static int server_addr(struct tsess *s, uint16_t port,
 		       struct sockaddr_storage *dst, char *err, size_t errlen)
 {
-	const struct sockaddr_storage *p = &s->ch->peer;
+	int fam = cm_addr(&s->ch->peer, port, dst);
 
-	memset(dst, 0, sizeof(*dst));
-	if (p->ss_family == AF_INET) {
-		*dst = *p;
-	} else if (p->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *p6 = (const void *)p;
-
-		if (IN6_IS_ADDR_V4MAPPED(&p6->sin6_addr)) {
-			struct sockaddr_in *d4 = (struct sockaddr_in *)dst;
-
-			d4->sin_family = AF_INET;
-			memcpy(&d4->sin_addr, &p6->sin6_addr.s6_addr[12], 4);
-		} else if (legacy(s)) {
-			verbs_err(err, errlen,
-				  "the server runs qperf 0.4, whose RDMA CM is IPv4-only; connect to it by an IPv4 address for -cm1");
-			return -1;
-		} else {
-			*dst = *p;
-		}
-	} else {
+	if (fam == AF_UNSPEC) {
 		verbs_err(err, errlen, "no address of the server");
 		return -1;
 	}
-	if (dst->ss_family == AF_INET)
-		((struct sockaddr_in *)dst)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)dst)->sin6_port = htons(port);
+	if (fam == AF_INET6 && legacy(s)) {
+		verbs_err(err, errlen,
+			  "the server runs qperf 0.4, whose RDMA CM is IPv4-only; connect to it by an IPv4 address for -cm1");
+		return -1;
+	}
 	return 0;
 }
 
@@ -307,6 +315,10 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 {
 	uint64_t deadline = verbs_now_ns() + s->p.timeout;
 	int ms = ms_of(s->p.timeout);
+	struct sockaddr_storage src;
+	/* From the control connection's own address, which the server
+	 * checks, when it is of the same family. */
+	bool bind_src = cm_addr(&s->ch->local, 0, &src) == dst->ss_family;
 
 	if (rdma_create_id(v->cm_ch, &v->cm_id, NULL, port_space(v))) {
 		v->cm_id = NULL;
@@ -314,7 +326,9 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 			  strerror(errno));
 		return -1;
 	}
-	if (rdma_resolve_addr(v->cm_id, NULL, (struct sockaddr *)dst, ms)) {
+	if (rdma_resolve_addr(v->cm_id,
+			      bind_src ? (struct sockaddr *)&src : NULL,
+			      (struct sockaddr *)dst, ms)) {
 		verbs_err(err, errlen, "rdma_resolve_addr failed: %s",
 			  strerror(errno));
 		return -1;
