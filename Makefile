@@ -27,12 +27,10 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 # Optional libraries, found with pkg-config.
+# The RDMA tests need both libibverbs and librdmacm (-cm1, rsockets).
 ifndef NO_RDMA
-ifeq ($(shell $(PKG_CONFIG) --exists libibverbs 2>/dev/null && echo y),y)
+ifeq ($(shell $(PKG_CONFIG) --exists libibverbs librdmacm 2>/dev/null && echo y),y)
 HAVE_RDMA = 1
-endif
-ifeq ($(shell $(PKG_CONFIG) --exists librdmacm 2>/dev/null && echo y),y)
-HAVE_RDMACM = 1
 endif
 endif
 # jansson writes --json and --json_stream; it is required.
@@ -61,13 +59,15 @@ VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o \
 	transports/verbs_knob.o \
 	transports/verbs_fabric.o \
+	transports/verbs_cm.o \
 	transports/rc.o \
 	transports/uc.o \
 	transports/ud.o \
-	transports/xrc.o
+	transports/xrc.o \
+	transports/rsock.o
 ifdef HAVE_RDMA
 ALL_CFLAGS += -DHAVE_RDMA
-LIBS += -libverbs
+LIBS += -lrdmacm -libverbs
 FEATURES += rdma
 endif
 ifdef HAVE_AUTH
@@ -114,6 +114,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/interval.o \
 	core/plot.o \
 	core/util.o \
+	core/addr.o \
 	core/numa.o \
 	transports/table.o \
 	transports/sock.o \

@@ -106,7 +106,11 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->src_path_bits = u32(v[PAR_SRC_PATH_BITS]);
 	q->time = secs_up(v[PAR_TIME]);
 	q->timeout = secs_up(v[PAR_TIMEOUT]);
-	q->use_cm = u32(v[PAR_USE_CM]);
+	/* As 0.4.11: an RDMA test that cannot use the CM asks for none. */
+	q->use_cm = a->t->tp && (a->t->tp->flags & TF_RDMA) &&
+			    !(a->t->uses & PAR_BIT(PAR_USE_CM)) ?
+			    0 :
+			    u32(v[PAR_USE_CM]);
 	xsnprintf(q->id, sizeof(q->id), "%s", a->par.str[side][0]);
 	xsnprintf(q->static_rate, sizeof(q->static_rate), "%s",
 		  a->par.str[side][1]);
@@ -435,6 +439,10 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s with -n needs a server running qperf %s or later; this server runs 0.4",
 			      a->t->name, QPERF_VERSION);
+	if (a->t->index > TEST_LEGACY_LAST)
+		return seterr(a->err, sizeof(a->err),
+			      "%s needs a server running qperf %s or later; this server runs 0.4, which lacks it",
+			      a->t->name, QPERF_VERSION);
 	if (a->par.set[SIDE_REM][PAR_GID_INDEX] ||
 	    a->par.set[SIDE_LOC][PAR_GID_INDEX])
 		return seterr(a->err, sizeof(a->err),
@@ -444,6 +452,24 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
 			      a->t->name, knob_given(a), QPERF_VERSION);
+	/* 0.4.11 connects only RC through the CM; elsewhere it ignores
+	 * -cm1 with this warning and uses its own exchange. */
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		if (!a->par.val[side][PAR_USE_CM] || !a->t->tp ||
+		    (a->t->tp->flags & TF_LEGACY_CM) ||
+		    !(a->t->uses & PAR_BIT(PAR_USE_CM)))
+			continue;
+		if (a->par.set[side][PAR_USE_CM] &&
+		    (side == SIDE_LOC ||
+		     strcmp(a->par.spelling[SIDE_LOC][PAR_USE_CM],
+			    a->par.spelling[SIDE_REM][PAR_USE_CM]) != 0))
+			fprintf(stderr,
+				"qperf: warning: %s set but not used in test %s\n",
+				a->par.spelling[side][PAR_USE_CM], a->t->name);
+		a->par.val[side][PAR_USE_CM] = 0;
+		param_prepare(a->t, &a->par);
+		a->par.used[PAR_USE_CM] = false;
+	}
 	if (t % NS_PER_SEC) {
 		t = (t + NS_PER_SEC - 1) / NS_PER_SEC * NS_PER_SEC;
 		fprintf(stderr,
@@ -536,10 +562,6 @@ static int test_local_checks(struct attempt *a)
 			      t->name,
 			      (unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
 			      t->tp->label, t->tp->max_msg);
-	if (t->tp && (t->tp->flags & TF_RDMA) && a->par.val[SIDE_LOC][PAR_USE_CM])
-		return seterr(a->err, sizeof(a->err),
-			      "%s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf",
-			      t->name);
 	if (t->missing)
 		return seterr(a->err, sizeof(a->err), "%s: %s", t->name,
 			      t->missing);

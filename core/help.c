@@ -61,9 +61,10 @@ static const struct test_help {
 	  "round trip.  Needs kernel SCTP support." },
 	{ "sdp_bw", G_SOCK, "SDP streaming one way bandwidth",
 	  "As tcp_bw over the Sockets Direct Protocol (address family 27), "
-	  "which few kernels still provide." },
+	  "which few kernels still provide; rs_bw measures its successor, "
+	  "rsockets." },
 	{ "sdp_lat", G_SOCK, "SDP one way latency",
-	  "As tcp_lat over the Sockets Direct Protocol." },
+	  "As tcp_lat over the Sockets Direct Protocol; see rs_lat." },
 	{ "tcp_bw", G_SOCK, "TCP streaming one way bandwidth",
 	  "The client writes messages of --msg_size bytes to a TCP "
 	  "connection as fast as it can for --time; the server reads them "
@@ -148,6 +149,13 @@ static const struct test_help {
 	  "As rc_bw over XRC." },
 	{ "xrc_lat", G_RDMA_SR, "XRC one way latency",
 	  "As rc_lat over XRC." },
+	{ "rs_bw", G_SOCK, "rsockets streaming one way bandwidth",
+	  "As tcp_bw over rsockets, librdmacm's socket API over RDMA "
+	  "(SDP's successor).  Needs an RDMA device and a server running "
+	  "qperf 0.5 or later." },
+	{ "rs_lat", G_SOCK, "rsockets one way latency",
+	  "As tcp_lat over rsockets.  Needs an RDMA device and a server "
+	  "running qperf 0.5 or later." },
 };
 
 #define NHELP (sizeof(test_help) / sizeof(test_help[0]))

@@ -391,8 +391,12 @@ const struct opt_desc opt_table[] = {
 	  "The default is bytes per second."),
 	P("--use_cm", "-cm", OT_INT, PAR_USE_CM, BOTH, 0, U32, "OnOff",
 	  "Use the RDMA CM if OnOff is non-zero. "
-	  "The RDMA connection manager is needed for iWARP; RC tests "
-	  "only."),
+	  "The RDMA connection manager connects the QP (and on RoCE "
+	  "resolves the GID) from the server's IP address; it is needed "
+	  "for iWARP.  RC tests with any peer; UC and UD tests (and IPv6) "
+	  "with a server running qperf 0.5 or later.  The device, MTU, "
+	  "service level, rate, path bits and GID index options then do "
+	  "not apply."),
 	SET1("-cm1", PAR_USE_CM, BOTH, "Use the RDMA connection manager."),
 	A("--verbose", "-v", OT_FLAG, OA_VERBOSE, false, 0, 0, NULL,
 	  "Show more detail. "

@@ -186,9 +186,23 @@ static void dflt(struct par_set *p, int side, enum par_id id, uint64_t v)
 
 void param_prepare(const struct test_desc *t, struct par_set *p)
 {
+	bool cm = (t->uses & PAR_BIT(PAR_USE_CM)) && p->val[SIDE_LOC][PAR_USE_CM];
+
 	memset(p->used, 0, sizeof(p->used));
 	for (int i = 0; i < PAR_COUNT; i++)
 		p->used[i] = (t->uses & PAR_BIT(i)) != 0;
+	/* Through RDMA CM (-cm1) the CM picks device, port, path and GID:
+	 * as in 0.4.11 these options are then unused, and the MTU has no
+	 * default (spec §4.7, §2.2). */
+	if (cm) {
+		static const enum par_id by_cm[] = {
+			PAR_ID, PAR_MTU_SIZE, PAR_SL, PAR_STATIC_RATE,
+			PAR_SRC_PATH_BITS, PAR_GID_INDEX
+		};
+
+		for (size_t i = 0; i < sizeof(by_cm) / sizeof(by_cm[0]); i++)
+			p->used[by_cm[i]] = false;
+	}
 
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
 		/*
@@ -201,7 +215,8 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		dflt(p, side, PAR_TIMEOUT, DEFAULT_TIMEOUT);
 		dflt(p, side, PAR_MSG_SIZE, t->msg_size);
 		dflt(p, side, PAR_MTU_SIZE,
-		     t->uses & PAR_BIT(PAR_MTU_SIZE) ? DEFAULT_RDMA_MTU : 0);
+		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
+							     : 0);
 	}
 }
 

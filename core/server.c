@@ -172,9 +172,10 @@ static int validate(const struct test_desc *t, struct req *q,
 		return seterr(err, errlen,
 			      "%s needs a qperf %s client: 0.4.11's XRC tests use a verbs API that no longer exists",
 			      t->name, QPERF_VERSION);
-	if (t->tp && (t->tp->flags & TF_RDMA) && q->use_cm)
+	if (t->tp && (t->tp->flags & TF_RDMA) && q->use_cm &&
+	    !(t->uses & PAR_BIT(PAR_USE_CM)))
 		return seterr(err, errlen,
-			      "%s: RDMA CM connections (-cm1) are not implemented yet in this version of qperf",
+			      "%s cannot connect through RDMA CM (-cm1)",
 			      t->name);
 	if (t->kind != TK_CONF && t->kind != TK_QUIT &&
 	    q->msg_size > SERVER_MAX_MSG)

@@ -137,6 +137,9 @@ CM_EXPORT int rdma_listen(struct rdma_cm_id *id, int backlog)
 	(void)backlog;
 	if (!id)
 		return cm_fail(EINVAL);
+	if (cm.listen_delay_ms) /* fault: a late listener (the port may be
+				 * announced already: qperf 0.4.11's race) */
+		usleep(cm.listen_delay_ms * 1000u);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state == CM_LISTEN)
 		goto out;

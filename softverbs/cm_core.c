@@ -59,6 +59,8 @@ static void cm_init_once(void)
 	cm.connect_ms = (unsigned int)env_ulong("SOFTVERBS_CM_TIMEOUT_MS", 20000);
 	cm.route_us = (unsigned int)env_ulong("SOFTVERBS_CM_ROUTE_US", 5000);
 	cm.drain_ms = (unsigned int)env_ulong("SOFTVERBS_CM_DRAIN_MS", 50);
+	cm.listen_delay_ms =
+		(unsigned int)env_ulong("SOFTVERBS_FAULT_CM_LISTEN_MS", 0);
 	cm.debug = (unsigned int)env_ulong("SOFTVERBS_DEBUG", 0);
 	list = ibv_get_device_list(&n);
 	if (!list || n <= 0) {

@@ -175,6 +175,7 @@ struct cm_global {
 	unsigned int connect_ms;	/* REQ without answer, then UNREACHABLE */
 	unsigned int drain_ms;		/* DREQ received -> QP in ERR */
 	unsigned int route_us;		/* rdma_resolve_route latency */
+	unsigned int listen_delay_ms;	/* fault: rdma_listen sleeps first */
 	unsigned int debug;
 };
 

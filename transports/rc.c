@@ -2,4 +2,4 @@
 /* The RC transport: reliable connected QPs (transports/verbs*.c). */
 #include "verbs_int.h"
 
-VERBS_TRANSPORT(rc, "RC", TF_RDMA, 0, VQ_RC);
+VERBS_TRANSPORT(rc, "RC", TF_RDMA | TF_LEGACY_CM, 0, VQ_RC);

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../core/addr.h"
 #include "../core/progress.h"
 #include "../core/tlv.h"
 #include "../core/util.h"
@@ -41,31 +42,34 @@
 #define IPPROTO_SCTP 132
 #endif
 
-static const struct xport xport_tcp = { "TCP", SS_STREAM, 0, SOCK_STREAM, 0 };
-static const struct xport xport_udp = { "UDP", SS_DGRAM, 0, SOCK_DGRAM, 0 };
+static const struct xport xport_tcp = { "TCP", SS_STREAM, 0, SOCK_STREAM, 0,
+					&sock_calls_kernel };
+static const struct xport xport_udp = { "UDP", SS_DGRAM, 0, SOCK_DGRAM, 0,
+					&sock_calls_kernel };
 static const struct xport xport_sdp = { "SDP", SS_STREAM, AF_INET_SDP,
-					SOCK_STREAM, 0 };
+					SOCK_STREAM, 0, &sock_calls_kernel };
 static const struct xport xport_sctp = { "SCTP", SS_STREAM, 0, SOCK_STREAM,
-					 IPPROTO_SCTP };
+					 IPPROTO_SCTP, &sock_calls_kernel };
 static const struct xport xport_rds = { "RDS", SS_RDS, AF_RDS, SOCK_SEQPACKET,
-					0 };
+					0, &sock_calls_kernel };
 
-void sock_set_timeo(int fd, int opt, uint64_t ns)
+void sock_set_timeo(const struct xport *xp, int fd, int opt, uint64_t ns)
 {
 	struct timeval tv = { (time_t)(ns / NS_PER_SEC),
 			      (suseconds_t)(ns % NS_PER_SEC / 1000) };
 
-	setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv));
+	if (!xp->k->nonblock) /* else every wait is a poll() */
+		xp->k->setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv));
 }
 
-static void set_bufs(int fd, uint32_t size)
+static void set_bufs(const struct xport *xp, int fd, uint32_t size)
 {
 	int v = size > 0x7fffffff ? 0x7fffffff : (int)size;
 
 	if (!size)
 		return;
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+	xp->k->setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	xp->k->setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 }
 
 /* Error for a failed socket(), saying what the kernel lacks. */
@@ -75,8 +79,11 @@ static int socket_error(const struct xport *xp, int e, char *err,
 	if (e == EAFNOSUPPORT || e == EPROTONOSUPPORT || e == ESOCKTNOSUPPORT ||
 	    e == EPFNOSUPPORT)
 		return seterr(err, errlen,
-			      "unable to make %s socket: %s (this kernel lacks %s support)",
-			      xp->name, strerror(e), xp->name);
+			      "unable to make %s socket: %s (this kernel lacks %s support)%s",
+			      xp->name, strerror(e), xp->name,
+			      xp == &xport_sdp ?
+				      "; try rs_bw or rs_lat (rsockets, SDP's successor)" :
+				      "");
 	return seterr_errno(err, errlen, e, "unable to make %s socket",
 			    xp->name);
 }
@@ -140,6 +147,21 @@ static socklen_t sa_len(const struct sockaddr_storage *ss)
 					 : sizeof(struct sockaddr_in);
 }
 
+/* A v4-mapped IPv6 address becomes plain IPv4 (port kept); new length. */
+static socklen_t unmap_v4(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 s6 = *(struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6.sin6_addr)) {
+		memset(ss, 0, sizeof(*ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = s6.sin6_port;
+		memcpy(&s4->sin_addr, &s6.sin6_addr.s6_addr[12], 4);
+	}
+	return sa_len(ss);
+}
+
 static int send_port(struct chan *c, uint16_t port, const char *item,
 		     char *err, size_t errlen)
 {
@@ -164,36 +186,13 @@ static int recv_port(struct chan *c, uint16_t *port, const char *item,
 	return 0;
 }
 
-/* The 16-byte IPv6 form of an address (IPv4 as v4-mapped). */
-static void addr16(const struct sockaddr_storage *ss, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	if (ss->ss_family == AF_INET6) {
-		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-	}
-}
-
-/* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
-bool sock_same_host(const struct sockaddr_storage *a,
-		    const struct sockaddr_storage *b)
-{
-	uint8_t x[16], y[16];
-
-	addr16(a, x);
-	addr16(b, y);
-	return memcmp(x, y, 16) == 0;
-}
-
 #define MAX_CANDIDATES 16 /* connections read at once for the secret */
 
 /* Drop candidate i (order does not matter). */
-static void cand_drop(int *cand, uint8_t (*got)[DATA_SECRET], size_t *have,
-		      int *n, int i)
+static void cand_drop(const struct xport *xp, int *cand,
+		      uint8_t (*got)[DATA_SECRET], size_t *have, int *n, int i)
 {
-	close(cand[i]);
+	xp->k->close(cand[i]);
 	(*n)--;
 	cand[i] = cand[*n];
 	memcpy(got[i], got[*n], DATA_SECRET);
@@ -211,9 +210,11 @@ static void cand_drop(int *cand, uint8_t (*got)[DATA_SECRET], size_t *have,
  * wait for.  (Its POLLIN is not a sign of trouble: the client may send
  * its sync before we accept.)
  */
-static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
-			  uint64_t timeout, char *err, size_t errlen)
+static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
+			  const uint8_t *secret, uint64_t timeout, char *err,
+			  size_t errlen)
 {
+	const struct sock_calls *sk = xp->k;
 	uint64_t deadline = now_ns() + timeout;
 	int cand[MAX_CANDIDATES], n = 0, winner = -1;
 	uint8_t got[MAX_CANDIDATES][DATA_SECRET];
@@ -233,7 +234,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 		pfd[1] = (struct pollfd){ c->watch_fd, POLLPRI | POLLRDHUP, 0 };
 		for (int i = 0; i < n; i++)
 			pfd[2 + i] = (struct pollfd){ cand[i], POLLIN, 0 };
-		r = poll(pfd, (nfds_t)(2 + n),
+		r = sk->poll(pfd, (nfds_t)(2 + n),
 			 (int)((deadline - now) / 1000000 + 1));
 		if (r < 0 && errno != EINTR) {
 			seterr_errno(err, errlen, errno, "poll failed");
@@ -251,8 +252,8 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 
 			if (!pfd[2 + i].revents)
 				continue;
-			k = recv(cand[i], got[i] + have[i],
-				 DATA_SECRET - have[i], MSG_DONTWAIT);
+			k = sk->recv(cand[i], got[i] + have[i],
+				     DATA_SECRET - have[i], MSG_DONTWAIT);
 			if (k > 0)
 				have[i] += (size_t)k;
 			if (k == 0 || (k < 0 && errno != EAGAIN &&
@@ -260,7 +261,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 			    (have[i] == DATA_SECRET &&
 			     memcmp(got[i], secret, DATA_SECRET) != 0)) {
 				strangers++;
-				cand_drop(cand, got, have, &n, i);
+				cand_drop(xp, cand, got, have, &n, i);
 			} else if (have[i] == DATA_SECRET) {
 				winner = cand[i];
 				cand[i] = -1;
@@ -269,8 +270,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 		}
 		if (winner >= 0 || !(pfd[0].revents & POLLIN))
 			continue;
-		fd = accept4(lfd, (struct sockaddr *)&peer, &plen,
-			     SOCK_CLOEXEC);
+		fd = sk->accept(lfd, (struct sockaddr *)&peer, &plen);
 		if (fd < 0) {
 			if (errno != EINTR && errno != EAGAIN &&
 			    errno != ECONNABORTED) {
@@ -280,15 +280,15 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 			}
 			continue;
 		}
-		if (!sock_same_host(&peer, &c->peer)) {
+		if (!sa_same_host(&peer, &c->peer)) {
 			strangers++;
-			close(fd);
+			sk->close(fd);
 		} else if (!secret) {
 			winner = fd;
 		} else {
 			if (n == MAX_CANDIDATES) { /* the oldest goes */
 				strangers++;
-				cand_drop(cand, got, have, &n, 0);
+				cand_drop(xp, cand, got, have, &n, 0);
 			}
 			cand[n] = fd;
 			have[n] = 0;
@@ -303,7 +303,7 @@ static int accept_bounded(int lfd, const struct chan *c, const uint8_t *secret,
 out:
 	for (int i = 0; i < n; i++)
 		if (cand[i] >= 0)
-			close(cand[i]);
+			sk->close(cand[i]);
 	return winner;
 }
 
@@ -311,19 +311,23 @@ static int make_socket(const struct xport *xp, int family, char *err,
 		       size_t errlen)
 {
 	int one = 1;
-	int fd = socket(xp->family ? xp->family : family,
-			xp->socktype | SOCK_CLOEXEC, xp->protocol);
+	int fd = xp->k->socket(xp->family ? xp->family : family, xp->socktype,
+			       xp->protocol);
 
 	if (fd < 0)
 		return socket_error(xp, errno, err, errlen);
 	/* Never on datagram sockets: another program could share the port. */
 	if (xp->socktype != SOCK_DGRAM)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		xp->k->setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				  sizeof(one));
 	if (family == AF_INET6 && xp->family != AF_RDS) {
 		int zero = 0;
 
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		xp->k->setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				  sizeof(zero));
 	}
+	if (xp->k->nonblock)
+		xp->k->fcntl(fd, F_SETFL, xp->k->fcntl(fd, F_GETFL) | O_NONBLOCK);
 	return fd;
 }
 
@@ -387,7 +391,7 @@ static int rds_bind_exchange(const struct xport *xp, struct chan *c,
 		close(fd);
 		return -1;
 	}
-	set_bufs(fd, bufsize);
+	set_bufs(xp, fd, bufsize);
 	if (send_port(c, ntohs(sin.sin_port), "RDS port", err, errlen) < 0 ||
 	    recv_port(c, &peer_port, "RDS port", err, errlen) < 0) {
 		close(fd);
@@ -440,7 +444,7 @@ static int rds_server(const struct xport *xp, struct chan *c,
 		close(lfd);
 		return -1;
 	}
-	fd = accept_bounded(lfd, c, NULL, c->timeout, err, errlen);
+	fd = accept_bounded(&xport_tcp, lfd, c, NULL, c->timeout, err, errlen);
 	close(lfd);
 	if (fd < 0)
 		return -1;
@@ -488,6 +492,49 @@ static int rds_client(const struct xport *xp, struct chan *c, uint32_t bufsize,
 				 errlen);
 }
 
+
+/*
+ * Calls without socket timeouts (rsockets) are non-blocking: after
+ * EAGAIN, wait up to ns (0: no limit) for ev.  True: try again (ready,
+ * or interrupted by the timer, which the caller then sees); false with
+ * errno EAGAIN: nothing for that long, or kernel calls (whose timeouts
+ * already waited).
+ */
+bool sock_nb_ready(struct sock_priv *sp, short ev, uint64_t ns)
+{
+	struct pollfd p = { sp->fd, ev, 0 };
+	uint64_t ms = ns / 1000000 + 1;
+	int r;
+
+	if (!sp->xp->k->nonblock || !is_eagain(errno))
+		return false;
+	r = sp->xp->k->poll(&p, 1, !ns ? -1 : ms > 0x7fffffff ? 0x7fffffff
+							   : (int)ms);
+	if (r == 0)
+		errno = EAGAIN;
+	return r != 0;
+}
+
+/* Send all of buf on a stream (the data secret), waiting as needed. */
+static int send_all(struct tsess *s, const struct xport *xp, int fd,
+		    const uint8_t *buf, size_t len)
+{
+	struct sock_priv tmp = { .xp = xp, .fd = fd };
+
+	while (len) {
+		ssize_t n = xp->k->send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n == 0 ||
+			   (errno != EINTR &&
+			    !sock_nb_ready(&tmp, POLLOUT, s->p.timeout))) {
+			return -1;
+		}
+	}
+	return 0;
+}
 
 /* Between 0.5 peers a stream's data connection proves it belongs to
  * this test with a secret sent over the control connection. */
@@ -539,6 +586,7 @@ static int recv_secret(struct chan *c, struct sock_priv *sp, char *err,
 static int server_open(struct tsess *s, const struct xport *xp,
 		       struct sock_priv *sp, char *err, size_t errlen)
 {
+	const struct sock_calls *k = xp->k;
 	struct chan *c = s->ch;
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -547,38 +595,41 @@ static int server_open(struct tsess *s, const struct xport *xp,
 	if (xp->style == SS_RDS)
 		return rds_server(xp, c, &s->p, sp, err, errlen);
 	len = ctl_local_addr(c, (uint16_t)s->p.port, &ss);
+	if (xp->k != &sock_calls_kernel)
+		len = unmap_v4(&ss); /* rsockets: IPv4 peers need IPv4 */
 	fd = make_socket(xp, ss.ss_family, err, errlen);
 	if (fd < 0)
 		return -1;
-	set_bufs(fd, s->p.sock_buf_size);
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
+	set_bufs(xp, fd, s->p.sock_buf_size);
+	if (k->bind(fd, (struct sockaddr *)&ss, len) < 0) {
 		seterr_errno(err, errlen, errno,
 			     "unable to bind %s data socket to port %u",
 			     xp->name, s->p.port);
-		close(fd);
+		k->close(fd);
 		return -1;
 	}
-	if ((xp->style == SS_STREAM && listen(fd, 8) < 0) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+	if ((xp->style == SS_STREAM && k->listen(fd, 8) < 0) ||
+	    k->getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		seterr_errno(err, errlen, errno, "unable to make %s socket",
 			     xp->name);
-		close(fd);
+		k->close(fd);
 		return -1;
 	}
 	if (send_port(c, sa_port(&ss), "port", err, errlen) < 0 ||
 	    (use_secret(s) && send_secret(c, sp, err, errlen) < 0)) {
-		close(fd);
+		k->close(fd);
 		return -1;
 	}
 	if (xp->style == SS_STREAM) {
-		int afd = accept_bounded(fd, c, use_secret(s) ? sp->secret : NULL,
+		int afd = accept_bounded(xp, fd, c,
+					 use_secret(s) ? sp->secret : NULL,
 					 c->timeout, err, errlen);
 
-		close(fd);
+		k->close(fd);
 		if (afd < 0)
 			return -1;
 		fd = afd;
-		set_bufs(fd, s->p.sock_buf_size);
+		set_bufs(xp, fd, s->p.sock_buf_size);
 		nodelay(xp, fd, s->t->loop == LOOP_PINGPONG);
 	}
 	sp->fd = fd;
@@ -588,6 +639,7 @@ static int server_open(struct tsess *s, const struct xport *xp,
 static int client_open(struct tsess *s, const struct xport *xp,
 		       struct sock_priv *sp, char *err, size_t errlen)
 {
+	const struct sock_calls *k = xp->k;
 	struct chan *c = s->ch;
 	struct sockaddr_storage peer = c->peer;
 	uint16_t port;
@@ -604,21 +656,15 @@ static int client_open(struct tsess *s, const struct xport *xp,
 	fd = make_socket(xp, peer.ss_family, err, errlen);
 	if (fd < 0)
 		return -1;
-	set_bufs(fd, s->p.sock_buf_size);
-	if (connect_bounded(fd, (struct sockaddr *)&peer, sa_len(&peer),
-			    c->timeout) < 0) {
+	set_bufs(xp, fd, s->p.sock_buf_size);
+	if (connect_bounded_calls(k, fd, (struct sockaddr *)&peer,
+				  sa_len(&peer), c->timeout) < 0 ||
+	    (use_secret(s) && send_all(s, xp, fd, sp->secret,
+				       sizeof(sp->secret)) < 0)) {
 		seterr_errno(err, errlen, errno,
 			     "could not make %s connection to server",
 			     xp->name);
-		close(fd);
-		return -1;
-	}
-	if (use_secret(s) &&
-	    send(fd, sp->secret, sizeof(sp->secret), MSG_NOSIGNAL) !=
-		    (ssize_t)sizeof(sp->secret)) {
-		seterr_errno(err, errlen, errno,
-			     "could not send on the %s connection", xp->name);
-		close(fd);
+		k->close(fd);
 		return -1;
 	}
 	nodelay(xp, fd, s->t->loop == LOOP_PINGPONG);
@@ -626,8 +672,8 @@ static int client_open(struct tsess *s, const struct xport *xp,
 	return 0;
 }
 
-static int sock_open(struct tsess *s, const struct xport *xp, char *err,
-		     size_t errlen)
+int sock_open(struct tsess *s, const struct xport *xp, char *err,
+	      size_t errlen)
 {
 	struct sock_priv *sp = s->priv;
 	int rc;
@@ -642,19 +688,19 @@ static int sock_open(struct tsess *s, const struct xport *xp, char *err,
 		return -1;
 	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
 	s->buflen = s->p.msg_size;
-	sock_set_timeo(sp->fd, SO_SNDTIMEO, sp->idle);
-	sock_set_timeo(sp->fd, SO_RCVTIMEO, sp->idle);
+	sock_set_timeo(sp->xp, sp->fd, SO_SNDTIMEO, sp->idle);
+	sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
 	sock_tune(s, sp);
 	return 0;
 }
 
-static void sock_close(struct tsess *s)
+void sock_close(struct tsess *s)
 {
 	struct sock_priv *sp = s->priv;
 
-	if (sp->fd >= 0)
-		close(sp->fd);
+	if (sp->fd >= 0 && sp->xp)
+		sp->xp->k->close(sp->fd);
 	sp->fd = -1;
 	free(s->buf);
 	s->buf = NULL;
@@ -672,6 +718,9 @@ SOCK_OPEN(sctp)
 SOCK_OPEN(rds)
 
 #define UDP_MAX_PAYLOAD 65507 /* 65535 - IPv4 and UDP headers */
+
+_Static_assert(sizeof(struct sock_priv) <= SOCK_PRIV_MAX,
+	       "SOCK_PRIV_MAX too small");
 
 #define SOCK_TRANSPORT(x, lbl, fl, max)                               \
 	const struct transport transport_##x = {                      \

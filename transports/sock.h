@@ -7,9 +7,40 @@
 #ifndef QPERF_SOCK_H
 #define QPERF_SOCK_H
 
+#include "../core/util.h"
 #include "transport.h"
 
 extern const struct transport transport_tcp, transport_udp, transport_sdp,
 	transport_sctp, transport_rds;
+
+enum sock_style {
+	SS_STREAM, /* tcp, sdp, sctp, rsockets: connected byte stream */
+	SS_DGRAM, /* udp: datagrams */
+	SS_RDS /* rds: reliable datagrams, address exchange first */
+};
+
+/* What a socket transport is made of.  Only streams may use calls
+ * other than the kernel's. */
+struct xport {
+	const char *name; /* for messages: "TCP", "SCTP", ... */
+	enum sock_style style;
+	int family; /* 0: the control connection's; else forced family */
+	int socktype;
+	int protocol; /* 0, or IPPROTO_SCTP */
+	const struct sock_calls *k; /* socket calls (core/util.h) */
+};
+
+/* The operations of every socket transport (transports/sock.c); open
+ * is sock_open() with the transport's xport. */
+int sock_open(struct tsess *s, const struct xport *xp, char *err,
+	      size_t errlen);
+void sock_close(struct tsess *s);
+int sock_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
+	      size_t errlen);
+int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+	      char *err, size_t errlen);
+#define SOCK_PRIV_MAX 1024 /* bytes of s->priv a socket transport needs */
+
+extern const struct transport transport_rs; /* rsockets (rsock.c) */
 
 #endif

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "../core/addr.h"
 #include "../core/progress.h"
 #include "../core/util.h"
 #include "sock_priv.h"
@@ -55,6 +56,8 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 
 	if (s->server && legacy)
 		return; /* a 0.4.11 client's server side stays 0.4.11's */
+	if (sp->xp->k != &sock_calls_kernel)
+		return; /* rsockets: their own non-blocking waits (sock.c) */
 	if (!legacy && tcp && bw && !s->server &&
 	    setsockopt(sp->fd, IPPROTO_TCP, TCP_NODELAY, &one,
 		       sizeof(one)) == 0)
@@ -114,11 +117,6 @@ enum xfer {
 	XF_FATAL /* errno-described failure that ends the test */
 };
 
-static bool is_eagain(int e)
-{
-	return e == EAGAIN || e == EWOULDBLOCK;
-}
-
 /* Send one message; stream sockets loop until all msg_size bytes went. */
 static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			  size_t *moved)
@@ -138,7 +136,8 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
 				   sp->peerlen);
 		else
-			n = send(sp->fd, s->buf + off, len - off, MSG_NOSIGNAL);
+			n = sp->xp->k->send(sp->fd, s->buf + off, len - off,
+					       MSG_NOSIGNAL);
 		if (timer_fired)
 			return XF_STOP;
 		if (n >= 0) {
@@ -155,7 +154,9 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			continue;
 		}
 		if (errno == EINTR ||
-		    (is_eagain(errno) && spin_more(sp, start, sp->idle, POLLOUT)))
+		    (is_eagain(errno) &&
+		     (spin_more(sp, start, sp->idle, POLLOUT) ||
+		      sock_nb_ready(sp, POLLOUT, sp->idle))))
 			continue;
 		s->last_errno = errno;
 		if (stream && (errno == EPIPE || errno == ECONNRESET))
@@ -177,7 +178,7 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	if (sp->dgram_peer)
 		return sp->peerlen == sp->clientlen &&
 		       memcmp(&sp->peer, &sp->client, sp->clientlen) == 0;
-	if (!sock_same_host(&sp->peer, &s->ch->peer))
+	if (!sa_same_host(&sp->peer, &s->ch->peer))
 		return false;
 	if (connect(sp->fd, (struct sockaddr *)&sp->peer, sp->peerlen) == 0) {
 		sp->dgram_peer = true;
@@ -206,7 +207,8 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 				     (struct sockaddr *)&sp->peer,
 				     &sp->peerlen);
 		} else {
-			n = recv(sp->fd, s->buf + off, len - off, 0);
+			n = sp->xp->k->recv(sp->fd, s->buf + off, len - off,
+					       0);
 		}
 		if (timer_fired)
 			return XF_STOP;
@@ -232,7 +234,9 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			return XF_STOP; /* EOF: the peer closed */
 		}
 		if (errno == EINTR ||
-		    (is_eagain(errno) && spin_more(sp, start, limit, POLLIN)))
+		    (is_eagain(errno) &&
+		     (spin_more(sp, start, limit, POLLIN) ||
+		      sock_nb_ready(sp, POLLIN, sp->rcvtimeo))))
 			continue;
 		s->last_errno = errno;
 		if (stream && errno == ECONNRESET)
@@ -306,7 +310,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	if (sp->credits == 0 || max < 1)
 		return 0;
 	if (want != sp->rcvtimeo && !(sp->fast & SF_SPIN)) {
-		sock_set_timeo(sp->fd, SO_RCVTIMEO, want);
+		sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, want);
 		sp->rcvtimeo = want;
 	}
 	/* Spinning, a finite wait is kept exact (0: one try). */

@@ -11,21 +11,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <errno.h>
+
+#include "../core/util.h"
+#include "sock.h"
 #include "transport.h"
-
-enum sock_style {
-	SS_STREAM, /* tcp, sdp, sctp: connected byte stream */
-	SS_DGRAM, /* udp: datagrams */
-	SS_RDS /* rds: reliable datagrams, address exchange first */
-};
-
-struct xport {
-	const char *name; /* for messages: "TCP", "SCTP", ... */
-	enum sock_style style;
-	int family; /* 0: the control connection's; else forced family */
-	int socktype;
-	int protocol; /* 0, or IPPROTO_SCTP */
-};
 
 #define DATA_SECRET 16 /* bytes a 0.5 client sends first on its data link */
 
@@ -59,17 +49,22 @@ struct sock_priv {
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
 
-/* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none). */
-void sock_set_timeo(int fd, int opt, uint64_t ns);
+/* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none); a no-op for
+ * non-blocking calls (rsockets), whose every wait is a poll. */
+void sock_set_timeo(const struct xport *xp, int fd, int opt, uint64_t ns);
 
-/* Same host?  IPv4 and its v4-mapped IPv6 form are the same address. */
-bool sock_same_host(const struct sockaddr_storage *a,
-		    const struct sockaddr_storage *b);
+static inline bool is_eagain(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK;
+}
 
-/* The transport's post() and poll() (transports/transport.h). */
-int sock_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
-	      size_t errlen);
-int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
-	      char *err, size_t errlen);
+/*
+ * Calls without socket timeouts (rsockets) are non-blocking: after
+ * EAGAIN, wait up to ns (0: no limit) for ev.  True: try again; false
+ * with errno EAGAIN: nothing for that long, or kernel calls (whose
+ * timeouts already waited).
+ */
+bool sock_nb_ready(struct sock_priv *sp, short ev, uint64_t ns);
+
 
 #endif

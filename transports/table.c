@@ -49,6 +49,7 @@
 #define U_BWK (U_SQ | U_CQM | U_RQ) /* a send or write-with-imm bw test */
 #define U_R (U_IB | U_POLL | U_MSG | U_VK) /* an RDMA test */
 #define U_RC (U_R | U_CM) /* an RC test */
+#define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -62,6 +63,9 @@
 	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, 0, &transport_##x, NULL }
 #define RDMA(n, i, m, loop, op, depth, sz, u, fl, x) \
 	{ n, i, TK_DATA, m, loop, op, depth, sz, u, fl, VERBS(x), NO_RDMA_WHY }
+/* Socket loops over librdmacm's rsockets (built with the RDMA tests). */
+#define RSOCK(n, i, m, loop, sz, u) \
+	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, 0, VERBS(rs), NO_RDMA_WHY }
 
 #define BW LOOP_STREAM_BW
 #define BI LOOP_BI_BW
@@ -107,21 +111,21 @@ const struct test_desc test_table[] = {
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_BWK, 0, uc),
+	     U_UCD | U_AR | U_BWK, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_BWK, N, uc),
-	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, uc),
+	     U_UCD | U_AR | U_BWK, N, uc),
+	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
-	     65536, U_R | U_BWK, 0, uc),
+	     65536, U_UCD | U_BWK, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
-	     U_R, 0, uc),
+	     U_UCD, 0, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
-	     U_R, 0, uc),
+	     U_UCD, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
-	     U_R | U_AR | U_BWK, 0, ud),
+	     U_UCD | U_AR | U_BWK, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_R | U_AR | U_BWK, N, ud),
-	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, ud),
+	     U_UCD | U_AR | U_BWK, N, ud),
+	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
 	     65536, U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,
@@ -131,6 +135,9 @@ const struct test_desc test_table[] = {
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
 	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH), N, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, xrc),
+	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
+	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW),
+	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK),
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);

@@ -77,6 +77,7 @@ enum op {
 #define TF_RDMA 0x4u /* verbs transport (mtu_size and friends apply) */
 #define TF_XRC 0x8u /* needs the peer's XRC capability */
 #define TF_CLOSE_EARLY 0x10u /* close the data path right after the loop */
+#define TF_LEGACY_CM 0x20u /* 0.4.11 connects it through RDMA CM (-cm1) */
 
 /* Test flags. */
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
@@ -305,6 +306,9 @@ static inline uint32_t tsess_depth(const struct tsess *s, bool recv)
 
 	return d ? d : s->t->depth;
 }
+/* The highest wire index 0.4.11 knows (xrc_lat); later tests need a 0.5
+ * peer. */
+#define TEST_LEGACY_LAST 35
 
 extern const struct test_desc test_table[];
 extern const size_t test_count;

@@ -519,6 +519,11 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 			  v->info.roce ? "InfiniBand" : "Ethernet (RoCE)");
 		return -1;
 	}
+	if (v->cm) /* the CM connected the QP: NODE's QP fields are 0 */
+		return v->kind == VQ_UD ?
+			       verbs_node_check(&v->peer, v->kind, false, false,
+						!v->info.roce, err, errlen) :
+			       0;
 	if (verbs_node_check(&v->peer, v->kind, rdma, rd, !v->info.roce, err,
 			     errlen))
 		return -1;
@@ -560,6 +565,11 @@ static void seed_psn(struct verbs_priv *v)
 static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
 			size_t devlen, char *err, size_t errlen)
 {
+	if (s->p.use_cm) { /* the CM picks device, port and path */
+		dev[0] = '\0';
+		v->port = 1;
+		return 0;
+	}
 	if (!verbs_mtu_enum(s->p.mtu_size)) {
 		verbs_err(err, errlen,
 			  "bad MTU: %u; must be 256/512/1K/2K/4K",
@@ -612,15 +622,17 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	 * control connection's address, which there is none of yet). */
 	if (s->p.gid_index >= 0 && verbs_addr_choose(s, v, err, errlen))
 		goto out;
-	if (s->p.mtu_explicit && s->p.mtu_size > v->info.active_mtu) {
+	if (s->p.mtu_explicit && !s->p.use_cm &&
+	    s->p.mtu_size > v->info.active_mtu) {
 		verbs_err(err, errlen,
 			  "MTU %u is above the active MTU %u of %s:%u",
 			  s->p.mtu_size, v->info.active_mtu, v->info.device,
 			  v->port);
 		goto out;
 	}
-	mtu = s->p.mtu_size < v->info.active_mtu ? s->p.mtu_size
-						 : v->info.active_mtu;
+	mtu = s->p.mtu_size && s->p.mtu_size < v->info.active_mtu ?
+		      s->p.mtu_size :
+		      v->info.active_mtu;
 	if (kind == VQ_UD && s->p.msg_size > mtu) {
 		verbs_err(err, errlen,
 			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
@@ -673,10 +685,13 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	v->opened_once = true;
 	v->info.gid_index = -1;
 	v->info.peer_gid_index = -1;
+	v->peer_qkey = VERBS_QKEY;
 	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
-	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
+	    (s->p.use_cm ? verbs_cm_device(s, v, err, errlen) :
+			   device_open(v, dev, err, errlen)) ||
+	    ports_open(s, v, err, errlen))
 		goto fail;
-	if (v->info.roce && !ext_wanted(s)) {
+	if (v->info.roce && !ext_wanted(s) && !v->cm) {
 		verbs_err(err, errlen,
 			  "%s:%u is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
 			  v->info.device, v->port);
@@ -697,13 +712,26 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
 	v->info.psn = v->me.psn;
 	v->reglen = reg_size(s, kind);
-	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen) ||
-	    verbs_knobs_alloc(s, v, err, errlen) ||
-	    mem_create(s, v, err, errlen) || verbs_qp_init(s, v, err, errlen) ||
-	    verbs_addr_choose(s, v, err, errlen) ||
-	    exchange(s, v, err, errlen) || peer_check(s, v, err, errlen) ||
-	    verbs_qp_connect(s, v, err, errlen))
+	if (v->cm) {
+		if (res_create(s, v, err, errlen) ||
+		    verbs_cm_connect(s, v, err, errlen) ||
+		    verbs_knobs_alloc(s, v, err, errlen) ||
+		    mem_create(s, v, err, errlen) ||
+		    exchange(s, v, err, errlen) ||
+		    peer_check(s, v, err, errlen) ||
+		    verbs_cm_finish(s, v, err, errlen))
+			goto fail;
+	} else if (res_create(s, v, err, errlen) ||
+		   verbs_qp_create(s, v, err, errlen) ||
+		   verbs_knobs_alloc(s, v, err, errlen) ||
+		   mem_create(s, v, err, errlen) ||
+		   verbs_qp_init(s, v, err, errlen) ||
+		   verbs_addr_choose(s, v, err, errlen) ||
+		   exchange(s, v, err, errlen) ||
+		   peer_check(s, v, err, errlen) ||
+		   verbs_qp_connect(s, v, err, errlen)) {
 		goto fail;
+	}
 	if (!s->p.poll_mode) {
 		if (ibv_req_notify_cq(v->cq, 0)) {
 			verbs_err(err, errlen, "failed to arm the CQ");
@@ -724,7 +752,9 @@ void verbs_close(struct tsess *s)
 	if (!v || !v->opened_once)
 		return;
 	/* Goes on past failures: each object is released once and
-	 * forgotten. */
+	 * forgotten.  A CM QP belongs to its id. */
+	if (v->cm)
+		verbs_cm_close_qp(v);
 	if (v->tgt)
 		ibv_destroy_qp(v->tgt);
 	v->tgt = NULL;
@@ -752,6 +782,8 @@ void verbs_close(struct tsess *s)
 	if (v->cc)
 		ibv_destroy_comp_channel(v->cc);
 	v->cc = NULL;
+	if (v->cm)
+		verbs_cm_release(v);
 	if (v->ctx)
 		ibv_close_device(v->ctx);
 	v->ctx = NULL;

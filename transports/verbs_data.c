@@ -121,7 +121,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	if (v->kind == VQ_UD) {
 		w->wr.ud.ah = v->ah;
 		w->wr.ud.remote_qpn = v->peer.qpn;
-		w->wr.ud.remote_qkey = VERBS_QKEY;
+		w->wr.ud.remote_qkey = v->peer_qkey;
 	} else if (v->kind == VQ_XRC) {
 		w->qp_type.xrc.remote_srqn = v->peer.srqn;
 	}
@@ -272,7 +272,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	return k;
 }
 
-static uint64_t now_ns(void)
+uint64_t verbs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -318,7 +318,7 @@ static int wait_channel(struct tsess *s, struct verbs_priv *v,
 		nf = 2;
 	}
 	if (deadline != UINT64_MAX) {
-		uint64_t t = now_ns();
+		uint64_t t = verbs_now_ns();
 		uint64_t left = deadline > t ? deadline - t : 0;
 
 		ts.tv_sec = (time_t)(left / 1000000000u);
@@ -356,7 +356,7 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
-	uint64_t deadline = wait == UINT64_MAX ? UINT64_MAX : now_ns() + wait;
+	uint64_t deadline = wait == UINT64_MAX ? UINT64_MAX : verbs_now_ns() + wait;
 	unsigned spins = 0;
 
 	if (!v->cq || max <= 0) {
@@ -376,7 +376,7 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 			/* busy: look at the clock (vDSO, cheap) every time,
 			 * at the peer now and then */
 			++spins;
-			if (deadline != UINT64_MAX && now_ns() >= deadline)
+			if (deadline != UINT64_MAX && verbs_now_ns() >= deadline)
 				return 0;
 			if (spins % 4096 == 0 && s->ch && s->ch->watch_fd >= 0) {
 				struct pollfd pf = { s->ch->watch_fd,

@@ -144,7 +144,20 @@ struct verbs_priv {
 	uint32_t owed; /* completions of a run not yet handed to the loop */
 	enum op owed_op;
 	int numa_node; /* where the buffer was placed; -1: not placed */
+	uint32_t peer_qkey; /* UD: Q_Key of the peer's QP */
+	/* RDMA CM (-cm1, verbs_cm.c): the connection's id owns the QP, and
+	 * the device context belongs to librdmacm (never closed here). */
+	bool cm;
+	struct rdma_event_channel *cm_ch;
+	struct rdma_cm_id *cm_listen; /* server: the listener */
+	struct rdma_cm_id *cm_id; /* the connection */
+	bool cm_connected; /* RC/UC: ESTABLISHED seen, not yet DISCONNECTED */
+	uint8_t cm_resp, cm_init; /* server: the request's depths */
+	struct ibv_ah_attr cm_ah; /* UD client: the server's address */
 };
+
+struct rdma_event_channel;
+struct rdma_cm_id;
 
 /* ---- verbs_node.c: pure functions ---- */
 
@@ -245,6 +258,18 @@ void verbs_err(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- verbs_qp.c ---- */
 
+/* The creation attributes of v->kind's QP (not XRC), with inline data. */
+void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
+			struct ibv_qp_init_attr *ia);
+/* --use_srq: create the shared receive queue (no-op without it). */
+int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen);
+/* After the QP is made: its inline size and number into s and v. */
+int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
+		  size_t errlen);
+/* UD: the address handle to the peer (its NODE, on RoCE its GID). */
+int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
+		size_t errlen);
 /* Create the QP(s) of v->kind (and for XRC the domain and SRQ). */
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen);
@@ -258,10 +283,35 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen);
 
+/* ---- verbs_cm.c: connections through RDMA CM (-cm1) ---- */
+
+/*
+ * Before the PD and CQ exist: the server listens, announces the CM port
+ * and takes the connection request of the control connection's host
+ * (others are rejected); the client receives the port and resolves the
+ * address and route.  Sets v->ctx (librdmacm's), v->port, the device
+ * name and v->dattr.  Blocks up to the timeout.  0, or -1 with err.
+ */
+int verbs_cm_device(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+/* Create the QP on the id and connect (client, retrying a connection
+ * refused within the timeout) or accept (server).  0, or -1 with err. */
+int verbs_cm_connect(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen);
+/* After the NODE exchange: UD address handle and peer QPN/Q_Key. */
+int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+/* Disconnect and destroy the QP (before the CQ goes), then the ids and
+ * channel (after everything else).  Bounded; never fail. */
+void verbs_cm_close_qp(struct verbs_priv *v);
+void verbs_cm_release(struct verbs_priv *v);
+
 /* ---- verbs_data.c: the operations of the descriptors ---- */
 
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t verbs_now_ns(void);
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
 

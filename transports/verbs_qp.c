@@ -55,12 +55,12 @@ static int inline_refused(struct tsess *s, struct verbs_priv *v,
 }
 
 /* --use_srq: a shared receive queue for the receives of RC, UC, UD. */
-static int srq_create(struct tsess *s, struct verbs_priv *v, char *err,
-		      size_t errlen)
+int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen)
 {
 	struct ibv_srq_init_attr sa;
 
-	if (!s->p.use_srq || !v->recv_wr)
+	if (!s->p.use_srq || !v->recv_wr || v->srq)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.attr.max_wr = v->recv_wr;
@@ -142,10 +142,24 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
+void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
+			struct ibv_qp_init_attr *ia)
+{
+	memset(ia, 0, sizeof(*ia));
+	ia->send_cq = v->cq;
+	ia->recv_cq = v->cq;
+	ia->srq = v->srq;
+	ia->qp_type = qp_type(v->kind);
+	ia->cap.max_send_wr = v->send_wr;
+	ia->cap.max_recv_wr = v->srq ? 0 : v->recv_wr;
+	ia->cap.max_send_sge = 1;
+	ia->cap.max_recv_sge = v->srq ? 0 : 1;
+	ia->cap.max_inline_data = inline_ask(s);
+}
+
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen)
 {
-	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr ia;
 
 	if (v->send_wr > (uint32_t)v->dattr.max_qp_wr ||
@@ -160,18 +174,9 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		if (xrc_create(s, v, err, errlen))
 			return -1;
 	} else {
-		if (srq_create(s, v, err, errlen))
+		if (verbs_srq_create(s, v, err, errlen))
 			return -1;
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = v->cq;
-		ia.recv_cq = v->cq;
-		ia.srq = v->srq;
-		ia.qp_type = qp_type(v->kind);
-		ia.cap.max_send_wr = v->send_wr;
-		ia.cap.max_recv_wr = v->srq ? 0 : v->recv_wr;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = v->srq ? 0 : 1;
-		ia.cap.max_inline_data = inline_ask(s);
+		verbs_qp_init_attr(s, v, &ia);
 		v->qp = ibv_create_qp(v->pd, &ia);
 		if (!v->qp && !s->p.inline_set) {
 			/* some devices offer no inline data */
@@ -186,6 +191,15 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 			return -1;
 		}
 	}
+	return verbs_qp_made(s, v, err, errlen);
+}
+
+int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
+		  size_t errlen)
+{
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr ia;
+
 	memset(&qa, 0, sizeof(qa));
 	memset(&ia, 0, sizeof(ia));
 	if (ibv_query_qp(v->qp, &qa, IBV_QP_CAP, &ia) == 0)
@@ -284,7 +298,6 @@ static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen)
 {
 	struct ibv_qp_attr a;
-	struct ibv_ah_attr av;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -295,6 +308,14 @@ static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
 	if (modify(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "QP to RTS", err,
 		   errlen))
 		return -1;
+	return verbs_ud_ah(s, v, err, errlen);
+}
+
+int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
+		size_t errlen)
+{
+	struct ibv_ah_attr av;
+
 	make_av(s, v, v->peer.lid, v->port, &av);
 	v->ah = ibv_create_ah(v->pd, &av);
 	if (!v->ah) {

@@ -11,6 +11,8 @@
 #   SV_LIB=DIR     softverbs library directory (default softverbs/build)
 #   RDMA_QUICK=1   only the first section (for a fast look)
 #   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
+#   RDMA_CM_ONLY=1 only -cm1 and rsockets (tests/rdma/cm.sh; with
+#                  RDMA_PASS=plain, one pass)
 #   RDMA_ASAN=1    then the whole suite again on ASan+UBSan builds of this
 #                  qperf and of softverbs (the default when CI=true)
 
@@ -164,6 +166,10 @@ if [ -n "${RDMA_KNOBS:-}" ]; then
 	. "$(dirname "$0")/knobs.sh"
 	finish
 fi
+if [ -n "${RDMA_CM_ONLY:-}" ]; then # only -cm1 and rsockets (tests/rdma/cm.sh)
+	. "$(dirname "$0")/cm.sh"
+	finish
+fi
 
 # --- our client and server, InfiniBand ------------------------------------
 start_server || { fail "our server starts"; finish; }
@@ -313,8 +319,6 @@ expect "-ri nodev: the server's one clear line, exit 1" 1 '' \
 C -t "$TT" -rnr 1000 rc_rdma_read_bw
 expect "-rnr 1000: the server refuses, exit 1" 1 '' \
 	'server: device only supports [0-9]+ \(< 1000\)'
-C -t "$TT" -cm1 rc_lat
-expect "-cm1: says RDMA CM is not implemented yet" 1 '' 'RDMA CM'
 run env -u LD_LIBRARY_PATH SOFTVERBS_NODE=2 "$QPERF" localhost -lp "$PORT" rc_bw
 expect "no RDMA device on this host: one line, exit 1" 1 '^$' \
 	'^qperf: rc_bw: failed to find any RDMA devices'
@@ -543,4 +547,7 @@ check_alive "server serves after 50 aborted RDMA tests" "$PORT" "$SPID"
 C -t "$TT" rc_lat
 expect "and runs the next RDMA test" 0 "$(headline rc_lat)"
 stop_server "$PORT" "$SPID" "server stops with quit after the aborts"
+
+# --- RDMA CM (-cm1) and rsockets --------------------------------------------------
+. "$(dirname "$0")/cm.sh"
 finish

@@ -304,6 +304,31 @@ static int unused_of(const char *line, char *buf, size_t len)
 	return n;
 }
 
+/* The mtu_size a test sends (SIDE_REM) after param_prepare. */
+static uint64_t mtu_of(const char *line)
+{
+	struct plan p;
+	char err[256];
+	struct par_set ps;
+	uint64_t v;
+
+	if (parse(line, &p, err, sizeof(err)))
+		return UINT64_MAX;
+	ps = p.tests[0].s.par;
+	param_prepare(p.tests[0].test, &ps);
+	v = ps.val[SIDE_REM][PAR_MTU_SIZE];
+	plan_free(&p);
+	return v;
+}
+
+TEST(param_cm_mtu)
+{
+	/* 0.4.11 sends mtu_size 2048 without the CM and 0 with it. */
+	CHECK(mtu_of("h rc_bw") == 2048);
+	CHECK(mtu_of("h -cm1 rc_bw") == 0);
+	CHECK(mtu_of("h -cm1 xrc_bw") == 2048);
+}
+
 TEST(param_unused_warnings)
 {
 	char buf[1024];
@@ -340,6 +365,17 @@ TEST(param_unused_warnings)
 	CHECK_STR(buf, "-i set but not used in test tcp_bw\n"
 		       "-mt set but not used in test tcp_bw");
 	CHECK(unused_of("h -cp1 udp_lat", buf, sizeof(buf)) == 0);
+
+	/* With -cm1 the CM chooses device and path, as in 0.4.11. */
+	CHECK(unused_of("h -cm1 -mt 1024 -i x:1 -sl 2 rc_bw", buf,
+			sizeof(buf)) == 3);
+	CHECK_STR(buf, "-i set but not used in test rc_bw\n"
+		       "-mt set but not used in test rc_bw\n"
+		       "-sl set but not used in test rc_bw");
+	CHECK(unused_of("h -mt 1024 -i x:1 rc_bw", buf, sizeof(buf)) == 0);
+	CHECK(unused_of("h -cm1 ud_lat", buf, sizeof(buf)) == 0);
+	CHECK(unused_of("h -cm1 xrc_lat", buf, sizeof(buf)) == 1);
+	CHECK_STR(buf, "-cm1 set but not used in test xrc_lat");
 
 	/* Truncation is clean and the count is still complete. */
 	CHECK(unused_of("h -f 1 -ap 2 -sl 3 tcp_lat", buf, 20) == 3);
@@ -469,6 +505,7 @@ int main(void)
 	RUN(loops_fn_stops);
 	RUN(param_defaults);
 	RUN(param_unused_warnings);
+	RUN(param_cm_mtu);
 	RUN(help_topics);
 	RUN(help_covers_table);
 	RUN(help_width);
