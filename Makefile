@@ -172,9 +172,11 @@ check: all unit
 	$(Q)tests/run.sh
 
 install: qperf
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man7
 	$(INSTALL) -m 755 qperf $(DESTDIR)$(BINDIR)/qperf
 	$(INSTALL) -m 644 docs/qperf.1 $(DESTDIR)$(MANDIR)/man1/qperf.1
+	$(INSTALL) -m 644 docs/qperf-guide.7 $(DESTDIR)$(MANDIR)/man7/qperf-guide.7
 
 clean:
 	rm -f qperf libqperf.a .build-flags $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)

@@ -80,6 +80,7 @@ fi
 check "make install PREFIX DESTDIR" make -C "$tmp/gcc" install PREFIX=/opt/q DESTDIR="$tmp/root"
 check "installed binary" test -x "$tmp/root/opt/q/bin/qperf"
 check "installed man page" test -f "$tmp/root/opt/q/share/man/man1/qperf.1"
+check "installed qperf-guide(7)" test -f "$tmp/root/opt/q/share/man/man7/qperf-guide.7"
 
 check "make clean" make -C "$tmp/gcc" clean
 left=$(cd "$tmp/gcc" && find . -name '*.o' -o -name '*.a' -o -name qperf -type f | head)

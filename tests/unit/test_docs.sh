@@ -128,6 +128,11 @@ check "--help of an unknown topic fails"
 if command -v groff >/dev/null 2>&1; then
 	test -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)"
 	check "man page renders without groff warnings"
+	GUIDE=${GUIDE:-docs/qperf-guide.7}
+	test -z "$(groff -man -Tutf8 -ww -z "$GUIDE" 2>&1)" &&
+		grep -q '^\.SH "CLUSTER MODE"' "$GUIDE" &&
+		grep -q '^\.SH SERVER' "$GUIDE"
+	check "qperf-guide(7) renders without groff warnings and has its sections"
 fi
 
 # The shipped systemd unit, as shipped and with its shared-secret lines
