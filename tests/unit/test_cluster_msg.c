@@ -74,6 +74,23 @@ TEST(result)
 	      o.u.result.r.lat.p9999 == 99e-6);
 }
 
+/* A JOIN block by hand: rank 0 of 2, local 0, port, host (NULL: none). */
+static size_t join_block(uint8_t *b, uint32_t port, const char *host,
+			 uint16_t hostlen)
+{
+	struct tlv_w w;
+
+	tlv_init(&w, b, TLV_MAX);
+	tlv_u32(&w, 1, CMSG_JOIN);
+	tlv_u32(&w, 2, 0);
+	tlv_u32(&w, 3, 2);
+	tlv_u32(&w, 4, 0);
+	tlv_u32(&w, 5, port);
+	if (host)
+		tlv_bytes(&w, 6, host, hostlen);
+	return tlv_finish(&w);
+}
+
 TEST(malformed)
 {
 	struct cmsg m, o;
@@ -88,41 +105,17 @@ TEST(malformed)
 	/* Every truncation fails (header length no longer matches). */
 	for (size_t k = 0; k < n; k++)
 		CHECK(cmsg_decode(b, k, &o) < 0);
-	/* A JOIN without its host. */
+	/* A JOIN without its host, a port beyond 65535, a NUL in the host. */
+	CHECK(cmsg_decode(b, join_block(b, 1, NULL, 0), &o) < 0);
+	CHECK(cmsg_decode(b, join_block(b, 70000, "h", 1), &o) < 0);
+	CHECK(cmsg_decode(b, join_block(b, 1, "h\0x", 3), &o) < 0);
+	CHECK(cmsg_decode(b, join_block(b, 1, "h", 1), &o) == 0);
+	/* Unknown type. */
 	{
 		struct tlv_w w;
 
 		tlv_init(&w, b, sizeof(b));
-		tlv_u32(&w, 1, CMSG_JOIN);
-		tlv_u32(&w, 2, 0);
-		tlv_u32(&w, 3, 2);
-		tlv_u32(&w, 4, 0);
-		tlv_u32(&w, 5, 1);
-		n = tlv_finish(&w);
-		CHECK(cmsg_decode(b, n, &o) < 0);
-		/* Unknown type. */
-		tlv_init(&w, b, sizeof(b));
 		tlv_u32(&w, 1, 99);
-		n = tlv_finish(&w);
-		CHECK(cmsg_decode(b, n, &o) < 0);
-		/* A port beyond 65535. */
-		tlv_init(&w, b, sizeof(b));
-		tlv_u32(&w, 1, CMSG_JOIN);
-		tlv_u32(&w, 2, 0);
-		tlv_u32(&w, 3, 2);
-		tlv_u32(&w, 4, 0);
-		tlv_u32(&w, 5, 70000);
-		tlv_bytes(&w, 6, "h", 1);
-		n = tlv_finish(&w);
-		CHECK(cmsg_decode(b, n, &o) < 0);
-		/* A host with a NUL inside. */
-		tlv_init(&w, b, sizeof(b));
-		tlv_u32(&w, 1, CMSG_JOIN);
-		tlv_u32(&w, 2, 0);
-		tlv_u32(&w, 3, 2);
-		tlv_u32(&w, 4, 0);
-		tlv_u32(&w, 5, 1);
-		tlv_bytes(&w, 6, "h\0x", 3);
 		n = tlv_finish(&w);
 		CHECK(cmsg_decode(b, n, &o) < 0);
 	}
