@@ -712,6 +712,9 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 	if (!plan->ntests)
 		return opts_fail(err, errlen, "--cluster", NULL,
 				 "must specify a test type; try: qperf --help tests");
+	if (plan->plot_file)
+		return opts_fail(err, errlen, "--plot", NULL,
+				 "not available with --cluster yet");
 	for (size_t i = 0; i < plan->ntests; i++) {
 		const struct plan_item *it = &plan->tests[i];
 
@@ -721,6 +724,9 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 		if (it->s.nloops)
 			return opts_fail(err, errlen, "--loop", NULL,
 					 "does not run in cluster mode");
+		if (it->s.interval)
+			return opts_fail(err, errlen, "--interval", NULL,
+					 "not available with --cluster yet");
 	}
 	if (!plan->cluster.join_window)
 		plan->cluster.join_window = CLUSTER_JOIN_NS;

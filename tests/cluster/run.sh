@@ -51,6 +51,10 @@ run "$QPERF" --cluster all localhost tcp_bw
 expect "a host with --cluster: exit 2" 2 '^$' 'takes the place of the host'
 run "$QPERF" --cluster all --loop msg_size:1:4:*2 tcp_bw
 expect "--loop with --cluster: exit 2" 2 '^$' '--loop: does not run in cluster mode'
+run "$QPERF" --cluster all --plot "$T/x.svg" tcp_bw
+expect "--plot with --cluster: not yet, exit 2" 2 '^$' '^qperf: --plot: not available with --cluster yet$'
+run "$QPERF" --cluster all -I 1 tcp_bw
+expect "-I with --cluster: not yet, exit 2" 2 '^$' '^qperf: --interval: not available with --cluster yet$'
 run "$QPERF" --cluster all conf
 expect "conf with --cluster: exit 2" 2 '^$' 'conf: does not run in cluster mode'
 run env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous '[::1' tcp_bw
