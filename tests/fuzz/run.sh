@@ -26,6 +26,7 @@ srcs="
 	core/cluster_msg.c
 	core/session.c
 	core/util.c
+	core/addr.c
 	core/numa.c
 	transports/table.c
 	transports/sock.c
