@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tlv.h"
 #include "types.h"
@@ -190,6 +191,13 @@ int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen);
  * drain.  Never blocks longer than about a second.
  */
 void ctl_send_error(struct ctl *c, const char *text);
+
+/*
+ * The start of such a notice on a raw socket: filler and the urgent byte,
+ * then one non-blocking try at the n bytes of text.  Returns the text bytes
+ * sent (the caller may send the rest), or -1 if the urgent byte was not.
+ */
+ssize_t ctl_urgent_notice(int fd, const char *text, size_t n);
 
 /*
  * Send one extension block / receive one (header checked, at most cap

@@ -25,6 +25,7 @@
 
 #include "../transports/transport.h"
 #include "acl.h"
+#include "ctl.h"
 #include "progress.h"
 #include "supervise.h"
 #include "util.h"
@@ -177,8 +178,7 @@ static void notice(struct superv *sv, int fd, const char *text)
 	size_t n = strnlen(text, 240);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (send(fd, "?", 1, MSG_OOB | MSG_NOSIGNAL) == 1)
-		(void)send(fd, text, n, MSG_NOSIGNAL);
+	(void)ctl_urgent_notice(fd, text, n);
 	shutdown(fd, SHUT_WR);
 	for (int i = 0; i < DRAIN_MAX; i++) {
 		if (sv->drain[i].fd < 0) {

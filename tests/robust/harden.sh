@@ -539,11 +539,14 @@ if start_server -- --max_per_client 16; then
 		# strace holds the client's data connect() back 400 ms, so the
 		# stranger surely connects first (the case the defect was).
 		# (LeakSanitizer cannot run under ptrace: off for this run.)
-		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null -e trace=connect \
+		# The trace (connects, exits, writes, signals) is shown if it fails.
+		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o "$T/strace.log" \
+			-e trace=connect,write,exit_group,kill,tgkill -e signal=all \
 			-e inject=connect:delay_enter=400000:when=2 \
 			"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 		expect "a stranger on $src loops connect() on the data port: the real client still gets its test" \
 			0 '^    bw  = '
+		[ "$RC" = 0 ] || tail -n 30 "$T/strace.log" | sed 's/^/     | strace: /'
 		wait "$spy"
 		grep -q 'connects_held=[1-9]' "$T/stranger.out" &&
 			pass "the stranger on $src did get connections (the case is real)" ||

@@ -60,6 +60,7 @@ client hosts.
 
 Every wait is bounded; nothing here can hang a test suite.
 """
+import fcntl
 import os
 import select
 import socket
@@ -122,11 +123,25 @@ def recv_exact(s, n, secs):
     return buf
 
 
+SIOCATMARK = 0x8905
+
+
+def at_mark(s):
+    try:
+        return struct.unpack("i", fcntl.ioctl(s.fileno(), SIOCATMARK,
+                                              b"\0" * 4))[0] == 1
+    except OSError:
+        return False
+
+
 def wait_reply(s, secs):
-    """Collect the server's reaction: urgent byte, text, EOF."""
+    """Collect the server's reaction: urgent byte, text, EOF.  As a reader
+    of an error notice must (spec 2.8), in-band bytes before the urgent mark
+    are skipped (counted in skipped=), the text is what follows it."""
     t0 = time.monotonic()
     end = t0 + secs
     urgent, text, eof, reset = None, b"", False, False
+    before, past_mark = b"", False
     while time.monotonic() < end:
         r, _, x = select.select([s], [], [s], max(0, end - time.monotonic()))
         if x and urgent is None:
@@ -136,6 +151,8 @@ def wait_reply(s, secs):
             except OSError:
                 pass
         if r:
+            if urgent is not None and not past_mark and at_mark(s):
+                past_mark = True
             try:
                 d = s.recv(4096)
             except ConnectionResetError:
@@ -146,7 +163,10 @@ def wait_reply(s, secs):
             if not d:
                 eof = True
                 break
-            text += d
+            if past_mark:
+                text += d
+            else:
+                before += d
         if not r and not x:
             break
     if urgent is None:
@@ -154,11 +174,15 @@ def wait_reply(s, secs):
             urgent = s.recv(1, socket.MSG_OOB)
         except OSError:
             pass
+    if not past_mark and urgent is None:
+        text, before = before, b""  # no notice: all of it is the reply
+    elif not past_mark:
+        text, before = b"", before
     dt = time.monotonic() - t0
     u = urgent.decode("latin-1") if urgent else "none"
-    out("reply after %.2f urgent=%s eof=%s reset=%s len=%d text=%r" %
-        (dt, u, "yes" if eof else "no", "yes" if reset else "no",
-         len(text), text.decode("latin-1")))
+    out("reply after %.2f urgent=%s eof=%s reset=%s len=%d skipped=%d "
+        "text=%r" % (dt, u, "yes" if eof else "no", "yes" if reset else "no",
+                     len(text), len(before), text.decode("latin-1")))
 
 
 def client(host, port, actions):

@@ -73,7 +73,7 @@ if QPERF=$Q bash tests/robust/harden.sh >"$tmp/harden.log" 2>&1; then
 	ok "sanitized hardening cases: $(tail -n 1 "$tmp/harden.log")"
 else
 	bad "sanitized hardening cases: $(tail -n 1 "$tmp/harden.log")"
-	grep -E -A6 '^FAIL' "$tmp/harden.log" | head -40
+	grep -E -A40 '^FAIL' "$tmp/harden.log" | head -80
 fi
 # --json and --json_stream under the sanitizers (a leak or a report fails
 # the exit status and stderr checks there).
