@@ -186,17 +186,24 @@ static int recv_port(struct chan *c, uint16_t *port, const char *item,
 	return 0;
 }
 
-#define MAX_CANDIDATES 16 /* connections read at once for the secret */
+#define MAX_CANDIDATES 64 /* connections read at once for the secret */
 
-/* Drop candidate i (order does not matter). */
+/*
+ * Drop candidate i, keeping the others in the order they came, so that
+ * cand[0] is always the oldest (the one a full list gives up first).
+ * Moving the newest into the hole made a flood of strangers evict the
+ * real client's connection as soon as one more came after it.
+ */
 static void cand_drop(const struct xport *xp, int *cand,
 		      uint8_t (*got)[DATA_SECRET], size_t *have, int *n, int i)
 {
+	size_t rest = (size_t)(*n - i - 1);
+
 	xp->k->close(cand[i]);
+	memmove(&cand[i], &cand[i + 1], rest * sizeof(*cand));
+	memmove(got[i], got[i + 1], rest * sizeof(*got));
+	memmove(&have[i], &have[i + 1], rest * sizeof(*have));
 	(*n)--;
-	cand[i] = cand[*n];
-	memcpy(got[i], got[*n], DATA_SECRET);
-	have[i] = have[*n];
 }
 
 /*
@@ -608,7 +615,7 @@ static int server_open(struct tsess *s, const struct xport *xp,
 		k->close(fd);
 		return -1;
 	}
-	if ((xp->style == SS_STREAM && k->listen(fd, 8) < 0) ||
+	if ((xp->style == SS_STREAM && k->listen(fd, MAX_CANDIDATES) < 0) ||
 	    k->getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		seterr_errno(err, errlen, errno, "unable to make %s socket",
 			     xp->name);

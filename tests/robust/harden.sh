@@ -503,7 +503,7 @@ while time.monotonic() < end:
     if kind == "tcp":
         s = socket.socket()
         s.bind((src, 0))
-        s.settimeout(0.2)
+        s.settimeout(0.05)  # a dropped SYN must not use up the window
         try:
             s.connect(("127.0.0.1", port))
             held.append(s)  # hold it open and say nothing
@@ -530,8 +530,8 @@ while time.monotonic() < end:
 print("stranger %s done connects_held=%d sent=%d answers=%d" % (kind, len(held), sent, answers))
 PYEOF
 if start_server -- --max_per_client 16; then
-	dport=$(free_port)
 	for src in 127.0.0.1 127.0.0.2; do
+		dport=$(free_port)
 		python3 "$T/stranger.py" tcp "$src" "$dport" 4 >"$T/stranger.out" 2>&1 &
 		spy=$!
 		track_pid "$spy"
