@@ -13,6 +13,10 @@
 #    one slow node: exactly that node; one slow link: exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. Usage errors.
+# P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
+#    the launcher's PMIx (libpmix opened at run time); with
+#    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
+#    one clear line; the binary does not link libpmix.
 #
 # Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun)
 
@@ -63,6 +67,10 @@ P=$(free_port)
 run -t 30 env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -ws 1 tcp_bw
 expect "rank 0 absent: the others end within the join window" 1 '^$' "^qperf: rank 1: lost rank 0 \(127.0.0.1 port $P\): cannot reach rank 0"
 
+run env PMIX_RANK=1 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
+expect "PMIX_RANK only, with --rendezvous: the size is asked for, exit 2" 2 '^$' \
+	'^qperf: PMIX_RANK is set but not the number of ranks; set QPERF_SIZE or leave out --rendezvous \(PMIx then tells it\)$'
+
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
 # On loopback the figures are this busy machine's noise, so an outlier may
@@ -75,6 +83,13 @@ expect_ran() {
 	else
 		fail "$1" "$(ctx)"
 	fi
+}
+# cells_measured TEST: how many cells off the diagonal of TEST's matrix
+# (rows holding the diagonal's '-') hold a figure.
+cells_measured() {
+	awk -v t="$1:" '$1 == t { on = 1; next } /^[a-z]/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
+		END { print n + 0 }' "$OUT_FILE"
 }
 MPI=(mpirun --allow-run-as-root --oversubscribe)
 P=$(free_port)
@@ -101,6 +116,36 @@ fi
 has '^cluster: [0-9]+ outliers?$' && pass "mpirun: the report ends with the outlier count" ||
 	fail "mpirun: the report ends with the outlier count" "$(ctx)"
 
+# --- P. PMIx: rank 0 found without --rendezvous ------------------------------
+if readelf -d "$QPERF" | grep -q 'NEEDED.*pmix' || ldd "$QPERF" | grep -q pmix; then
+	fail "the binary does not link libpmix (ldd, readelf -d)" "$(ldd "$QPERF")"
+else
+	pass "the binary does not link libpmix (ldd, readelf -d)"
+fi
+if "$QPERF" --version | grep -q 'pmix: dlopen)$'; then
+	run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect_ran "PMIx: mpirun -n 4 tcp_lat without --rendezvous" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	if [ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ] &&
+		[ "$(cells_measured tcp_lat)" = 12 ]; then
+		pass "PMIx: every rank joined rank 0 and all 12 cells were measured"
+	else
+		fail "PMIx: every rank joined rank 0 and all 12 cells were measured" "$(ctx)"
+	fi
+	# Hidden library: QPERF_PMIX_LIB names the one to open (mpirun ends
+	# the job at the first rank's exit, so at least one line).
+	run -t 60 "${MPI[@]}" -x QPERF_PMIX_LIB=/nonexistent -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect "PMIx: libpmix hidden: one clear line, exit 1" 1 '^$' \
+		'^qperf: rank [0-3]: PMIx: cannot load /nonexistent \(cannot open shared object file: No such file or directory\); pass --rendezvous HOST:PORT$'
+	has '^cluster: ' && fail "PMIx: libpmix hidden: no rank ran a test" "$(ctx)" ||
+		pass "PMIx: libpmix hidden: no rank ran a test"
+	# A PMIx environment with no server behind it.
+	run -t 30 env PMIX_NAMESPACE=qperf-test PMIX_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all tcp_lat
+	expect "PMIx: no server: PMIx_Init's failure named, exit 1" 1 '^$' \
+		'^qperf: rank 1: PMIx: PMIx_Init failed: .*; pass --rendezvous HOST:PORT$'
+else
+	fail "PMIx: this qperf is built with PMIx support (libpmix-dev, scripts/install-deps)" "$("$QPERF" --version)"
+fi
+
 cat >"$T/svrank" <<'EOF'
 #!/bin/sh
 # One softverbs host per rank.
@@ -114,7 +159,7 @@ expect_ran "mpirun over softverbs: rc_bw and ud_lat" '^ud_lat: latency in us; ro
 has '^rc_bw: received bandwidth in MB/s; row = client \(sender\), column = server$' &&
 	! has 'pair tests? failed' && pass "mpirun over softverbs: no pair test failed" ||
 	fail "mpirun over softverbs: no pair test failed" "$(ctx)"
-bw=$(awk '/^rc_bw:/ { on = 1; next } /^[a-z]/ { on = 0 } on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-") n++ } END { print n + 0 }' "$OUT_FILE")
+bw=$(cells_measured rc_bw)
 [ "$bw" = 12 ] && pass "mpirun over softverbs: rc_bw measured in both directions of all 6 pairs" ||
 	fail "mpirun over softverbs: rc_bw in both directions of all pairs ($bw of 12)" "$(ctx)"
 
