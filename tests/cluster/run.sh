@@ -17,8 +17,13 @@
 #    the launcher's PMIx (libpmix opened at run time); with
 #    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
 #    one clear line; the binary does not link libpmix.
+# S. Slurm: a one-node Slurm (munged, slurmctld, slurmd, config and state
+#    in $T, started and stopped here) runs `srun -n 4 qperf --cluster all
+#    tcp_lat` through PMIx (--mpi=pmix) and through --rendezvous; plain
+#    srun without --rendezvous gives the usage line.
 #
-# Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun)
+# Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun, and
+# slurmctld, slurmd and munge)
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -175,6 +180,101 @@ case $cell in
 [0-9]*) pass "-i list: ranks 0 and 2 (local ranks 0 and 2: softv0) measured ($cell us)" ;;
 *) fail "-i list: ranks 0 and 2 measured" "$(ctx)" ;;
 esac
+
+# --- S. srun under a one-node Slurm started here ------------------------------
+# slurm_up: munged and both Slurm daemons in the foreground as our
+# children (tracked, so they end with the test), ports free ones, every
+# path in $T; returns 1 unless the node is idle within 30 s.
+SLURM_PIDS=()
+slurm_up() {
+	local d=$T/slurm h
+	h=$(hostname -s)
+	mkdir -p "$d/state" "$d/spool" "$d/tmp" || return 1
+	head -c 1024 /dev/urandom >"$d/munge.key" && chmod 400 "$d/munge.key" || return 1
+	munged -f -F --key-file="$d/munge.key" --socket="$d/munge.sock" \
+		--log-file="$d/munged.log" --pid-file="$d/munged.pid" \
+		--seed-file="$d/munged.seed" >"$d/munged.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS=($!)
+	cat >"$d/slurm.conf" <<-EOF || return 1
+		ClusterName=qperftest
+		SlurmctldHost=$h(127.0.0.1)
+		SlurmUser=root
+		SlurmdUser=root
+		SlurmctldPort=$(free_port)
+		SlurmdPort=$(free_port)
+		AuthType=auth/munge
+		AuthInfo=socket=$d/munge.sock
+		CredType=cred/munge
+		StateSaveLocation=$d/state
+		SlurmdSpoolDir=$d/spool
+		TmpFS=$d/tmp
+		SlurmctldPidFile=$d/slurmctld.pid
+		SlurmdPidFile=$d/slurmd.pid
+		SlurmctldLogFile=$d/slurmctld.log
+		SlurmdLogFile=$d/slurmd.log
+		ProctrackType=proctrack/linuxproc
+		TaskPlugin=task/none
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core
+		MpiDefault=none
+		ReturnToService=2
+		SchedulerType=sched/builtin
+		JobCompType=jobcomp/none
+		AccountingStorageType=accounting_storage/none
+		SlurmdParameters=config_overrides
+		NodeName=$h NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
+		PartitionName=q Nodes=$h Default=YES MaxTime=5 State=UP OverSubscribe=FORCE
+	EOF
+	export SLURM_CONF=$d/slurm.conf
+	wait_for 10 test -S "$d/munge.sock" || return 1
+	slurmctld -D -f "$SLURM_CONF" >"$d/ctld.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS+=($!)
+	slurmd -D -f "$SLURM_CONF" -N "$h" >"$d/slurmd.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS+=($!)
+	wait_for 30 sh -c 'sinfo -h -o %T 2>/dev/null | grep -qx idle'
+}
+# slurm_down: cancel what is left, stop our daemons (slurmd first).
+slurm_down() {
+	local i pid
+	[ -n "${SLURM_CONF:-}" ] && scancel --quiet -u root 2>/dev/null
+	for ((i = ${#SLURM_PIDS[@]} - 1; i >= 0; i--)); do
+		pid=${SLURM_PIDS[$i]}
+		our_child "$pid" && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	SLURM_PIDS=()
+	unset SLURM_CONF
+}
+slurm_logs() {
+	tail -n 5 "$T"/slurm/*.out "$T"/slurm/*.log 2>/dev/null
+}
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
+	! command -v munged >/dev/null; then
+	fail "slurmctld, slurmd and munged are installed (slurm-wlm, munge: scripts/install-deps --test)"
+elif slurm_up; then
+	pass "one-node Slurm up (munged, slurmctld, slurmd in $T)"
+	# -O: 4 tasks on this machine's 2 CPUs.
+	run -t 60 srun --mpi=pmix -O -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect_ran "srun --mpi=pmix -n 4 tcp_lat (PMIx, no --rendezvous)" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ] &&
+		[ "$(cells_measured tcp_lat)" = 12 ] &&
+		pass "srun --mpi=pmix: 4 ranks joined, 12 cells measured" ||
+		fail "srun --mpi=pmix: 4 ranks joined, 12 cells measured" "$(ctx)" "$(slurm_logs)"
+	P=$(free_port)
+	run -t 60 srun -O -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
+	expect_ran "srun -n 4 tcp_lat with --rendezvous (SLURM_PROCID, SLURM_NTASKS)" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(cells_measured tcp_lat)" = 12 ] && pass "srun --rendezvous: 12 cells measured" ||
+		fail "srun --rendezvous: 12 cells measured" "$(ctx)" "$(slurm_logs)"
+	run -t 60 srun -O -n 2 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect "srun without PMIx or --rendezvous: the usage line, exit 2" 2 '^$' \
+		'^qperf: --cluster needs --rendezvous HOST:PORT \(rank 0 listens there\), or a launcher with PMIx \(mpirun, srun --mpi=pmix\)$'
+	slurm_down
+else
+	fail "one-node Slurm up within 30 s" "$(slurm_logs)"
+	slurm_down
+fi
 
 # --- B. namespaces, a bridge and planted faults ------------------------------
 HUB=qpc-hub-$$
