@@ -383,8 +383,8 @@ int cluster_main(const struct plan *p)
 		lp.lim.listen_host = NULL;
 		lfd = server_listen(&lp, err, sizeof(err));
 		if (lfd < 0) {
-			fprintf(stderr, "qperf: rank 0: --rendezvous: %s\n",
-				err);
+			fprintf(stderr, "qperf: rank 0: %s: %s\n",
+				pmix ? "rendezvous port" : "--rendezvous", err);
 			return 1;
 		}
 	}

@@ -461,9 +461,10 @@ const struct opt_desc opt_table[] = {
 	  "Rank 0 listens there for the other ranks.  "
 	  "Host is rank 0's host name or address ([ADDR]:PORT for IPv6); "
 	  "the port defaults to 19766.  Without it, under a launcher with "
-	  "PMIx (mpirun, srun --mpi=pmix), rank 0 listens on a port the "
-	  "kernel chooses and publishes its host name and that port through "
-	  "PMIx (libpmix loaded at run time; QPERF_PMIX_LIB names another)."),
+	  "PMIx (mpirun; srun with its pmix MPI plugin), rank 0 listens on "
+	  "a port the kernel chooses and publishes its host name and that "
+	  "port through PMIx (libpmix loaded at run time; QPERF_PMIX_LIB "
+	  "names another)."),
 	A("--seed", "-sd", OT_INT, OA_SEED, false, 0, U32, "N",
 	  "Cluster mode: seed of the rank shuffle. "
 	  "The same seed gives the same rounds; rank 0 prints the seed it "

@@ -136,6 +136,21 @@ if "$QPERF" --version | grep -q 'pmix: dlopen)$'; then
 	else
 		fail "PMIx: every rank joined rank 0 and all 12 cells were measured" "$(ctx)"
 	fi
+	# Only PMIX_RANK (the OMPI_* variables removed): the size and the
+	# local rank come from PMIx (-lp BASE: servers on BASE + local rank).
+	cat >"$T/pmixonly" <<-'EOF'
+		#!/bin/sh
+		exec env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_LOCAL_RANK "$@"
+	EOF
+	chmod +x "$T/pmixonly"
+	B=$(free_port)
+	while ! port_free $((B + 1)) || ! port_free $((B + 2)); do B=$(free_port); done
+	run -t 60 "${MPI[@]}" -n 3 "$T/pmixonly" "$QPERF" --cluster all -t 0.2 -lp "$B" tcp_lat
+	expect_ran "PMIx: only PMIX_RANK set: the size from PMIx" '^cluster: 3 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(count_lines "^  rank ([0-2]): .* \(127\.0\.0\.1 port ($B|$((B + 1))|$((B + 2)))\)$")" = 3 ] &&
+		[ "$(grep -Eo 'port [0-9]+\)$' "$OUT_FILE" | sort -u | wc -l)" = 3 ] &&
+		pass "PMIx: only PMIX_RANK set: local ranks 0-2 from PMIx (ports $B-$((B + 2)))" ||
+		fail "PMIx: only PMIX_RANK set: local ranks 0-2 from PMIx (ports $B-$((B + 2)))" "$(ctx)"
 	# Hidden library: QPERF_PMIX_LIB names the one to open (mpirun ends
 	# the job at the first rank's exit, so at least one line).
 	run -t 60 "${MPI[@]}" -x QPERF_PMIX_LIB=/nonexistent -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
