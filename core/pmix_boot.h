@@ -30,9 +30,9 @@
  * receives it.  When ri->size_known is 0 (only PMIX_RANK was set), size
  * and local rank are filled from PMIx.  The launcher's rank must be
  * PMIx's.  Blocks up to timeout_s seconds in the fence (every rank must
- * come).  Initialises and finalises PMIx, and closes the library, before
- * it returns: call it before forking.  0, or -1 with err naming what
- * failed ("PMIx: ...").
+ * come).  Initialises and finalises PMIx before it returns (call it
+ * before forking); the library stays loaded (see pmix_boot.c).  0, or -1
+ * with err naming what failed ("PMIx: ...").
  */
 int pmix_boot(const char *lib, struct rank_info *ri, char *rv,
 	      size_t rvlen, int timeout_s, char *err, size_t errlen);
