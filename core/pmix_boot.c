@@ -149,7 +149,7 @@ static int pmix_swap(const struct pmix_fns *f, const pmix_proc_t *me,
 
 	if (me->rank != ri->rank)
 		return seterr(err, errlen,
-			      "PMIx: this process is PMIx rank %u, but %s says rank %u",
+			      "PMIx: this process is PMIx rank %u, but the %s variables say rank %u",
 			      me->rank, ri->source, ri->rank);
 	if (!ri->size_known &&
 	    pmix_job_size(f, me, ri, timeout_s, err, errlen) < 0)

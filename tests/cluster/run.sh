@@ -158,6 +158,10 @@ if "$QPERF" --version | grep -q 'pmix: dlopen)$'; then
 		'^qperf: rank [0-3]: PMIx: cannot load /nonexistent \(cannot open shared object file: No such file or directory\); pass --rendezvous HOST:PORT$'
 	has '^cluster: ' && fail "PMIx: libpmix hidden: no rank ran a test" "$(ctx)" ||
 		pass "PMIx: libpmix hidden: no rank ran a test"
+	# QPERF_RANK overrides the launcher's rank: PMIx's must agree.
+	run -t 60 "${MPI[@]}" -x QPERF_RANK=1 -x QPERF_SIZE=2 -n 2 "$QPERF" --cluster all -t 0.2 tcp_lat
+	expect "PMIx: QPERF_RANK against PMIx's rank: named, exit 1" 1 '^$' \
+		'^qperf: rank 1: PMIx: this process is PMIx rank 0, but the QPERF variables say rank 1; pass --rendezvous HOST:PORT$'
 	# A PMIx environment with no server behind it.
 	run -t 30 env PMIX_NAMESPACE=qperf-test PMIX_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all tcp_lat
 	expect "PMIx: no server: PMIx_Init's failure named, exit 1" 1 '^$' \
