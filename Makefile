@@ -2,7 +2,8 @@
 # qperf: plain `make` works without configure.  Settings come from
 # config.mak.autogen (written by ./configure, optional) and then config.mak
 # (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, NO_AUTH=1 (no --secret_file, no
-# libcrypto), SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.
+# libcrypto), NO_PMIX=1 (cluster mode only with --rendezvous),
+# SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.
 
 -include config.mak.autogen
 -include config.mak
@@ -46,6 +47,13 @@ ifeq ($(shell $(PKG_CONFIG) --exists libcrypto 2>/dev/null && echo y),y)
 HAVE_AUTH = 1
 endif
 endif
+# PMIx: only libpmix-dev's headers; libpmix itself is opened at run time
+# (dlopen), never linked.
+ifndef NO_PMIX
+ifeq ($(shell $(PKG_CONFIG) --exists pmix 2>/dev/null && echo y),y)
+HAVE_PMIX = 1
+endif
+endif
 ifndef NO_NUMA
 ifeq ($(shell test -f /usr/include/numa.h && echo y),y)
 HAVE_NUMA = 1
@@ -75,6 +83,12 @@ ALL_CFLAGS += -DHAVE_AUTH $(shell $(PKG_CONFIG) --cflags libcrypto)
 LIBS += $(shell $(PKG_CONFIG) --libs libcrypto)
 FEATURES += secret
 endif
+ifdef HAVE_PMIX
+PMIX_CFLAGS := $(patsubst -I%,-isystem %,$(filter-out -I/usr/include,$(shell $(PKG_CONFIG) --cflags-only-I pmix)))
+ALL_CFLAGS += -DHAVE_PMIX
+LIBS += -ldl
+FEATURES += pmix
+endif
 ifdef HAVE_NUMA
 ALL_CFLAGS += -DHAVE_NUMA
 LIBS += -lnuma
@@ -103,6 +117,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/sched.o \
 	core/outlier.o \
 	core/rank_env.o \
+	core/pmix_boot.o \
 	core/cluster_msg.o \
 	core/cluster.o \
 	core/cluster_coord.o \
@@ -140,6 +155,8 @@ libqperf.a: $(CORE_OBJS)
 BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(LIBS)
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
+
+core/pmix_boot.o: ALL_CFLAGS += $(PMIX_CFLAGS)
 
 %.o: %.c $(wildcard core/*.h transports/*.h) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -17,6 +17,7 @@
 #include "core/auth.h"
 #include "core/engine.h"
 #include "core/numa.h"
+#include "core/pmix_boot.h"
 #include "core/opts.h"
 #include "core/types.h"
 #include "core/util.h"
@@ -76,10 +77,11 @@ int main(int argc, char **argv)
 		}
 		break;
 	case RUN_VERSION:
-		printf("qperf %s (transports: %s; rdma: %s; numa: %s; secret: %s)\n",
+		printf("qperf %s (transports: %s; rdma: %s; numa: %s; secret: %s; pmix: %s)\n",
 		       QPERF_VERSION, test_transports(), test_rdma_status(),
 		       qnuma_status(),
-		       auth_built() ? "hmac-sha256" : "not built");
+		       auth_built() ? "hmac-sha256" : "not built",
+		       pmix_boot_status());
 		break;
 	case RUN_SERVER:
 		rc = server_main(&plan);

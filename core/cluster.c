@@ -27,6 +27,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "pmix_boot.h"
 #include "tlv.h"
 #include "util.h"
 
@@ -291,34 +292,90 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 	return pid;
 }
 
+/*
+ * Rank, size and the rendezvous address (rvhost, rvport) from the
+ * environment and --rendezvous; *pmix set if rank 0 is to be found
+ * through PMIx instead.  0, or a usage error printed (2).
+ */
+static int cluster_where(const struct plan *p, struct rank_info *ri,
+			 bool *pmix, char *rvhost, size_t hostlen,
+			 uint16_t *rvport)
+{
+	char err[512];
+	int rc = rank_from_env(env_get, ri, err, sizeof(err));
+
+	*pmix = rc == 0 && !p->cluster.rendezvous &&
+		pmix_env_present(env_get);
+	if (rc == 1)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE");
+	else if (rc == 0 && !ri->size_known && !*pmix)
+		xsnprintf(err, sizeof(err),
+			  "PMIX_RANK is set but not the number of ranks; set QPERF_SIZE or leave out --rendezvous (PMIx then tells it)");
+	else if (rc == 0 && !p->cluster.rendezvous && !*pmix)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs --rendezvous HOST:PORT (rank 0 listens there), or a launcher with PMIx (mpirun, srun --mpi=pmix)");
+	else if (rc == 0 && !*pmix)
+		rc = parse_rendezvous(p->cluster.rendezvous,
+				      CLUSTER_DEFAULT_PORT, rvhost, hostlen,
+				      rvport, err, sizeof(err));
+	else if (rc == 0)
+		*rvport = 0; /* rank 0 listens where the kernel chooses */
+	if (rc != 0 || (!ri->size_known && !*pmix) ||
+	    (!p->cluster.rendezvous && !*pmix)) {
+		fprintf(stderr, "qperf: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Without --rendezvous: rank 0 publishes its host name and the port of
+ * lfd through PMIx, the others learn them.  0, or 1 printed.
+ */
+static int cluster_pmix(const struct plan *p, struct rank_info *ri,
+			int lfd, char *rvhost, size_t hostlen,
+			uint16_t *rvport)
+{
+	char rv[CMSG_HOST_MAX + 16], host[CMSG_HOST_MAX], err[512];
+	int timeout_s = (int)(p->cluster.join_window / NS_PER_SEC);
+
+	if (ri->rank == 0) {
+		if (gethostname(host, sizeof(host) - 1) < 0)
+			xsnprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		if (rendezvous_format(host, bound_port(lfd), rv, sizeof(rv)) <
+		    0) {
+			fprintf(stderr,
+				"qperf: rank 0: host name %.100s is too long; pass --rendezvous HOST:PORT\n",
+				host);
+			return 1;
+		}
+	}
+	if (pmix_boot(NULL, ri, rv, sizeof(rv), timeout_s, err,
+		      sizeof(err)) < 0 ||
+	    parse_rendezvous(rv, CLUSTER_DEFAULT_PORT, rvhost, hostlen, rvport,
+			     err, sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: rank %u: %s; pass --rendezvous HOST:PORT\n",
+			ri->rank, err);
+		return 1;
+	}
+	return 0;
+}
+
 int cluster_main(const struct plan *p)
 {
 	struct rank_info ri;
 	char err[512], rvhost[CMSG_HOST_MAX];
-	uint16_t rvport, srvport = 0;
+	uint16_t rvport = 0, srvport = 0;
 	int rc, lfd = -1;
+	bool pmix;
 	pid_t srv, wrk = -1, me;
 
 	measure_init();
-	rc = rank_from_env(env_get, &ri, err, sizeof(err));
-	if (rc == 1)
-		xsnprintf(err, sizeof(err),
-			  "--cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE");
-	else if (rc == 0 && !ri.size_known)
-		xsnprintf(err, sizeof(err),
-			  "PMIX_RANK is set but not the number of ranks; set QPERF_SIZE (this qperf does not query PMIx)");
-	else if (rc == 0 && !p->cluster.rendezvous)
-		xsnprintf(err, sizeof(err),
-			  "--cluster needs --rendezvous HOST:PORT (rank 0 listens there)");
-	else if (rc == 0)
-		rc = parse_rendezvous(p->cluster.rendezvous,
-				      CLUSTER_DEFAULT_PORT, rvhost,
-				      sizeof(rvhost), &rvport, err,
-				      sizeof(err));
-	if (rc != 0 || !ri.size_known || !p->cluster.rendezvous) {
-		fprintf(stderr, "qperf: %s\n", err);
-		return 2;
-	}
+	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
+	if (rc)
+		return rc;
 	if (ri.rank == 0) {
 		struct plan lp = *p;
 
@@ -326,10 +383,16 @@ int cluster_main(const struct plan *p)
 		lp.lim.listen_host = NULL;
 		lfd = server_listen(&lp, err, sizeof(err));
 		if (lfd < 0) {
-			fprintf(stderr, "qperf: rank 0: --rendezvous: %s\n",
-				err);
+			fprintf(stderr, "qperf: rank 0: %s: %s\n",
+				pmix ? "rendezvous port" : "--rendezvous", err);
 			return 1;
 		}
+	}
+	if (pmix && cluster_pmix(p, &ri, lfd, rvhost, sizeof(rvhost),
+				 &rvport)) {
+		if (lfd >= 0)
+			close(lfd);
+		return 1;
 	}
 	srv = start_server(p, &ri, &srvport, err, sizeof(err));
 	if (srv < 0) {

@@ -7,8 +7,9 @@
  * connections.
  *
  * Every rank runs a qperf server (a forked child, supervised as any
- * server) and a worker that connects to rank 0's --rendezvous address,
- * says JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
+ * server) and a worker that connects to rank 0's rendezvous address
+ * (--rendezvous, or found through the launcher's PMIx: pmix_boot.h), says
+ * JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
  * 0 also runs the coordinator (cluster_coord.c): it collects the joins,
  * walks the schedule (sched.h) round by round, gathers each pair's
  * figures, finds and retests outliers (outlier.h) and prints the report.

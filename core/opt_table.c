@@ -449,7 +449,8 @@ const struct opt_desc opt_table[] = {
 	A("--cluster", "-cl", OT_SPECIAL, OA_CLUSTER, false, 0, 0, "Pattern",
 	  "Test between the ranks of a cluster. "
 	  "Started as one process per node by mpirun, srun or anything that "
-	  "sets QPERF_RANK and QPERF_SIZE; takes the place of the host.  "
+	  "sets QPERF_RANK and QPERF_SIZE; takes the place of the host; "
+	  "rank 0 is found through --rendezvous or the launcher's PMIx.  "
 	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
 	  "neighbours), bisect (rank i with i+N/2) or random:K (K random "
 	  "rounds).  Rank 0 prints a matrix per test and one outlier: line "
@@ -459,7 +460,11 @@ const struct opt_desc opt_table[] = {
 	  "Cluster mode: rank 0's Host:Port. "
 	  "Rank 0 listens there for the other ranks.  "
 	  "Host is rank 0's host name or address ([ADDR]:PORT for IPv6); "
-	  "the port defaults to 19766."),
+	  "the port defaults to 19766.  Without it, under a launcher with "
+	  "PMIx (mpirun; srun with its pmix MPI plugin), rank 0 listens on "
+	  "a port the kernel chooses and publishes its host name and that "
+	  "port through PMIx (libpmix loaded at run time; QPERF_PMIX_LIB "
+	  "names another)."),
 	A("--seed", "-sd", OT_INT, OA_SEED, false, 0, U32, "N",
 	  "Cluster mode: seed of the rank shuffle. "
 	  "The same seed gives the same rounds; rank 0 prints the seed it "

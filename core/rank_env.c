@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Rank, size and rendezvous address for cluster mode (see rank_env.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,28 @@ int parse_rendezvous(const char *s, uint16_t dflt, char *host,
 		*port = (uint16_t)v;
 	}
 	return 0;
+}
+
+bool pmix_env_present(env_lookup get)
+{
+	/* PMIx 2 to 4 servers set one or more of these URIs. */
+	static const char *const vars[] = {
+		"PMIX_NAMESPACE", "PMIX_RANK", "PMIX_SERVER_URI",
+		"PMIX_SERVER_URI2", "PMIX_SERVER_URI21", "PMIX_SERVER_URI3",
+		"PMIX_SERVER_URI4", "PMIX_SERVER_URI41",
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (get(vars[i]))
+			return true;
+	return false;
+}
+
+int rendezvous_format(const char *host, uint16_t port, char *out,
+		      size_t len)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	int n = snprintf(out, len, v6 ? "[%s]:%u" : "%s:%u", host, port);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }

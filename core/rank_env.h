@@ -17,6 +17,7 @@
 #ifndef QPERF_RANK_ENV_H
 #define QPERF_RANK_ENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,5 +43,20 @@ int rank_from_env(env_lookup get, struct rank_info *ri, char *err,
 int parse_rendezvous(const char *s, uint16_t dflt, char *host,
 		     size_t hostlen, uint16_t *port, char *err,
 		     size_t errlen);
+
+/*
+ * Does the environment show a launcher's PMIx server (PMIX_NAMESPACE,
+ * PMIX_RANK or one of the PMIX_SERVER_URI* variables)?  Then cluster mode
+ * without --rendezvous finds rank 0 through PMIx (pmix_boot.h).
+ */
+bool pmix_env_present(env_lookup get);
+
+/*
+ * Write host and port into out (room len) as parse_rendezvous() reads
+ * them back: HOST:PORT, or [HOST]:PORT when host holds a colon (IPv6).
+ * 0, or -1 if it does not fit.
+ */
+int rendezvous_format(const char *host, uint16_t port, char *out,
+		      size_t len);
 
 #endif

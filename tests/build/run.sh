@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Build matrix: gcc and clang with -Werror, NO_RDMA=1, ./configure && make
+# Build matrix: gcc and clang with -Werror, NO_RDMA=1, NO_PMIX=1, ./configure && make
 # giving the same features as plain make, make install with PREFIX and
 # DESTDIR, make clean.  Each build happens in a scratch copy of the tree.
 set -u
@@ -60,6 +60,19 @@ else
 	bad "NO_AUTH=1: --secret_file refused with one line, exit 1 (rc=$rc: $out)"
 fi
 
+copy "$tmp/nopmix" && check "NO_PMIX=1 build" make -C "$tmp/nopmix" NO_PMIX=1 qperf
+check "NO_PMIX=1: --version says PMIx is not built" \
+	grep -q "pmix: not built)$" <("$tmp/nopmix/qperf" --version)
+check "default build: --version says PMIx is loaded at run time" \
+	grep -q "pmix: dlopen)$" <("$tmp/gcc/qperf" --version)
+out=$(env PMIX_NAMESPACE=x PMIX_RANK=1 QPERF_SIZE=2 "$tmp/nopmix/qperf" --cluster all tcp_lat 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && [ "$out" = "qperf: rank 1: PMIx: this qperf was built without PMIx support (NO_PMIX=1 or no libpmix-dev); pass --rendezvous HOST:PORT" ]; then
+	ok "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1"
+else
+	bad "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1 (rc=$rc: $out)"
+fi
+
 if command -v autoconf >/dev/null; then
 	copy "$tmp/conf" && check "autoconf && ./configure && make" \
 		sh -c "cd '$tmp/conf' && autoconf && ./configure && make qperf"
@@ -73,6 +86,10 @@ if command -v autoconf >/dev/null; then
 		sh -c "cd '$tmp/conf3' && autoconf && ./configure --without-auth && make qperf"
 	check "configure --without-auth: --version says the secret is not built" \
 		grep -q "secret: not built" <("$tmp/conf3/qperf" --version)
+	copy "$tmp/conf4" && check "./configure --without-pmix" \
+		sh -c "cd '$tmp/conf4' && autoconf && ./configure --without-pmix && make qperf"
+	check "configure --without-pmix: --version says PMIx is not built" \
+		grep -q "pmix: not built)$" <("$tmp/conf4/qperf" --version)
 else
 	bad "autoconf is not installed (scripts/install-deps --test installs it)"
 fi

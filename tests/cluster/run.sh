@@ -13,8 +13,17 @@
 #    one slow node: exactly that node; one slow link: exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. Usage errors.
+# P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
+#    the launcher's PMIx (libpmix opened at run time); with
+#    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
+#    one clear line; the binary does not link libpmix.
+# S. Slurm: a one-node Slurm (munged, slurmctld, slurmd, config and state
+#    in $T, started and stopped here) runs `srun -n 4 qperf --cluster all
+#    tcp_lat` through PMIx (--mpi=pmix) and through --rendezvous; plain
+#    srun without --rendezvous gives the usage line.
 #
-# Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun)
+# Usage: bash tests/cluster/run.sh   (needs root, iproute2, mpirun, and
+# slurmctld, slurmd and munge)
 
 . "$(dirname "$0")/../lib.sh"
 
@@ -63,6 +72,10 @@ P=$(free_port)
 run -t 30 env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -ws 1 tcp_bw
 expect "rank 0 absent: the others end within the join window" 1 '^$' "^qperf: rank 1: lost rank 0 \(127.0.0.1 port $P\): cannot reach rank 0"
 
+run env PMIX_RANK=1 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
+expect "PMIX_RANK only, with --rendezvous: the size is asked for, exit 2" 2 '^$' \
+	'^qperf: PMIX_RANK is set but not the number of ranks; set QPERF_SIZE or leave out --rendezvous \(PMIx then tells it\)$'
+
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
 # On loopback the figures are this busy machine's noise, so an outlier may
@@ -75,6 +88,13 @@ expect_ran() {
 	else
 		fail "$1" "$(ctx)"
 	fi
+}
+# cells_measured TEST: how many cells off the diagonal of TEST's matrix
+# (rows holding the diagonal's '-') hold a figure.
+cells_measured() {
+	awk -v t="$1:" '$1 == t { on = 1; next } /^[a-z]/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
+		END { print n + 0 }' "$OUT_FILE"
 }
 MPI=(mpirun --allow-run-as-root --oversubscribe)
 P=$(free_port)
@@ -101,6 +121,55 @@ fi
 has '^cluster: [0-9]+ outliers?$' && pass "mpirun: the report ends with the outlier count" ||
 	fail "mpirun: the report ends with the outlier count" "$(ctx)"
 
+# --- P. PMIx: rank 0 found without --rendezvous ------------------------------
+if readelf -d "$QPERF" | grep -q 'NEEDED.*pmix' || ldd "$QPERF" | grep -q pmix; then
+	fail "the binary does not link libpmix (ldd, readelf -d)" "$(ldd "$QPERF")"
+else
+	pass "the binary does not link libpmix (ldd, readelf -d)"
+fi
+if "$QPERF" --version | grep -q 'pmix: dlopen)$'; then
+	run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect_ran "PMIx: mpirun -n 4 tcp_lat without --rendezvous" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	if [ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ] &&
+		[ "$(cells_measured tcp_lat)" = 12 ]; then
+		pass "PMIx: every rank joined rank 0 and all 12 cells were measured"
+	else
+		fail "PMIx: every rank joined rank 0 and all 12 cells were measured" "$(ctx)"
+	fi
+	# Only PMIX_RANK (the OMPI_* variables removed): the size and the
+	# local rank come from PMIx (-lp BASE: servers on BASE + local rank).
+	cat >"$T/pmixonly" <<-'EOF'
+		#!/bin/sh
+		exec env -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_LOCAL_RANK "$@"
+	EOF
+	chmod +x "$T/pmixonly"
+	B=$(free_port)
+	while ! port_free $((B + 1)) || ! port_free $((B + 2)); do B=$(free_port); done
+	run -t 60 "${MPI[@]}" -n 3 "$T/pmixonly" "$QPERF" --cluster all -t 0.2 -lp "$B" tcp_lat
+	expect_ran "PMIx: only PMIX_RANK set: the size from PMIx" '^cluster: 3 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(count_lines "^  rank ([0-2]): .* \(127\.0\.0\.1 port ($B|$((B + 1))|$((B + 2)))\)$")" = 3 ] &&
+		[ "$(grep -Eo 'port [0-9]+\)$' "$OUT_FILE" | sort -u | wc -l)" = 3 ] &&
+		pass "PMIx: only PMIX_RANK set: local ranks 0-2 from PMIx (ports $B-$((B + 2)))" ||
+		fail "PMIx: only PMIX_RANK set: local ranks 0-2 from PMIx (ports $B-$((B + 2)))" "$(ctx)"
+	# Hidden library: QPERF_PMIX_LIB names the one to open (mpirun ends
+	# the job at the first rank's exit, so at least one line).
+	run -t 60 "${MPI[@]}" -x QPERF_PMIX_LIB=/nonexistent -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect "PMIx: libpmix hidden: one clear line, exit 1" 1 '^$' \
+		'^qperf: rank [0-3]: PMIx: cannot load /nonexistent \(cannot open shared object file: No such file or directory\); pass --rendezvous HOST:PORT$'
+	has '^cluster: ' && fail "PMIx: libpmix hidden: no rank ran a test" "$(ctx)" ||
+		pass "PMIx: libpmix hidden: no rank ran a test"
+	# QPERF_RANK overrides the launcher's rank: PMIx's must agree.
+	run -t 60 "${MPI[@]}" -x QPERF_RANK=1 -x QPERF_SIZE=2 -n 2 "$QPERF" --cluster all -t 0.2 tcp_lat
+	expect "PMIx: QPERF_RANK against PMIx's rank: named, exit 1" 1 '^$' \
+		'^qperf: rank 1: PMIx: this process is PMIx rank 0, but the QPERF variables say rank 1; pass --rendezvous HOST:PORT$'
+	# A PMIx environment with no server behind it.
+	run -t 30 env PMIX_NAMESPACE=qperf-test PMIX_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all tcp_lat
+	expect "PMIx: no server: PMIx_Init's failure named, exit 1" 1 '^$' \
+		'^qperf: rank 1: PMIx: PMIx_Init failed: .*; pass --rendezvous HOST:PORT$'
+else
+	fail "PMIx: this qperf is built with PMIx support (libpmix-dev, scripts/install-deps)" "$("$QPERF" --version)"
+fi
+
 cat >"$T/svrank" <<'EOF'
 #!/bin/sh
 # One softverbs host per rank.
@@ -114,7 +183,7 @@ expect_ran "mpirun over softverbs: rc_bw and ud_lat" '^ud_lat: latency in us; ro
 has '^rc_bw: received bandwidth in MB/s; row = client \(sender\), column = server$' &&
 	! has 'pair tests? failed' && pass "mpirun over softverbs: no pair test failed" ||
 	fail "mpirun over softverbs: no pair test failed" "$(ctx)"
-bw=$(awk '/^rc_bw:/ { on = 1; next } /^[a-z]/ { on = 0 } on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-") n++ } END { print n + 0 }' "$OUT_FILE")
+bw=$(cells_measured rc_bw)
 [ "$bw" = 12 ] && pass "mpirun over softverbs: rc_bw measured in both directions of all 6 pairs" ||
 	fail "mpirun over softverbs: rc_bw in both directions of all pairs ($bw of 12)" "$(ctx)"
 
@@ -130,6 +199,101 @@ case $cell in
 [0-9]*) pass "-i list: ranks 0 and 2 (local ranks 0 and 2: softv0) measured ($cell us)" ;;
 *) fail "-i list: ranks 0 and 2 measured" "$(ctx)" ;;
 esac
+
+# --- S. srun under a one-node Slurm started here ------------------------------
+# slurm_up: munged and both Slurm daemons in the foreground as our
+# children (tracked, so they end with the test), ports free ones, every
+# path in $T; returns 1 unless the node is idle within 30 s.
+SLURM_PIDS=()
+slurm_up() {
+	local d=$T/slurm h
+	h=$(hostname -s)
+	mkdir -p "$d/state" "$d/spool" "$d/tmp" || return 1
+	head -c 1024 /dev/urandom >"$d/munge.key" && chmod 400 "$d/munge.key" || return 1
+	munged -f -F --key-file="$d/munge.key" --socket="$d/munge.sock" \
+		--log-file="$d/munged.log" --pid-file="$d/munged.pid" \
+		--seed-file="$d/munged.seed" >"$d/munged.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS=($!)
+	cat >"$d/slurm.conf" <<-EOF || return 1
+		ClusterName=qperftest
+		SlurmctldHost=$h(127.0.0.1)
+		SlurmUser=root
+		SlurmdUser=root
+		SlurmctldPort=$(free_port)
+		SlurmdPort=$(free_port)
+		AuthType=auth/munge
+		AuthInfo=socket=$d/munge.sock
+		CredType=cred/munge
+		StateSaveLocation=$d/state
+		SlurmdSpoolDir=$d/spool
+		TmpFS=$d/tmp
+		SlurmctldPidFile=$d/slurmctld.pid
+		SlurmdPidFile=$d/slurmd.pid
+		SlurmctldLogFile=$d/slurmctld.log
+		SlurmdLogFile=$d/slurmd.log
+		ProctrackType=proctrack/linuxproc
+		TaskPlugin=task/none
+		SelectType=select/cons_tres
+		SelectTypeParameters=CR_Core
+		MpiDefault=none
+		ReturnToService=2
+		SchedulerType=sched/builtin
+		JobCompType=jobcomp/none
+		AccountingStorageType=accounting_storage/none
+		SlurmdParameters=config_overrides
+		NodeName=$h NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
+		PartitionName=q Nodes=$h Default=YES MaxTime=5 State=UP OverSubscribe=FORCE
+	EOF
+	export SLURM_CONF=$d/slurm.conf
+	wait_for 10 test -S "$d/munge.sock" || return 1
+	slurmctld -D -f "$SLURM_CONF" >"$d/ctld.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS+=($!)
+	slurmd -D -f "$SLURM_CONF" -N "$h" >"$d/slurmd.out" 2>&1 </dev/null &
+	track_pid $!
+	SLURM_PIDS+=($!)
+	wait_for 30 sh -c 'sinfo -h -o %T 2>/dev/null | grep -qx idle'
+}
+# slurm_down: cancel what is left, stop our daemons (slurmd first).
+slurm_down() {
+	local i pid
+	[ -n "${SLURM_CONF:-}" ] && scancel --quiet -u root 2>/dev/null
+	for ((i = ${#SLURM_PIDS[@]} - 1; i >= 0; i--)); do
+		pid=${SLURM_PIDS[$i]}
+		our_child "$pid" && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	SLURM_PIDS=()
+	unset SLURM_CONF
+}
+slurm_logs() {
+	tail -n 5 "$T"/slurm/*.out "$T"/slurm/*.log 2>/dev/null
+}
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
+	! command -v munged >/dev/null; then
+	fail "slurmctld, slurmd and munged are installed (slurm-wlm, munge: scripts/install-deps --test)"
+elif slurm_up; then
+	pass "one-node Slurm up (munged, slurmctld, slurmd in $T)"
+	# -O: 4 tasks on this machine's 2 CPUs.
+	run -t 60 srun --mpi=pmix -O -n 4 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect_ran "srun --mpi=pmix -n 4 tcp_lat (PMIx, no --rendezvous)" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(count_lines '^  rank [0-3]: .* \(127\.0\.0\.1 port [0-9]+\)$')" = 4 ] &&
+		[ "$(cells_measured tcp_lat)" = 12 ] &&
+		pass "srun --mpi=pmix: 4 ranks joined, 12 cells measured" ||
+		fail "srun --mpi=pmix: 4 ranks joined, 12 cells measured" "$(ctx)" "$(slurm_logs)"
+	P=$(free_port)
+	run -t 60 srun -O -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
+	expect_ran "srun -n 4 tcp_lat with --rendezvous (SLURM_PROCID, SLURM_NTASKS)" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
+	[ "$(cells_measured tcp_lat)" = 12 ] && pass "srun --rendezvous: 12 cells measured" ||
+		fail "srun --rendezvous: 12 cells measured" "$(ctx)" "$(slurm_logs)"
+	run -t 60 srun -O -n 2 "$QPERF" --cluster all -t 0.3 tcp_lat
+	expect "srun without PMIx or --rendezvous: the usage line, exit 2" 2 '^$' \
+		'^qperf: --cluster needs --rendezvous HOST:PORT \(rank 0 listens there\), or a launcher with PMIx \(mpirun, srun --mpi=pmix\)$'
+	slurm_down
+else
+	fail "one-node Slurm up within 30 s" "$(slurm_logs)"
+	slurm_down
+fi
 
 # --- B. namespaces, a bridge and planted faults ------------------------------
 HUB=qpc-hub-$$

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Cluster bootstrap: rank and size from launcher variables; --rendezvous. */
+/*
+ * Cluster bootstrap: rank and size from launcher variables; --rendezvous;
+ * the PMIx path's environment check, address format and load errors.
+ */
 #include <string.h>
 
+#include "../../core/pmix_boot.h"
 #include "../../core/rank_env.h"
 #include "harness.h"
 
@@ -113,10 +117,84 @@ TEST(rendezvous)
 			       sizeof(err)) < 0);
 }
 
+TEST(pmix_env)
+{
+	static const char *const none[] = { "QPERF_RANK", "0", "PMIX_X",
+		"1", NULL };
+	static const char *const ns[] = { "PMIX_NAMESPACE", "1234", NULL };
+	static const char *const uri[] = { "PMIX_SERVER_URI41",
+		"1.0;tcp4://127.0.0.1:5", NULL };
+	static const char *const uri2[] = { "PMIX_SERVER_URI2", "x", NULL };
+	static const char *const rank[] = { "PMIX_RANK", "0", NULL };
+
+	fake = none;
+	CHECK(!pmix_env_present(fake_get));
+	fake = ns;
+	CHECK(pmix_env_present(fake_get));
+	fake = uri;
+	CHECK(pmix_env_present(fake_get));
+	fake = uri2;
+	CHECK(pmix_env_present(fake_get));
+	fake = rank;
+	CHECK(pmix_env_present(fake_get));
+}
+
+/*
+ * Format host and port, compare with want, parse it back: 1 if both the
+ * text and the round trip are right.
+ */
+static int format_back(const char *host, uint16_t port, const char *want)
+{
+	char rv[32], back[64], err[128];
+	uint16_t p = 0;
+
+	return rendezvous_format(host, port, rv, sizeof(rv)) == 0 &&
+	       !strcmp(rv, want) &&
+	       parse_rendezvous(rv, 9, back, sizeof(back), &p, err,
+				sizeof(err)) == 0 &&
+	       !strcmp(back, host) && p == port;
+}
+
+/* What rank 0 publishes reads back with parse_rendezvous(). */
+TEST(rendezvous_format)
+{
+	char rv[32];
+
+	CHECK(format_back("node7", 40123, "node7:40123"));
+	CHECK(format_back("fd00::7", 1, "[fd00::7]:1"));
+	CHECK(format_back("10.0.0.1", 65535, "10.0.0.1:65535"));
+	CHECK(rendezvous_format("a-very-long-host-name.example", 65535, rv,
+				sizeof(rv)) < 0);
+	CHECK(rendezvous_format("h", 80, rv, 5) == 0); /* "h:80" + NUL */
+	CHECK(rendezvous_format("h", 80, rv, 4) < 0);
+}
+
+TEST(pmix_load_errors)
+{
+	struct rank_info ri = { 1, 2, 0, "QPERF", 1 };
+	char rv[64] = "", err[256];
+
+	CHECK(pmix_boot("/nonexistent/libpmix.so.2", &ri, rv, sizeof(rv), 1,
+			err, sizeof(err)) < 0);
+	if (strcmp(pmix_boot_status(), "dlopen")) {
+		CHECK_STR(err, "PMIx: this qperf was built without PMIx support (NO_PMIX=1 or no libpmix-dev)");
+		return;
+	}
+	CHECK_STR(err, "PMIx: cannot load /nonexistent/libpmix.so.2 (cannot open shared object file: No such file or directory)");
+	/* A library that is not libpmix: the missing function is named. */
+	CHECK(pmix_boot("libm.so.6", &ri, rv, sizeof(rv), 1, err,
+			sizeof(err)) < 0);
+	CHECK_STR(err, "PMIx: libm.so.6 has no function PMIx_Init");
+	CHECK(rv[0] == '\0');
+}
+
 int main(void)
 {
 	RUN(sources);
 	RUN(bad_values);
 	RUN(rendezvous);
+	RUN(pmix_env);
+	RUN(rendezvous_format);
+	RUN(pmix_load_errors);
 	return harness_done();
 }
