@@ -24,6 +24,8 @@
 #include "../transports/transport.h"
 #include "cluster.h"
 #include "cluster_coord.h"
+#include "json.h"
+#include "plot.h"
 #include "util.h"
 
 bool coord_one_way(const struct test_desc *t)
@@ -289,11 +291,25 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	c.p = p;
 	c.n = ri->size;
 	c.seed = p->cluster.seed;
+	c.text = p->json == JSON_OFF;
+	if (p->plot_file) {
+		char err[512];
+
+		/* Before anyone joins: an unwritable path fails at once. */
+		c.plot = plot_fopen(p->plot_file, err, sizeof(err));
+		if (!c.plot) {
+			fprintf(stderr, "qperf: rank 0: %s\n", err);
+			return 1;
+		}
+	}
+	json_start(p->json, p->argc, p->argv, NULL);
 	c.r = xcalloc(c.n, sizeof(*c.r));
 	for (uint32_t k = 0; k < c.n; k++)
 		c.r[k].fd = -1;
 	joins(&c, lfd);
 	rc = coord_run(&c);
+	if (!c.text)
+		coord_json(&c, rc);
 	{
 		struct cmsg m;
 		char err[256];
