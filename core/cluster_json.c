@@ -7,8 +7,9 @@
  * rate per second, latency in seconds; the coordinator's "goodness"
  * (bigger is better) is converted back here.
  *
- * Size: one number per directed pair and test, i.e. about 10 bytes x N^2
- * (1 GB at N = 10,000); the text report leaves its matrix out beyond 64
+ * Size: one number per directed pair and test, built in memory by
+ * jansson (about 50 bytes each, 5 GB per test at N = 10,000) and written
+ * as about 20 bytes each; the text report leaves its matrix out beyond 64
  * ranks, the JSON never does.
  */
 #include <math.h>
