@@ -75,6 +75,7 @@ struct coord {
 	uint32_t item_lo, item_hi; /* the plan items a round runs */
 	coord_record record;
 	uint32_t rounds; /* of the schedule */
+	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
 	bool text; /* the text report on stdout (not --json) */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */

@@ -72,6 +72,24 @@ static json_t *ranks_json(const struct coord *c)
 	return a;
 }
 
+/* The rounds in which a rank sat out (odd N), and which. */
+static json_t *sits_out_json(const struct coord *c)
+{
+	json_t *a = json_array();
+
+	for (uint32_t r = 0; c->idle && r < c->rounds; r++) {
+		json_t *o;
+
+		if (c->idle[r] == UINT32_MAX)
+			continue;
+		o = json_object();
+		json_put(o, "round", json_integer(r + 1));
+		json_put(o, "rank", json_integer(c->idle[r]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* A suspect and its retest (with the test's name and line if confirmed). */
 static json_t *find_json(const struct coord *c, const struct test_desc *t,
 			 const struct cfind *f, bool outlier)
@@ -201,6 +219,7 @@ void coord_json(const struct coord *c, int status)
 	json_put(cl, "size", json_integer(c->n));
 	json_put(cl, "rounds", json_integer(c->rounds));
 	json_put(cl, "ranks", ranks_json(c));
+	json_put(cl, "sits_out", sits_out_json(c));
 	json_put(cl, "tests", tests);
 	json_put(cl, "outliers", out);
 	json_put(cl, "gone", gone);

@@ -365,12 +365,15 @@ int coord_run(struct coord *c)
 	}
 	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
 	idle = xcalloc(c->n, sizeof(*idle));
+	c->idle = xcalloc(s.rounds ? s.rounds : 1, sizeof(*c->idle));
 	if (c->text && p->cluster.pattern.kind == SCHED_ALL && c->n % 2)
 		printf("cluster: %u ranks is odd: each rank sits out one round\n",
 		       c->n);
 	c->record = record_matrix;
 	for (uint32_t r = 0; r < s.rounds; r++) {
 		uint32_t ni, np = sched_round(&s, r, pairs, idle, &ni);
+
+		c->idle[r] = ni == 1 ? idle[0] : UINT32_MAX;
 
 		if (c->text && (p->cluster.pattern.kind == SCHED_BISECT ||
 				p->cluster.pattern.kind == SCHED_RANDOM) &&
@@ -531,6 +534,8 @@ void coord_free(struct coord *c)
 	}
 	free(c->t);
 	c->t = NULL;
+	free(c->idle);
+	c->idle = NULL;
 	if (c->plot)
 		fclose(c->plot);
 	c->plot = NULL;

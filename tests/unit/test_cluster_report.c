@@ -28,6 +28,7 @@ static struct ctest ct;
 static float fig[NR * NR];
 static double med[NR];
 static struct cfail fails[1];
+static uint32_t idle[3] = { UINT32_MAX, 3, UINT32_MAX };
 static struct coord c;
 
 /* Rank 2 gone; 0 -> 1 and 1 -> 0 measured; 0 -> 2 failed; 1 an outlier. */
@@ -77,6 +78,7 @@ static void setup(const char *test)
 	c.n = NR;
 	c.seed = 5;
 	c.rounds = 3;
+	c.idle = idle;
 	c.r = ranks;
 	c.t = &ct;
 }
@@ -153,6 +155,9 @@ TEST(json_document)
 	CHECK(json_integer_value(at(cl, "seed")) == 5);
 	CHECK_STR(json_string_value(at(cl, "ranks.3.address")), "10.0.0.4");
 	CHECK(json_is_false(at(cl, "ranks.2.alive")));
+	CHECK(json_array_size(at(cl, "sits_out")) == 1);
+	CHECK(json_integer_value(at(cl, "sits_out.0.round")) == 2);
+	CHECK(json_integer_value(at(cl, "sits_out.0.rank")) == 3);
 	CHECK(json_real_value(at(cl, "tests.0.matrix.0.1")) == 1e6);
 	CHECK(json_is_null(at(cl, "tests.0.matrix.0.0")));
 	CHECK(json_is_null(at(cl, "tests.0.matrix.0.2")));
