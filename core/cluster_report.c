@@ -452,10 +452,13 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 	struct why_arg *wa = xcalloc(nt ? nt : 1, sizeof(*wa));
 	char (*title)[160] = xcalloc(nt ? nt : 1, sizeof(*title));
 	char **label = xcalloc(c->n ? c->n : 1, sizeof(*label));
+	bool *gone = xcalloc(c->n ? c->n : 1, sizeof(*gone));
 	int rc;
 
 	for (uint32_t k = 0; k < c->n; k++) {
 		size_t len = strlen(c->r[k].host) + 16;
+
+		gone[k] = !c->r[k].alive;
 
 		label[k] = xcalloc(len, 1);
 		xsnprintf(label[k], len, "%s:%u",
@@ -508,6 +511,7 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 		m[i].title = title[i];
 		m[i].n = c->n;
 		m[i].label = (const char *const *)label;
+		m[i].gone = gone;
 		coord_display(t, 1, &m[i].unit);
 	}
 	rc = heat_write(f, c->p->plot_file, m, nt, err, errlen);
@@ -519,6 +523,7 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 	for (uint32_t k = 0; k < c->n; k++)
 		free(label[k]);
 	free(label);
+	free(gone);
 	free(title);
 	free(wa);
 	free(m);

@@ -96,8 +96,9 @@ static void geometry(const struct heat_map *m, struct heat_geom *g)
 	g->h = g->gy + bar + 70;
 	for (size_t i = 0; m->bad_cell && i < (size_t)m->n * m->n; i++)
 		g->h += m->bad_cell[i] && i / m->n < i % m->n ? 20 : 0;
-	for (uint32_t k = 0; m->bad_node && k < m->n; k++)
-		g->h += m->bad_node[k] ? 20 : 0;
+	for (uint32_t k = 0; k < m->n; k++)
+		g->h += (m->bad_node && m->bad_node[k] ? 20 : 0) +
+			(m->gone && m->gone[k] ? 20 : 0);
 	for (size_t i = 0; i < (size_t)m->n * m->n; i++)
 		if (isfinite(m->v[i]) && m->v[i] > g->vmax)
 			g->vmax = m->v[i];
@@ -244,6 +245,14 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 			plot_xml_escape(esc, sizeof(esc), m->label[k]);
 			fprintf(f,
 				"<text x=\"%d\" y=\"%d\" fill=\"" HEAT_MARK "\">outlier node %s</text>\n",
+				lx, ky + 11, esc);
+		}
+	for (uint32_t k = 0; m->gone && k < m->n; k++)
+		if (m->gone[k]) {
+			ky += 20;
+			plot_xml_escape(esc, sizeof(esc), m->label[k]);
+			fprintf(f,
+				"<text x=\"%d\" y=\"%d\" fill=\"#666666\">gone: %s</text>\n",
 				lx, ky + 11, esc);
 		}
 	for (size_t i = 0; m->bad_cell && i < (size_t)m->n * m->n; i++) {

@@ -8,7 +8,8 @@
  * that a uniform fabric looks uniform) drawn as a legend with its unit;
  * the diagonal is blank, a missing figure is hatched, and outlier nodes
  * (an outline around their row and column, their labels in red) and links
- * (an outline around both cells) are marked in red, listed in the legend.
+ * (an outline around both cells) are marked in red, listed in the legend
+ * (as are the ranks gone, in grey).
  *
  * Each cell is an element <rect class="cell"> ("cell self" on the
  * diagonal, "cell missing" without a figure) with a <title> tooltip; the
@@ -36,6 +37,7 @@ struct heat_map {
 	const char *const *label; /* n: "host:rank" */
 	const bool *bad_node; /* n: outlier nodes; NULL: none */
 	const bool *bad_cell; /* n x n: outlier links; NULL: none */
+	const bool *gone; /* n: ranks gone (listed in the key); NULL: none */
 	/* Why cell (row, col) has no figure, for its tooltip; may be NULL. */
 	void (*why)(const void *arg, uint32_t row, uint32_t col, char *buf,
 		    size_t len);

@@ -75,6 +75,7 @@ TEST(three_ranks)
 	/* row = sender; 0 -> 2 missing; rank 1 slow; link 0-2 marked */
 	const double v[9] = { NAN, 2, NAN, 1, NAN, 1, 10, 2, NAN };
 	const bool bn[3] = { false, true, false };
+	const bool gone[3] = { false, false, true };
 	const bool bc[9] = { false, false, true, false, false, false,
 			     true, false, false };
 	struct heat_map m = {
@@ -85,6 +86,7 @@ TEST(three_ranks)
 		.label = lab,
 		.bad_node = bn,
 		.bad_cell = bc,
+		.gone = gone,
 		.why = why,
 		.arg = "failed:",
 	};
@@ -103,6 +105,7 @@ TEST(three_ranks)
 	CHECK(count(svg, "font-weight=\"bold\">n1:1</text>") == 2);
 	CHECK(strstr(svg, ">outlier node n1:1</text>") != NULL);
 	CHECK(strstr(svg, ">outlier link a&amp;b:0 - n2:2</text>") != NULL);
+	CHECK(strstr(svg, ">gone: n2:2</text>") != NULL);
 	CHECK(strstr(svg, ">figure (MB/s)</text>") != NULL);
 	CHECK(strstr(svg, ">sender (client)</text>") != NULL);
 	CHECK(strstr(svg, ">receiver (server)</text>") != NULL);
