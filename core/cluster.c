@@ -27,6 +27,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "plot.h"
 #include "tlv.h"
 #include "util.h"
 
@@ -298,6 +299,7 @@ int cluster_main(const struct plan *p)
 	uint16_t rvport, srvport = 0;
 	int rc, lfd = -1;
 	pid_t srv, wrk = -1, me;
+	FILE *plot = NULL;
 
 	measure_init();
 	rc = rank_from_env(env_get, &ri, err, sizeof(err));
@@ -319,6 +321,14 @@ int cluster_main(const struct plan *p)
 		fprintf(stderr, "qperf: %s\n", err);
 		return 2;
 	}
+	/* Before anything starts: an unwritable --plot path fails at once. */
+	if (ri.rank == 0 && p->plot_file) {
+		plot = plot_fopen(p->plot_file, err, sizeof(err));
+		if (!plot) {
+			fprintf(stderr, "qperf: rank 0: %s\n", err);
+			return 1;
+		}
+	}
 	if (ri.rank == 0) {
 		struct plan lp = *p;
 
@@ -328,6 +338,8 @@ int cluster_main(const struct plan *p)
 		if (lfd < 0) {
 			fprintf(stderr, "qperf: rank 0: --rendezvous: %s\n",
 				err);
+			if (plot)
+				fclose(plot);
 			return 1;
 		}
 	}
@@ -336,6 +348,8 @@ int cluster_main(const struct plan *p)
 		fprintf(stderr, "qperf: rank %u: %s\n", ri.rank, err);
 		if (lfd >= 0)
 			close(lfd);
+		if (plot)
+			fclose(plot);
 		return 1;
 	}
 	if (ri.rank != 0) {
@@ -355,10 +369,12 @@ int cluster_main(const struct plan *p)
 		fprintf(stderr, "qperf: rank 0: fork failed: %s\n",
 			strerror(errno));
 		close(lfd);
+		if (plot)
+			fclose(plot);
 		stop_child(srv, true);
 		return 1;
 	}
-	rc = cluster_coord(p, &ri, lfd);
+	rc = cluster_coord(p, &ri, lfd, plot);
 	close(lfd);
 	if (stop_child(wrk, false) && !rc)
 		rc = 1;

@@ -25,7 +25,6 @@
 #include "cluster.h"
 #include "cluster_coord.h"
 #include "json.h"
-#include "plot.h"
 #include "util.h"
 
 bool coord_one_way(const struct test_desc *t)
@@ -282,7 +281,7 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 }
 
 int cluster_coord(const struct plan *p, const struct rank_info *ri,
-		  int lfd)
+		  int lfd, FILE *plot)
 {
 	struct coord c;
 	int rc;
@@ -292,16 +291,7 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	c.n = ri->size;
 	c.seed = p->cluster.seed;
 	c.text = p->json == JSON_OFF;
-	if (p->plot_file) {
-		char err[512];
-
-		/* Before anyone joins: an unwritable path fails at once. */
-		c.plot = plot_fopen(p->plot_file, err, sizeof(err));
-		if (!c.plot) {
-			fprintf(stderr, "qperf: rank 0: %s\n", err);
-			return 1;
-		}
-	}
+	c.plot = plot;
 	json_start(p->json, p->argc, p->argv, NULL);
 	c.r = xcalloc(c.n, sizeof(*c.r));
 	for (uint32_t k = 0; k < c.n; k++)
