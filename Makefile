@@ -122,12 +122,14 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/cluster.o \
 	core/cluster_coord.o \
 	core/cluster_report.o \
+	core/cluster_json.o \
 	core/server.o \
 	core/client.o \
 	core/measure.o \
 	core/session.o \
 	core/interval.o \
 	core/plot.o \
+	core/heatmap.o \
 	core/util.o \
 	core/addr.o \
 	core/numa.o \

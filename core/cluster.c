@@ -27,6 +27,7 @@
 #include "ctl.h"
 #include "engine.h"
 #include "measure.h"
+#include "plot.h"
 #include "pmix_boot.h"
 #include "tlv.h"
 #include "util.h"
@@ -371,11 +372,20 @@ int cluster_main(const struct plan *p)
 	int rc, lfd = -1;
 	bool pmix;
 	pid_t srv, wrk = -1, me;
+	FILE *plot = NULL;
 
 	measure_init();
 	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
 	if (rc)
 		return rc;
+	/* Before anything starts: an unwritable --plot path fails at once. */
+	if (ri.rank == 0 && p->plot_file) {
+		plot = plot_fopen(p->plot_file, err, sizeof(err));
+		if (!plot) {
+			fprintf(stderr, "qperf: rank 0: %s\n", err);
+			return 1;
+		}
+	}
 	if (ri.rank == 0) {
 		struct plan lp = *p;
 
@@ -385,6 +395,8 @@ int cluster_main(const struct plan *p)
 		if (lfd < 0) {
 			fprintf(stderr, "qperf: rank 0: %s: %s\n",
 				pmix ? "rendezvous port" : "--rendezvous", err);
+			if (plot)
+				fclose(plot);
 			return 1;
 		}
 	}
@@ -399,6 +411,8 @@ int cluster_main(const struct plan *p)
 		fprintf(stderr, "qperf: rank %u: %s\n", ri.rank, err);
 		if (lfd >= 0)
 			close(lfd);
+		if (plot)
+			fclose(plot);
 		return 1;
 	}
 	if (ri.rank != 0) {
@@ -418,10 +432,12 @@ int cluster_main(const struct plan *p)
 		fprintf(stderr, "qperf: rank 0: fork failed: %s\n",
 			strerror(errno));
 		close(lfd);
+		if (plot)
+			fclose(plot);
 		stop_child(srv, true);
 		return 1;
 	}
-	rc = cluster_coord(p, &ri, lfd);
+	rc = cluster_coord(p, &ri, lfd, plot);
 	close(lfd);
 	if (stop_child(wrk, false) && !rc)
 		rc = 1;

@@ -18,6 +18,7 @@
 #define QPERF_CLUSTER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cluster_msg.h"
 #include "opts.h"
@@ -36,9 +37,12 @@ int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
 int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
 		 size_t errlen);
 
-/* The coordinator on rank 0, given the listening rendezvous socket. */
+/*
+ * The coordinator on rank 0, given the listening rendezvous socket and
+ * --plot's file (NULL: none; closed here).
+ */
 int cluster_coord(const struct plan *p, const struct rank_info *ri,
-		  int lfd);
+		  int lfd, FILE *plot);
 
 /*
  * Run test t with settings s as a client against host:port and return

@@ -24,6 +24,7 @@
 #include "../transports/transport.h"
 #include "cluster.h"
 #include "cluster_coord.h"
+#include "json.h"
 #include "util.h"
 
 bool coord_one_way(const struct test_desc *t)
@@ -280,7 +281,7 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 }
 
 int cluster_coord(const struct plan *p, const struct rank_info *ri,
-		  int lfd)
+		  int lfd, FILE *plot)
 {
 	struct coord c;
 	int rc;
@@ -289,11 +290,16 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	c.p = p;
 	c.n = ri->size;
 	c.seed = p->cluster.seed;
+	c.text = p->json == JSON_OFF;
+	c.plot = plot;
+	json_start(p->json, p->argc, p->argv, NULL);
 	c.r = xcalloc(c.n, sizeof(*c.r));
 	for (uint32_t k = 0; k < c.n; k++)
 		c.r[k].fd = -1;
 	joins(&c, lfd);
 	rc = coord_run(&c);
+	if (!c.text)
+		coord_json(&c, rc);
 	{
 		struct cmsg m;
 		char err[256];

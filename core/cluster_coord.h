@@ -8,9 +8,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cluster_msg.h"
 #include "opts.h"
+#include "outlier.h"
 #include "sched.h"
 
 struct test_desc;
@@ -23,6 +25,37 @@ struct crank {
 	char host[CMSG_HOST_MAX]; /* its host name */
 	char addr[CMSG_HOST_MAX]; /* its address as rank 0 sees it */
 	char why[320]; /* why it is gone */
+};
+
+#define COORD_RETEST_MAX 16 /* suspects retested per test */
+#define COORD_FAILS_KEPT 256 /* failed pairs kept per test, with why */
+
+/* A pair test that failed: client against server, and why. */
+struct cfail {
+	uint32_t client, server;
+	char err[CMSG_ERR_MAX];
+};
+
+/* A suspect and its retest. */
+struct cfind {
+	struct outlier o; /* as outlier_find() found it */
+	int partner; /* node: the rank it was retested against; -1: none */
+	double retest; /* goodness of the retest; -1: it measured nothing */
+	bool confirmed; /* reported as an outlier */
+	char line[1024]; /* the report's "outlier: ..." line, no newline */
+};
+
+/* What one plan item (test) gave across the cluster. */
+struct ctest {
+	float *fig; /* n x n goodness, row = client; NAN: none */
+	double *med; /* n: each node's median goodness; 0: no figure */
+	double fabric_med; /* median of the node medians; 0: none */
+	uint32_t nfail; /* failed jobs */
+	uint32_t nkept; /* of which in fail[] (COORD_FAILS_KEPT at most) */
+	struct cfail *fail;
+	int nsuspects; /* as outlier_find() counted them */
+	int nfinds; /* retested, in find[] */
+	struct cfind find[COORD_RETEST_MAX];
 };
 
 struct coord;
@@ -41,9 +74,11 @@ struct coord {
 	uint32_t cur_item;
 	uint32_t item_lo, item_hi; /* the plan items a round runs */
 	coord_record record;
-	float **fig; /* per plan item: n x n goodness, row = client; NAN: none */
-	uint32_t *nfail; /* per plan item: failed jobs */
-	char (*first_err)[CMSG_ERR_MAX]; /* per plan item */
+	uint32_t rounds; /* of the schedule */
+	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
+	bool text; /* the text report on stdout (not --json) */
+	FILE *plot; /* --plot's file, or NULL */
+	struct ctest *t; /* per plan item */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */
 };
@@ -67,5 +102,43 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 /* Walk the schedule, find outliers, print the report: exit status. */
 int coord_run(struct coord *c);
 void coord_free(struct coord *c);
+
+/* A goodness as the figure users read, in *unit ("MB/s", "us", "msg/s"). */
+double coord_display(const struct test_desc *t, double g, const char **unit);
+
+/* The figure users read, in its unit ("12.3 MB/s"), from a goodness. */
+const char *coord_show(const struct test_desc *t, double g, char *buf,
+		       size_t len);
+
+/*
+ * Why test item has no figure for client against server (which differ):
+ * failed (with the error), a rank gone, or not in the schedule.
+ */
+void coord_why_missing(const struct coord *c, size_t item, uint32_t client,
+		       uint32_t server, char *buf, size_t len);
+
+/*
+ * The figure of item for client against server as goodness, NAN if none.
+ * A test measured once per pair gives its figure for both directions.
+ */
+double coord_fig(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server);
+
+/* A gone rank's line of the report, "gone: rank ...", no newline. */
+void coord_gone_line(const struct coord *c, uint32_t k, char *buf,
+		     size_t len);
+
+/*
+ * --json on rank 0: the whole run as the "cluster" member of the document
+ * (cluster_json.c), after coord_run() (c->t may be NULL if it failed
+ * early); status is the run's exit status.  Writes stdout.
+ */
+void coord_json(const struct coord *c, int status);
+
+/*
+ * --plot on rank 0: a heat map per test into f (opened by plot_fopen(),
+ * closed here).  0, or -1 with err filled.
+ */
+int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen);
 
 #endif

@@ -433,7 +433,10 @@ static const char examples_text[] =
 	"        qperf myserver --json -oo msg_size:1K:64K:*4 tcp_bw\n"
 	"        qperf myserver --json_stream tcp_bw tcp_lat\n"
 	"    * Both ends' RDMA devices and ports (and GIDs, NUMA nodes):\n"
-	"        qperf myserver -vx conf\n";
+	"        qperf myserver -vx conf\n"
+	"    * A cluster's pairs as JSON and as an SVG heat map (rank 0):\n"
+	"        mpirun -n 16 qperf --cluster all --rendezvous node01 \\\n"
+	"            --json --plot fabric.svg tcp_bw >fabric.json\n";
 
 static const char author_text[] =
 	"qperf was written by Johann George.  This successor is maintained\n"

@@ -45,6 +45,25 @@ static void set(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
+json_t *json_num(double v)
+{
+	return num(v);
+}
+
+void json_put(json_t *o, const char *k, json_t *v)
+{
+	set(o, k, v);
+}
+
+void json_cluster(json_t *cl)
+{
+	if (J.mode != JSON_DOC || !J.root) {
+		json_decref(cl);
+		return;
+	}
+	set(J.root, "cluster", cl);
+}
+
 /* One line of --json_stream: the object, compact, then a newline. */
 static void emit_line(json_t *o)
 {

@@ -97,6 +97,19 @@ void json_event(json_t *ev);
  * "index", "last", "start_s", "end_s", "send" and "recv" counters,
  * "send_bw_Bps", "recv_bw_Bps"}.  arg is a struct ival_text.
  */
+/* A finite number, or null (jansson refuses NaN and infinities). */
+json_t *json_num(double v);
+
+/* o[k] = v (NULL: null); takes ownership of v. */
+void json_put(json_t *o, const char *k, json_t *v);
+
+/*
+ * Cluster mode (--json on rank 0): cl becomes the document's "cluster"
+ * member (its "tests" stay empty).  Takes ownership of cl; does nothing
+ * but release it unless a --json document is open.
+ */
+void json_cluster(json_t *cl);
+
 struct ival_rec;
 int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen);
 

@@ -177,6 +177,8 @@ const struct opt_desc opt_table[] = {
 	  "and --loop iteration with its parameters and figures in SI units "
 	  "(bytes, seconds, bytes/s, msgs/s), the error of a failed test; "
 	  "errors also go to stderr.  Schema: docs/qperf-schema.json.  "
+	  "With --cluster, rank 0 writes the matrices, medians, retests, "
+	  "outliers and gone ranks under \"cluster\".  "
 	  "Excludes --json_stream."),
 	A("--json_stream", NULL, OT_FLAG, OA_JSON_STREAM, false, 0, 0, NULL,
 	  "Print JSON lines as results arrive. "
@@ -317,7 +319,9 @@ const struct opt_desc opt_table[] = {
 	  "Each test's figure (bandwidth, message rate or latency) against "
 	  "the innermost looped variable, one series per test, log-scaled "
 	  "where the loop multiplies.  Every test needs a --loop.  The file "
-	  "is opened before any test runs.  New in this qperf."),
+	  "is opened before any test runs.  With --cluster, rank 0 draws a "
+	  "heat map per test instead (senders by receivers, outliers in "
+	  "red).  New in this qperf."),
 	A("--precision", "-e", OT_INT, OA_PRECISION, false, 0, PRECISION_MAX,
 	  "Digits",
 	  "Set the significant digits shown. "
@@ -454,7 +458,8 @@ const struct opt_desc opt_table[] = {
 	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
 	  "neighbours), bisect (rank i with i+N/2) or random:K (K random "
 	  "rounds).  Rank 0 prints a matrix per test and one outlier: line "
-	  "per slow node or link confirmed by a retest."),
+	  "per slow node or link confirmed by a retest (--json: as JSON; "
+	  "--plot File.svg: a heat map)."),
 	A("--rendezvous", "-rv", OT_SPECIAL, OA_RENDEZVOUS, false, 0, 0,
 	  "Addr",
 	  "Cluster mode: rank 0's Host:Port. "

@@ -712,9 +712,6 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 	if (!plan->ntests)
 		return opts_fail(err, errlen, "--cluster", NULL,
 				 "must specify a test type; try: qperf --help tests");
-	if (plan->plot_file)
-		return opts_fail(err, errlen, "--plot", NULL,
-				 "not available with --cluster yet");
 	for (size_t i = 0; i < plan->ntests; i++) {
 		const struct plan_item *it = &plan->tests[i];
 
@@ -739,10 +736,9 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
-	if (plan->mode == RUN_CLUSTER && plan->json)
-		return opts_fail(err, errlen,
-			    plan->json == JSON_DOC ? "--json" : "--json_stream",
-			    NULL, "not available with --cluster yet");
+	if (plan->mode == RUN_CLUSTER && plan->json == JSON_STREAM)
+		return opts_fail(err, errlen, "--json_stream", NULL,
+				 "not available with --cluster (use --json)");
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

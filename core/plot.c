@@ -191,16 +191,45 @@ void plot_xml_escape(char *buf, size_t len, const char *s)
 	buf[n] = '\0';
 }
 
+FILE *plot_fopen(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		seterr_errno(err, errlen, errno, "--plot: %.200s: cannot write",
+			     path);
+	return f;
+}
+
+void plot_svg_begin(FILE *f, int w, int h, const char *title)
+{
+	char esc[256];
+
+	plot_xml_escape(esc, sizeof(esc), title);
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<title>%s</title>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+		w, h, w, h, esc);
+}
+
+int plot_svg_end(FILE *f, const char *path, char *err, size_t errlen)
+{
+	fprintf(f, "</svg>\n");
+	if (ferror(f) | (fclose(f) != 0))
+		return seterr_errno(err, errlen, errno,
+				    "--plot: %.200s: write failed", path);
+	return 0;
+}
+
 struct plot *plot_open(const char *path, char *err, size_t errlen)
 {
 	struct plot *pl;
-	FILE *f = fopen(path, "w");
+	FILE *f = plot_fopen(path, err, errlen);
 
-	if (!f) {
-		seterr_errno(err, errlen, errno, "--plot: %.200s: cannot write",
-			     path);
+	if (!f)
 		return NULL;
-	}
 	pl = xcalloc(1, sizeof(*pl));
 	pl->f = f;
 	xsnprintf(pl->path, sizeof(pl->path), "%s", path);
@@ -496,22 +525,14 @@ int plot_finish(struct plot *pl, bool bits, char *err, size_t errlen)
 	FILE *f = pl->f;
 	int panels = pl->npanels ? pl->npanels : 1, rc = 0;
 
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<title>qperf sweep</title>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		PLOT_W, panels * PLOT_H, PLOT_W, panels * PLOT_H);
+	plot_svg_begin(f, PLOT_W, panels * PLOT_H, "qperf sweep");
 	if (!pl->npanels)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no results</text>\n",
 			PLOT_W / 2, PLOT_H / 2);
 	for (int k = 0; k < pl->npanels; k++)
 		draw_panel(f, pl, k, bits);
-	fprintf(f, "</svg>\n");
-	if (ferror(f) | (fclose(f) != 0))
-		rc = seterr_errno(err, errlen, errno,
-				  "--plot: %.200s: write failed", pl->path);
-	else if (pl->dropped)
+	rc = plot_svg_end(f, pl->path, err, errlen);
+	if (!rc && pl->dropped)
 		fprintf(stderr,
 			"qperf: warning: --plot: %u result%s not drawn (at most %d series and %d panels)\n",
 			pl->dropped, pl->dropped == 1 ? "" : "s", PLOT_SERIES,

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "types.h"
 
@@ -63,6 +64,16 @@ void plot_tick_label(char *buf, size_t len, double v, bool k1024);
 
 /* Copy s into buf with &, <, >, " and ' escaped, controls dropped. */
 void plot_xml_escape(char *buf, size_t len, const char *s);
+
+/*
+ * The SVG file helpers both --plot writers share (this sweep and cluster
+ * mode's heat map): open path for writing (NULL with err filled); write
+ * the document's head (size w x h, a white background, title escaped);
+ * end the document and close f (0, or -1 with err filled, naming path).
+ */
+FILE *plot_fopen(const char *path, char *err, size_t errlen);
+void plot_svg_begin(FILE *f, int w, int h, const char *title);
+int plot_svg_end(FILE *f, const char *path, char *err, size_t errlen);
 
 struct plot;
 

@@ -14,7 +14,9 @@
 #   - pass/fail and assertion helpers that count, and finish, which prints
 #     "N passed, N failed" and exits 1 on any failure;
 #   - a cleanup trap that kills only the PIDs these helpers started and
-#     runs any cleanup commands a suite registered (network namespaces).
+#     runs any cleanup commands a suite registered (network namespaces);
+#   - png_ink: count the drawn pixels of a PNG (checks of --plot's SVG
+#     rendered by rsvg-convert).
 #
 # Invariant: every process we start in the background is recorded in
 # LIB_PIDS, and nothing else is ever killed.
@@ -499,4 +501,49 @@ PYEOF
 	else
 		fail "$1" "false: $2" "$(ctx)"
 	fi
+}
+
+# png_ink PNG [COLOUR]: pixels not white (or, with COLOUR rrggbb, of that
+# colour) of an 8-bit RGB/RGBA PNG, decoded here (no imaging library).
+png_ink() {
+	python3 - "$@" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat, w, h, ct = 8, b'', 0, 0, 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        w, h, depth, ct = struct.unpack('>IIBB', body[:10])
+        assert depth == 8 and ct in (2, 6), 'unsupported PNG type'
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+bpp = 3 if ct == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, rows, i = bytearray(stride), [], 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line)
+    prev = line
+want = bytes.fromhex(sys.argv[2]) if len(sys.argv) > 2 else None
+ink = 0
+for line in rows:
+    for x in range(0, stride, bpp):
+        px = bytes(line[x:x + 3])
+        ink += (px == want) if want else (px != b'\xff\xff\xff')
+print(ink)
+EOF
 }

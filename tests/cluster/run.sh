@@ -5,12 +5,14 @@
 # A. Through a real launcher: Debian's Open MPI (mpirun --oversubscribe,
 #    as root with --allow-run-as-root) starts 4 ranks on loopback, for a
 #    socket test and, over softverbs with SOFTVERBS_NODE = rank + 1, for
-#    rc_bw and ud_lat.
+#    rc_bw and ud_lat; --json under mpirun.
 # B. Outlier finding: 6 ranks, each in its own network namespace joined
 #    to a bridge (in a hub namespace) by a veth shaped with tc (tbf per
 #    veth; an htb class with a u32 filter for one slow link), started with
 #    QPERF_RANK/QPERF_SIZE and --rendezvous.  Nothing planted: no outlier;
 #    one slow node: exactly that node; one slow link: exactly that link.
+#    The heat maps (--plot) of these runs mark exactly what was found;
+#    the slow-link run writes --json, which names exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. Usage errors.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
@@ -60,8 +62,12 @@ run "$QPERF" --cluster all localhost tcp_bw
 expect "a host with --cluster: exit 2" 2 '^$' 'takes the place of the host'
 run "$QPERF" --cluster all --loop msg_size:1:4:*2 tcp_bw
 expect "--loop with --cluster: exit 2" 2 '^$' '--loop: does not run in cluster mode'
-run "$QPERF" --cluster all --plot "$T/x.svg" tcp_bw
-expect "--plot with --cluster: not yet, exit 2" 2 '^$' '^qperf: --plot: not available with --cluster yet$'
+run "$QPERF" --cluster all --json_stream tcp_bw
+expect "--json_stream with --cluster: exit 2" 2 '^$' '^qperf: --json_stream: not available with --cluster \(use --json\)$'
+run -t 30 env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$(free_port) \
+	--plot /nonexistent-dir/x.svg tcp_bw
+expect "--plot to an unwritable path: rank 0 exits 1 at once" 1 '^$' \
+	'^qperf: rank 0: --plot: /nonexistent-dir/x.svg: cannot write: No such file or directory$'
 run "$QPERF" --cluster all -I 1 tcp_bw
 expect "-I with --cluster: not yet, exit 2" 2 '^$' '^qperf: --interval: not available with --cluster yet$'
 run "$QPERF" --cluster all conf
@@ -97,6 +103,39 @@ cells_measured() {
 		END { print n + 0 }' "$OUT_FILE"
 }
 MPI=(mpirun --allow-run-as-root --oversubscribe)
+# jq_is NAME EXPR: EXPR, Python on the --json document in OUT_FILE (d;
+# c = d["cluster"]), is true.
+jq_is() {
+	if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); c = d["cluster"]; sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$OUT_FILE" "$2" 2>"$T/jq.err"; then
+		pass "$1"
+	else
+		fail "$1" "$2" "$(cat "$T/jq.err")" "$(head -c 1500 "$OUT_FILE")"
+	fi
+}
+json_valid() { # NAME: OUT_FILE is one document valid against the schema
+	local why
+	why=$(python3 "$LIB_ROOT/tests/json_check.py" doc "$OUT_FILE" 2>&1) &&
+		pass "$1" || fail "$1" "$why" "$(head -c 600 "$OUT_FILE")"
+}
+# svg_ok NAME SVG N: well-formed, N x N cells, renders; RED is then the
+# number of pixels drawn in the outlier marks' colour.
+svg_ok() {
+	local cells
+	RED=-1
+	if ! xmllint --noout "$2" 2>"$T/xmllint.err"; then
+		fail "$1: well-formed XML (xmllint)" "$(cat "$T/xmllint.err")"
+		return
+	fi
+	cells=$(grep -c '<rect class="cell[ "]' "$2")
+	if [ "$cells" != $(($3 * $3)) ] ||
+		! rsvg-convert -o "$T/heat.png" "$2" 2>"$T/rsvg.err"; then
+		fail "$1: $3 x $3 cells ($cells) and renders" "$(cat "$T/rsvg.err")"
+		return
+	fi
+	RED=$(png_ink "$T/heat.png" e31a1c)
+	pass "$1: well-formed, $3 x $3 cells, renders ($(png_ink "$T/heat.png") pixels drawn, $RED in red)"
+}
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
 expect_ran "mpirun -n 4 tcp_lat: header, 4 ranks" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
@@ -120,6 +159,14 @@ else
 fi
 has '^cluster: [0-9]+ outliers?$' && pass "mpirun: the report ends with the outlier count" ||
 	fail "mpirun: the report ends with the outlier count" "$(ctx)"
+
+# --json under mpirun: every rank's stdout is merged, so one valid
+# document means rank 0 wrote it and the others wrote nothing.
+P=$(free_port)
+run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.2 --json tcp_bw
+json_valid "mpirun --json: one document, valid against the schema"
+jq_is "mpirun --json: 4 ranks from 127.0.0.1, tcp_bw in both directions of all pairs (12 figures)" \
+	'c["size"] == 4 and [r["rank"] for r in c["ranks"]] == [0, 1, 2, 3] and all(r["host"] and r["address"] == "127.0.0.1" for r in c["ranks"]) and c["tests"][0]["directed_figures"] == 12 and c["tests"][0]["missing"] == [] and c["gone"] == [] and d["exit_status"] == (1 if c["outliers"] else 0)'
 
 # --- P. PMIx: rank 0 found without --rendezvous ------------------------------
 if readelf -d "$QPERF" | grep -q 'NEEDED.*pmix' || ldd "$QPERF" | grep -q pmix; then
@@ -376,10 +423,10 @@ ranks_exit_0() {
 	[ -z "$bad" ] && pass "$1: ranks 1-$((N - 1)) exit 0" ||
 		fail "$1: ranks 1-$((N - 1)) exit 0 (not:$bad)" "$(cat "$T"/rank.$1.* | head -20)"
 }
-outliers_are() { # NAME EXPECTED-LINES-REGEX COUNT
-	local got
-	got=$(grep -c '^outlier: ' "$OUT_FILE")
-	if [ "$got" = "$3" ] && { [ "$3" = 0 ] || [ "$(grep '^outlier: ' "$OUT_FILE" | grep -Ec -- "$2")" = "$3" ]; }; then
+outliers_are() { # NAME EXPECTED-LINES-REGEX COUNT [FILE]
+	local got f=${4:-$OUT_FILE}
+	got=$(grep -c '^outlier: ' "$f")
+	if [ "$got" = "$3" ] && { [ "$3" = 0 ] || [ "$(grep '^outlier: ' "$f" | grep -Ec -- "$2")" = "$3" ]; }; then
 		pass "$1"
 	else
 		fail "$1 ($got outlier lines)" "$(ctx)"
@@ -392,7 +439,7 @@ else
 	fail "tc tbf on every veth" "$(cat "$T/tc.err")"
 	finish
 fi
-cluster_run none tcp_bw
+cluster_run none --plot "$T/none.svg" tcp_bw
 expect "uniform fabric: report of $N ranks, $((N - 1)) rounds" 0 "^cluster: $N ranks, pattern all, seed 5, $((N - 1)) rounds$" '^$'
 outliers_are "uniform fabric: no outlier" x 0
 has '^cluster: 0 outliers$' && pass "uniform fabric: 'cluster: 0 outliers'" || fail "uniform fabric: 'cluster: 0 outliers'" "$(ctx)"
@@ -405,11 +452,26 @@ cells=$(awk -v lo=$((RATE * 60 / 8 / 100)) -v hi=$((RATE / 8 + 1)) '/^tcp_bw:/ {
 [ "$cells" = "$((N * (N - 1)))/$((N * (N - 1)))" ] &&
 	pass "uniform fabric: all $((N * (N - 1))) directed figures near ${RATE} Mbit/s" ||
 	fail "uniform fabric: directed figures near ${RATE} Mbit/s ($cells)" "$(ctx)"
+svg_ok "uniform fabric: heat map" "$T/none.svg" $N
+# It marks what the report found (nothing, unless the check above failed).
+nodes=$(count_lines '^outlier: node ') links=$(count_lines '^outlier: link ')
+[ "$(grep -c '<rect class="outlier-node"' "$T/none.svg")" = $((2 * nodes)) ] &&
+	[ "$(grep -c '<rect class="outlier-link"' "$T/none.svg")" = $((2 * links)) ] &&
+	{ [ $((nodes + links)) != 0 ] || [ "$RED" = 0 ]; } &&
+	pass "uniform fabric: heat map marks what the report found ($nodes nodes, $links links, $RED red pixels)" ||
+	fail "uniform fabric: heat map marks what the report found ($nodes nodes, $links links, $RED red pixels)" "$(grep 'outlier' "$T/none.svg")"
 
 shape 3 "$SLOW"
-cluster_run node tcp_bw
+cluster_run node --plot "$T/node.svg" tcp_bw
 outliers_are "slow node: exactly rank 3 is an outlier" '^outlier: node .* \(rank 3\): tcp_bw .* MB/s against a median of .* MB/s \(-[0-9]+%\); retest against rank [0-9]+: .* MB/s$' 1
 expect "slow node: exit 1 (an outlier was found)" 1 '^cluster: 1 outlier$'
+svg_ok "slow node: heat map" "$T/node.svg" $N
+# Rank 3's row and column outlined, its two labels and its key in red.
+[ "$RED" -gt 100 ] && [ "$(grep -c '<rect class="outlier-node"' "$T/node.svg")" = 2 ] &&
+	[ "$(grep -Ec 'fill="#e31a1c" font-weight="bold">[^<]*:3</text>' "$T/node.svg")" = 2 ] &&
+	grep -q '>outlier node [^<]*:3</text>' "$T/node.svg" && ! grep -q 'class="outlier-link"' "$T/node.svg" &&
+	pass "slow node: heat map marks rank 3's row and column, only" ||
+	fail "slow node: heat map marks rank 3 only ($RED red pixels)" "$(grep -i 'outlier\|e31a1c' "$T/node.svg")"
 ranks_exit_0 node
 
 shape_all
@@ -418,8 +480,21 @@ if slow_link 1 4 2>"$T/tc.err"; then
 else
 	fail "htb slow link" "$(cat "$T/tc.err")"
 fi
-cluster_run link tcp_bw
-outliers_are "slow link: exactly link 1-4 is an outlier" '^outlier: link .* \(rank 1\) - .* \(rank 4\): tcp_bw .* MB/s against .* of its nodes \(-[0-9]+%\); retest alone: .* MB/s$' 1
+# With --json: the same content as the text report's outlier: line.
+cluster_run link --json --plot "$T/link.svg" tcp_bw
+json_valid "slow link --json: one document, valid against the schema"
+jq_is "slow link --json: $N ranks, $((N * (N - 1))) directed figures, none missing" \
+	'c["size"] == '$N' and c["pattern"] == "all" and c["seed"] == 5 and len(c["ranks"]) == '$N' and c["tests"][0]["directed_figures"] == '$((N * (N - 1)))' and c["tests"][0]["missing"] == [] and len(c["tests"][0]["node_medians"]) == '$N
+jq_is "slow link --json: exactly link 1-4 is an outlier, confirmed by its retest" \
+	'[(o["kind"], o["ranks"]) for o in c["outliers"]] == [("link", [1, 4])] and c["outliers"][0]["retest"] < c["outliers"][0]["median"] and c["gone"] == [] and d["exit_status"] == 1'
+python3 -c 'import json, sys; [print(o["line"]) for o in json.load(open(sys.argv[1]))["cluster"]["outliers"]]' \
+	"$OUT_FILE" >"$T/link.lines" 2>&1
+outliers_are "slow link: its line is the text report's outlier: line" '^outlier: link .* \(rank 1\) - .* \(rank 4\): tcp_bw .* MB/s against .* of its nodes \(-[0-9]+%\); retest alone: .* MB/s$' 1 "$T/link.lines"
+svg_ok "slow link: heat map" "$T/link.svg" $N
+[ "$RED" -gt 50 ] && [ "$(grep -c '<rect class="outlier-link"' "$T/link.svg")" = 2 ] &&
+	grep -q '>outlier link [^<]*:1 - [^<]*:4</text>' "$T/link.svg" && ! grep -q 'class="outlier-node"' "$T/link.svg" &&
+	pass "slow link: heat map marks cells 1-4 and 4-1, only" ||
+	fail "slow link: heat map marks link 1-4 only ($RED red pixels)" "$(grep -i 'outlier\|e31a1c' "$T/link.svg")"
 ranks_exit_0 link
 
 # --- C. a rank killed mid-run ------------------------------------------------

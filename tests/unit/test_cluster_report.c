@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Cluster mode's report data on rank 0 (core/cluster_coord.h) without a
+ * cluster: a coordinator state of 4 ranks, one tcp_bw test with two
+ * figures, a failed pair and a gone rank, one confirmed outlier.  Checks
+ * why each missing pair is missing, the figures both ways of a test
+ * measured once per pair, and the --json "cluster" member (parsed back
+ * with jansson).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cluster_coord.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "transports/transport.h"
+#include "tests/unit/harness.h"
+
+#define NR 4
+
+static struct plan plan;
+static struct plan_item item;
+static struct crank ranks[NR];
+static struct ctest ct;
+static float fig[NR * NR];
+static double med[NR];
+static struct cfail fails[1];
+static uint32_t idle[3] = { UINT32_MAX, 3, UINT32_MAX };
+static struct coord c;
+
+/* Rank 2 gone; 0 -> 1 and 1 -> 0 measured; 0 -> 2 failed; 1 an outlier. */
+static void setup(const char *test)
+{
+	memset(&plan, 0, sizeof(plan));
+	memset(&c, 0, sizeof(c));
+	memset(&ct, 0, sizeof(ct));
+	memset(ranks, 0, sizeof(ranks));
+	item.test = test_find(test);
+	plan.tests = &item;
+	plan.ntests = 1;
+	for (int k = 0; k < NR; k++) {
+		ranks[k].joined = ranks[k].alive = true;
+		xsnprintf(ranks[k].host, sizeof(ranks[k].host), "h%d", k);
+		xsnprintf(ranks[k].addr, sizeof(ranks[k].addr), "10.0.0.%d",
+			  k + 1);
+		ranks[k].port = (uint16_t)(4000 + k);
+	}
+	ranks[2].alive = false;
+	xsnprintf(ranks[2].why, sizeof(ranks[2].why), "left: reset");
+	for (int i = 0; i < NR * NR; i++)
+		fig[i] = NAN;
+	fig[0 * NR + 1] = 1e6;
+	fig[1 * NR + 0] = 2e6;
+	fails[0].client = 0;
+	fails[0].server = 2;
+	xsnprintf(fails[0].err, sizeof(fails[0].err), "boom");
+	med[0] = med[1] = 1.5e6;
+	med[2] = med[3] = 0;
+	ct.fig = fig;
+	ct.med = med;
+	ct.fabric_med = 1.5e6;
+	ct.nfail = ct.nkept = 1;
+	ct.fail = fails;
+	ct.nsuspects = ct.nfinds = 1;
+	ct.find[0].o.kind = OUTLIER_NODE;
+	ct.find[0].o.a = 1;
+	ct.find[0].o.figure = 1e6;
+	ct.find[0].o.median = 2e6;
+	ct.find[0].o.z = INFINITY;
+	ct.find[0].partner = 0;
+	ct.find[0].retest = 1.1e6;
+	ct.find[0].confirmed = true;
+	xsnprintf(ct.find[0].line, sizeof(ct.find[0].line), "outlier: x");
+	c.p = &plan;
+	c.n = NR;
+	c.seed = 5;
+	c.rounds = 3;
+	c.idle = idle;
+	c.r = ranks;
+	c.t = &ct;
+}
+
+TEST(why_missing)
+{
+	char b[600];
+
+	setup("tcp_bw");
+	coord_why_missing(&c, 0, 0, 2, b, sizeof(b));
+	CHECK_STR(b, "failed: boom");
+	coord_why_missing(&c, 0, 3, 2, b, sizeof(b));
+	CHECK_STR(b, "rank 2 is gone: left: reset");
+	coord_why_missing(&c, 0, 2, 0, b, sizeof(b)); /* one-way: not 0 -> 2 */
+	CHECK_STR(b, "rank 2 is gone: left: reset");
+	coord_why_missing(&c, 0, 0, 3, b, sizeof(b));
+	CHECK_STR(b, "not in the schedule");
+	CHECK(coord_fig(&c, 0, 0, 1) == 1e6);
+	CHECK(isnan(coord_fig(&c, 0, 3, 0)));
+}
+
+TEST(once_per_pair_both_ways)
+{
+	char b[600];
+
+	setup("tcp_lat");
+	fig[1 * NR + 0] = NAN;
+	CHECK(coord_fig(&c, 0, 1, 0) == 1e6); /* 0 -> 1 stands for both */
+	ranks[2].alive = true;
+	coord_why_missing(&c, 0, 2, 0, b, sizeof(b)); /* 0 -> 2 failed */
+	CHECK_STR(b, "failed: boom");
+}
+
+static json_t *at(json_t *o, const char *path)
+{
+	char key[64];
+	const char *dot;
+
+	while (o && (dot = strchr(path, '.'))) {
+		xsnprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
+		o = json_is_array(o) ? json_array_get(o, strtoul(key, NULL, 10))
+				     : json_object_get(o, key);
+		path = dot + 1;
+	}
+	if (!o)
+		return NULL;
+	return json_is_array(o) ? json_array_get(o, strtoul(path, NULL, 10))
+				: json_object_get(o, path);
+}
+
+TEST(json_document)
+{
+	static char *argv[] = { "qperf", "--cluster", "all", "tcp_bw" };
+	char path[] = "/tmp/qperf-test-cluster.XXXXXX";
+	int fd = mkstemp(path);
+	json_error_t je;
+	json_t *d, *cl;
+
+	setup("tcp_bw");
+	CHECK(fd >= 0);
+	close(fd);
+	fflush(stdout);
+	CHECK(freopen(path, "w", stdout) != NULL);
+	plan.json = JSON_DOC;
+	json_start(JSON_DOC, 4, argv, NULL);
+	coord_json(&c, 1);
+	fflush(stdout);
+	d = json_load_file(path, 0, &je);
+	unlink(path);
+	CHECK(d != NULL);
+	cl = json_object_get(d, "cluster");
+	CHECK(json_integer_value(at(cl, "size")) == NR);
+	CHECK_STR(json_string_value(at(cl, "pattern")), "all");
+	CHECK(json_integer_value(at(cl, "seed")) == 5);
+	CHECK_STR(json_string_value(at(cl, "ranks.3.address")), "10.0.0.4");
+	CHECK(json_is_false(at(cl, "ranks.2.alive")));
+	CHECK(json_array_size(at(cl, "sits_out")) == 1);
+	CHECK(json_integer_value(at(cl, "sits_out.0.round")) == 2);
+	CHECK(json_integer_value(at(cl, "sits_out.0.rank")) == 3);
+	CHECK(json_real_value(at(cl, "tests.0.matrix.0.1")) == 1e6);
+	CHECK(json_is_null(at(cl, "tests.0.matrix.0.0")));
+	CHECK(json_is_null(at(cl, "tests.0.matrix.0.2")));
+	CHECK(json_integer_value(at(cl, "tests.0.directed_figures")) == 2);
+	CHECK(json_array_size(at(cl, "tests.0.missing")) == NR * (NR - 1) - 2);
+	CHECK(json_integer_value(at(cl, "tests.0.missing.0.server")) == 2);
+	CHECK_STR(json_string_value(at(cl, "tests.0.missing.0.reason")),
+		  "failed: boom");
+	CHECK(json_is_null(at(cl, "tests.0.node_medians.2")));
+	CHECK(json_is_true(at(cl, "tests.0.retests.0.confirmed")));
+	CHECK(json_is_null(at(cl, "tests.0.retests.0.z"))); /* infinite */
+	CHECK_STR(json_string_value(at(cl, "outliers.0.line")), "outlier: x");
+	CHECK(json_real_value(at(cl, "outliers.0.relative_change")) == -0.5);
+	CHECK(json_integer_value(at(cl, "outliers.0.ranks.0")) == 1);
+	CHECK(json_integer_value(at(cl, "gone.0.rank")) == 2);
+	CHECK_STR(json_string_value(at(cl, "gone.0.line")),
+		  "gone: rank 2 (h2): left: reset");
+	CHECK(json_integer_value(at(d, "exit_status")) == 1);
+	CHECK_STR(json_string_value(at(d, "error.message")),
+		  "cluster: 1 outlier, 1 failed pair test, 1 rank gone");
+	CHECK(json_array_size(json_object_get(d, "tests")) == 0);
+	json_decref(d);
+}
+
+int main(void)
+{
+	RUN(why_missing);
+	RUN(once_per_pair_both_ways);
+	RUN(json_document);
+	return harness_done();
+}
