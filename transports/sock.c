@@ -686,12 +686,10 @@ int sock_open(struct tsess *s, const struct xport *xp, char *err,
 		       : client_open(s, xp, sp, err, errlen);
 	if (rc < 0)
 		return -1;
-	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
-	s->buflen = s->p.msg_size;
 	sock_set_timeo(sp->xp, sp->fd, SO_SNDTIMEO, sp->idle);
 	sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
-	sock_tune(s, sp);
+	sock_tune(s, sp); /* and s->buf */
 	return 0;
 }
 
@@ -702,6 +700,7 @@ void sock_close(struct tsess *s)
 	if (sp->fd >= 0 && sp->xp)
 		sp->xp->k->close(sp->fd);
 	sp->fd = -1;
+	sock_untune(sp);
 	free(s->buf);
 	s->buf = NULL;
 }

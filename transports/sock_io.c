@@ -19,7 +19,9 @@
  *               for SPIN_BUDGET of each wait, then poll()) until it moves
  *               data, the timer fires or the wait (the idle limit, the
  *               timeout) has passed; SO_BUSY_POLL is asked for too, where
- *               the kernel allows it (on loopback it has no effect).
+ *               the kernel allows it (on loopback it has no effect);
+ *   SF_MMSG     udp_bw moves up to SOCK_BATCH datagrams per sendmmsg() or
+ *               recvmmsg() call (batch_of below).
  * Every byte still goes through the user buffer, and -ar1 still reads it.
  * SF_NODELAY and SF_LOWAT apply between qperf 0.5 peers only, so that a
  * run against qperf 0.4.11 measures what two 0.4.11 ends would; SF_SPIN is
@@ -34,6 +36,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -46,7 +49,7 @@
 #define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
 #define SPIN_BUDGET (BUSY_POLL_US * 1000ULL) /* ns spun before sleeping */
 
-void sock_tune(struct tsess *s, struct sock_priv *sp)
+static void set_fast(struct tsess *s, struct sock_priv *sp)
 {
 	bool legacy = !s->ch->ext;
 	bool tcp = sp->xp->style == SS_STREAM && sp->xp->protocol == 0 &&
@@ -74,6 +77,60 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 	sp->fast |= SF_SPIN;
 	v = BUSY_POLL_US; /* refused (EPERM) on some kernels unprivileged */
 	setsockopt(sp->fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v));
+}
+
+/*
+ * SF_MMSG: a udp_bw sender between 0.5 peers sends up to sp->batch
+ * messages (the loop's depth, at most SOCK_BATCH) per sendmmsg(), all
+ * from s->buf; the receiver takes up to sp->batch per recvmmsg(), each
+ * into its own msg_size slot of s->buf, so -ar1 reads every byte of
+ * every message.  Each message is still one datagram on the wire.
+ * QPERF_NO_MMSG=1 turns it off (bench/compare-sock.sh measures with and
+ * without).
+ */
+static uint32_t batch_of(const struct tsess *s, const struct sock_priv *sp)
+{
+	uint32_t n = tsess_depth(s, s->server);
+
+	if (!s->ch->ext || sp->xp->style != SS_DGRAM ||
+	    sp->xp->k != &sock_calls_kernel ||
+	    s->t->loop != LOOP_STREAM_BW || getenv("QPERF_NO_MMSG"))
+		return 1;
+	return n < SOCK_BATCH ? n : SOCK_BATCH;
+}
+
+void sock_tune(struct tsess *s, struct sock_priv *sp)
+{
+	size_t size = s->p.msg_size;
+
+	set_fast(s, sp);
+	sp->batch = batch_of(s, sp);
+	s->buf = xcalloc(s->server ? sp->batch : 1, size ? size : 1);
+	s->buflen = size;
+	if (sp->batch < 2)
+		return;
+	sp->mm = xcalloc(sp->batch, sizeof(*sp->mm));
+	sp->iov = xcalloc(sp->batch, sizeof(*sp->iov));
+	sp->names = xcalloc(sp->batch, sizeof(*sp->names));
+	for (uint32_t i = 0; i < sp->batch; i++) {
+		sp->iov[i].iov_base = s->buf + (s->server ? i * size : 0);
+		sp->iov[i].iov_len = size;
+		sp->mm[i].msg_hdr.msg_iov = &sp->iov[i];
+		sp->mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	sp->fast |= SF_MMSG;
+}
+
+void sock_untune(struct sock_priv *sp)
+{
+	free(sp->mm);
+	free(sp->iov);
+	free(sp->names);
+	sp->mm = NULL;
+	sp->iov = NULL;
+	sp->names = NULL;
+	sp->batch = 1;
+	sp->fast &= ~SF_MMSG;
 }
 
 /*
@@ -110,41 +167,79 @@ static bool spin_more(const struct sock_priv *sp, uint64_t start,
 
 /* Outcome of one transfer. */
 enum xfer {
-	XF_OK, /* whole message moved */
+	XF_OK, /* whole message(s) moved */
 	XF_STOP, /* the test is over: timer, EOF, peer closed */
 	XF_ERR, /* this transfer failed; counted, the loop goes on */
 	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
 	XF_FATAL /* errno-described failure that ends the test */
 };
 
-/* Send one message; stream sockets loop until all msg_size bytes went. */
+/*
+ * A send (ev POLLOUT) or receive (POLLIN) call failed with errno, in the
+ * wait begun at start (limit ns; nb_wait for a non-blocking call): true
+ * to call again, else false with *out the outcome.
+ */
+static bool xfer_retry(struct tsess *s, struct sock_priv *sp, uint64_t start,
+		       uint64_t limit, uint64_t nb_wait, short ev,
+		       enum xfer *out)
+{
+	bool stream = sp->xp->style == SS_STREAM;
+
+	if (errno == EINTR ||
+	    (is_eagain(errno) && (spin_more(sp, start, limit, ev) ||
+				  sock_nb_ready(sp, ev, nb_wait))))
+		return true;
+	s->last_errno = errno;
+	if (stream && (errno == ECONNRESET || (ev == POLLOUT && errno == EPIPE)))
+		*out = XF_STOP;
+	else if (is_eagain(errno))
+		*out = XF_IDLE;
+	else
+		*out = stream ? XF_FATAL : XF_ERR;
+	return false;
+}
+
+/*
+ * Send one message (stream sockets loop until all msg_size bytes went),
+ * or, batching (SF_MMSG), up to *nmsg datagrams in one call.  *nmsg: how
+ * many messages went.
+ */
 static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
-			  size_t *moved)
+			  uint32_t *nmsg)
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
 	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
 		  sp->xp->style == SS_RDS;
 	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
+	uint32_t want = *nmsg < sp->batch ? *nmsg : sp->batch;
+	enum xfer out;
 
-	*moved = 0;
+	*nmsg = 0;
 	for (;;) {
 		ssize_t n;
 
-		if (to)
+		if (want > 1) {
+			int k = sendmmsg(sp->fd, sp->mm, want, MSG_NOSIGNAL);
+
+			if (k > 0)
+				want = (uint32_t)k;
+			n = k > 0 ? (ssize_t)len : -1;
+		} else if (to) {
 			n = sendto(sp->fd, s->buf + off, len - off,
 				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
 				   sp->peerlen);
-		else
+		} else {
 			n = sp->xp->k->send(sp->fd, s->buf + off, len - off,
 					       MSG_NOSIGNAL);
+		}
 		if (timer_fired)
 			return XF_STOP;
 		if (n >= 0) {
 			progress_note(); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
-				*moved = off;
+				*nmsg = want ? want : 1;
 				return XF_OK;
 			}
 			if (n == 0)
@@ -153,17 +248,8 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 				start = now_ns();
 			continue;
 		}
-		if (errno == EINTR ||
-		    (is_eagain(errno) &&
-		     (spin_more(sp, start, sp->idle, POLLOUT) ||
-		      sock_nb_ready(sp, POLLOUT, sp->idle))))
-			continue;
-		s->last_errno = errno;
-		if (stream && (errno == EPIPE || errno == ECONNRESET))
-			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
+		if (!xfer_retry(s, sp, start, sp->idle, sp->idle, POLLOUT, &out))
+			return out;
 	}
 }
 
@@ -188,16 +274,20 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	return true;
 }
 
-/* Receive one message: msg_size bytes of stream, or one datagram.  A
- * spinning side waits at most limit ns (0 = no limit) for data. */
+/*
+ * Receive one message (msg_size bytes of stream, or one datagram) as the
+ * completion c[0]; *got = 1.  A spinning side waits at most limit ns (0 =
+ * no limit) for data.
+ */
 static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
-			  uint64_t limit, size_t *moved)
+			  uint64_t limit, struct tcomp *c, int *got)
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
 	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
+	enum xfer out;
 
-	*moved = 0;
+	*got = 0;
 	for (;;) {
 		ssize_t n;
 
@@ -221,7 +311,9 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			progress_note(); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
-				*moved = off;
+				c[0] = (struct tcomp){ OP_RECV, TC_OK, 0,
+						       (uint32_t)off };
+				*got = 1;
 				return XF_OK;
 			}
 			if (start)
@@ -229,21 +321,57 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			continue;
 		}
 		if (n == 0) {
-			if (len == 0) /* 0.4.11 spins on empty messages */
-				return XF_OK;
-			return XF_STOP; /* EOF: the peer closed */
+			if (len != 0) /* 0.4.11 spins on empty messages */
+				return XF_STOP; /* EOF: the peer closed */
+			c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, 0 };
+			*got = 1;
+			return XF_OK;
 		}
-		if (errno == EINTR ||
-		    (is_eagain(errno) &&
-		     (spin_more(sp, start, limit, POLLIN) ||
-		      sock_nb_ready(sp, POLLIN, sp->rcvtimeo))))
-			continue;
-		s->last_errno = errno;
-		if (stream && errno == ECONNRESET)
+		if (!xfer_retry(s, sp, start, limit, sp->rcvtimeo, POLLIN, &out))
+			return out;
+	}
+}
+
+/*
+ * SF_MMSG receiver (a datagram server): up to max datagrams in one call,
+ * each into its slot of s->buf (the completion's slot), as completions
+ * c[]; *got of them (a stranger's are left out).  Waits as recv_msg().
+ */
+static enum xfer recv_batch(struct tsess *s, struct sock_priv *sp,
+			    uint64_t limit, struct tcomp *c, uint32_t max,
+			    int *got)
+{
+	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
+	enum xfer out;
+
+	*got = 0;
+	for (;;) {
+		int n;
+
+		for (uint32_t i = 0; i < max; i++) {
+			sp->mm[i].msg_hdr.msg_name = &sp->names[i];
+			sp->mm[i].msg_hdr.msg_namelen = sizeof(sp->names[i]);
+		}
+		n = recvmmsg(sp->fd, sp->mm, max, MSG_WAITFORONE, NULL);
+		if (timer_fired)
 			return XF_STOP;
-		if (is_eagain(errno))
-			return XF_IDLE;
-		return stream ? XF_FATAL : XF_ERR;
+		if (n > 0) {
+			progress_note();
+			for (int i = 0; i < n; i++) {
+				sp->peer = sp->names[i];
+				sp->peerlen = sp->mm[i].msg_hdr.msg_namelen;
+				if (dgram_from_client(s, sp))
+					c[(*got)++] = (struct tcomp){
+						OP_RECV, TC_OK, (uint32_t)i,
+						sp->mm[i].msg_len
+					};
+			}
+			if (*got)
+				return XF_OK;
+			continue; /* only strangers' */
+		}
+		if (!xfer_retry(s, sp, start, limit, sp->rcvtimeo, POLLIN, &out))
+			return out;
 	}
 }
 
@@ -251,21 +379,20 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 		     char *err, size_t errlen)
 {
 	struct sock_priv *sp = s->priv;
-	size_t moved;
+	uint32_t sent = n;
 
 	if (wr->op == OP_RECV) {
 		sp->credits += n;
 		return (int)n;
 	}
-	if (wr->op != OP_SEND || sp->ndone >= (int)ARRAY_SIZE(sp->done))
+	if (wr->op != OP_SEND)
 		return seterr(err, errlen,
 			      "internal error: %s cannot post this operation",
 			      sp->xp->name);
-	switch (send_msg(s, sp, &moved)) {
+	switch (send_msg(s, sp, &sent)) {
 	case XF_OK:
-		sp->done[sp->ndone++] = (struct tcomp){ OP_SEND, TC_OK, 0,
-							(uint32_t)moved };
-		return 1;
+		sp->ndone += sent;
+		return (int)sent;
 	case XF_STOP:
 		s->ended = !timer_fired;
 		return 0;
@@ -294,17 +421,14 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 {
 	struct sock_priv *sp = s->priv;
 	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
-	size_t moved;
+	uint32_t m = sp->credits;
+	enum xfer xf;
 	int k = 0;
 
 	if (sp->ndone > 0) {
-		while (k < max && k < sp->ndone) {
-			c[k] = sp->done[k];
-			k++;
-		}
-		memmove(sp->done, sp->done + k,
-			(size_t)(sp->ndone - k) * sizeof(sp->done[0]));
-		sp->ndone -= k;
+		for (; k < max && sp->ndone > 0; k++, sp->ndone--)
+			c[k] = (struct tcomp){ OP_SEND, TC_OK, 0,
+					       (uint32_t)s->p.msg_size };
 		return k;
 	}
 	if (sp->credits == 0 || max < 1)
@@ -316,11 +440,18 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	/* Spinning, a finite wait is kept exact (0: one try). */
 	if (wait != UINT64_MAX)
 		want = wait ? wait : 1;
-	switch (recv_msg(s, sp, want, &moved)) {
+	if (m > (uint32_t)max)
+		m = (uint32_t)max;
+	if (m > sp->batch)
+		m = sp->batch;
+	if (s->server && (sp->fast & SF_MMSG))
+		xf = recv_batch(s, sp, want, c, m, &k);
+	else
+		xf = recv_msg(s, sp, want, c, &k);
+	switch (xf) {
 	case XF_OK:
-		sp->credits--;
-		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
-		return 1;
+		sp->credits -= (uint32_t)k;
+		return k;
 	case XF_ERR:
 		sp->credits--;
 		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
