@@ -36,19 +36,15 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <linux/errqueue.h>
 
 #include "../core/addr.h"
 #include "../core/progress.h"
 #include "../core/util.h"
 #include "sock_priv.h"
 #include "transport.h"
-
-static void zc_reap(struct sock_priv *sp, uint32_t max);
 
 #define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
 #define SPIN_BUDGET (BUSY_POLL_US * 1000ULL) /* ns spun before sleeping */
@@ -73,11 +69,6 @@ static void set_fast(struct tsess *s, struct sock_priv *sp)
 	if (!legacy && tcp && (s->server || !bw) && v > 1 &&
 	    setsockopt(sp->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
 		sp->fast |= SF_LOWAT;
-	if (!legacy && tcp && bw && !s->server && getenv("QPERF_ZEROCOPY") &&
-	    s->p.msg_size >= (uint32_t)atoi(getenv("QPERF_ZEROCOPY")) &&
-	    setsockopt(sp->fd, SOL_SOCKET, SO_ZEROCOPY, &one,
-		       sizeof(one)) == 0)
-		sp->fast |= SF_ZC;
 	if (!s->p.poll_mode)
 		return;
 	v = fcntl(sp->fd, F_GETFL);
@@ -132,12 +123,6 @@ void sock_tune(struct tsess *s, struct sock_priv *sp)
 
 void sock_untune(struct sock_priv *sp)
 {
-	if (sp->fast & SF_ZC) {
-		zc_reap(sp, 0);
-		if (getenv("QPERF_ZEROCOPY_STATS"))
-			fprintf(stderr, "zc: sent %u reaped %u copied %u\n",
-				sp->zc_sent, sp->zc_done, sp->zc_copied);
-	}
 	free(sp->mm);
 	free(sp->iov);
 	free(sp->names);
@@ -214,39 +199,6 @@ static bool xfer_retry(struct tsess *s, struct sock_priv *sp, uint64_t start,
 	return false;
 }
 
-/* SF_ZC: reap the error queue's completion notifications (each a range
- * of send calls); wait for them while more than max are outstanding. */
-static void zc_reap(struct sock_priv *sp, uint32_t max)
-{
-	char ctl[128];
-
-	while (sp->zc_sent - sp->zc_done > 0) {
-		struct msghdr m = { 0 };
-		struct cmsghdr *cm;
-		struct pollfd pfd = { sp->fd, 0, 0 };
-
-		m.msg_control = ctl;
-		m.msg_controllen = sizeof(ctl);
-		if (recvmsg(sp->fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
-			if (sp->zc_sent - sp->zc_done <= max || timer_fired ||
-			    !is_eagain(errno))
-				return;
-			poll(&pfd, 1, 100); /* POLLERR is always reported */
-			continue;
-		}
-		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-			struct sock_extended_err ee;
-
-			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
-			if (ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
-				continue;
-			sp->zc_done += ee.ee_data - ee.ee_info + 1;
-			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
-				sp->zc_copied += ee.ee_data - ee.ee_info + 1;
-		}
-	}
-}
-
 /*
  * Send one message (stream sockets loop until all msg_size bytes went),
  * or, batching (SF_MMSG), up to *nmsg datagrams in one call.  *nmsg: how
@@ -277,16 +229,6 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			n = sendto(sp->fd, s->buf + off, len - off,
 				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
 				   sp->peerlen);
-		} else if (sp->fast & SF_ZC) {
-			zc_reap(sp, 64);
-			n = send(sp->fd, s->buf + off, len - off,
-				 MSG_NOSIGNAL | MSG_ZEROCOPY);
-			if (n > 0)
-				sp->zc_sent++;
-			else if (n < 0 && errno == ENOBUFS)
-				zc_reap(sp, 0);
-			if (n < 0 && errno == ENOBUFS)
-				continue;
 		} else {
 			n = sp->xp->k->send(sp->fd, s->buf + off, len - off,
 					       MSG_NOSIGNAL);

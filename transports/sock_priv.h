@@ -38,7 +38,6 @@ struct sock_priv {
 	struct mmsghdr *mm; /* SF_MMSG: batch headers, owned */
 	struct iovec *iov; /* ... their buffers (s->buf slots), owned */
 	struct sockaddr_storage *names; /* ... receive: senders, owned */
-	uint32_t zc_sent, zc_done, zc_copied; /* SF_ZC: sends, reaped, copied */
 };
 
 /* Fast paths (sock_tune). */
@@ -46,7 +45,6 @@ struct sock_priv {
 #define SF_LOWAT 0x2u /* stream receiver wakes once per message */
 #define SF_SPIN 0x4u /* -cp1: non-blocking socket, spin instead of sleep */
 #define SF_MMSG 0x8u /* udp_bw: sendmmsg/recvmmsg, sp->batch at a time */
-#define SF_ZC 0x10u /* tcp_bw sender: MSG_ZEROCOPY (experiment) */
 
 #define SOCK_BATCH 16 /* messages per sendmmsg/recvmmsg at most */
 
