@@ -99,11 +99,19 @@ ensure_nommsg() {
 }
 
 # The figures of one run: "metric value" lines (bw; send_bw and recv_bw;
-# latency, and latency_p50 as p50 with -vx).
+# latency, and latency_p50 as p50 with -vx; with -vv -vx each end's
+# process CPU per message it sent or received, send_cpu and recv_cpu, ns).
 qperf_values() { # out
 	printf '%s\n' "$1" | awk '$2 == "=" && ($1 == "bw" || $1 == "latency" ||
 		$1 == "send_bw" || $1 == "recv_bw") { print $1, $3 }
-		$2 == "=" && $1 == "latency_p50" { print "p50", $3 }'
+		$2 == "=" && $1 == "latency_p50" { print "p50", $3 }
+		$2 == "=" { v[$1] = $3 }
+		END {
+			if (v["send_msgs"] > 0 && v["loc_proc_sys"] != "")
+				print "send_cpu", (v["loc_proc_user"] + v["loc_proc_sys"]) / v["send_msgs"]
+			if (v["recv_msgs"] > 0 && v["rem_proc_sys"] != "")
+				print "recv_cpu", (v["rem_proc_user"] + v["rem_proc_sys"]) / v["recv_msgs"]
+		}'
 }
 
 # One qperf client run (ours, ours -cp1, ours without mmsg or 0.4.11)
@@ -114,6 +122,7 @@ run_qperf() { # tool case pair test size
 	if [ "$tool" = old ]; then bin=$OLD; else bin=$OURS; fi
 	[ "$tool" = ours_cp1 ] && args+=(-cp1)
 	[ "$tool" != old ] && [ "${test#*_}" = lat ] && args+=(-vx)
+	[ "$tool" != old ] && [ "$test" = udp_bw ] && args+=(-vv -vx)
 	if [ "$tool" = ours_nommsg ]; then
 		env=(QPERF_NO_MMSG=1)
 		ensure_nommsg
@@ -284,6 +293,26 @@ run_rss() {
 		--loop "no_msgs:1:$LOOPS:+1" tcp_bw
 }
 
+# size_rounds TEST SIZES TOOL...: PAIRS interleaved rounds of TEST at each
+# of SIZES, one run of each TOOL per round; the load after each size.
+size_rounds() {
+	local test=$1 sizes=$2 s p t
+	shift 2
+	for s in $sizes; do
+		for p in $(seq "$PAIRS"); do
+			printf '\rcompare-sock: %s %-5s pair %s/%s ' "$test" "$s" "$p" "$PAIRS" >&2
+			for t in "$@"; do
+				if [ "$t" = iperf3 ]; then
+					run_iperf "$test $s" "$p" "$s"
+				else
+					run_qperf "$t" "$test $s" "$p" "$test" "$s"
+				fi
+			done
+		done
+		loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+	done
+}
+
 start_ours || exit 2
 start_old || exit 2
 start_iperf || die "iperf3 server did not start: $(cat "$work/iperf3-server.log")"
@@ -294,26 +323,8 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 loads=()
 for c in $CASES; do
 	case $c in
-	bw)
-		for s in $SIZES; do
-			for p in $(seq "$PAIRS"); do
-				printf '\rcompare-sock: tcp_bw %-5s pair %s/%s ' "$s" "$p" "$PAIRS" >&2
-				run_qperf ours "tcp_bw $s" "$p" tcp_bw "$s"
-				run_qperf old "tcp_bw $s" "$p" tcp_bw "$s"
-				run_iperf "tcp_bw $s" "$p" "$s"
-			done
-			loads+=("$(cut -d' ' -f1 /proc/loadavg)")
-		done ;;
-	udp_bw)
-		for s in $UDP_SIZES; do
-			for p in $(seq "$PAIRS"); do
-				printf '\rcompare-sock: udp_bw %-5s pair %s/%s ' "$s" "$p" "$PAIRS" >&2
-				run_qperf ours "udp_bw $s" "$p" udp_bw "$s"
-				run_qperf ours_nommsg "udp_bw $s" "$p" udp_bw "$s"
-				run_qperf old "udp_bw $s" "$p" udp_bw "$s"
-			done
-			loads+=("$(cut -d' ' -f1 /proc/loadavg)")
-		done ;;
+	bw) size_rounds tcp_bw "$SIZES" ours old iperf3 ;;
+	udp_bw) size_rounds udp_bw "$UDP_SIZES" ours ours_nommsg old ;;
 	tcp_lat|udp_lat)
 		for p in $(seq "$PAIRS"); do
 			printf '\rcompare-sock: %-12s pair %s/%s ' "$c" "$p" "$PAIRS" >&2
@@ -407,12 +418,15 @@ if "udp_bw" in cases:
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
     for s in udp_sizes:
         c = "udp_bw " + s
-        for m in ("recv_bw", "send_bw"):
-            r1 = ratio(c, m, "ours", m, "ours_nommsg", False, 1.0)
-            r2 = ratio(c, m, "ours", m, "old", False, 1.0)
+        for m in ("recv_bw", "send_bw", "send_cpu", "recv_cpu"):
+            cpu = m.endswith("_cpu")
+            r1 = ratio(c, m, "ours", m, "ours_nommsg", cpu, 1.0)
+            r2 = ratio(c, m, "ours", m, "old", cpu, 1.0) if not cpu else ("—", "—")
+            f = (lambda v: "—" if v is None else "%.0f ns" % v) if cpu else \
+                (lambda v: fmt("bw", v))
             print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
-                s, m, fmt("bw", med(c, m, "ours")), fmt("bw", med(c, m, "ours_nommsg")),
-                fmt("bw", med(c, m, "old")), r1[0], r1[1], r2[0], r2[1],
+                s, m, f(med(c, m, "ours")), f(med(c, m, "ours_nommsg")),
+                "—" if cpu else f(med(c, m, "old")), r1[0], r1[1], r2[0], r2[1],
                 okruns(c, "ours"), okruns(c, "ours_nommsg"), okruns(c, "old")))
     print()
 
@@ -465,5 +479,7 @@ echo "Latency rows use -m $LAT_SIZE for every tool (sockperf's smallest message)
 echo "sockperf ping-pong reports half the round trip, as qperf does; its defaults"
 echo "(blocking sockets, Nagle off) are used.  Our p50 is -vx's latency_p50 (a"
 echo "histogram bucket's midpoint: within 0.4 %), sockperf's its percentile 50."
+echo "udp_bw send_cpu and recv_cpu: each end's process CPU (user + system, -vx)"
+echo "per message it sent or received (the receiver's includes its wake-ups)."
 print_fails
 exit 0
