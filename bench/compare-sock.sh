@@ -13,8 +13,8 @@
 #   udp_lat     udp_lat -m LAT_SIZE: ours, ours -cp1, 0.4.11, sockperf
 #               (ours with -vx: its mean and p50 against sockperf's
 #               average and p50, tcp_lat as well)
-#   udp_bw SIZE udp_bw -m SIZE: ours, ours without sendmmsg/recvmmsg
-#               (QPERF_NO_MMSG=1 on a server of its own), 0.4.11 (UDP_SIZES)
+#   udp_bw SIZE udp_bw -m SIZE: ours, ours without sendmmsg batching
+#               (QPERF_NO_MMSG=1 on the client, the sender), 0.4.11 (UDP_SIZES)
 # then, once per tool, the peak RSS (GNU time's maximum resident set size,
 # which for a server includes the per-request children it waited for) of
 # each client and server for tcp_bw -m RSS_SIZE and tcp_lat, and ours over a
@@ -25,7 +25,7 @@
 # Environment (besides lib.sh's PAIRS=5 T=1 OURS OLD):
 #   SIZES="64K 128K 1M"   tcp_bw message sizes (qperf units; iperf3 gets bytes)
 #   LAT_SIZE=14           latency message size (sockperf's smallest is 14)
-#   UDP_SIZES="64 1K 32K" udp_bw message sizes
+#   UDP_SIZES="64 1K 4K 32K" udp_bw message sizes
 #   CASES="bw tcp_lat udp_lat udp_bw rss"   subset
 #   LONG_T=10  LOOPS=50   the long run and the --loop length of the RSS part
 #   RAW=FILE              keep every parsed value (TSV)
@@ -40,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 SIZES=${SIZES:-64K 128K 1M}
 LAT_SIZE=${LAT_SIZE:-14}
-UDP_SIZES=${UDP_SIZES:-64 1K 32K}
+UDP_SIZES=${UDP_SIZES:-64 1K 4K 32K}
 CASES=${CASES:-bw tcp_lat udp_lat udp_bw rss}
 LONG_T=${LONG_T:-10}
 LOOPS=${LOOPS:-50}
@@ -84,20 +84,6 @@ record_fail() { # case tool pair why
 	printf -- '- %s, %s, pair %s: %s\n' "$1" "$2" "$3" "$4" >>"$fails"
 }
 
-# Our server without sendmmsg/recvmmsg (QPERF_NO_MMSG=1), for udp_bw.
-nm_pid='' nm_port=''
-ensure_nommsg() {
-	local pid=$ours_pid port=$ours_port rc
-	[ -n "$nm_pid" ] && kill -0 "$nm_pid" 2>/dev/null && return 0
-	SERVER_ENV=(QPERF_NO_MMSG=1)
-	ours_pid=''
-	start_ours
-	rc=$?
-	nm_pid=$ours_pid nm_port=$ours_port ours_pid=$pid ours_port=$port
-	SERVER_ENV=()
-	return $rc
-}
-
 # The figures of one run: "metric value" lines (bw; send_bw and recv_bw;
 # latency, and latency_p50 as p50 with -vx; with -vv -vx each end's
 # process CPU per message it sent or received, send_cpu and recv_cpu, ns).
@@ -123,16 +109,12 @@ run_qperf() { # tool case pair test size
 	[ "$tool" = ours_cp1 ] && args+=(-cp1)
 	[ "$tool" != old ] && [ "${test#*_}" = lat ] && args+=(-vx)
 	[ "$tool" != old ] && [ "$test" = udp_bw ] && args+=(-vv -vx)
-	if [ "$tool" = ours_nommsg ]; then
-		env=(QPERF_NO_MMSG=1)
-		ensure_nommsg
-	else
-		ensure_server "$([ "$tool" = old ] && echo old || echo ours)"
-	fi || {
+	[ "$tool" = ours_nommsg ] && env=(QPERF_NO_MMSG=1) # the sender decides
+	if ! ensure_server "$([ "$tool" = old ] && echo old || echo ours)"; then
 		record_fail "$case" "$tool" "$pair" "server would not start"
 		return
-	}
-	case $tool in old) port=$old_port ;; ours_nommsg) port=$nm_port ;; *) port=$ours_port ;; esac
+	fi
+	if [ "$tool" = old ]; then port=$old_port; else port=$ours_port; fi
 	out=$(env "${env[@]}" timeout "$run_limit" "$bin" localhost -lp "$port" -t "$T" -uu \
 		-m "$size" "${args[@]}" "$test" 2>&1; echo "__rc $?")
 	rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
@@ -412,7 +394,7 @@ if "bw" in cases:
     print()
 
 if "udp_bw" in cases:
-    print("## udp_bw (sendmmsg/recvmmsg batching against none)\n")
+    print("## udp_bw (sendmmsg batching of messages up to 4 KiB against none)\n")
     print("| size | metric | ours | ours, no mmsg | 0.4.11 | ours/no mmsg | per pair "
           "| ours/0.4.11 | per pair | runs ok (ours, no mmsg, 0.4.11) |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")

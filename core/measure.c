@@ -275,8 +275,7 @@ static void count_recv(struct lrun *lr, const struct tcomp *c)
 	lr->st.r.msgs++;
 	lr->st.r.bytes += c->bytes;
 	if (lr->s->p.access_recv)
-		touch(lr->s->buf + (size_t)c->slot * lr->s->p.msg_size,
-		      c->bytes);
+		touch(lr->s->buf, c->bytes);
 }
 
 /*

@@ -36,24 +36,23 @@ struct sock_priv {
 	unsigned fast; /* SF_* in use on fd (sock_tune) */
 	uint32_t batch; /* SF_MMSG: messages per sendmmsg/recvmmsg, else 1 */
 	struct mmsghdr *mm; /* SF_MMSG: batch headers, owned */
-	struct iovec *iov; /* ... their buffers (s->buf slots), owned */
-	struct sockaddr_storage *names; /* ... receive: senders, owned */
+	struct iovec *iov; /* ... their buffers (all s->buf), owned */
 };
 
 /* Fast paths (sock_tune). */
 #define SF_NODELAY 0x1u /* bulk sender: no Nagle stall on a message's tail */
 #define SF_LOWAT 0x2u /* stream receiver wakes once per message */
 #define SF_SPIN 0x4u /* -cp1: non-blocking socket, spin instead of sleep */
-#define SF_MMSG 0x8u /* udp_bw: sendmmsg/recvmmsg, sp->batch at a time */
+#define SF_MMSG 0x8u /* udp_bw sender: sendmmsg, sp->batch at a time */
 
-#define SOCK_BATCH 16 /* messages per sendmmsg/recvmmsg at most */
+#define SOCK_BATCH 16 /* messages per sendmmsg at most */
+#define SOCK_BATCH_MSG 4096 /* bytes: larger messages go one per call */
 
 /*
  * Choose and set this side's fast paths on the open data socket sp->fd
  * (see sock_io.c for what each does and when it applies), and allocate
- * s->buf: msg_size bytes, or sp->batch message slots for a batching
- * receiver.  Never fails: a socket option the kernel refuses leaves that
- * fast path off.
+ * s->buf (msg_size bytes).  Never fails: a socket option the kernel
+ * refuses leaves that fast path off.
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
 

@@ -89,8 +89,8 @@ const struct test_desc test_table[] = {
 	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK, sdp),
 	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, tcp),
 	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK, tcp),
-	/* Depth 16: a 0.5 sender batches that many datagrams per call
-	 * (sendmmsg), a 0.5 receiver as many (recvmmsg); see sock_io.c. */
+	/* Depth 16: a 0.5 sender of small messages batches that many
+	 * datagrams per sendmmsg() call (SF_MMSG, sock_io.c). */
 	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,

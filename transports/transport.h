@@ -212,8 +212,6 @@ enum tc_status {
 struct tcomp {
 	enum op op;
 	enum tc_status status;
-	/* The wr_id; a receive's payload is at s->buf + slot * msg_size
-	 * (a batching socket receiver's own slot, else 0). */
 	uint32_t slot;
 	uint32_t bytes; /* payload bytes moved */
 };
