@@ -686,10 +686,12 @@ int sock_open(struct tsess *s, const struct xport *xp, char *err,
 		       : client_open(s, xp, sp, err, errlen);
 	if (rc < 0)
 		return -1;
+	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
+	s->buflen = s->p.msg_size;
 	sock_set_timeo(sp->xp, sp->fd, SO_SNDTIMEO, sp->idle);
 	sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
-	sock_tune(s, sp); /* and s->buf */
+	sock_tune(s, sp);
 	return 0;
 }
 

@@ -104,8 +104,6 @@ static uint32_t batch_of(const struct tsess *s, const struct sock_priv *sp)
 void sock_tune(struct tsess *s, struct sock_priv *sp)
 {
 	set_fast(s, sp);
-	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
-	s->buflen = s->p.msg_size;
 	sp->batch = batch_of(s, sp);
 	if (sp->batch < 2)
 		return;
@@ -271,20 +269,17 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	return true;
 }
 
-/*
- * Receive one message (msg_size bytes of stream, or one datagram) as the
- * completion c[0]; *got = 1.  A spinning side waits at most limit ns (0 =
- * no limit) for data.
- */
+/* Receive one message: msg_size bytes of stream, or one datagram.  A
+ * spinning side waits at most limit ns (0 = no limit) for data. */
 static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
-			  uint64_t limit, struct tcomp *c, int *got)
+			  uint64_t limit, size_t *moved)
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
 	uint64_t start = sp->fast & SF_SPIN ? now_ns() : 0;
 	enum xfer out;
 
-	*got = 0;
+	*moved = 0;
 	for (;;) {
 		ssize_t n;
 
@@ -308,9 +303,7 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			progress_note(); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
-				c[0] = (struct tcomp){ OP_RECV, TC_OK, 0,
-						       (uint32_t)off };
-				*got = 1;
+				*moved = off;
 				return XF_OK;
 			}
 			if (start)
@@ -318,11 +311,9 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			continue;
 		}
 		if (n == 0) {
-			if (len != 0) /* 0.4.11 spins on empty messages */
-				return XF_STOP; /* EOF: the peer closed */
-			c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, 0 };
-			*got = 1;
-			return XF_OK;
+			if (len == 0) /* 0.4.11 spins on empty messages */
+				return XF_OK;
+			return XF_STOP; /* EOF: the peer closed */
 		}
 		if (!xfer_retry(s, sp, start, limit, sp->rcvtimeo, POLLIN, &out))
 			return out;
@@ -375,6 +366,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 {
 	struct sock_priv *sp = s->priv;
 	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
+	size_t moved;
 	int k = 0;
 
 	if (sp->ndone > 0) {
@@ -392,10 +384,11 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	/* Spinning, a finite wait is kept exact (0: one try). */
 	if (wait != UINT64_MAX)
 		want = wait ? wait : 1;
-	switch (recv_msg(s, sp, want, c, &k)) {
+	switch (recv_msg(s, sp, want, &moved)) {
 	case XF_OK:
-		sp->credits -= (uint32_t)k;
-		return k;
+		sp->credits--;
+		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
+		return 1;
 	case XF_ERR:
 		sp->credits--;
 		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };

@@ -34,7 +34,7 @@ struct sock_priv {
 	struct sockaddr_storage client; /* ... at this address */
 	socklen_t clientlen;
 	unsigned fast; /* SF_* in use on fd (sock_tune) */
-	uint32_t batch; /* SF_MMSG: messages per sendmmsg/recvmmsg, else 1 */
+	uint32_t batch; /* SF_MMSG: messages per sendmmsg, else 1 */
 	struct mmsghdr *mm; /* SF_MMSG: batch headers, owned */
 	struct iovec *iov; /* ... their buffers (all s->buf), owned */
 };
@@ -50,9 +50,9 @@ struct sock_priv {
 
 /*
  * Choose and set this side's fast paths on the open data socket sp->fd
- * (see sock_io.c for what each does and when it applies), and allocate
- * s->buf (msg_size bytes).  Never fails: a socket option the kernel
- * refuses leaves that fast path off.
+ * (see sock_io.c for what each does and when it applies), after s->buf is
+ * allocated.  Never fails: a socket option the kernel refuses leaves that
+ * fast path off.
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
 
