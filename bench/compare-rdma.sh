@@ -31,6 +31,8 @@
 #   OPTS="..."          extra options for both qperf clients (e.g. -cp1:
 #                       poll the CQ instead of waiting for events)
 #   RAW=FILE            also keep every run's parsed values (TSV) in FILE
+#   GNU_TIME=/usr/bin/time  measures each client's peak RSS (and perftest's
+#                       server's, fresh per run)
 #
 # Exit status: 0 when the table was produced (even if some runs failed; they
 # are counted and shown), 2 on a usage or setup error.
@@ -44,6 +46,7 @@ SV_LIB=${SV_LIB:-$here/../softverbs/build}
 PERFTEST=${PERFTEST:-1}
 RAW=${RAW:-}
 OPTS=${OPTS:-}
+GNU_TIME=${GNU_TIME:-/usr/bin/time}
 
 # The cases: NAME QPERF-TEST QPERF-SIZE PERFTEST-PROGRAM PERFTEST-SIZE.
 # "default" is the size each qperf picks itself (0.4.11's defaults: 64 KiB
@@ -61,6 +64,7 @@ ud_lat:default          ud_lat            default -            -
 ud_lat:2K               ud_lat            2K      -            -
 rc_rdma_write_lat:default rc_rdma_write_lat default ib_write_lat 1
 rc_rdma_write_lat:64K   rc_rdma_write_lat 64K     ib_write_lat 65536
+rc_rdma_write_bw:default rc_rdma_write_bw default ib_write_bw  65536
 rc_rdma_read_bw:default rc_rdma_read_bw   default ib_read_bw   65536
 rc_rdma_read_lat:default rc_rdma_read_lat default ib_read_lat  1
 rc_rdma_read_lat:64K    rc_rdma_read_lat  64K     ib_read_lat  65536
@@ -75,9 +79,10 @@ check_common
 "$OURS" --version 2>&1 | grep -q 'rdma: built' ||
 	die "'$OURS' was built without the RDMA tests ($("$OURS" --version 2>&1 | head -1))"
 check_tools "the servers listen"
+[ -x "$GNU_TIME" ] || die "GNU time not found at '$GNU_TIME' (apt-get install time)"
 [ -e "$SV_LIB/libibverbs.so.1" ] || die "softverbs is not built in '$SV_LIB' (run make, or set SV_LIB=)"
 if [ "$PERFTEST" = 1 ]; then
-	for p in ib_send_bw ib_send_lat ib_write_lat ib_read_bw ib_read_lat; do
+	for p in ib_send_bw ib_send_lat ib_write_bw ib_write_lat ib_read_bw ib_read_lat; do
 		command -v "$p" >/dev/null || die "perftest's $p not found (apt-get install perftest, or PERFTEST=0)"
 	done
 fi
@@ -126,6 +131,17 @@ cpu_awk='
 			printf "client_cpu_pct\t%.1f\n", sec * 100 / T
 	}'
 
+# rss_val METRIC FILE: a newline and "METRIC<TAB>KiB" from GNU time's
+# output file in $work (its last line), then removes the file; nothing if
+# it holds no number.
+rss_val() {
+	local k
+	k=$(tail -1 "$work/$2" 2>/dev/null)
+	rm -f "$work/$2"
+	case $k in ''|*[!0-9]*) return ;; esac
+	printf '\n%s\t%s' "$1" "$k"
+}
+
 # One qperf client run (ours or 0.4.11) against its own server.
 run_qperf() { # tool case test size pair
 	local tool=$1 case=$2 test=$3 size=$4 pair=$5 bin port out rc vals why
@@ -139,7 +155,8 @@ run_qperf() { # tool case test size pair
 	[ "$size" = default ] || args+=(-m "$size")
 	# shellcheck disable=SC2206 # OPTS is a list of options
 	[ -n "$OPTS" ] && args+=($OPTS)
-	out=$(SOFTVERBS_NODE=2 timeout "$run_limit" "$bin" "${args[@]}" "$test" 2>&1 </dev/null
+	out=$(SOFTVERBS_NODE=2 timeout "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" \
+		"$bin" "${args[@]}" "$test" 2>&1 </dev/null
 	      echo "__rc $?"
 	      times)
 	rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
@@ -160,7 +177,7 @@ run_qperf() { # tool case test size pair
 		record_fail "$case" "$tool" "$pair" "$rc" "$why"
 		return
 	fi
-	record_vals "$case" "$tool" "$pair" "$vals"
+	record_vals "$case" "$tool" "$pair" "$vals$(rss_val client_kib rss.cli)"
 }
 
 # One perftest run: a fresh server (node 1) and client (node 2), both with
@@ -174,8 +191,8 @@ run_perftest() { # case prog size pair
 	for attempt in 1 2 3; do
 		port=$(free_port)
 		srv=$work/pt-server.log
-		SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "$prog" -d softv0 -s "$size" \
-			-D "$T" -p "$port" >"$srv" 2>&1 </dev/null &
+		SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.srv" \
+			"$prog" -d softv0 -s "$size" -D "$T" -p "$port" >"$srv" 2>&1 </dev/null &
 		spid=$!
 		started_pids+=("$spid")
 		for _ in $(seq 200); do
@@ -183,8 +200,8 @@ run_perftest() { # case prog size pair
 			kill -0 "$spid" 2>/dev/null || break
 			sleep 0.02
 		done
-		out=$(SOFTVERBS_NODE=2 timeout -k 5 "$run_limit" "$prog" -d softv0 -s "$size" \
-			-D "$T" -p "$port" localhost 2>&1 </dev/null
+		out=$(SOFTVERBS_NODE=2 timeout -k 5 "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" \
+			"$prog" -d softv0 -s "$size" -D "$T" -p "$port" localhost 2>&1 </dev/null
 		      echo "__rc $?"
 		      times)
 		rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
@@ -226,7 +243,7 @@ run_perftest() { # case prog size pair
 		record_fail "$case" perftest "$pair" "$rc" "$why"
 		return
 	fi
-	record_vals "$case" perftest "$pair" "$vals"
+	record_vals "$case" perftest "$pair" "$vals$(rss_val client_kib rss.cli)$(rss_val server_kib rss.srv)"
 }
 
 start_ours || exit 2
@@ -283,7 +300,7 @@ poll), not how fast an HCA is.
   (the machine is shared; other work adds noise, the per-pair ranges show it)
 - Ours: $ours_ver (git $ours_rev, $OURS)
 - 0.4.11: $old_ver ($OLD)
-- perftest: $([ "$PERFTEST" = 1 ] && echo "$pt_ver (ib_send_bw, ib_send_lat, ib_write_lat, ib_read_bw, ib_read_lat; -d softv0 -s SIZE -D $T)" || echo "not run (PERFTEST=0)")
+- perftest: $([ "$PERFTEST" = 1 ] && echo "$pt_ver (ib_send_bw, ib_send_lat, ib_write_bw, ib_write_lat, ib_read_bw, ib_read_lat; -d softv0 -s SIZE -D $T)" || echo "not run (PERFTEST=0)")
 - softverbs: $SV_LIB (git $sv_rev), InfiniBand link layer, fabric $SOFTVERBS_FABRIC;
   servers SOFTVERBS_NODE=1, clients SOFTVERBS_NODE=2
 - Method: interleaved ours, 0.4.11[, perftest], $PAIRS rounds per case, $T s
@@ -391,12 +408,29 @@ for case in cases:
     print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" %
           ((name, metric, sizes(case, tools), fmt(metric, med(a)), fmt(metric, med(b)),
             ratio, spread, better, target, verdict) + ptcols + (ok, cpu, pct)))
+
+print()
+print("Peak memory (maximum RSS in KiB, GNU time; median over the runs): each")
+print("client, and perftest's server (a fresh one per run).  Our and 0.4.11's")
+print("servers serve every run of the benchmark from one process (a child per")
+print("request) and are not measured here.\n")
+print("| case | client ours | client 0.4.11 | client perftest | server perftest "
+      "| client ours/0.4.11 | client ours/perftest |")
+print("|---|--:|--:|--:|--:|--:|--:|")
+for case in cases:
+    k = {t: med(vals.get((case, "client_kib", t), {})) for t in ("ours", "old", "perftest")}
+    ks = med(vals.get((case, "server_kib", "perftest"), {}))
+    kf = lambda v: "—" if v is None else "%d" % v
+    rf = lambda a, b: "%.2f" % (a / b) if a is not None and b else "—"
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (case, kf(k["ours"]), kf(k["old"]),
+          kf(k["perftest"]), kf(ks), rf(k["ours"], k["old"]), rf(k["ours"], k["perftest"])))
 EOF
 
 cat <<EOF
 
 Cases and their perftest counterparts: rc_bw ↔ ib_send_bw, rc_lat ↔
-ib_send_lat, rc_rdma_write_lat ↔ ib_write_lat, rc_rdma_read_bw ↔ ib_read_bw,
+ib_send_lat, rc_rdma_write_bw ↔ ib_write_bw (one QP), rc_rdma_write_lat ↔
+ib_write_lat, rc_rdma_read_bw ↔ ib_read_bw,
 rc_rdma_read_lat ↔ ib_read_lat, at the same message size (perftest -s).
 rc_bi_bw, ud_lat and rc_fetch_add_mr have no perftest row here.
 "default" is the size the qperfs choose (64 KiB for the bandwidth tests,

@@ -11,6 +11,10 @@
 #   bw SIZE     tcp_bw -m SIZE: ours, 0.4.11, iperf3 -l SIZE (SIZES)
 #   tcp_lat     tcp_lat -m LAT_SIZE: ours, ours -cp1, 0.4.11, sockperf --tcp
 #   udp_lat     udp_lat -m LAT_SIZE: ours, ours -cp1, 0.4.11, sockperf
+#               (ours with -vx: its mean and p50 against sockperf's
+#               average and p50, tcp_lat as well)
+#   udp_bw SIZE udp_bw -m SIZE: ours, ours without sendmmsg batching
+#               (QPERF_NO_MMSG=1 on the client, the sender), 0.4.11 (UDP_SIZES)
 # then, once per tool, the peak RSS (GNU time's maximum resident set size,
 # which for a server includes the per-request children it waited for) of
 # each client and server for tcp_bw -m RSS_SIZE and tcp_lat, and ours over a
@@ -21,7 +25,8 @@
 # Environment (besides lib.sh's PAIRS=5 T=1 OURS OLD):
 #   SIZES="64K 128K 1M"   tcp_bw message sizes (qperf units; iperf3 gets bytes)
 #   LAT_SIZE=14           latency message size (sockperf's smallest is 14)
-#   CASES="bw tcp_lat udp_lat rss"   subset
+#   UDP_SIZES="64 1K 4K 32K" udp_bw message sizes
+#   CASES="bw tcp_lat udp_lat udp_bw rss"   subset
 #   LONG_T=10  LOOPS=50   the long run and the --loop length of the RSS part
 #   RAW=FILE              keep every parsed value (TSV)
 #
@@ -35,7 +40,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 SIZES=${SIZES:-64K 128K 1M}
 LAT_SIZE=${LAT_SIZE:-14}
-CASES=${CASES:-bw tcp_lat udp_lat rss}
+UDP_SIZES=${UDP_SIZES:-64 1K 4K 32K}
+CASES=${CASES:-bw tcp_lat udp_lat udp_bw rss}
 LONG_T=${LONG_T:-10}
 LOOPS=${LOOPS:-50}
 RAW=${RAW:-}
@@ -52,7 +58,7 @@ command -v "$IPERF3" >/dev/null || die "iperf3 not found (scripts/install-deps -
 command -v "$SOCKPERF" >/dev/null || die "sockperf not found (scripts/install-deps --test)"
 [ -x "$GNU_TIME" ] || die "GNU time not found at '$GNU_TIME' (apt-get install time)"
 for c in $CASES; do
-	case $c in bw|tcp_lat|udp_lat|rss) ;; *) die "unknown case '$c'" ;; esac
+	case $c in bw|tcp_lat|udp_lat|udp_bw|rss) ;; *) die "unknown case '$c'" ;; esac
 done
 case $LONG_T in ''|*[!0-9]*|0) die "LONG_T must be a whole number of seconds >= 1, got '$LONG_T'" ;; esac
 case $LOOPS in ''|*[!0-9]*|0) die "LOOPS must be a positive integer, got '$LOOPS'" ;; esac
@@ -78,27 +84,50 @@ record_fail() { # case tool pair why
 	printf -- '- %s, %s, pair %s: %s\n' "$1" "$2" "$3" "$4" >>"$fails"
 }
 
-# One qperf client run (ours, ours -cp1 or 0.4.11) against its server.
+# The figures of one run: "metric value" lines (bw; send_bw and recv_bw;
+# latency, and latency_p50 as p50 with -vx; with -vv -vx each end's
+# process CPU per message it sent or received, send_cpu and recv_cpu, ns).
+qperf_values() { # out
+	printf '%s\n' "$1" | awk '$2 == "=" && ($1 == "bw" || $1 == "latency" ||
+		$1 == "send_bw" || $1 == "recv_bw") { print $1, $3 }
+		$2 == "=" && $1 == "latency_p50" { print "p50", $3 }
+		$2 == "=" { v[$1] = $3 }
+		END {
+			if (v["send_msgs"] > 0 && v["loc_proc_sys"] != "")
+				print "send_cpu", (v["loc_proc_user"] + v["loc_proc_sys"]) / v["send_msgs"]
+			if (v["recv_msgs"] > 0 && v["rem_proc_sys"] != "")
+				print "recv_cpu", (v["rem_proc_user"] + v["rem_proc_sys"]) / v["recv_msgs"]
+		}'
+}
+
+# One qperf client run (ours, ours -cp1, ours without mmsg or 0.4.11)
+# against its server.
 run_qperf() { # tool case pair test size
-	local tool=$1 case=$2 pair=$3 test=$4 size=$5 bin port out rc v
-	local args=()
+	local tool=$1 case=$2 pair=$3 test=$4 size=$5 bin port out rc vals
+	local args=() env=() m v
 	if [ "$tool" = old ]; then bin=$OLD; else bin=$OURS; fi
 	[ "$tool" = ours_cp1 ] && args+=(-cp1)
+	[ "$tool" != old ] && [ "${test#*_}" = lat ] && args+=(-vx)
+	[ "$tool" != old ] && [ "$test" = udp_bw ] && args+=(-vv -vx)
+	[ "$tool" = ours_nommsg ] && env=(QPERF_NO_MMSG=1) # the sender decides
 	if ! ensure_server "$([ "$tool" = old ] && echo old || echo ours)"; then
 		record_fail "$case" "$tool" "$pair" "server would not start"
 		return
 	fi
 	if [ "$tool" = old ]; then port=$old_port; else port=$ours_port; fi
-	out=$(timeout "$run_limit" "$bin" localhost -lp "$port" -t "$T" -uu \
+	out=$(env "${env[@]}" timeout "$run_limit" "$bin" localhost -lp "$port" -t "$T" -uu \
 		-m "$size" "${args[@]}" "$test" 2>&1; echo "__rc $?")
 	rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
-	v=$(printf '%s\n' "$out" | awk '$2 == "=" && ($1 == "bw" ||
-		$1 == "latency") { print $3 }')
+	vals=$(qperf_values "$out")
+	v=$(printf '%s\n' "$vals" | awk '$1 == "bw" || $1 == "latency" ||
+		$1 == "recv_bw" { print $2; exit }')
 	if [ "$rc" != 0 ] || [ -z "$v" ] || ! awk -v v="$v" 'BEGIN { exit !(v > 0) }'; then
-		record_fail "$case" "$tool" "$pair" "exit $rc: $(qperf_why "$out" "$rc" 'bw|latency')"
+		record_fail "$case" "$tool" "$pair" "exit $rc: $(qperf_why "$out" "$rc" 'bw|latency|recv_bw')"
 		return
 	fi
-	record "$case" "$tool" "$pair" "$([ "$test" = tcp_bw ] && echo bw || echo latency)" "$v"
+	while read -r m v; do
+		record "$case" "$tool" "$pair" "$m" "$v"
+	done <<<"$vals"
 }
 
 # Servers of the other tools: one each, on a free port, polled with ss.
@@ -246,6 +275,26 @@ run_rss() {
 		--loop "no_msgs:1:$LOOPS:+1" tcp_bw
 }
 
+# size_rounds TEST SIZES TOOL...: PAIRS interleaved rounds of TEST at each
+# of SIZES, one run of each TOOL per round; the load after each size.
+size_rounds() {
+	local test=$1 sizes=$2 s p t
+	shift 2
+	for s in $sizes; do
+		for p in $(seq "$PAIRS"); do
+			printf '\rcompare-sock: %s %-5s pair %s/%s ' "$test" "$s" "$p" "$PAIRS" >&2
+			for t in "$@"; do
+				if [ "$t" = iperf3 ]; then
+					run_iperf "$test $s" "$p" "$s"
+				else
+					run_qperf "$t" "$test $s" "$p" "$test" "$s"
+				fi
+			done
+		done
+		loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+	done
+}
+
 start_ours || exit 2
 start_old || exit 2
 start_iperf || die "iperf3 server did not start: $(cat "$work/iperf3-server.log")"
@@ -256,16 +305,8 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 loads=()
 for c in $CASES; do
 	case $c in
-	bw)
-		for s in $SIZES; do
-			for p in $(seq "$PAIRS"); do
-				printf '\rcompare-sock: tcp_bw %-5s pair %s/%s ' "$s" "$p" "$PAIRS" >&2
-				run_qperf ours "tcp_bw $s" "$p" tcp_bw "$s"
-				run_qperf old "tcp_bw $s" "$p" tcp_bw "$s"
-				run_iperf "tcp_bw $s" "$p" "$s"
-			done
-			loads+=("$(cut -d' ' -f1 /proc/loadavg)")
-		done ;;
+	bw) size_rounds tcp_bw "$SIZES" ours old iperf3 ;;
+	udp_bw) size_rounds udp_bw "$UDP_SIZES" ours ours_nommsg old ;;
 	tcp_lat|udp_lat)
 		for p in $(seq "$PAIRS"); do
 			printf '\rcompare-sock: %-12s pair %s/%s ' "$c" "$p" "$PAIRS" >&2
@@ -302,11 +343,12 @@ cat <<EOF
 
 EOF
 
-PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$SIZES" "$CASES" <<'EOF'
+PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$SIZES" "$CASES" "$UDP_SIZES" <<'EOF'
 import statistics, sys
 from benchlib import read_raw
 
 raw, pairs, sizes, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
+udp_sizes = sys.argv[5].split()
 vals, nfail = read_raw(raw)
 
 def med(case, metric, tool):
@@ -351,27 +393,50 @@ if "bw" in cases:
             okruns(c, "ours"), okruns(c, "old"), okruns(c, "iperf3")))
     print()
 
+if "udp_bw" in cases:
+    print("## udp_bw (sendmmsg batching of messages up to 4 KiB against none)\n")
+    print("| size | metric | ours | ours, no mmsg | 0.4.11 | ours/no mmsg | per pair "
+          "| ours/0.4.11 | per pair | runs ok (ours, no mmsg, 0.4.11) |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
+    for s in udp_sizes:
+        c = "udp_bw " + s
+        for m in ("recv_bw", "send_bw", "send_cpu", "recv_cpu"):
+            cpu = m.endswith("_cpu")
+            r1 = ratio(c, m, "ours", m, "ours_nommsg", cpu, 1.0)
+            r2 = ratio(c, m, "ours", m, "old", cpu, 1.0) if not cpu else ("—", "—")
+            f = (lambda v: "—" if v is None else "%.0f ns" % v) if cpu else \
+                (lambda v: fmt("bw", v))
+            print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |" % (
+                s, m, f(med(c, m, "ours")), f(med(c, m, "ours_nommsg")),
+                "—" if cpu else f(med(c, m, "old")), r1[0], r1[1], r2[0], r2[1],
+                okruns(c, "ours"), okruns(c, "ours_nommsg"), okruns(c, "old")))
+    print()
+
 lat = [c for c in cases if c.endswith("_lat")]
 if lat:
     print("## Latency (one way, half the round trip)\n")
-    print("| test | ours | ours -cp1 | 0.4.11 | sockperf avg | sockperf p50 "
-          "| ours/0.4.11 (≤ 1.0) | ours/sockperf p50 (≤ 1.05) | -cp1/blocking (≤ 0.8) "
-          "| ours -cp1/sockperf p50 | ours/sockperf avg |")
-    print("|---|--:|--:|--:|--:|--:|---|---|---|--:|--:|")
+    print("Ours with -vx: mean (0.4.11's figure) and p50 from its histogram.\n")
+    print("| test | ours mean | ours p50 | ours -cp1 mean | -cp1 p50 | 0.4.11 "
+          "| sockperf avg | sockperf p50 | ours/0.4.11 (≤ 1.0) "
+          "| ours p50/sockperf p50 (≤ 1.05) | ours mean/sockperf avg "
+          "| -cp1/blocking (≤ 0.8) | -cp1 p50/sockperf p50 |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|---|---|--:|---|--:|")
     for c in lat:
         r1 = ratio(c, "latency", "ours", "latency", "old", True, 1.0)
-        r2 = ratio(c, "latency", "ours", "p50", "sockperf", True, 1.05)
+        r2 = ratio(c, "p50", "ours", "p50", "sockperf", True, 1.05)
         r3 = ratio(c, "latency", "ours_cp1", "latency", "ours", True, 0.8)
-        r4 = ratio(c, "latency", "ours_cp1", "p50", "sockperf", True, 1.05)
+        r4 = ratio(c, "p50", "ours_cp1", "p50", "sockperf", True, 1.05)
         r5 = ratio(c, "latency", "ours", "latency", "sockperf", True, 1.05)
         cell = lambda r: "%s %s (%s)" % (r[0], r[2], r[1])
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c, fmt("latency", med(c, "latency", "ours")),
+            fmt("p50", med(c, "p50", "ours")),
             fmt("latency", med(c, "latency", "ours_cp1")),
+            fmt("p50", med(c, "p50", "ours_cp1")),
             fmt("latency", med(c, "latency", "old")),
             fmt("latency", med(c, "latency", "sockperf")),
             fmt("p50", med(c, "p50", "sockperf")),
-            cell(r1), cell(r2), cell(r3), r4[0], r5[0]))
+            cell(r1), cell(r2), r5[0], cell(r3), r4[0]))
     print()
 
 if "rss" in cases:
@@ -394,8 +459,9 @@ EOF
 
 echo "Latency rows use -m $LAT_SIZE for every tool (sockperf's smallest message);"
 echo "sockperf ping-pong reports half the round trip, as qperf does; its defaults"
-echo "(blocking sockets, Nagle off) are used.  Our p50 is not reported yet (the"
-echo "latency histogram is another branch's work): ours/sockperf p50 compares our"
-echo "mean with sockperf's median."
+echo "(blocking sockets, Nagle off) are used.  Our p50 is -vx's latency_p50 (a"
+echo "histogram bucket's midpoint: within 0.4 %), sockperf's its percentile 50."
+echo "udp_bw send_cpu and recv_cpu: each end's process CPU (user + system, -vx)"
+echo "per message it sent or received (the receiver's includes its wake-ups)."
 print_fails
 exit 0

@@ -79,7 +79,9 @@ static const struct test_help {
 	{ "udp_bw", G_SOCK, "UDP streaming one way bandwidth",
 	  "The client sends datagrams as fast as it can; the server counts "
 	  "those that arrive.  Both the send and the receive rate are "
-	  "shown, since datagrams may be lost." },
+	  "shown, since datagrams may be lost.  Between qperf 0.5 ends a "
+	  "sender of messages up to 4 KiB hands up to 16 datagrams to the "
+	  "kernel per call (sendmmsg), which 0.4.11 does not do." },
 	{ "udp_lat", G_SOCK, "UDP one way latency",
 	  "The client and server bounce one datagram back and forth; the "
 	  "latency is half the round trip." },

@@ -709,6 +709,7 @@ void sock_close(struct tsess *s)
 	if (sp->fd >= 0 && sp->xp)
 		sp->xp->k->close(sp->fd);
 	sp->fd = -1;
+	sock_untune(sp);
 	free(s->buf);
 	s->buf = NULL;
 }

@@ -26,8 +26,7 @@ struct sock_priv {
 	struct sockaddr_storage peer; /* datagram peer */
 	socklen_t peerlen;
 	uint32_t credits; /* receives posted and not yet done */
-	struct tcomp done[2]; /* completed sends not yet polled */
-	int ndone;
+	uint32_t ndone; /* completed sends not yet polled (msg_size each) */
 	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
 	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
 	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */
@@ -35,19 +34,30 @@ struct sock_priv {
 	struct sockaddr_storage client; /* ... at this address */
 	socklen_t clientlen;
 	unsigned fast; /* SF_* in use on fd (sock_tune) */
+	uint32_t batch; /* SF_MMSG: messages per sendmmsg, else 1 */
+	struct mmsghdr *mm; /* SF_MMSG: batch headers, owned */
+	struct iovec *iov; /* ... their buffers (all s->buf), owned */
 };
 
 /* Fast paths (sock_tune). */
 #define SF_NODELAY 0x1u /* bulk sender: no Nagle stall on a message's tail */
 #define SF_LOWAT 0x2u /* stream receiver wakes once per message */
 #define SF_SPIN 0x4u /* -cp1: non-blocking socket, spin instead of sleep */
+#define SF_MMSG 0x8u /* udp_bw sender: sendmmsg, sp->batch at a time */
+
+#define SOCK_BATCH 16 /* messages per sendmmsg at most */
+#define SOCK_BATCH_MSG 4096 /* bytes: larger messages go one per call */
 
 /*
  * Choose and set this side's fast paths on the open data socket sp->fd
- * (see sock_io.c for what each does and when it applies).  Never fails:
- * a socket option the kernel refuses leaves that fast path off.
+ * (see sock_io.c for what each does and when it applies), after s->buf is
+ * allocated.  Never fails: a socket option the kernel refuses leaves that
+ * fast path off.
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
+
+/* Free what sock_tune allocated besides s->buf (idempotent). */
+void sock_untune(struct sock_priv *sp);
 
 /* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none); a no-op for
  * non-blocking calls (rsockets), whose every wait is a poll. */

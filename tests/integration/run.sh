@@ -397,6 +397,53 @@ C -cp1 -n 2000 -vvs tcp_bw
 expect "-cp1 -n 2000 tcp_bw: count mode ends, every message received" 0 \
 	"$(L recv_msgs '2,000 ')\$"
 
+# --- udp_bw: sendmmsg batches of small messages between 0.5 peers ----------
+# recv_msgs_ok NAME SENT: the last -vv udp_bw run sent exactly SENT
+# messages and received at least one and at most SENT (UDP may drop).
+recv_msgs_ok() {
+	local r s
+	s=$(awk '$1 == "send_msgs" { gsub(",", "", $3); print $3 }' "$OUT_FILE")
+	r=$(awk '$1 == "recv_msgs" { gsub(",", "", $3); print $3 }' "$OUT_FILE")
+	if [ "$RC" = 0 ] && [ "$s" = "$2" ] && [ -n "$r" ] &&
+		[ "$r" -ge 1 ] && [ "$r" -le "$2" ]; then
+		pass "$1 (received $r)"
+	else
+		fail "$1" "$(ctx)"
+	fi
+}
+C -n 5000 -m 64 -vv udp_bw
+recv_msgs_ok "udp_bw -n 5000 -m 64 (batched): 5,000 sent, 1..5,000 received" 5000
+C -n 3001 -m 1K -cp1 -vv udp_bw
+recv_msgs_ok "udp_bw -cp1 -n 3001 (batched, spinning): 3,001 sent" 3001
+C -n 7 -m 1 -vv udp_bw
+recv_msgs_ok "udp_bw -n 7 -m 1 (a count below one batch)" 7
+C -t $TT -ar1 -m 1K udp_bw
+expect "udp_bw -ar1 -m 1K (batched sender)" 0 "$(L recv_bw "$BW")" '^$'
+# mmsg_seen NAME YES|NO ENV-WORD ARGS...: a -n 200 udp_bw client run with
+# ARGS (env ENV-WORD; QPERF_X=0 sets nothing that matters) makes
+# sendmmsg() calls of 16 datagrams (YES) or none (NO).
+mmsg_seen() {
+	local name=$1 want=$2 ev=$3 got=NO
+	shift 3
+	run env "$ev" strace -f -e trace=sendmmsg -o "$T/strace.udp" \
+		"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -n 200 "$@" udp_bw
+	grep -Eq 'sendmmsg\(.*, 16, MSG_NOSIGNAL\) = [0-9]+' "$T/strace.udp" && got=YES
+	if [ "$RC" = 0 ] && [ "$got" = "$want" ]; then
+		pass "$name"
+	else
+		fail "$name" "sendmmsg of 16 seen: $got" "$(ctx)" "$(head -5 "$T/strace.udp")"
+	fi
+}
+if command -v strace >/dev/null; then
+	mmsg_seen "udp_bw -m 64: the client sends 16 datagrams per sendmmsg" YES \
+		QPERF_X=0 -m 64
+	mmsg_seen "udp_bw -m 4K: still batched" YES QPERF_X=0 -m 4K
+	mmsg_seen "udp_bw -m 32K: one datagram per call" NO QPERF_X=0 -m 32K
+	mmsg_seen "QPERF_NO_MMSG=1: one datagram per call" NO QPERF_NO_MMSG=1 -m 64
+else
+	skip "udp_bw sendmmsg checks" "no strace (scripts/install-deps --test)"
+fi
+
 # The child serving the client's current request: our server's child
 # that is not one of $1 (the children there were before), if any.
 server_child() {
@@ -470,6 +517,35 @@ bounded() {
 		fail "$1" "got '$2' KiB, limit '$3' KiB" "$(ctx)"
 	fi
 }
+# long_hwm NAME SECS LIMIT ARGS...: a -t SECS run of ARGS; the server's
+# child serving it has a VmHWM within LIMIT KiB at 1 s and does not grow
+# from 1 s to 2.5 s (+64 KiB).
+long_hwm() {
+	local name=$1 secs=$2 limit=$3 old lpid lrc kid h1 h2
+	shift 3
+	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
+	"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t "$secs" "$@" >"$T/long.out" 2>&1 </dev/null &
+	lpid=$!
+	track_pid "$lpid"
+	kid=
+	for _ in $(seq 100); do
+		kid=$(server_child "$old")
+		[ -n "$kid" ] && break
+		sleep 0.05
+	done
+	sleep 1
+	h1=$(hwm "$kid")
+	sleep 1.5
+	h2=$(hwm "$kid")
+	wait "$lpid"
+	lrc=$?
+	[ "$lrc" = 0 ] && grep -Eq '^    (bw|recv_bw)  =  ' "$T/long.out" &&
+		pass "rss: -t $secs $name long run" ||
+		fail "rss: -t $secs $name long run" "rc=$lrc" "$(cat "$T/long.out")"
+	bounded "rss: server child of a long $name run within $limit KiB" "$h1" "$limit"
+	bounded "rss: server child's VmHWM of $name does not grow from 1 s to 2.5 s (+64 KiB)" \
+		"$h2" $((h1 + 64))
+}
 if [ -x "$GNU_TIME" ]; then
 	MIB=1024
 	client_rss conf
@@ -500,30 +576,10 @@ if [ -x "$GNU_TIME" ]; then
 	bounded "rss: server parent (VmHWM) grows less than 256 KiB over 55 requests" \
 		"$s50" $((s0 + 256))
 	[ -n "$s5" ] || fail "rss: server VmHWM readable"
-	# The server's child of a long run: its VmHWM at 1 s and at 2.5 s.
-	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
-	"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 3 -m 1M tcp_bw >"$T/long.out" 2>&1 </dev/null &
-	lpid=$!
-	track_pid "$lpid"
-	kid=
-	for _ in $(seq 100); do
-		kid=$(server_child "$old")
-		[ -n "$kid" ] && break
-		sleep 0.05
-	done
-	sleep 1
-	h1=$(hwm "$kid")
-	sleep 1.5
-	h2=$(hwm "$kid")
-	wait "$lpid"
-	lrc=$?
-	[ "$lrc" = 0 ] && grep -q '^    bw  =  ' "$T/long.out" &&
-		pass "rss: -t 3 -m 1M tcp_bw long run" ||
-		fail "rss: -t 3 -m 1M tcp_bw long run" "rc=$lrc" "$(cat "$T/long.out")"
-	bounded "rss: server child of a long run within its parent + 2 MiB + 1 MiB" \
-		"$h1" $((s50 + 3 * MIB))
-	bounded "rss: server child's VmHWM does not grow from 1 s to 2.5 s (+64 KiB)" \
-		"$h2" $((h1 + 64))
+	long_hwm "tcp_bw -m 1M" 3 $((s50 + 3 * MIB)) -m 1M tcp_bw
+	# udp_bw (depth 16, batched sends of small messages): one buffer.
+	long_hwm "udp_bw -m 1K" 3 $((s50 + 2 * 16 + MIB)) -m 1K udp_bw
+	long_hwm "udp_bw -m 32K" 3 $((s50 + 2 * 32 + MIB)) -m 32K udp_bw
 else
 	skip "rss checks" "no GNU time at $GNU_TIME (scripts/install-deps --test)"
 fi
