@@ -588,6 +588,7 @@ const struct report_par report_params[] = {
 	{ PAR_TCLASS, "traffic_class", RPK_COUNT },
 	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
 	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
+	{ PAR_STREAMS, "streams", RPK_COUNT },
 };
 const size_t report_nparams = REPORT_NUNITS(report_params);
 
@@ -614,8 +615,10 @@ static void report_used(struct report_table *t, const struct par_set *p)
 
 		if (!p->used[id])
 			continue;
-		if (t->o->v_used < 2 && !p->set[SIDE_LOC][id] &&
-		    !p->set[SIDE_REM][id])
+		/* Beyond 0.4.11, --streams is listed only when given, so
+		 * -vv keeps 0.4.11's list. */
+		if ((t->o->v_used < 2 || id == PAR_STREAMS) &&
+		    !p->set[SIDE_LOC][id] && !p->set[SIDE_REM][id])
 			continue;
 		if (k == RPK_STR) {
 			int s = par_str_index(id);

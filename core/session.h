@@ -37,6 +37,15 @@ struct tside {
 	 * Owned; session_release() frees them.
 	 */
 	struct hist *hist, *peer_hist;
+	/*
+	 * --streams (p.streams > 1): what each stream counted (sst, this
+	 * side, every counter) and, on a client, the server's per-stream s
+	 * and r counters (peer_sst); nstreams entries each, sharing the
+	 * window of st and peer.  NULL for one stream.  Owned, freed by
+	 * session_release().
+	 */
+	uint32_t nstreams;
+	struct node_stat *sst, *peer_sst;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;
