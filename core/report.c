@@ -615,10 +615,12 @@ static void report_used(struct report_table *t, const struct par_set *p)
 
 		if (!p->used[id])
 			continue;
-		/* Beyond 0.4.11, --streams is listed only when given, so
-		 * -vv keeps 0.4.11's list. */
-		if ((t->o->v_used < 2 || id == PAR_STREAMS) &&
-		    !p->set[SIDE_LOC][id] && !p->set[SIDE_REM][id])
+		/* Beyond 0.4.11, streams is listed only when more than one
+		 * runs: one stream keeps 0.4.11's list, even with -vv. */
+		if (id == PAR_STREAMS && p->val[SIDE_LOC][id] < 2)
+			continue;
+		if (t->o->v_used < 2 && !p->set[SIDE_LOC][id] &&
+		    !p->set[SIDE_REM][id])
 			continue;
 		if (k == RPK_STR) {
 			int s = par_str_index(id);
