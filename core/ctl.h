@@ -168,10 +168,9 @@ int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
 /*
  * The same with the per-stream counters of a --streams test: encode adds
  * one STATX_STREAM item (the s and r counters) for each of the n entries
- * of sc (n <= STREAMS_MAX;
- * the block is then larger than TLV_MAX: only for a client that asked for
- * streams); decode fills sc[0..n) and fails unless the block holds
- * exactly n items with indices 0..n-1 (only s and r are set).  Pure.
+ * of sc (n <= STREAMS_MAX: 64 x 56 bytes, within TLV_MAX); decode fills
+ * sc[0..n) and fails unless the block holds exactly n items with indices
+ * 0..n-1 (only s and r are set).  Pure.
  */
 size_t ext_stat_encode_streams(const struct node_stat *s, int ver,
 			       const struct node_stat *sc, uint32_t n,
