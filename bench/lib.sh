@@ -202,3 +202,42 @@ print_fails() {
 	sed -E -e 's/, pair [0-9]+:/:/' -e "${1:-s/^//}" "$fails" | sort | uniq -c |
 		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
 }
+
+# --- peak memory ------------------------------------------------------
+# (compare-sock.sh, compare-streams.sh: they define record, record_fail
+# and GNU_TIME.)
+# rss_pair CASE TOOL SERVER-CMD -- CLIENT-CMD: run a fresh server under GNU
+# time, one client under GNU time, stop the server, record both peaks (KiB).
+# The server is stopped by STOP (a command) or, if it is still alive after
+# that, by SIGINT to the server process (the child of GNU time).
+rss_pair() {
+	local case=$1 tool=$2 stop=$3
+	shift 3
+	local srv=() cli=() tpid spid ks kc
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	"$GNU_TIME" -f %M -o "$work/rss.srv" "${srv[@]}" >>"$work/rss-server.log" 2>&1 </dev/null &
+	tpid=$!
+	started_pids+=("$tpid")
+	for _ in $(seq 100); do
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && ss -Hltnp 2>/dev/null | grep -q "pid=$spid," && break
+		sleep 0.05
+	done
+	timeout "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" "${cli[@]}" >"$work/rss.out" 2>&1
+	[ -n "$stop" ] && eval "$stop" >/dev/null 2>&1
+	for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	if kill -0 "$tpid" 2>/dev/null; then
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && kill -INT "$spid" 2>/dev/null
+		for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	fi
+	kill_tree "$tpid"
+	ks=$(tail -1 "$work/rss.srv" 2>/dev/null)
+	kc=$(tail -1 "$work/rss.cli" 2>/dev/null)
+	case $kc in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "client RSS not measured: $(tail -1 "$work/rss.out")" ;;
+	*) record "$case" "$tool" 1 client_kib "$kc" ;; esac
+	case $ks in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "server RSS not measured" ;;
+	*) record "$case" "$tool" 1 server_kib "$ks" ;; esac
+}
