@@ -50,3 +50,15 @@ wait_for 20 test_children_gone &&
 C -t "$TT" -st 2 rc_bw
 expect "streams: and the server runs the next -st 2 test" 0 "$(headline rc_bw)"
 stop_server "$PORT" "$SPID"
+# A QP that goes fatal in one stream ends the test with one line naming
+# the stream; the server serves on.
+start_server env SOFTVERBS_FAULT_QP_FATAL=200 -- || fail "streams: server, QP fatal"
+PORT=$SERVER_PORT
+SPID=$SERVER_PID
+C -t 2 -to 3 -st 2 rc_bi_bw
+expect "streams: a fatal QP in one stream: one clear line" 1 '' \
+	'^qperf: (server: )?stream [12]: rc_bi_bw failed: '
+[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "streams: a fatal QP: one line" ||
+	fail "streams: a fatal QP: one line" "$(ctx)"
+check_alive "streams: the server serves after the fatal QP" "$PORT" "$SPID"
+stop_server "$PORT" "$SPID"
