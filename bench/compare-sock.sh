@@ -61,15 +61,6 @@ case $LAT_SIZE in ''|*[!0-9]*) die "LAT_SIZE must be a number of bytes >= 14, go
 
 bench_setup qperf-sock-bench
 
-# Bytes of a qperf size (64K = 65536, 1M = 1048576, plain numbers as is).
-bytes_of() {
-	case $1 in
-	*[Kk]) echo $((${1%?} * 1024)) ;;
-	*[Mm]) echo $((${1%?} * 1048576)) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 record() { # case tool pair metric value
 	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$raw"
 }
@@ -101,23 +92,9 @@ run_qperf() { # tool case pair test size
 	record "$case" "$tool" "$pair" "$([ "$test" = tcp_bw ] && echo bw || echo latency)" "$v"
 }
 
-# Servers of the other tools: one each, on a free port, polled with ss.
-iperf_pid='' iperf_port='' sp_tcp_pid='' sp_udp_pid='' sp_port=''
-wait_listen() { # pid port proto(t|u)
-	for _ in $(seq 100); do
-		ss -Hln"$3" "sport = :$2" 2>/dev/null | grep -q . && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-start_iperf() {
-	iperf_port=$(free_port)
-	"$IPERF3" -s -p "$iperf_port" >>"$work/iperf3-server.log" 2>&1 </dev/null &
-	iperf_pid=$!
-	started_pids+=("$iperf_pid")
-	wait_listen "$iperf_pid" "$iperf_port" t
-}
+# Servers of the other tools (iperf3: bench/lib.sh), on free ports, polled
+# with ss.
+sp_tcp_pid='' sp_udp_pid='' sp_port=''
 # sockperf serves TCP and UDP on the same port number with two servers.
 start_sockperf() {
 	sp_port=$(free_port)
@@ -127,27 +104,6 @@ start_sockperf() {
 	sp_udp_pid=$!
 	started_pids+=("$sp_tcp_pid" "$sp_udp_pid")
 	wait_listen "$sp_tcp_pid" "$sp_port" t && wait_listen "$sp_udp_pid" "$sp_port" u
-}
-
-run_iperf() { # case pair size
-	local out v
-	if ! kill -0 "${iperf_pid:-0}" 2>/dev/null && ! start_iperf; then
-		record_fail "$1" iperf3 "$2" "iperf3 server would not start"
-		return
-	fi
-	out=$(timeout "$run_limit" "$IPERF3" -c 127.0.0.1 -p "$iperf_port" -t "$T" \
-		-l "$(bytes_of "$3")" -J 2>&1)
-	v=$(printf '%s' "$out" | python3 -c '
-import json, sys
-try:
-    print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8)
-except Exception:
-    pass' 2>/dev/null)
-	if [ -z "$v" ]; then
-		record_fail "$1" iperf3 "$2" "$(printf '%s' "$out" | grep -m1 -i error | cut -c1-160)"
-		return
-	fi
-	record "$1" iperf3 "$2" bw "$v"
 }
 
 run_sockperf() { # case pair proto(tcp|udp)

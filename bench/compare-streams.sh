@@ -63,7 +63,7 @@ export SOFTVERBS_FABRIC=qperf-streams-bench-$$
 unset SOFTVERBS_NODE SOFTVERBS_LINK_LAYER
 
 bench_setup qperf-streams-bench
-size_b=$(case $SIZE in *[Kk]) echo $((${SIZE%?} * 1024)) ;; *[Mm]) echo $((${SIZE%?} * 1048576)) ;; *) echo "$SIZE" ;; esac)
+size_b=$(bytes_of "$SIZE")
 
 record() { # case tool pair metric value
 	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$raw"
@@ -91,65 +91,15 @@ run_ours() { # case pair test n
 	record "$1" ours "$2" bw "$v"
 }
 
-iperf_pid='' iperf_port=''
-start_iperf() {
-	iperf_port=$(free_port)
-	"$IPERF3" -s -p "$iperf_port" >>"$work/iperf3-server.log" 2>&1 </dev/null &
-	iperf_pid=$!
-	started_pids+=("$iperf_pid")
-	for _ in $(seq 100); do
-		ss -Hltn "sport = :$iperf_port" 2>/dev/null | grep -q . && return 0
-		kill -0 "$iperf_pid" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-# iperf3 -P N: the sum of every stream as the receiver saw it.
-run_iperf() { # case pair n
-	local out v
-	if ! kill -0 "${iperf_pid:-0}" 2>/dev/null && ! start_iperf; then
-		record_fail "$1" iperf3 "$2" "iperf3 server would not start"
-		return
-	fi
-	out=$(timeout "$run_limit" "$IPERF3" -c 127.0.0.1 -p "$iperf_port" -t "$T" \
-		-l "$size_b" -P "$3" -J 2>&1)
-	v=$(printf '%s' "$out" | python3 -c '
-import json, sys
-try:
-    print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8)
-except Exception:
-    pass' 2>/dev/null)
-	if [ -z "$v" ]; then
-		record_fail "$1" iperf3 "$2" "$(printf '%s' "$out" | grep -m1 -i error | cut -c1-160)"
-		return
-	fi
-	record "$1" iperf3 "$2" bw "$v"
-}
-
 # ib_write_bw -q N: a fresh server (node 1) and client (node 2).  perftest
 # calibrates its clock against gettimeofday and can fail on a busy CPU
 # ("Correlation coefficient r^2"): such a run is retried, 3 attempts.
 run_perftest() { # case pair n
-	local port spid out v srv=$work/pt-server.log
+	local out v attempt srv=$work/pt-server.log
 	for attempt in 1 2 3; do
-		port=$(free_port)
-		SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "$PERFTEST_WRITE" -d softv0 \
-			-s "$size_b" -D "$T" -q "$3" -p "$port" >"$srv" 2>&1 </dev/null &
-		spid=$!
-		started_pids+=("$spid")
-		for _ in $(seq 200); do
-			ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-			kill -0 "$spid" 2>/dev/null || break
-			sleep 0.02
-		done
-		out=$(SOFTVERBS_NODE=2 timeout -k 5 "$run_limit" "$PERFTEST_WRITE" -d softv0 \
-			-s "$size_b" -D "$T" -q "$3" -p "$port" localhost 2>&1 </dev/null)
-		for _ in $(seq 50); do
-			kill -0 "$spid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill_tree "$spid"
+		perftest_once "$PERFTEST_WRITE" "$work/pt-client.out" "$srv" -d softv0 \
+			-s "$size_b" -D "$T" -q "$3"
+		out=$(cat "$work/pt-client.out")
 		cat "$srv" >>"$work/pt-servers.log"
 		printf '%s\n' "$out" "$(cat "$srv")" | grep -q 'Correlation coefficient r^2' &&
 			[ "$attempt" -lt 3 ] && continue
@@ -174,23 +124,22 @@ started=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 loads=()
 cases=()
-for n in $STREAMS; do
-	cases+=("tcp $n")
+# run_case KIND N TEST OTHER-FUNCTION: PAIRS rounds of ours then the other.
+run_case() {
+	cases+=("$1 $2")
 	for p in $(seq "$PAIRS"); do
-		printf '\rcompare-streams: tcp_bw -st %-2s pair %s/%s ' "$n" "$p" "$PAIRS" >&2
-		run_ours "tcp $n" "$p" tcp_bw "$n"
-		run_iperf "tcp $n" "$p" "$n"
+		printf '\rcompare-streams: %s -st %-2s pair %s/%s ' "$3" "$2" "$p" "$PAIRS" >&2
+		run_ours "$1 $2" "$p" "$3" "$2"
+		"$4" "$1 $2" "$p" "$2"
 	done
 	loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+}
+iperf_n() { run_iperf "$1" "$2" "$SIZE" -P "$3"; } # case pair n
+for n in $STREAMS; do
+	run_case tcp "$n" tcp_bw iperf_n
 done
 for n in $RDMA_STREAMS; do
-	cases+=("write $n")
-	for p in $(seq "$PAIRS"); do
-		printf '\rcompare-streams: rc_rdma_write_bw -st %-2s pair %s/%s ' "$n" "$p" "$PAIRS" >&2
-		run_ours "write $n" "$p" rc_rdma_write_bw "$n"
-		run_perftest "write $n" "$p" "$n"
-	done
-	loads+=("$(cut -d' ' -f1 /proc/loadavg)")
+	run_case write "$n" rc_rdma_write_bw run_perftest
 done
 
 # Peak memory at the largest N of each kind.

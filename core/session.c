@@ -272,8 +272,8 @@ static void close_all(struct strm *v, uint32_t n)
 
 /*
  * Open every stream's data path, one after the other on the control
- * connection (the peer opens them in the same order), and post its
- * initial work.  0, or -1 with err filled.
+ * connection (the peer opens them in the same order).  0, or -1 with err
+ * filled; the caller closes what was opened.
  */
 static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 			uint32_t n, char *err, size_t errlen)

@@ -57,6 +57,9 @@ void session_params(const struct req *q, struct tparams *p);
 
 /*
  * Run this side of data test sd->t on sd->c (see the top of this file).
+ * With sd->p.streams > 1 (--streams) it opens that many data paths in
+ * turn and runs their loops in threads (core/streams.h); sd->st is then
+ * the sum and sd->sst each stream's counters.
  * Blocks, every wait bounded by the timeout or the timer.  Returns 0, or
  * -1 with err filled; sd->c->peer_failed tells whether the peer reported
  * the error.
