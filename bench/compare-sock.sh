@@ -224,7 +224,7 @@ EOF
 
 PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$SIZES" "$CASES" <<'EOF'
 import statistics, sys
-from benchlib import read_raw
+from benchlib import read_raw, rss_cases
 
 raw, pairs, sizes, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 vals, nfail = read_raw(raw)
@@ -298,13 +298,8 @@ if "rss" in cases:
     print("## Peak memory (maximum RSS, KiB; a server's includes its per-request children)\n")
     print("| case | tool | client | server |")
     print("|---|---|--:|--:|")
-    seen = []
-    for line in open(raw):
-        case, tool = line.split("\t")[:2]
-        if case.startswith("rss") and (case, tool) not in seen:
-            seen.append((case, tool))
     name = {"ours": "ours", "old": "0.4.11"}
-    for case, tool in seen:
+    for case, tool in rss_cases(raw):
         cl = med(case, "client_kib", tool)
         sv = med(case, "server_kib", tool)
         print("| %s | %s | %s | %s |" % (case[4:], name.get(tool, tool),

@@ -185,7 +185,7 @@ EOF
 
 PYTHONPATH=$here python3 -B - "$raw" "${cases[@]}" <<'EOF'
 import statistics, sys
-from benchlib import read_raw
+from benchlib import read_raw, rss_cases
 
 raw, cases = sys.argv[1], sys.argv[2:]
 vals, nfail = read_raw(raw)
@@ -219,12 +219,7 @@ print()
 print("## Peak memory (maximum RSS, KiB)\n")
 print("| case | tool | client | server |")
 print("|---|---|--:|--:|")
-seen = []
-for line in open(raw):
-    case, tool = line.split("\t")[:2]
-    if case.startswith("rss") and (case, tool) not in seen:
-        seen.append((case, tool))
-for case, tool in seen:
+for case, tool in rss_cases(raw):
     cl = vals.get((case, "client_kib", tool), {})
     sv = vals.get((case, "server_kib", tool), {})
     print("| %s | %s | %s | %s |" % (case[4:], tool,
