@@ -176,6 +176,24 @@ done
 check_alive "server alive after the killed clients" "$PORT" "$SPID"
 stop_server "$PORT" "$SPID" "server stops with quit"
 
+# An earlier 0.5 server (no capability 0x200) would ignore the streams
+# item: refused with one line naming the option and its version.  The
+# request carried items 9 (streams) and 10 (the CPU list).
+PEER=$LIB_ROOT/tests/robust/peer.py
+pf=$T/caps.port
+python3 "$PEER" caps-server "$pf" 0x1ff >"$T/caps.out" 2>&1 &
+track_pid $!
+wait_for 5 test -s "$pf"
+run "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -t "$TT" -st 2 -ca 1,2 tcp_bw
+expect "-st 2 to a 0.5 server without streams: refused" 1 '' \
+	'^qperf: tcp_bw: -st needs a server that runs several streams \(qperf 0\.5\.0\); this server \(qperf 0\.5\.0\) lacks it$'
+[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "-st 2 to a 0.5 server without streams: one line" ||
+	fail "-st 2 to a 0.5 server without streams: one line" "$(ctx)"
+wait_for 5 test -s "$pf.items"
+grep -Eq '(^| )9( |$)' "$pf.items" && grep -Eq '(^| )10( |$)' "$pf.items" &&
+	pass "the request carried items 9 and 10" ||
+	fail "the request carried items 9 and 10" "items: $(cat "$pf.items" 2>/dev/null)"
+
 # The memory budget counts one buffer per stream: 4 x 300,000 bytes is
 # more than 1 MiB, 2 x 300,000 is not.
 start_server -- --max_memory 1M || { fail "server with --max_memory 1M"; finish; }
