@@ -18,9 +18,9 @@ INSTALL ?= install
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral
-ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I.
+ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I. -pthread
 ALL_LDFLAGS = $(LDFLAGS)
-LIBS = -lm
+LIBS = -lm -pthread
 
 ifdef SANITIZE
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
@@ -110,6 +110,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/help.o \
 	core/report.o \
 	core/report_x.o \
+	core/report_streams.o \
 	core/cpu.o \
 	core/ctl.o \
 	core/tlv.o \
@@ -127,6 +128,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/client.o \
 	core/measure.o \
 	core/session.o \
+	core/streams.o \
 	core/interval.o \
 	core/plot.o \
 	core/heatmap.o \

@@ -16,3 +16,14 @@ def read_raw(raw):
         else:
             vals[case, metric, tool][int(pair)] = float(value)
     return vals, nfail
+
+
+def rss_cases(raw):
+    """The (case, tool) pairs of the peak-memory runs (cases named "rss
+    ..."), in the order they ran."""
+    seen = []
+    for line in open(raw):
+        case, tool = line.split("\t")[:2]
+        if case.startswith("rss") and (case, tool) not in seen:
+            seen.append((case, tool))
+    return seen

@@ -187,30 +187,14 @@ run_qperf() { # tool case test size pair
 # run is retried, at most 3 attempts (as tests/softverbs/run.sh does), and
 # the retry is listed.  Nothing else is retried.
 run_perftest() { # case prog size pair
-	local case=$1 prog=$2 size=$3 pair=$4 attempt port spid out rc vals why srv
+	local case=$1 prog=$2 size=$3 pair=$4 attempt out rc vals why srv
 	for attempt in 1 2 3; do
-		port=$(free_port)
 		srv=$work/pt-server.log
-		SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.srv" \
-			"$prog" -d softv0 -s "$size" -D "$T" -p "$port" >"$srv" 2>&1 </dev/null &
-		spid=$!
-		started_pids+=("$spid")
-		for _ in $(seq 200); do
-			ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-			kill -0 "$spid" 2>/dev/null || break
-			sleep 0.02
-		done
-		out=$(SOFTVERBS_NODE=2 timeout -k 5 "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" \
-			"$prog" -d softv0 -s "$size" -D "$T" -p "$port" localhost 2>&1 </dev/null
-		      echo "__rc $?"
-		      times)
+		rm -f "$work/rss.srv" "$work/rss.cli"
+		PT_RSS_DIR=$work perftest_once "$prog" "$work/pt-client.out" \
+			"$srv" -d softv0 -s "$size" -D "$T"
+		out=$(cat "$work/pt-client.out")
 		rc=$(printf '%s\n' "$out" | awk '$1 == "__rc" { print $2 }')
-		# The server ends by itself after the run; bounded by its timeout.
-		for _ in $(seq 50); do
-			kill -0 "$spid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill_tree "$spid"
 		if grep -q 'Correlation coefficient r^2' "$srv" ||
 		   printf '%s\n' "$out" | grep -q 'Correlation coefficient r^2'; then
 			echo "- $case, perftest, pair $pair: clock calibration failed (attempt $attempt)" >>"$retries"

@@ -67,15 +67,6 @@ case $LAT_SIZE in ''|*[!0-9]*) die "LAT_SIZE must be a number of bytes >= 14, go
 
 bench_setup qperf-sock-bench
 
-# Bytes of a qperf size (64K = 65536, 1M = 1048576, plain numbers as is).
-bytes_of() {
-	case $1 in
-	*[Kk]) echo $((${1%?} * 1024)) ;;
-	*[Mm]) echo $((${1%?} * 1048576)) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 record() { # case tool pair metric value
 	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$raw"
 }
@@ -130,23 +121,9 @@ run_qperf() { # tool case pair test size
 	done <<<"$vals"
 }
 
-# Servers of the other tools: one each, on a free port, polled with ss.
-iperf_pid='' iperf_port='' sp_tcp_pid='' sp_udp_pid='' sp_port=''
-wait_listen() { # pid port proto(t|u)
-	for _ in $(seq 100); do
-		ss -Hln"$3" "sport = :$2" 2>/dev/null | grep -q . && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-start_iperf() {
-	iperf_port=$(free_port)
-	"$IPERF3" -s -p "$iperf_port" >>"$work/iperf3-server.log" 2>&1 </dev/null &
-	iperf_pid=$!
-	started_pids+=("$iperf_pid")
-	wait_listen "$iperf_pid" "$iperf_port" t
-}
+# Servers of the other tools (iperf3: bench/lib.sh), on free ports, polled
+# with ss.
+sp_tcp_pid='' sp_udp_pid='' sp_port=''
 # sockperf serves TCP and UDP on the same port number with two servers.
 start_sockperf() {
 	sp_port=$(free_port)
@@ -156,27 +133,6 @@ start_sockperf() {
 	sp_udp_pid=$!
 	started_pids+=("$sp_tcp_pid" "$sp_udp_pid")
 	wait_listen "$sp_tcp_pid" "$sp_port" t && wait_listen "$sp_udp_pid" "$sp_port" u
-}
-
-run_iperf() { # case pair size
-	local out v
-	if ! kill -0 "${iperf_pid:-0}" 2>/dev/null && ! start_iperf; then
-		record_fail "$1" iperf3 "$2" "iperf3 server would not start"
-		return
-	fi
-	out=$(timeout "$run_limit" "$IPERF3" -c 127.0.0.1 -p "$iperf_port" -t "$T" \
-		-l "$(bytes_of "$3")" -J 2>&1)
-	v=$(printf '%s' "$out" | python3 -c '
-import json, sys
-try:
-    print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8)
-except Exception:
-    pass' 2>/dev/null)
-	if [ -z "$v" ]; then
-		record_fail "$1" iperf3 "$2" "$(printf '%s' "$out" | grep -m1 -i error | cut -c1-160)"
-		return
-	fi
-	record "$1" iperf3 "$2" bw "$v"
 }
 
 run_sockperf() { # case pair proto(tcp|udp)
@@ -203,43 +159,7 @@ run_sockperf() { # case pair proto(tcp|udp)
 	record "$1" sockperf "$2" p50 "$(awk -v v="$p50" 'BEGIN { print v * 1000 }')"
 }
 
-# --- peak memory --------------------------------------------------------
-# rss_pair CASE TOOL SERVER-CMD -- CLIENT-CMD: run a fresh server under GNU
-# time, one client under GNU time, stop the server, record both peaks (KiB).
-# The server is stopped by STOP (a command) or, if it is still alive after
-# that, by SIGINT to the server process (the child of GNU time).
-rss_pair() {
-	local case=$1 tool=$2 stop=$3
-	shift 3
-	local srv=() cli=() tpid spid ks kc
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	"$GNU_TIME" -f %M -o "$work/rss.srv" "${srv[@]}" >>"$work/rss-server.log" 2>&1 </dev/null &
-	tpid=$!
-	started_pids+=("$tpid")
-	for _ in $(seq 100); do
-		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
-		[ -n "$spid" ] && ss -Hltnp 2>/dev/null | grep -q "pid=$spid," && break
-		sleep 0.05
-	done
-	timeout "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" "${cli[@]}" >"$work/rss.out" 2>&1
-	[ -n "$stop" ] && eval "$stop" >/dev/null 2>&1
-	for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
-	if kill -0 "$tpid" 2>/dev/null; then
-		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
-		[ -n "$spid" ] && kill -INT "$spid" 2>/dev/null
-		for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
-	fi
-	kill_tree "$tpid"
-	ks=$(tail -1 "$work/rss.srv" 2>/dev/null)
-	kc=$(tail -1 "$work/rss.cli" 2>/dev/null)
-	case $kc in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "client RSS not measured: $(tail -1 "$work/rss.out")" ;;
-	*) record "$case" "$tool" 1 client_kib "$kc" ;; esac
-	case $ks in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "server RSS not measured" ;;
-	*) record "$case" "$tool" 1 server_kib "$ks" ;; esac
-}
-
+# --- peak memory (rss_pair: bench/lib.sh) ------------------------------
 # Our server on a port file (rss_pair waits for it to listen).
 ours_rss() { # case tool CLIENT-ARGS...
 	local case=$1 tool=$2 port
@@ -345,7 +265,7 @@ EOF
 
 PYTHONPATH=$here python3 -B - "$raw" "$PAIRS" "$SIZES" "$CASES" "$UDP_SIZES" <<'EOF'
 import statistics, sys
-from benchlib import read_raw
+from benchlib import read_raw, rss_cases
 
 raw, pairs, sizes, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
 udp_sizes = sys.argv[5].split()
@@ -443,13 +363,8 @@ if "rss" in cases:
     print("## Peak memory (maximum RSS, KiB; a server's includes its per-request children)\n")
     print("| case | tool | client | server |")
     print("|---|---|--:|--:|")
-    seen = []
-    for line in open(raw):
-        case, tool = line.split("\t")[:2]
-        if case.startswith("rss") and (case, tool) not in seen:
-            seen.append((case, tool))
     name = {"ours": "ours", "old": "0.4.11"}
-    for case, tool in seen:
+    for case, tool in rss_cases(raw):
         cl = med(case, "client_kib", tool)
         sv = med(case, "server_kib", tool)
         print("| %s | %s | %s | %s |" % (case[4:], name.get(tool, tool),

@@ -202,3 +202,131 @@ print_fails() {
 	sed -E -e 's/, pair [0-9]+:/:/' -e "${1:-s/^//}" "$fails" | sort | uniq -c |
 		sed -E 's/^ *([0-9]+) - (.*)$/- \2 (x\1)/'
 }
+
+# --- peak memory ------------------------------------------------------
+# (compare-sock.sh, compare-streams.sh: they define record, record_fail
+# and GNU_TIME.)
+# rss_pair CASE TOOL SERVER-CMD -- CLIENT-CMD: run a fresh server under GNU
+# time, one client under GNU time, stop the server, record both peaks (KiB).
+# The server is stopped by STOP (a command) or, if it is still alive after
+# that, by SIGINT to the server process (the child of GNU time).
+rss_pair() {
+	local case=$1 tool=$2 stop=$3
+	shift 3
+	local srv=() cli=() tpid spid ks kc
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	"$GNU_TIME" -f %M -o "$work/rss.srv" "${srv[@]}" >>"$work/rss-server.log" 2>&1 </dev/null &
+	tpid=$!
+	started_pids+=("$tpid")
+	for _ in $(seq 100); do
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && ss -Hltnp 2>/dev/null | grep -q "pid=$spid," && break
+		sleep 0.05
+	done
+	timeout "$run_limit" "$GNU_TIME" -f %M -o "$work/rss.cli" "${cli[@]}" >"$work/rss.out" 2>&1
+	[ -n "$stop" ] && eval "$stop" >/dev/null 2>&1
+	for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	if kill -0 "$tpid" 2>/dev/null; then
+		spid=$(ps -o pid= --ppid "$tpid" 2>/dev/null | tr -d ' ')
+		[ -n "$spid" ] && kill -INT "$spid" 2>/dev/null
+		for _ in $(seq 40); do kill -0 "$tpid" 2>/dev/null || break; sleep 0.05; done
+	fi
+	kill_tree "$tpid"
+	ks=$(tail -1 "$work/rss.srv" 2>/dev/null)
+	kc=$(tail -1 "$work/rss.cli" 2>/dev/null)
+	case $kc in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "client RSS not measured: $(tail -1 "$work/rss.out")" ;;
+	*) record "$case" "$tool" 1 client_kib "$kc" ;; esac
+	case $ks in ''|*[!0-9]*) record_fail "$case" "$tool" 1 "server RSS not measured" ;;
+	*) record "$case" "$tool" 1 server_kib "$ks" ;; esac
+}
+
+# --- iperf3 and perftest (compare-sock.sh, compare-streams.sh,
+# compare-rdma.sh; they define record and record_fail, and IPERF3) --------
+
+# Bytes of a qperf size (64K = 65536, 1M = 1048576, plain numbers as is).
+bytes_of() {
+	case $1 in
+	*[Kk]) echo $((${1%?} * 1024)) ;;
+	*[Mm]) echo $((${1%?} * 1048576)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+iperf_pid='' iperf_port=''
+# wait_listen PID PORT PROTO(t|u): until PORT listens (or PID died).
+wait_listen() {
+	for _ in $(seq 100); do
+		ss -Hln"$3" "sport = :$2" 2>/dev/null | grep -q . && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+start_iperf() {
+	iperf_port=$(free_port)
+	"$IPERF3" -s -p "$iperf_port" >>"$work/iperf3-server.log" 2>&1 </dev/null &
+	iperf_pid=$!
+	started_pids+=("$iperf_pid")
+	wait_listen "$iperf_pid" "$iperf_port" t
+}
+
+# run_iperf CASE PAIR SIZE [IPERF3-OPTIONS...]: one iperf3 client run (-l
+# SIZE, its JSON summary's received bytes/s) against the iperf3 server.
+run_iperf() {
+	local case=$1 pair=$2 size=$3 out v
+	shift 3
+	if ! kill -0 "${iperf_pid:-0}" 2>/dev/null && ! start_iperf; then
+		record_fail "$case" iperf3 "$pair" "iperf3 server would not start"
+		return
+	fi
+	out=$(timeout "$run_limit" "$IPERF3" -c 127.0.0.1 -p "$iperf_port" -t "$T" \
+		-l "$(bytes_of "$size")" -J "$@" 2>&1)
+	v=$(printf '%s' "$out" | python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 8)
+except Exception:
+    pass' 2>/dev/null)
+	if [ -z "$v" ]; then
+		record_fail "$case" iperf3 "$pair" "$(printf '%s' "$out" | grep -m1 -i error | cut -c1-160)"
+		return
+	fi
+	record "$case" iperf3 "$pair" bw "$v"
+}
+
+# perftest_once PROG OUT SRVLOG ARGS...: one perftest run: a fresh server
+# (SOFTVERBS_NODE=1) and client (node 2), both with ARGS on a free port.
+# The client's output goes to OUT, followed by "__rc RC" and its CPU time
+# (the times builtin of the subshell that ran it); the server's to SRVLOG.
+# With PT_RSS_DIR set, GNU time ($GNU_TIME) writes each one's peak RSS
+# (KiB) to PT_RSS_DIR/rss.srv and rss.cli.
+# The server ends by itself after the run, bounded by its timeout.
+perftest_once() {
+	local prog=$1 out=$2 srv=$3 port spid wsrv=() wcli=()
+	shift 3
+	if [ -n "${PT_RSS_DIR:-}" ]; then
+		wsrv=("$GNU_TIME" -f %M -o "$PT_RSS_DIR/rss.srv")
+		wcli=("$GNU_TIME" -f %M -o "$PT_RSS_DIR/rss.cli")
+	fi
+	port=$(free_port)
+	SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "${wsrv[@]}" "$prog" "$@" \
+		-p "$port" >"$srv" 2>&1 </dev/null &
+	spid=$!
+	started_pids+=("$spid")
+	for _ in $(seq 200); do
+		ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.02
+	done
+	(SOFTVERBS_NODE=2 timeout -k 5 "$run_limit" "${wcli[@]}" "$prog" "$@" \
+		-p "$port" localhost 2>&1 </dev/null
+	 echo "__rc $?"
+	 times) >"$out"
+	for _ in $(seq 50); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill_tree "$spid"
+}

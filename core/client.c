@@ -132,6 +132,10 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	}
 	q->interval_ns = legacy || !ival_applies(a->t, false) ? 0
 							       : a->s->interval;
+	if (!legacy && a->par.used[PAR_STREAMS]) {
+		q->streams = u32(v[PAR_STREAMS]);
+		q->cpus = a->par.cpus[side];
+	}
 }
 
 static void fill_request(struct attempt *a, bool legacy)
@@ -365,6 +369,33 @@ static void ival_client(struct client *cl, struct attempt *a,
 	}
 }
 
+/* --streams: each stream's figures, with -v and in JSON. */
+static void stream_results(struct attempt *a, const struct tside *sd)
+{
+	struct results *r;
+
+	if (sd->nstreams < 2 || !sd->sst || !sd->peer_sst)
+		return;
+	r = xcalloc(sd->nstreams, sizeof(*r));
+	for (uint32_t i = 0; i < sd->nstreams; i++)
+		calc_stream_results(&sd->st, &sd->peer, &sd->sst[i],
+				    &sd->peer_sst[i], &r[i]);
+	report_streams(a->txt, a->t, r, sd->nstreams, &a->s->out);
+	json_test_streams(a->t, r, sd->nstreams);
+	free(r);
+}
+
+/* The option that asked for several streams or a CPU list, or NULL. */
+static const char *streams_given(const struct attempt *a)
+{
+	if (a->par.used[PAR_STREAMS] && a->par.val[SIDE_LOC][PAR_STREAMS] > 1)
+		return a->par.spelling[SIDE_LOC][PAR_STREAMS];
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+		if (a->par.cpus[side].n)
+			return a->par.spelling[side][PAR_AFFINITY];
+	return NULL;
+}
+
 static int run_data(struct client *cl, struct attempt *a)
 {
 	struct tside sd;
@@ -384,6 +415,11 @@ static int run_data(struct client *cl, struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server that honours qperf %s's verbs knobs; this server (qperf %s) would ignore it",
 			      a->t->name, knob_given(a), QPERF_VERSION,
+			      a->h.version);
+	if (sd.ext && streams_given(a) && !(sd.peer_caps & CAP_STREAMS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
+			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
 	ival_client(cl, a, &sd, &txt);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
@@ -421,6 +457,7 @@ static int run_data(struct client *cl, struct attempt *a)
 				  notes, sd.nnotes);
 		json_test_results(a->t, &res, notes, sd.nnotes);
 	}
+	stream_results(a, &sd);
 	plot_add(cl->plot, a->t, a->s, &res);
 	rc = 0;
 out:
@@ -448,6 +485,14 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: -gi needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry a GID",
 			      a->t->name, QPERF_VERSION);
+	if (streams_given(a))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, %s",
+			      a->t->name, streams_given(a), QPERF_VERSION,
+			      a->par.val[SIDE_LOC][PAR_STREAMS] > 1 &&
+					      a->par.used[PAR_STREAMS]
+				      ? "which runs one stream per test"
+				      : "whose -ca takes one CPU number, not a list");
 	if (knob_given(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",

@@ -190,6 +190,15 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 		tlv_u64(&w, REQX_INTERVAL_NS, q->interval_ns);
 	if (q->has_nonce)
 		tlv_bytes(&w, REQX_NONCE, q->nonce, CTL_NONCE);
+	if (q->streams > 1)
+		tlv_u32(&w, REQX_STREAMS, q->streams);
+	if (q->cpus.n) {
+		uint8_t b[2 * CPUS_MAX], *p = b;
+
+		for (uint32_t i = 0; i < q->cpus.n && i < CPUS_MAX; i++)
+			put16(&p, q->cpus.pn[i]);
+		tlv_bytes(&w, REQX_CPUS, b, (uint16_t)(p - b));
+	}
 	return tlv_finish(&w);
 }
 
@@ -203,6 +212,23 @@ static int ext_req_decode_v1(const uint8_t *in, struct req *q)
 	q->ext_ver = 1;
 	q->gid_index = -1;
 	return 0;
+}
+
+/* A REQX_CPUS value: 1..CPUS_MAX u16 entries below CPUS_PN_MAX. */
+static bool req_cpus_decode(const uint8_t *val, uint16_t n,
+			    struct cpu_list *l)
+{
+	const uint8_t *p = val;
+
+	if (n == 0 || n % 2 || n / 2 > CPUS_MAX)
+		return false;
+	l->n = n / 2;
+	for (uint32_t i = 0; i < l->n; i++) {
+		l->pn[i] = get16(&p);
+		if (l->pn[i] >= CPUS_PN_MAX)
+			return false;
+	}
+	return true;
 }
 
 int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
@@ -223,6 +249,8 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 	}
 	q->gid_index = -1;
 	q->vk_set = 0;
+	q->streams = 1;
+	q->cpus.n = 0;
 	tlv_rinit(&r, in, len);
 	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
 		bool ok = true;
@@ -247,6 +275,13 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 			break;
 		case REQX_INTERVAL_NS:
 			ok = tlv_val_u64(val, n, &q->interval_ns);
+			break;
+		case REQX_STREAMS:
+			ok = tlv_val_u32(val, n, &q->streams) &&
+			     q->streams >= 1 && q->streams <= STREAMS_MAX;
+			break;
+		case REQX_CPUS:
+			ok = req_cpus_decode(val, n, &q->cpus);
 			break;
 		case REQX_NONCE:
 			ok = n == CTL_NONCE;
@@ -405,8 +440,10 @@ static void stat_hist_item(struct tlv_w *w, const struct hist *h)
 		tlv_end(w, STATX_HIST, n);
 }
 
-size_t ext_stat_encode(const struct node_stat *s, int ver,
-		       const struct hist *h, uint8_t *out, size_t cap)
+static size_t stat_encode_all(const struct node_stat *s, int ver,
+			      const struct hist *h,
+			      const struct node_stat *sc, uint32_t nsc,
+			      uint8_t *out, size_t cap)
 {
 	struct tlv_w w;
 
@@ -432,7 +469,71 @@ size_t ext_stat_encode(const struct node_stat *s, int ver,
 	}
 	if (h)
 		stat_hist_item(&w, h);
+	for (uint32_t i = 0; i < nsc; i++) {
+		uint8_t b[STATX_STREAM_SIZE], *p = b;
+		const struct ustat *u[2] = { &sc[i].s, &sc[i].r };
+
+		put32(&p, i);
+		for (int k = 0; k < 2; k++) {
+			put64(&p, u[k]->bytes);
+			put64(&p, u[k]->msgs);
+			put64(&p, u[k]->errs);
+		}
+		tlv_bytes(&w, STATX_STREAM, b, sizeof(b));
+	}
 	return tlv_finish(&w);
+}
+
+size_t ext_stat_encode(const struct node_stat *s, int ver,
+		       const struct hist *h, uint8_t *out, size_t cap)
+{
+	return stat_encode_all(s, ver, h, NULL, 0, out, cap);
+}
+
+size_t ext_stat_encode_streams(const struct node_stat *s, int ver,
+			       const struct node_stat *sc, uint32_t n,
+			       uint8_t *out, size_t cap)
+{
+	return ver < 2 ? 0 : stat_encode_all(s, ver, NULL, sc, n, out, cap);
+}
+
+int ext_stat_decode_streams(const uint8_t *in, size_t len,
+			    struct node_stat *sc, uint32_t n)
+{
+	uint64_t seen[(STREAMS_MAX + 63) / 64] = { 0 };
+	struct tlv_r r;
+	const uint8_t *val;
+	uint16_t type, vn;
+	uint32_t got = 0;
+	int k;
+
+	if (n > STREAMS_MAX || len < TLV_HDR || ext_block_len(in) != len ||
+	    tlv_header(in) != len)
+		return -1;
+	tlv_rinit(&r, in, len);
+	while ((k = tlv_next(&r, &type, &val, &vn)) > 0) {
+		const uint8_t *p = val;
+		struct ustat *u[2];
+		uint32_t i;
+
+		if (type != STATX_STREAM)
+			continue;
+		if (vn != STATX_STREAM_SIZE)
+			return -1;
+		i = get32(&p);
+		if (i >= n || (seen[i / 64] >> (i % 64) & 1))
+			return -1;
+		seen[i / 64] |= 1ull << (i % 64);
+		u[0] = &sc[i].s;
+		u[1] = &sc[i].r;
+		for (int j = 0; j < 2; j++) {
+			u[j]->bytes = get64(&p);
+			u[j]->msgs = get64(&p);
+			u[j]->errs = get64(&p);
+		}
+		got++;
+	}
+	return k < 0 || got != n ? -1 : 0;
 }
 
 /* The items of a TLV STAT block into s (and h).  0, or -1 if malformed. */

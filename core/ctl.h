@@ -60,6 +60,8 @@ struct req {
 	uint32_t vk[PAR_VK_COUNT];
 	uint32_t vk_set;
 	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
+	uint32_t streams; /* --streams; 0 or 1: one stream */
+	struct cpu_list cpus; /* -ca as a list (cpus.n 0: none) */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -74,6 +76,8 @@ enum reqx_item {
 	REQX_VERSION = 6, /* bytes: "0.5.0" */
 	REQX_INTERVAL_NS = 7, /* u64; absent: no interval reports */
 	REQX_NONCE = 8, /* CTL_NONCE bytes; present = the client authenticates */
+	REQX_STREAMS = 9, /* u32 2..STREAMS_MAX; absent: one stream */
+	REQX_CPUS = 10, /* bytes: u16 per entry of a -ca list (CPU + 1) */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */
@@ -96,8 +100,16 @@ enum statx_item {
 	STATX_LOST = 3,
 	STATX_PROC_USER = 4, /* u64 ns: the test process's user CPU */
 	STATX_PROC_SYS = 5, /* u64 ns: its system CPU */
-	STATX_HIST = 6 /* bytes: round-trip histogram (core/hist.h) */
+	STATX_HIST = 6, /* bytes: round-trip histogram (core/hist.h) */
+	STATX_STREAM = 7 /* bytes, once per stream: STATX_STREAM_SIZE */
 };
+
+/*
+ * One stream's counters in a --streams STAT block: u32 index, then u64
+ * sent bytes, msgs, errors, received bytes, msgs, errors.  The streams
+ * share the window of the STAT block.
+ */
+#define STATX_STREAM_SIZE 52
 
 /* The server's answer to a TLV request. */
 struct hello {
@@ -153,6 +165,18 @@ size_t ext_stat_encode(const struct node_stat *s, int ver,
 		       const struct hist *h, uint8_t *out, size_t cap);
 int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
 		    struct hist *h);
+/*
+ * The same with the per-stream counters of a --streams test: encode adds
+ * one STATX_STREAM item (the s and r counters) for each of the n entries
+ * of sc (n <= STREAMS_MAX: 64 x 56 bytes, within TLV_MAX); decode fills
+ * sc[0..n) and fails unless the block holds exactly n items with indices
+ * 0..n-1 (only s and r are set).  Pure.
+ */
+size_t ext_stat_encode_streams(const struct node_stat *s, int ver,
+			       const struct node_stat *sc, uint32_t n,
+			       uint8_t *out, size_t cap);
+int ext_stat_decode_streams(const uint8_t *in, size_t len,
+			    struct node_stat *sc, uint32_t n);
 
 /* CONF: four zero-padded char[64]; decoding stops at the first NUL. */
 void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE]);

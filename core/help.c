@@ -424,6 +424,8 @@ static const char examples_text[] =
 	"        qperf myserver -t 10 -I 1 tcp_bw\n"
 	"    * A bandwidth and latency sweep drawn into an SVG file:\n"
 	"        qperf myserver --plot sweep.svg -oo msg_size:1:64K:*2 tcp_bw tcp_lat\n"
+	"    * Four TCP streams at once, each pinned, with each stream's figures:\n"
+	"        qperf myserver -st 4 -ca 1-2 -v tcp_bw\n"
 	"    * Different socket buffers on each side, with the details:\n"
 	"        qperf myserver -lsb 64K -rsb 128K -v tcp_bw\n"
 	"    * A server on a port chosen by the kernel, for scripts:\n"

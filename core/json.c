@@ -446,6 +446,43 @@ void json_test_results(const struct test_desc *t, const struct results *res,
 	set(J.cur, "results", o);
 }
 
+/* One end of one stream: its counters. */
+static json_t *stream_end_json(const struct node_stat *st)
+{
+	json_t *o = json_object();
+
+	set(o, "send", counts_json(&st->s));
+	set(o, "recv", counts_json(&st->r));
+	return o;
+}
+
+void json_test_streams(const struct test_desc *t, const struct results *res,
+		       uint32_t n)
+{
+	json_t *a, *r;
+
+	if (!json_on() || !J.cur || n < 2)
+		return;
+	r = json_object_get(J.cur, "results");
+	if (!r)
+		return;
+	a = json_array();
+	for (uint32_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		set(o, "stream", jint(i + 1));
+		if (t->measure == MEAS_BANDWIDTH)
+			set(o, "bw_Bps", num(res[i].recv_bw));
+		set(o, "send_bw_Bps", num(res[i].send_bw));
+		set(o, "recv_bw_Bps", num(res[i].recv_bw));
+		set(o, "msg_rate_per_s", num(res[i].msg_rate));
+		set(o, "loc", stream_end_json(&res[i].l));
+		set(o, "rem", stream_end_json(&res[i].r));
+		json_array_append_new(a, o);
+	}
+	set(r, "streams", a);
+}
+
 static json_t *error_json(const char *message, int status)
 {
 	json_t *e = json_object();

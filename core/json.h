@@ -70,6 +70,13 @@ void json_test_results(const struct test_desc *t, const struct results *res,
 		       const struct report_note *notes, int nnotes);
 
 /*
+ * After json_test_results() of a --streams test: "streams" in its
+ * results, one object per stream (res[0..n), calc_stream_results()).
+ */
+void json_test_streams(const struct test_desc *t, const struct results *res,
+		       uint32_t n);
+
+/*
  * The current test failed: message (without "qperf: ") and the exit
  * status the run ends with.  Only the first error of a test is kept.
  */

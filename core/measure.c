@@ -98,6 +98,24 @@ void measure_disarm(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
+void measure_end_now(void)
+{
+	fired = 1;
+}
+
+/* Sample CPU and clock for the start of st's window. */
+static int measure_sample(struct node_stat *st, char *err, size_t errlen)
+{
+	st->no_cpus = cpu_count();
+	st->no_ticks = cpu_ticks();
+	if (cpu_sample(st->time_s, err, errlen) < 0)
+		return -1;
+	st->proc_valid = cpu_proc_sample(&st->proc_user_s, &st->proc_sys_s);
+	st->real_s = now_ns();
+	st->real_e = 0;
+	return 0;
+}
+
 int measure_start(struct node_stat *st, uint64_t time, char *err,
 		  size_t errlen)
 {
@@ -106,13 +124,8 @@ int measure_start(struct node_stat *st, uint64_t time, char *err,
 	fired = interrupted;
 	if (interrupted)
 		return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
-	st->no_cpus = cpu_count();
-	st->no_ticks = cpu_ticks();
-	if (cpu_sample(st->time_s, err, errlen) < 0)
+	if (measure_sample(st, err, errlen) < 0)
 		return -1;
-	st->proc_valid = cpu_proc_sample(&st->proc_user_s, &st->proc_sys_s);
-	st->real_s = now_ns();
-	st->real_e = 0;
 	if (time) {
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_sec = (time_t)(time / NS_PER_SEC);
@@ -783,7 +796,9 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 	struct tsess *s = lr->s;
 	int rc;
 
-	if (measure_start(&lr->st, s->p.time, err, errlen) < 0)
+	if ((lr->shared_timer ? measure_sample(&lr->st, err, errlen)
+			      : measure_start(&lr->st, s->p.time, err,
+					      errlen)) < 0)
 		return -1;
 	switch (s->t->loop) {
 	case LOOP_STREAM_BW:
@@ -814,6 +829,7 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 		break;
 	}
 	measure_stop(&lr->st);
-	measure_disarm();
+	if (!lr->shared_timer)
+		measure_disarm();
 	return rc;
 }

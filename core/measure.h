@@ -62,6 +62,10 @@ void measure_disarm(void);
 /* True once the timer has fired. */
 bool measure_finished(void);
 
+/* End every running loop as if the time were up (a failed stream ends
+ * the others, core/streams.c).  Async-signal-safe: only sets the flag. */
+void measure_end_now(void);
+
 /* One side's loop state. */
 struct lrun {
 	struct tsess *s;
@@ -85,6 +89,12 @@ struct lrun {
 	 */
 	struct hist *hist;
 	struct ival *iv; /* interval reports (interval.h), or NULL */
+	/*
+	 * One of several streams (core/streams.c): the owner of the test's
+	 * window arms and disarms the timer; loop_run() only samples this
+	 * stream's window and leaves the "time is up" flag alone.
+	 */
+	bool shared_timer;
 };
 
 /*

@@ -65,7 +65,10 @@ const struct opt_desc opt_table[] = {
 	P("--cpu_affinity", "-ca", OT_INT, PAR_AFFINITY, BOTH, 0, U32, "PN",
 	  "Pin the test to one CPU. "
 	  "0 (the default) allows any CPU; N pins to CPU number N-1, as in "
-	  "0.4.11."),
+	  "0.4.11.  With --streams, PN may be a list such as 1,2 or 1-4: "
+	  "stream i runs on entry i (taken in turn when there are fewer "
+	  "entries; 0 leaves that stream unpinned); a list needs qperf 0.5 "
+	  "on both ends."),
 	P("--loc_cpu_affinity", "-lca", OT_INT, PAR_AFFINITY, LOC, 0, U32, "PN",
 	  "Pin the local side to one CPU."),
 	P("--rem_cpu_affinity", "-rca", OT_INT, PAR_AFFINITY, REM, 0, U32, "PN",
@@ -171,6 +174,16 @@ const struct opt_desc opt_table[] = {
 	    "the node of that CPU.  Needs qperf 0.5 on both ends and "
 	    "libnuma.",
 	    "Use this local NUMA node.", "Use this remote NUMA node."),
+	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
+	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
+	  "Run N streams of a bandwidth test at once. "
+	  "Each stream has its own data connection or QP and its own thread "
+	  "on both ends, in one test: the streams start together and the "
+	  "report gives their sum over the same window (-v and --json also "
+	  "each stream).  For tcp_bw, udp_bw, rc_bw, uc_bw, ud_bw, rc_bi_bw, "
+	  "rc_rdma_write_bw and rc_rdma_read_bw; -n counts per stream.  "
+	  "With -ca 1,2 (a CPU list) stream i runs on the list's entry i.  "
+	  "Default 1.  At most 64.  Needs qperf 0.5 on both ends."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "

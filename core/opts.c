@@ -208,6 +208,91 @@ static int parse_value(const struct opt_desc *o, const char *spelling,
 	return rc ? rc : check_range(o, spelling, v, *x, err, errlen);
 }
 
+/* One -ca entry (a CPU number + 1, 0.4.11's meaning) into x.  0 or -1. */
+static int cpu_entry(const char *spelling, const char *v, const char *a,
+		     size_t n, bool loc, uint64_t *x, char *err, size_t errlen)
+{
+	char num[16];
+
+	if (n == 0 || n >= sizeof(num))
+		return opts_fail(err, errlen, spelling, v,
+			    "bad CPU list; use entries such as 1,2 or 1-4 (N pins to CPU N-1)");
+	memcpy(num, a, n);
+	num[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (num[i] < '0' || num[i] > '9')
+			return opts_fail(err, errlen, spelling, v,
+				    "bad CPU list; use entries such as 1,2 or 1-4 (N pins to CPU N-1)");
+	*x = strtoull(num, NULL, 10);
+	if (*x >= CPUS_PN_MAX)
+		return opts_fail(err, errlen, spelling, v,
+			    "CPU list entry %s is too large; must be at most %d",
+			    num, CPUS_PN_MAX - 1);
+	if (loc && *x && !cpu_usable(*x - 1))
+		return opts_fail(err, errlen, spelling, v,
+			    "this host has no usable CPU %" PRIu64 " (%s N pins to CPU N-1; %d usable here, 0 allows any)",
+			    *x - 1, spelling, cpu_usable_count());
+	return 0;
+}
+
+/*
+ * -ca given a list ("1,2", "1-4", "1,3-4"): one entry per stream, in
+ * order.  Fills l; 0, or -1 with err naming the value.
+ */
+static int parse_cpu_list(const char *spelling, const char *v, bool loc,
+			  struct cpu_list *l, char *err, size_t errlen)
+{
+	const char *p = v;
+
+	memset(l, 0, sizeof(*l));
+	for (;;) {
+		size_t n = strcspn(p, ",-");
+		uint64_t lo, hi;
+
+		if (cpu_entry(spelling, v, p, n, loc, &lo, err, errlen) < 0)
+			return -1;
+		hi = lo;
+		p += n;
+		if (*p == '-') {
+			n = strcspn(++p, ",");
+			if (cpu_entry(spelling, v, p, n, loc, &hi, err,
+				      errlen) < 0)
+				return -1;
+			if (hi < lo)
+				return opts_fail(err, errlen, spelling, v,
+					    "bad CPU range; the first number must not exceed the second");
+			p += n;
+		}
+		for (uint64_t x = lo; x <= hi; x++) {
+			if (l->n >= CPUS_MAX)
+				return opts_fail(err, errlen, spelling, v,
+					    "too many CPUs; at most %d (one per stream)",
+					    CPUS_MAX);
+			l->pn[l->n++] = (uint16_t)x;
+		}
+		if (*p == '\0')
+			return 0;
+		p++; /* ',' */
+	}
+}
+
+/* -ca: a single value (0.4.11) or a CPU list (0.5 peers, --streams). */
+static int apply_affinity(struct settings *s, const struct opt_desc *o,
+			  const char *spelling, const char *v, char *err,
+			  size_t errlen)
+{
+	struct cpu_list l;
+
+	if (parse_cpu_list(spelling, v, (o->sides & LOC) != 0, &l, err,
+			   errlen) < 0)
+		return -1;
+	set_par(&s->par, o, spelling, l.pn[0], NULL);
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+		if (o->sides & (1u << side))
+			s->par.cpus[side] = l;
+	return 0;
+}
+
 /* Apply a value to an option that lives in struct settings. */
 static int apply_setting(struct settings *s, const struct opt_desc *o,
 			 const char *spelling, const char *v, char *err,
@@ -232,8 +317,15 @@ static int apply_setting(struct settings *s, const struct opt_desc *o,
 		set_par(&s->par, o, spelling, 0, v);
 		return 0;
 	}
+	if (o->par == PAR_AFFINITY && v[strcspn(v, ",-")] != '\0' &&
+	    v[0] != '-')
+		return apply_affinity(s, o, spelling, v, err, errlen);
 	if (parse_value(o, spelling, v, &x, err, errlen))
 		return -1;
+	if (o->par == PAR_AFFINITY)
+		for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+			if (o->sides & (1u << side))
+				s->par.cpus[side].n = 0;
 	/* Only the local side can be checked here; the server checks its own. */
 	if (o->par == PAR_AFFINITY && (o->sides & LOC) && x && !cpu_usable(x - 1))
 		return opts_fail(err, errlen, spelling, v,

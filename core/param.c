@@ -214,6 +214,7 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		     p->set[side][PAR_NO_MSGS] ? 0 : DEFAULT_TIME);
 		dflt(p, side, PAR_TIMEOUT, DEFAULT_TIMEOUT);
 		dflt(p, side, PAR_MSG_SIZE, t->msg_size);
+		dflt(p, side, PAR_STREAMS, 1);
 		dflt(p, side, PAR_MTU_SIZE,
 		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
 							     : 0);
@@ -294,6 +295,17 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 	uint64_t max = param_msg_max(t);
 	const struct par_set *p = &s->par;
 
+	/* Interval records carry one stream's figures. */
+	if (s->interval && (t->uses & PAR_BIT(PAR_STREAMS)) &&
+	    (p->val[SIDE_LOC][PAR_STREAMS] > 1 || s->nloops))
+		for (int i = -1; i < s->nloops; i++)
+			if (i < 0 ? p->val[SIDE_LOC][PAR_STREAMS] > 1
+				  : s->loops[i].opt->par == PAR_STREAMS)
+				return opts_fail(err, errlen,
+					    s->interval_opt ? s->interval_opt : "-I",
+					    NULL,
+					    "interval reports are not available with --streams in test %s",
+					    t->name);
 	if (!max)
 		return 0;
 	for (int i = 0; i < s->nloops; i++) {

@@ -588,6 +588,7 @@ const struct report_par report_params[] = {
 	{ PAR_TCLASS, "traffic_class", RPK_COUNT },
 	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
 	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
+	{ PAR_STREAMS, "streams", RPK_COUNT },
 };
 const size_t report_nparams = REPORT_NUNITS(report_params);
 
@@ -613,6 +614,10 @@ static void report_used(struct report_table *t, const struct par_set *p)
 		enum report_par_kind k = report_params[i].kind;
 
 		if (!p->used[id])
+			continue;
+		/* Beyond 0.4.11, streams is listed only when more than one
+		 * runs: one stream keeps 0.4.11's list, even with -vv. */
+		if (id == PAR_STREAMS && p->val[SIDE_LOC][id] < 2)
 			continue;
 		if (t->o->v_used < 2 && !p->set[SIDE_LOC][id] &&
 		    !p->set[SIDE_REM][id])

@@ -65,6 +65,24 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 		       const struct out_opts *o, const struct report_note *notes,
 		       int nnotes);
 
+/*
+ * One stream of a --streams test: its figures from the test's STATs l
+ * (client) and r (server), whose window and CPU it shares, with the
+ * counters of the stream, ls and rs.  Pure.
+ */
+void calc_stream_results(const struct node_stat *l, const struct node_stat *r,
+			 const struct node_stat *ls, const struct node_stat *rs,
+			 struct results *res);
+
+/*
+ * With -v (stat verbosity 1 or more) and n > 1: a table of each stream's
+ * bandwidth (send and receive for a send/receive test) and message rate,
+ * res[0..n) from calc_stream_results(), after the test's own table.
+ */
+void report_streams(FILE *f, const struct test_desc *t,
+		    const struct results *res, uint32_t n,
+		    const struct out_opts *o);
+
 /* Print the conf test's eight lines. */
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem);

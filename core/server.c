@@ -187,6 +187,9 @@ static int validate(const struct test_desc *t, struct req *q,
 		return seterr(err, errlen,
 			      "%s: message size 0 has nothing to measure",
 			      t->name);
+	if (q->streams > 1 && !(t->uses & PAR_BIT(PAR_STREAMS)))
+		return seterr(err, errlen, "%s does not run several streams",
+			      t->name);
 	if (q->port > 65535)
 		return seterr(err, errlen, "bad port: %u", q->port);
 	if ((t->uses & PAR_BIT(PAR_PORT)) && q->port && q->port < LOW_PORTS && !l->low_ports)
@@ -274,6 +277,8 @@ static int serve_one(int fd, const struct plan *p)
 	adm.req_index = q.req_index;
 	adm.data = t->kind == TK_DATA;
 	adm.mem = adm.data ? (q.msg_size ? q.msg_size : 1) : 0;
+	if (q.streams > 1)
+		adm.mem *= q.streams; /* one buffer per stream, one slot */
 	adm.time_ns = q.time_ns;
 	adm.timeout_ns = q.timeout_ns;
 	adm.no_msgs = q.no_msgs;

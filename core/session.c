@@ -17,6 +17,7 @@
 #include "numa.h"
 #include "progress.h"
 #include "session.h"
+#include "streams.h"
 #include "util.h"
 
 /* A 0.5 client tells an idle server that a count test is done. */
@@ -117,6 +118,8 @@ void session_params(const struct req *q, struct tparams *p)
 	p->access_recv = q->access_recv;
 	p->gid_index = q->gid_index;
 	p->affinity = q->affinity;
+	p->streams = q->streams > 1 ? q->streams : 1;
+	p->cpus = q->cpus;
 	session_knobs(q, p);
 	p->time = q->time_ns;
 	p->timeout = q->timeout_ns;
@@ -130,7 +133,7 @@ void session_params(const struct req *q, struct tparams *p)
 uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
-			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT;
+			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -186,8 +189,11 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 		return -1;
 	if (sd->ext) {
 		ext = xmalloc(EXT_STAT_MAX);
-		n = ext_stat_encode(&sd->st, sd->ext_ver, h, ext,
-				    EXT_STAT_MAX);
+		n = sd->nstreams ? ext_stat_encode_streams(&sd->st, sd->ext_ver,
+							  sd->sst, sd->nstreams,
+							  ext, EXT_STAT_MAX)
+				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
+						   ext, EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
 			     errlen) < 0)
 			goto out;
@@ -217,6 +223,14 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 		if (rc == 0 && ext_stat_decode(ext, n, &sd->peer,
 					       sd->peer_hist) < 0)
 			rc = seterr(err, errlen, "bad results extension");
+		if (rc == 0 && sd->nstreams) {
+			sd->peer_sst = xcalloc(sd->nstreams,
+					       sizeof(*sd->peer_sst));
+			if (ext_stat_decode_streams(ext, n, sd->peer_sst,
+						    sd->nstreams) < 0)
+				rc = seterr(err, errlen,
+					    "bad results extension (streams)");
+		}
 		free(ext);
 		if (rc < 0)
 			return -1;
@@ -239,77 +253,141 @@ static struct ival *ival_setup(struct tside *sd, struct ival *iv)
 	return iv;
 }
 
+/* One stream of the test: its session and loop state. */
+struct strm {
+	struct tsess s;
+	struct lrun lr;
+	bool open;
+};
+
+/* Close what is still open (a stream early: TF_CLOSE_EARLY). */
+static void close_all(struct strm *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].open)
+			v[i].s.tp->close(&v[i].s);
+		v[i].open = false;
+	}
+}
+
+/*
+ * Open every stream's data path, one after the other on the control
+ * connection (the peer opens them in the same order).  0, or -1 with err
+ * filled; the caller closes what was opened.
+ */
+static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
+			uint32_t n, char *err, size_t errlen)
+{
+	const struct transport *tp = sd->t->tp;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct tsess *s = &v[i].s;
+
+		s->tp = tp;
+		s->t = sd->t;
+		s->server = sd->server;
+		s->p = sd->p;
+		s->ch = ch;
+		s->stop = &timer_fired;
+		s->priv = xcalloc(1, tp->priv_size ? tp->priv_size : 1);
+		v[i].lr.s = s;
+		v[i].lr.wait_peer = wait_peer;
+		v[i].lr.wait_arg = sd;
+		if (tp->max_msg && s->p.msg_size > tp->max_msg)
+			return seterr(err, errlen,
+				      "message size %u is larger than %s can carry (%u)",
+				      s->p.msg_size, tp->label, tp->max_msg);
+		v[i].open = true;
+		if (tp->open(s, err, errlen) < 0)
+			return -1;
+	}
+	sd->nnotes = v[0].s.nnotes < TNOTE_MAX ? v[0].s.nnotes : TNOTE_MAX;
+	memcpy(sd->notes, v[0].s.notes, sizeof(sd->notes));
+	return 0;
+}
+
+/*
+ * The measured phase: one stream in this thread, as 0.4.11 runs it; or
+ * several in threads (core/streams.c), the idle side of a one-sided test
+ * excepted, which has nothing to run but one wait for the peer.
+ */
+static int run_loops(struct tside *sd, struct strm *v, uint32_t n,
+		     char *err, size_t errlen)
+{
+	struct lrun **lr;
+	int rc;
+
+	if (n == 1 || loop_idle_side(sd->t, sd->server)) {
+		rc = loop_run(&v[0].lr, err, errlen);
+		sd->st = v[0].lr.st;
+		sd->st.max_cqes = v[0].s.max_cqes;
+		return rc; /* an idle side's streams count nothing */
+	}
+	lr = xcalloc(n, sizeof(*lr));
+	for (uint32_t i = 0; i < n; i++)
+		lr[i] = &v[i].lr;
+	rc = streams_run(lr, n, &sd->p.cpus, sd->p.time, &sd->st, err,
+			 errlen);
+	for (uint32_t i = 0; i < n; i++)
+		sd->sst[i] = v[i].lr.st;
+	free(lr);
+	return rc;
+}
+
 int session_run(struct tside *sd, char *err, size_t errlen)
 {
 	const struct transport *tp = sd->t->tp;
+	uint32_t n = sd->p.streams > 1 ? sd->p.streams : 1;
+	struct strm *v = xcalloc(n, sizeof(*v));
+	struct tsess *s = &v[0].s;
 	struct chan ch;
-	struct tsess s;
-	struct lrun lr;
 	cpu_set_t cpus;
 	struct ival iv;
-	bool open = false, moved = false;
+	bool moved = false;
 	int rc = -1;
 
-	memset(&s, 0, sizeof(s));
-	memset(&lr, 0, sizeof(lr));
 	chan_init(&ch, sd);
-	s.tp = tp;
-	s.t = sd->t;
-	s.server = sd->server;
-	s.p = sd->p;
-	s.ch = &ch;
-	s.stop = &timer_fired;
-	s.priv = xcalloc(1, tp->priv_size ? tp->priv_size : 1);
-	if (tp->max_msg && s.p.msg_size > tp->max_msg) {
-		seterr(err, errlen,
-		       "message size %u is larger than %s can carry (%u)",
-		       s.p.msg_size, tp->label, tp->max_msg);
-		goto out;
+	if (n > 1) {
+		sd->nstreams = n;
+		sd->sst = xcalloc(n, sizeof(*sd->sst));
 	}
-	open = true;
-	if (tp->open(&s, err, errlen) < 0)
+	if (open_streams(sd, &ch, v, n, err, errlen) < 0)
 		goto out;
-	sd->nnotes = s.nnotes < TNOTE_MAX ? s.nnotes : TNOTE_MAX;
-	memcpy(sd->notes, s.notes, sizeof(sd->notes));
 	/* The transport placed its buffers on a node: run there too
-	 * (perftest does the same), unless -ca chose this side's CPU. */
-	if (s.numa_placed && !s.p.affinity) {
-		if (qnuma_run_on(s.numa_node, &cpus, err, errlen) < 0)
+	 * (perftest does the same), unless -ca chose this side's CPU.
+	 * Several streams place their own threads. */
+	if (n == 1 && s->numa_placed && !s->p.affinity) {
+		if (qnuma_run_on(s->numa_node, &cpus, err, errlen) < 0)
 			goto out;
 		moved = true;
 	}
-	lr.s = &s;
-	lr.wait_peer = wait_peer;
-	lr.wait_arg = sd;
 	if (sd->t->measure == MEAS_LATENCY && measure_lat_timing()) {
 		sd->hist = xmalloc(sizeof(*sd->hist));
 		hist_init(sd->hist);
-		lr.hist = sd->hist;
+		v[0].lr.hist = sd->hist;
 	}
-	lr.iv = ival_setup(sd, &iv);
-	if (loop_prep(&lr, err, errlen) < 0)
-		goto out;
+	if (n == 1)
+		v[0].lr.iv = ival_setup(sd, &iv);
+	for (uint32_t i = 0; i < n; i++)
+		if (loop_prep(&v[i].lr, err, errlen) < 0)
+			goto out;
 	debugf(sd->c->debug, "waiting for synchronization before test");
 	if (ctl_sync(sd->c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
 	debugf(sd->c->debug, "synchronization complete");
-	rc = loop_run(&lr, err, errlen);
-	sd->st = lr.st;
-	sd->st.max_cqes = s.max_cqes;
-	sd->last_errno = s.last_errno;
+	rc = run_loops(sd, v, n, err, errlen);
+	sd->last_errno = s->last_errno;
 	/*
 	 * Close a stream now: a 0.4.11 server's window ends at EOF, and a
 	 * peer blocked sending to us returns.  Verbs keep their QP until
 	 * both sides are done, as 0.4.11 does.
 	 */
-	if (tp->flags & TF_CLOSE_EARLY) {
-		tp->close(&s);
-		open = false;
-	}
+	if (tp->flags & TF_CLOSE_EARLY)
+		close_all(v, n);
 	if (rc < 0)
 		goto out;
 	rc = -1;
-	if (lr.iv && ival_finish(lr.iv, &sd->st, err, errlen) < 0)
+	if (v[0].lr.iv && ival_finish(v[0].lr.iv, &sd->st, err, errlen) < 0)
 		goto out;
 	if (!sd->server && peer_waits(sd) &&
 	    ctl_send(sd->c, SYNC_DONE, strlen(SYNC_DONE), SYNC_DONE, err,
@@ -320,11 +398,12 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = 0;
 out:
-	if (open)
-		tp->close(&s);
+	close_all(v, n);
 	if (moved)
 		qnuma_restore_cpus(&cpus); /* the client's next test */
-	free(s.priv);
+	for (uint32_t i = 0; i < n; i++)
+		free(v[i].s.priv);
+	free(v);
 	return rc;
 }
 
@@ -332,7 +411,10 @@ void session_release(struct tside *sd)
 {
 	free(sd->hist);
 	free(sd->peer_hist);
+	free(sd->sst);
+	free(sd->peer_sst);
 	sd->hist = sd->peer_hist = NULL;
+	sd->sst = sd->peer_sst = NULL;
 }
 
 int session_check(const struct test_desc *t, const struct tparams *p,

@@ -37,6 +37,15 @@ struct tside {
 	 * Owned; session_release() frees them.
 	 */
 	struct hist *hist, *peer_hist;
+	/*
+	 * --streams (p.streams > 1): what each stream counted (sst, this
+	 * side, every counter) and, on a client, the server's per-stream s
+	 * and r counters (peer_sst); nstreams entries each, sharing the
+	 * window of st and peer.  NULL for one stream.  Owned, freed by
+	 * session_release().
+	 */
+	uint32_t nstreams;
+	struct node_stat *sst, *peer_sst;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;
@@ -48,6 +57,9 @@ void session_params(const struct req *q, struct tparams *p);
 
 /*
  * Run this side of data test sd->t on sd->c (see the top of this file).
+ * With sd->p.streams > 1 (--streams) it opens that many data paths in
+ * turn and runs their loops in threads (core/streams.h); sd->st is then
+ * the sum and sd->sst each stream's counters.
  * Blocks, every wait bounded by the timeout or the timer.  Returns 0, or
  * -1 with err filled; sd->c->peer_failed tells whether the peer reported
  * the error.

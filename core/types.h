@@ -58,6 +58,7 @@ enum par_id {
 	PAR_TCLASS, /* RoCE GRH traffic class (DSCP << 2 | ECN) */
 	PAR_PKEY_INDEX, /* IB P_Key table index */
 	PAR_NUMA_NODE, /* NUMA node of buffers and thread; not set = auto */
+	PAR_STREAMS, /* --streams: parallel streams of one test (0.5 peers) */
 	PAR_COUNT
 };
 
@@ -74,6 +75,19 @@ enum par_id {
 
 enum side { SIDE_LOC, SIDE_REM };
 
+/* --streams N: at most this many streams in one test. */
+#define STREAMS_MAX 64
+/* -ca with a CPU list: at most this many entries, each a CPU number + 1
+ * below CPUS_PN_MAX (0: that stream is not pinned). */
+#define CPUS_MAX STREAMS_MAX
+#define CPUS_PN_MAX 1024
+
+/* A -ca CPU list: pn[i] pins stream i (i modulo n); 0.4.11's meaning. */
+struct cpu_list {
+	uint32_t n; /* entries; 0: no list (a single -ca value or none) */
+	uint16_t pn[CPUS_MAX]; /* CPU number + 1; 0 = not pinned */
+};
+
 #define PAR_STR_MAX 64 /* wire size of id and static_rate, NUL included */
 
 /*
@@ -83,6 +97,7 @@ enum side { SIDE_LOC, SIDE_REM };
 struct par_set {
 	uint64_t val[2][PAR_COUNT]; /* PAR_TIME/PAR_TIMEOUT in ns */
 	char str[2][2][PAR_STR_MAX]; /* [side][0]=id, [side][1]=static_rate */
+	struct cpu_list cpus[2]; /* -ca given a list (0.5 peers) */
 	bool set[2][PAR_COUNT]; /* set by the user (or by --loop) */
 	const char *spelling[2][PAR_COUNT]; /* option as typed, for warnings */
 	bool used[PAR_COUNT]; /* marked by the running test */

@@ -47,7 +47,8 @@ for s in "${suites[@]}"; do
 		done ;;
 	integration)
 		run_suite integration bash tests/integration/run.sh
-		run_suite integration:json bash tests/integration/json.sh ;;
+		run_suite integration:json bash tests/integration/json.sh
+		run_suite integration:streams bash tests/integration/streams.sh ;;
 	docs)
 		[ -f tests/unit/test_docs.sh ] && run_suite docs bash tests/unit/test_docs.sh ;;
 	softverbs-cm)

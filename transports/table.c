@@ -50,6 +50,8 @@
 #define U_R (U_IB | U_POLL | U_MSG | U_VK) /* an RDMA test */
 #define U_RC (U_R | U_CM) /* an RC test */
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
+/* --streams: bandwidth tests that run several streams at once. */
+#define U_ST PAR_BIT(PAR_STREAMS)
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -87,27 +89,27 @@ const struct test_desc test_table[] = {
 	SOCK("sctp_lat", 5, MEAS_LATENCY, PP, 1, U_SOCK, sctp),
 	SOCK("sdp_bw", 6, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, sdp),
 	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK, sdp),
-	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, tcp),
+	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST, tcp),
 	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK, tcp),
 	/* Depth 16: a 0.5 sender of small messages batches that many
 	 * datagrams per sendmmsg() call (SF_MMSG, sock_io.c). */
-	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW, udp),
+	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK, 0, rc),
+	     U_RC | U_AR | U_BWK | U_ST, 0, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK, N, rc),
+	     U_RC | U_AR | U_BWK | U_ST, N, rc),
 	RDMA("rc_compare_swap_mr", 14, MEAS_MSG_RATE, OS, OP_CSWAP, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC, 0, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
-	     U_RC | U_RDA | U_AR | U_SQ | U_CQM, 0, rc),
+	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST, 0, rc),
 	RDMA("rc_rdma_read_lat", 18, MEAS_LATENCY, OS, OP_READ, 1, 1, U_RC, 0,
 	     rc),
 	RDMA("rc_rdma_write_bw", 19, MEAS_BANDWIDTH, BW, OP_WRITE_IMM, 1024,
-	     65536, U_RC | U_BWK, 0, rc),
+	     65536, U_RC | U_BWK | U_ST, 0, rc),
 	RDMA("rc_rdma_write_lat", 20, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_RC, 0, rc),
 	/* 0.4.11 leaves -cp unused here (but not in the UC version). */
@@ -116,7 +118,7 @@ const struct test_desc test_table[] = {
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
 	     U_UCD | U_AR | U_BWK, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_UCD | U_AR | U_BWK, N, uc),
+	     U_UCD | U_AR | U_BWK | U_ST, N, uc),
 	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
 	     65536, U_UCD | U_BWK, 0, uc),
@@ -127,7 +129,7 @@ const struct test_desc test_table[] = {
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
 	     U_UCD | U_AR | U_BWK, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_UCD | U_AR | U_BWK, N, ud),
+	     U_UCD | U_AR | U_BWK | U_ST, N, ud),
 	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
 	     65536, U_RC | U_RDA | U_SQ, 0, rc),

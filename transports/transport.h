@@ -110,6 +110,10 @@ struct tparams {
 	uint32_t pkey_index;
 	bool numa_set; /* --numa_node given (else: the device's node) */
 	uint32_t numa_node; /* with numa_set */
+	/* --streams (core/streams.c): streams of this test, and the -ca
+	 * list that pins stream i to CPU list.pn[i % n] - 1. */
+	uint32_t streams; /* 0 or 1: one stream, as in 0.4.11 */
+	struct cpu_list cpus;
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
@@ -126,6 +130,7 @@ struct tparams {
 #define CAP_VKNOBS 0x100u /* honours the verbs knob items (REQX_VK_BASE..) */
 #define CAP_INTERVAL 0x20u /* sends interval reports (core/interval.h) */
 #define CAP_CONF_EXT 0x40u /* CONF is followed by a CONF extension block */
+#define CAP_STREAMS 0x200u /* runs --streams (REQX_STREAMS, STATX_STREAM) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

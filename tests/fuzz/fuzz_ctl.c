@@ -53,6 +53,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	{
+		/* A request block and a --streams STAT block behind a valid
+		 * header: streams and CPU lists stay within their bounds. */
+		static uint8_t blk[TLV_MAX + TLV_HDR];
+		static struct node_stat sc[STREAMS_MAX];
+		struct req r;
+		size_t n = size < TLV_MAX ? size : TLV_MAX;
+
+		wire_put(blk, TLV_MAGIC, 4);
+		wire_put(blk + 4, n + TLV_HDR, 4);
+		memcpy(blk + TLV_HDR, data, n);
+		memset(&r, 0, sizeof(r));
+		if (ext_req_decode(blk, n + TLV_HDR, &r) == 0) {
+			if (r.streams < 1 || r.streams > STREAMS_MAX ||
+			    r.cpus.n > CPUS_MAX)
+				__builtin_trap();
+			for (uint32_t i = 0; i < r.cpus.n; i++)
+				if (r.cpus.pn[i] >= CPUS_PN_MAX)
+					__builtin_trap();
+		}
+		ext_stat_decode_streams(blk, n + TLV_HDR, sc,
+					size ? data[0] % (STREAMS_MAX + 1) : 0);
+	}
+	{
 		/* The CONF extension: a whole block, up to 4096 bytes. */
 		static struct conf_ext x;
 		static struct conf_line l[CONF_LINES_MAX];

@@ -25,6 +25,7 @@ srcs="
 	core/sched.c
 	core/cluster_msg.c
 	core/session.c
+	core/streams.c
 	core/util.c
 	core/addr.c
 	core/numa.c
@@ -44,7 +45,7 @@ for h in tests/fuzz/fuzz_*.c; do
 	mkdir -p "$out/corpus-$name"
 	if ! clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o "$out/$name" "$h" $srcs -lm 2>"$out/$name.build"; then
+		-o "$out/$name" "$h" $srcs -lm -pthread 2>"$out/$name.build"; then
 		echo "FAIL $name: build"; cat "$out/$name.build"; fail=$((fail + 1)); continue
 	fi
 	if "$out/$name" -max_total_time="$secs" -max_len=4096 -timeout=10 \

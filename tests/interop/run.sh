@@ -277,6 +277,28 @@ expect "X: -I 1 tcp_bw udp_bw: exit 0, bw reported" 0 "$(L bw "$BW")" \
 	pass "X: -I: sender lines only (2 per test), the warning once" ||
 	fail "X: -I: sender lines only (2 per test), the warning once" "$(ctx)"
 
+# --- --streams and -ca lists: refused against a 0.4.11 server ------------------
+# One line naming the option and the server's version, exit 1; one
+# stream (the default, or -st 1) and a single -ca still run as 0.4.11's.
+for args in "-st 2 tcp_bw" "--streams 4 udp_bw"; do
+	X -t 1 $args
+	opt=${args%% *}
+	expect "X: $args: refused" 1 '' \
+		"^qperf: ${args##* }: $opt needs a server running qperf 0\.5\.0 or later; this server runs 0\.4, which runs one stream per test\$"
+	[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "X: $args: one line" ||
+		fail "X: $args: one line" "$(ctx)"
+done
+X -t 1 -st 2 -ca 1,2 tcp_bw
+expect "X: -st 2 -ca 1,2 tcp_bw: refused naming -st" 1 '' \
+	'^qperf: tcp_bw: -st needs a server running qperf 0\.5\.0 or later; this server runs 0\.4'
+X -t 1 -ca 1,2 tcp_lat
+expect "X: -ca 1,2 tcp_lat: a CPU list refused" 1 '' \
+	'^qperf: tcp_lat: -ca needs a server running qperf 0\.5\.0 or later; this server runs 0\.4, whose -ca takes one CPU number, not a list$'
+X -t 1 -st 1 tcp_bw
+expect "X: -st 1 tcp_bw: runs as 0.4.11's" 0 "$(L bw "$BW")" '^$'
+X -t 1 -ca 1 tcp_bw
+expect "X: -ca 1 tcp_bw: one CPU number still works" 0 "$(L bw "$BW")" '^$'
+
 # --- same lines as 0.4.11's client ---------------------------------------------
 # Our client and 0.4.11's, run side by side against our server, must
 # print the same report lines in the same order (names only; figures

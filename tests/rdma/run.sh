@@ -11,6 +11,7 @@
 #   SV_LIB=DIR     softverbs library directory (default softverbs/build)
 #   RDMA_QUICK=1   only the first section (for a fast look)
 #   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
+#   RDMA_STREAMS=1 only --streams (tests/rdma/streams.sh)
 #   RDMA_CM_ONLY=1 only -cm1 and rsockets (tests/rdma/cm.sh; with
 #                  RDMA_PASS=plain, one pass)
 #   RDMA_ASAN=1    then the whole suite again on ASan+UBSan builds of this
@@ -164,6 +165,10 @@ children() {
 
 if [ -n "${RDMA_KNOBS:-}" ]; then
 	. "$(dirname "$0")/knobs.sh"
+	finish
+fi
+if [ -n "${RDMA_STREAMS:-}" ]; then # only --streams (tests/rdma/streams.sh)
+	. "$(dirname "$0")/streams.sh"
 	finish
 fi
 if [ -n "${RDMA_CM_ONLY:-}" ]; then # only -cm1 and rsockets (tests/rdma/cm.sh)
@@ -520,6 +525,7 @@ check_alive "server serves after the fatal QP" "$PORT" "$SPID"
 stop_server "$PORT" "$SPID"
 
 . "$(dirname "$0")/knobs.sh"
+. "$(dirname "$0")/streams.sh"
 
 # --- aborted clients: nothing of theirs stays -----------------------------------
 start_server || fail "server for aborts"

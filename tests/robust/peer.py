@@ -53,6 +53,11 @@ Server modes play a fake server for our client:
     peer.py dead-udp-server PORTFILE
         A 0.4.11-style server for udp_bw/udp_lat that announces a UDP port
         nobody listens on, runs the syncs, and reports zero received.
+    peer.py caps-server PORTFILE CAPS
+        A qperf 0.5 server that reads one TLV request, records the types
+        of its items (to PORTFILE.items) and answers with a server block
+        announcing capability bits CAPS (an earlier 0.5 build), then waits
+        for the client's error notice or close.
 
 With QPERF_PEER_SRC=ADDR in the environment, client mode connects from
 that source address (127.0.0.2 ... are all loopback), to play several
@@ -552,6 +557,30 @@ def fuzz(host, port, n, seed):
     return 0
 
 
+def caps_server(portfile, caps):
+    ls = listen(portfile)
+    c, _ = ls.accept()
+    recv_exact(c, 200, 5)
+    hdr = recv_exact(c, 8, 5)
+    magic, n = struct.unpack("<2I", hdr)
+    body = recv_exact(c, n - 8, 5) if magic == 0x32585051 and n >= 8 else b""
+    types, off = [], 0
+    while off + 4 <= len(body):
+        t, ln = struct.unpack("<2H", body[off:off + 4])
+        types.append(t)
+        off += 4 + ln
+    with open(portfile + ".items", "w") as f:
+        f.write(" ".join(str(t) for t in types) + "\n")
+    ver = b"0.5.0"
+    items = struct.pack("<2HI", 1, 4, int(caps, 0)) + \
+        struct.pack("<2H", 2, len(ver)) + ver
+    c.sendall(struct.pack("<2I", 0x32585051, 8 + len(items)) + items)
+    out("hello sent")
+    wait_reply(c, 5)
+    c.close()
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -573,6 +602,8 @@ def main(argv):
         return junk_server(argv[2], argv[3])
     if mode == "dead-udp-server":
         return dead_udp_server(argv[2])
+    if mode == "caps-server":
+        return caps_server(argv[2], argv[3])
     print(__doc__)
     return 2
 

@@ -55,6 +55,8 @@ run 2 -m 5G tcp_bw
 run 0 --json -vx -t 0.2 conf tcp_lat udp_bw
 run 0 --json_stream -t 0.2 --loop msg_size:1:4:*2 tcp_bw conf
 run 1 --json -t 0.2 tcp_lat sdp_bw
+run 0 -t 0.3 -st 4 -v tcp_bw udp_bw
+run 0 -n 300 -st 2 --json tcp_bw udp_bw
 run 0 quit
 wait "$server"
 rc=$?
@@ -82,6 +84,13 @@ if QPERF=$Q bash tests/integration/json.sh >"$tmp/json.log" 2>&1; then
 else
 	bad "sanitized JSON cases: $(tail -n 1 "$tmp/json.log")"
 	grep -E -A6 '^FAIL' "$tmp/json.log" | head -40
+fi
+# --streams: threads on both ends (tests/integration/streams.sh).
+if QPERF=$Q bash tests/integration/streams.sh >"$tmp/streams.log" 2>&1; then
+	ok "sanitized --streams cases: $(tail -n 1 "$tmp/streams.log")"
+else
+	bad "sanitized --streams cases: $(tail -n 1 "$tmp/streams.log")"
+	grep -E -A12 '^FAIL' "$tmp/streams.log" | head -80
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
