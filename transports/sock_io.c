@@ -11,9 +11,13 @@
  *   SF_NODELAY  a TCP bandwidth sender sets TCP_NODELAY: a 65,536-byte
  *               message is one full segment plus a short tail that Nagle
  *               holds until the ACK of the previous one comes back;
- *   SF_LOWAT    a TCP receiver sets SO_RCVLOWAT to the message size (the
- *               kernel caps it at half the receive buffer), so a blocked
- *               recv() wakes once per message instead of once per segment;
+ *   SF_LOWAT    a tcp_bw receiver sets SO_RCVLOWAT to the message size
+ *               (the kernel caps it at half the receive buffer), so a
+ *               blocked recv() wakes once per message instead of once per
+ *               segment.  Not in tcp_lat: there, with 64 KiB messages, about
+ *               1 round trip in 100 stalled for hundreds of ms (the first
+ *               message of a connection can wait for a window update the
+ *               sleeping receiver does not trigger);
  *   SF_SPIN     -cp1 (poll_mode): the socket is non-blocking and a send or
  *               receive that would block is retried at once (busy polling,
  *               for SPIN_BUDGET of each wait, then poll()) until it moves
@@ -66,7 +70,7 @@ static void set_fast(struct tsess *s, struct sock_priv *sp)
 		       sizeof(one)) == 0)
 		sp->fast |= SF_NODELAY;
 	v = s->p.msg_size > INT_MAX ? INT_MAX : (int)s->p.msg_size;
-	if (!legacy && tcp && (s->server || !bw) && v > 1 &&
+	if (!legacy && tcp && bw && s->server && v > 1 &&
 	    setsockopt(sp->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
 		sp->fast |= SF_LOWAT;
 	if (!s->p.poll_mode)
