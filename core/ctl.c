@@ -826,7 +826,8 @@ int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen)
  * segment, so the urgent byte comes with the urgent pointer, and within the
  * smallest window a peer is likely to offer.  Every reader skips it.  A
  * 0.4.11 reader on the same CPU that preempts the sender before the text is
- * sent still prints the bare line (0.4.11's own servers share this race).
+ * sent would still print the bare line (0.4.11's own servers share this
+ * race); see ctl_urgent_notice for how the sender avoids being preempted.
  */
 #define NOTICE_FILL 8192
 
@@ -836,7 +837,10 @@ ssize_t ctl_urgent_notice(int fd, const char *text, size_t n)
 	int mss = 0;
 	socklen_t len = sizeof(mss);
 	size_t fill = 0;
-	ssize_t sent;
+	ssize_t sent = -1;
+	struct sched_param old_param, rt = { .sched_priority = 1 };
+	int old_policy = sched_getscheduler(0);
+	int raised = 0;
 
 	if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 &&
 	    mss > 1)
@@ -846,14 +850,26 @@ ssize_t ctl_urgent_notice(int fd, const char *text, size_t n)
 	memset(buf, ' ', fill);
 	buf[fill] = '?';
 	/*
-	 * A peer on this CPU, woken by the urgent byte, may preempt us before
-	 * the text follows; a fresh time slice makes that less likely.
+	 * A peer on this CPU, woken by the urgent byte, preempts us before the
+	 * text follows.  For the two sends only, where allowed (root or
+	 * CAP_SYS_NICE), run as the lowest real-time priority, which no
+	 * ordinary task preempts; elsewhere a fresh time slice makes it less
+	 * likely.
 	 */
-	sched_yield();
-	if (send(fd, buf, fill + 1, MSG_OOB | MSG_NOSIGNAL) != (ssize_t)fill + 1)
-		return -1;
-	sent = send(fd, text, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	return sent < 0 ? 0 : sent;
+	if (old_policy >= 0 && old_policy != SCHED_FIFO &&
+	    old_policy != SCHED_RR && sched_getparam(0, &old_param) == 0)
+		raised = sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+	if (!raised)
+		sched_yield();
+	if (send(fd, buf, fill + 1, MSG_OOB | MSG_NOSIGNAL) ==
+	    (ssize_t)fill + 1) {
+		sent = send(fd, text, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (sent < 0)
+			sent = 0;
+	}
+	if (raised)
+		sched_setscheduler(0, old_policy, &old_param);
+	return sent;
 }
 
 void ctl_send_error(struct ctl *c, const char *text)
