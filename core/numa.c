@@ -36,6 +36,16 @@ static int nerr(char *err, size_t errlen, int e, const char *fmt, ...)
 #ifdef HAVE_NUMA
 #include <numa.h>
 #include <numaif.h>
+#include <pthread.h>
+
+/*
+ * libnuma fills its per-node CPU mask cache (numa_node_to_cpus, which
+ * numa_node_of_cpu calls) on first use without a lock: streams that ask
+ * at the same moment each allocate the cache and all but one leak it
+ * (LeakSanitizer saw 8 KiB in about 1 of 20 `-st 4 -ca 0-1 udp_bw` runs).
+ * Every call that can fill it holds this lock.
+ */
+static pthread_mutex_t numa_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const char *qnuma_status(void)
 {
@@ -51,9 +61,14 @@ int qnuma_nodes_count(void)
 
 int qnuma_cpu_node(unsigned cpu)
 {
+	int node;
+
 	if (numa_available() < 0)
 		return -1;
-	return numa_node_of_cpu((int)cpu);
+	pthread_mutex_lock(&numa_lock);
+	node = numa_node_of_cpu((int)cpu);
+	pthread_mutex_unlock(&numa_lock);
+	return node;
 }
 
 int qnuma_node_check(int node, const char *what, char *err, size_t errlen)
@@ -104,12 +119,14 @@ int qnuma_run_on(int node, cpu_set_t *saved, char *err, size_t errlen)
 		return nerr(err, errlen, errno,
 				    "cannot read the CPU affinity");
 	}
+	pthread_mutex_lock(&numa_lock);
 	if (numa_node_to_cpus(node, m) == 0)
 		for (unsigned c = 0; c < m->size && c < CPU_SETSIZE; c++)
 			if (numa_bitmask_isbitset(m, c)) {
 				CPU_SET(c, &set);
 				n++;
 			}
+	pthread_mutex_unlock(&numa_lock);
 	numa_free_cpumask(m);
 	if (n == 0)
 		return nerr(err, errlen, 0, "NUMA node %d has no CPUs", node);

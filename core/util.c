@@ -17,6 +17,7 @@
 
 #ifdef HAVE_NUMA
 #include <numa.h>
+#include "numa.h"
 #endif
 
 uint64_t now_ns(void)
@@ -130,8 +131,8 @@ int set_cpu_affinity(uint64_t aff, char *err, size_t errlen)
 				    cpu);
 #ifdef HAVE_NUMA
 	/* Allocate test buffers on the memory node of the chosen CPU. */
-	if (numa_available() >= 0) {
-		int node = numa_node_of_cpu((int)cpu);
+	{
+		int node = qnuma_cpu_node((unsigned)cpu);
 
 		if (node >= 0)
 			numa_set_preferred(node);
