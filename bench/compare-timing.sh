@@ -24,6 +24,9 @@
 #   OURS=./qperf  the binary (default: the one next to bench/)
 #   CASES="tcp_lat rc_lat"   (rc_lat needs softverbs: SV_LIB=DIR)
 #   RAW=FILE      also keep every run's latency (TSV) in FILE
+#   OPTS="..."    extra options for every client run (e.g. -cp1: busy
+#                 polling, which takes the wake-up noise of blocking waits
+#                 out of the round trip; the timing cost is the same)
 #
 # Exit status: 0 when the table was produced (failed runs are listed), 2 on
 # a usage or setup error.
@@ -37,6 +40,7 @@ PAIRS=${PAIRS:-10}
 CASES=${CASES:-tcp_lat rc_lat}
 SV_LIB=${SV_LIB:-$here/../softverbs/build}
 RAW=${RAW:-}
+OPTS=${OPTS:-}
 BENCH=compare-timing
 
 check_common
@@ -74,8 +78,9 @@ run_one() { # case mode pair
 		port=$off_port
 		env=(QPERF_NO_LAT_TIMING=1)
 	fi
+	# shellcheck disable=SC2086 # OPTS is words
 	out=$(env SOFTVERBS_NODE=2 "${env[@]}" timeout "$run_limit" "$OURS" localhost \
-		-lp "$port" -t "$T" -uu "$case" 2>&1 </dev/null)
+		-lp "$port" -t "$T" -uu $OPTS "$case" 2>&1 </dev/null)
 	rc=$?
 	lat=$(printf '%s\n' "$out" | awk '$1 == "latency" && $2 == "=" { print $3 }')
 	if [ "$rc" != 0 ] || [ -z "$lat" ]; then
@@ -118,6 +123,7 @@ echo "- machine: $(hostname), $(nproc) CPUs, $(uname -r), $cpu"
 echo "- load average (1, 5, 15 min): before $load_before, after $load_after"
 echo "- qperf: $ours_ver ($ours_rev); $PAIRS on/off pairs per case, $T s per run"
 echo "- on = default; off = QPERF_NO_LAT_TIMING=1 on client and server"
+echo "- client options: ${OPTS:-none}"
 echo
 python3 - "$raw" "$CASES" "$micro" <<'EOF'
 import statistics, sys
