@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -90,8 +91,18 @@ static void joins(struct coord *c, int lfd)
 		if (poll(&pf, 1, left) <= 0)
 			continue;
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			/* Out of descriptors: say so once, do not spin. */
+			if (errno == EMFILE || errno == ENFILE) {
+				if (!c->said_nofile)
+					fprintf(stderr,
+						"qperf: rank 0: cannot accept a rank's JOIN: %s\n",
+						strerror(errno));
+				c->said_nofile = true;
+				poll(NULL, 0, 100);
+			}
 			continue;
+		}
 		if (cluster_recv(fd, 5 * NS_PER_SEC, &m, err, sizeof(err)) < 0 ||
 		    m.type != CMSG_JOIN || m.u.join.size != c->n ||
 		    m.u.join.rank >= c->n || c->r[m.u.join.rank].joined) {
@@ -124,6 +135,39 @@ static void joins(struct coord *c, int lfd)
 			c->r[k].alive = true; /* so that coord_gone() reports */
 			coord_gone(c, k, "never joined");
 		}
+}
+
+/*
+ * Rank 0 keeps a connection to every rank: n descriptors beside its own
+ * few.  Raise the soft limit as far as that needs (never above the hard
+ * one); if the hard limit is too low, say so before anyone waits.
+ * 0, or 1 printed.
+ */
+#define NOFILE_SPARE 64
+
+static int nofile_for(uint32_t n)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)n + NOFILE_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		fprintf(stderr,
+			"qperf: rank 0: %u ranks need %llu open files at rank 0, but its limit is %llu: raise it (ulimit -n, or LimitNOFILE= under systemd)\n",
+			n, (unsigned long long)need,
+			(unsigned long long)rl.rlim_max);
+		return 1;
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		fprintf(stderr,
+			"qperf: rank 0: cannot raise the open files limit to %llu for %u ranks: %s\n",
+			(unsigned long long)need, n, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* One pair's place in a round. */
@@ -286,6 +330,11 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	struct coord c;
 	int rc;
 
+	if (nofile_for(ri->size)) {
+		if (plot)
+			fclose(plot);
+		return 1;
+	}
 	memset(&c, 0, sizeof(c));
 	c.p = p;
 	c.n = ri->size;

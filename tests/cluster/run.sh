@@ -82,6 +82,32 @@ run env PMIX_RANK=1 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
 expect "PMIX_RANK only, with --rendezvous: the size is asked for, exit 2" 2 '^$' \
 	'^qperf: PMIX_RANK is set but not the number of ranks; set QPERF_SIZE or leave out --rendezvous \(PMIx then tells it\)$'
 
+# --- rank 0's open files ------------------------------------------------------
+# Rank 0 holds a connection to every rank.  With a hard limit too low it
+# says so at once; with only the soft limit too low it raises it (before,
+# 36 of 70 ranks "never joined" after a 30 s busy loop on EMFILE).
+run -t 30 prlimit --nofile=80:80 -- env QPERF_RANK=0 QPERF_SIZE=100 "$QPERF" \
+	--cluster all --rendezvous 127.0.0.1:$(free_port) tcp_lat
+expect "100 ranks, open files limit 80: rank 0 says what it needs, exit 1" 1 '^$' \
+	'^qperf: rank 0: 100 ranks need 164 open files at rank 0, but its limit is 80: raise it \(ulimit -n, or LimitNOFILE= under systemd\)$'
+P=$(free_port)
+many=()
+for r in $(seq 1 69); do
+	QPERF_RANK=$r QPERF_SIZE=70 timeout 60 "$QPERF" --cluster bisect \
+		--rendezvous 127.0.0.1:$P -t 0.1 tcp_lat >/dev/null 2>&1 </dev/null &
+	many+=($!)
+	track_pid $!
+done
+run -t 60 prlimit --nofile=64:4096 -- env QPERF_RANK=0 QPERF_SIZE=70 "$QPERF" \
+	--cluster bisect --rendezvous 127.0.0.1:$P -t 0.1 tcp_lat
+many_rc=0
+for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
+[ "$RC" = 0 ] && [ "$many_rc" = 0 ] && has '^cluster: 70 ranks, pattern bisect' &&
+	has '^cluster: 0 outliers$' && ! has '^gone: ' &&
+	pass "70 ranks, soft open files limit 64: rank 0 raises it, every rank joins, all exit 0" ||
+	fail "70 ranks, soft open files limit 64: rank 0 raises it, every rank joins, all exit 0" \
+		"other ranks: last failing exit $many_rc" "$(ctx)"
+
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
 # On loopback the figures are this busy machine's noise, so an outlier may
