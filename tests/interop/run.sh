@@ -372,39 +372,51 @@ expect "Y: -ip busy port: our bind error reaches the 0.4.11 client, exit 1" 1
 # (spec §7 item 6: it reads the text once, without waiting).  Our server
 # sends filler before the urgent byte and, where it may (chrt -f works),
 # sends byte and text at real-time priority, so a 0.4.11 client on its CPU
-# cannot preempt it in between: then the reason must come 6 times of 6.
-# Without that privilege, give the old client up to 8 tries.
+# cannot preempt it in between.  Nothing in the guest can stop the host
+# from stalling the server's vCPU between the two sends, though (CI saw
+# that once in 24 tries), so each case is tried 20 times: at least 17 must
+# show the reason (before the real-time sends a client on the server's CPU
+# got it about 1 time in 20), and every other try 0.4.11's bare line.
 RT_SENDS=
 chrt -f 1 true 2>/dev/null && RT_SENDS=1
-# legacy_reason NAME REGEX ARGS...: the 0.4.11 client, run with ARGS
-# against our server, exits 1 with the one stderr line REGEX.
-legacy_reason() {
-	local name=$1 re=$2 i got=0
-	shift 2
-	for i in 1 2 3 4 5 6 7 8; do
-		Y "$@"
+# reason_tries REGEX CMD...: run CMD, a 0.4.11 client that our server
+# refuses, 20 times; full = exit 1 with the one stderr line REGEX, bare =
+# exit 1 with 0.4.11's bare "server: ", other = anything else (kept).
+reason_tries() {
+	local re=$1 i
+	shift
+	full=0 bare=0 other=0
+	: >"$T/y_other"
+	for i in $(seq 20); do
+		run "$@"
 		if [ "$RC" = 1 ] && [ "$(grep -c . "$ERR_FILE")" = 1 ] &&
 			has "$re" "$ERR_FILE"; then
-			got=$((got + 1))
-			[ -n "$RT_SENDS" ] && [ $got -lt 6 ] && continue
-			break
+			full=$((full + 1))
+		elif [ "$RC" = 1 ] && [ "$ERR" = "server: " ]; then
+			bare=$((bare + 1))
+		else
+			other=$((other + 1))
+			{ echo "--- exit $RC:"; cat "$ERR_FILE"; } >>"$T/y_other"
 		fi
-		[ -n "$RT_SENDS" ] && break
-		[ "$RC" = 1 ] && has '^server: $' "$ERR_FILE" || break
 	done
-	if [ -n "$RT_SENDS" ]; then
-		[ $got = 6 ] && pass "Y: $name (6 of 6)" ||
-			fail "Y: $name every time" "(try $((got + 1)) failed)" "$(ctx)"
+}
+# judge_reason NAME MIN: at least MIN of the 20 showed the reason, and
+# none anything but the reason or the bare line.
+judge_reason() {
+	if [ "$other" = 0 ] && [ "$full" -ge "$2" ]; then
+		pass "Y: $1 ($full of 20 with the reason, $bare bare)"
 	else
-		[ $got = 1 ] && pass "Y: $name (try $i; no real-time priority here)" ||
-			fail "Y: $name" "$(ctx)"
+		fail "Y: $1 (at least $2 of 20 with the reason, nothing else)" \
+			"full=$full bare=$bare other=$other" "$(cat "$T/y_other")"
 	fi
 }
-legacy_reason "-rca 5000: 0.4.11 client shows server: cannot set processor affinity..." \
-	'^server: cannot set processor affinity \(cpu 4999\): Invalid argument$' \
-	-t 1 -rca 5000 tcp_lat
-legacy_reason "sdp_lat: 0.4.11 client shows our server's SDP error, exit 1" \
-	'^server: .*SDP' -t 1 sdp_lat
+rt_min=1
+[ -n "$RT_SENDS" ] && rt_min=17
+reason_tries '^server: cannot set processor affinity \(cpu 4999\): Invalid argument$' \
+	"$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 -rca 5000 tcp_lat
+judge_reason "-rca 5000: 0.4.11 client shows server: cannot set processor affinity..." $rt_min
+reason_tries '^server: .*SDP' "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 sdp_lat
+judge_reason "sdp_lat: 0.4.11 client shows our server's SDP error, exit 1" $rt_min
 check_alive "our server still answers after the errors" "$SERVER_PORT" "$SERVER_PID"
 
 # --- version mismatch texts ---------------------------------------------------
@@ -521,13 +533,11 @@ check_vx "X: -vx -t 1 udp_lat: our round trips, no server CPU" 2 '' norem
 # a secret refuses a 0.4.11 client with a reason 0.4.11 prints ("server:
 # TEXT").  0.4.11 reads the text once, right after the urgent byte (spec
 # §2.8): our server puts filler before that byte so the text has time to
-# follow, which always works when the client runs on another CPU than the
-# server (checked pinned, 6 of 6).  Where the server may use real-time
-# priority (chrt -f works), a client on the server's CPU cannot preempt it
-# between the urgent byte and the text either: same CPU and unpinned must
-# give the reason 6 of 6.  Without it such a client can print a bare
-# "server: " (0.4.11's own race, with 0.4.11 servers too): then each try
-# must show the reason or that bare line, nothing else.
+# follow (a client on another CPU), and sends byte and text at real-time
+# priority where it may (a client on the server's CPU); 20 tries each, as
+# for the errors above.  Without that privilege a client on the server's
+# CPU can print a bare "server: " (0.4.11's own race, with 0.4.11 servers
+# too): then each try must show the reason or that bare line.
 printf 'interop secret\n' >"$T/secret" && chmod 600 "$T/secret"
 X -sf "$T/secret" -t 1 tcp_lat
 expect "X: with --secret_file: the 0.4.11 server is refused, no fallback" 1 '' \
@@ -535,48 +545,20 @@ expect "X: with --secret_file: the 0.4.11 server is refused, no fallback" 1 '' \
 X -t 1 tcp_lat
 expect "X: ... and without it the same server serves" 0 "$(L latency "$TIME")"
 main_pid=$SERVER_PID main_port=$SERVER_PORT main_log=$SERVER_LOG
-# secret_tries NAME [WRAPPER...]: six refused 0.4.11 clients, counted
-secret_tries() {
-	local name=$1 i
-	shift
-	full=0 bare=0 other=0
-	for i in 1 2 3 4 5 6; do
-		run "$@" "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_lat
-		if [ "$RC" = 1 ] && [ "$(wc -l <"$ERR_FILE")" = 1 ] &&
-			has "^$reason\$" "$ERR_FILE"; then
-			full=$((full + 1))
-		elif [ "$RC" = 1 ] && [ "$ERR" = "server: " ]; then
-			bare=$((bare + 1))
-		else
-			other=$((other + 1))
-			cat "$ERR_FILE" >>"$T/y_other"
-		fi
-	done
-}
 if [ "$(nproc)" -lt 2 ]; then
 	fail "Y: the --secret_file refusal checks need 2 CPUs (nproc: $(nproc))"
 elif start_server taskset -c 0 -- --secret_file "$T/secret"; then
 	reason='server: this server requires a shared secret, which qperf 0\.4 clients cannot send; use a qperf 0\.5\.[0-9]+ client with --secret_file'
-	secret_tries pinned taskset -c 1
-	[ $full = 6 ] &&
-		pass "Y: 0.4.11 client (CPU 1) vs our server with --secret_file (CPU 0): refused, exit 1, prints the reason (6 of 6)" ||
-		fail "Y: 0.4.11 client (CPU 1) vs our server with --secret_file (CPU 0): refused with the reason every time" \
-			"full=$full bare=$bare other=$other" "$(cat "$T/y_other" 2>/dev/null)"
+	reason_tries "^$reason\$" taskset -c 1 "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_lat
+	judge_reason "0.4.11 client (CPU 1) vs our server with --secret_file (CPU 0): refused, exit 1, prints the reason" 17
+	reason_tries "^$reason\$" taskset -c 0 "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_lat
 	if [ -n "$RT_SENDS" ]; then
-		secret_tries same-cpu taskset -c 0
-		[ $full = 6 ] &&
-			pass "Y: ... 0.4.11 client on the server's CPU: the reason 6 of 6 (real-time sends)" ||
-			fail "Y: ... 0.4.11 client on the server's CPU: the reason every time (real-time sends)" \
-				"full=$full bare=$bare other=$other" "$(cat "$T/y_other" 2>/dev/null)"
+		judge_reason "... 0.4.11 client on the server's CPU (real-time sends)" 17
 	else
-		secret_tries same-cpu taskset -c 0
-		[ $other = 0 ] &&
-			pass "Y: ... 0.4.11 client on the server's CPU: the reason or 0.4.11's bare 'server: ' ($full of 6 with the reason; no real-time priority here)" ||
-			fail "Y: ... 0.4.11 client on the server's CPU: the reason or 0.4.11's bare 'server: ', nothing else" \
-				"full=$full bare=$bare other=$other" "$(cat "$T/y_other" 2>/dev/null)"
+		judge_reason "... 0.4.11 client on the server's CPU: the reason or 0.4.11's bare 'server: ' (no real-time priority here)" 0
 	fi
 	n=$(grep -c '^qperf: refused 127\.0\.0\.1: this server requires a shared secret, which qperf 0\.4 clients cannot send' "$SERVER_LOG")
-	[ "$n" = 12 ] && pass "Y: ... the server logs each refusal" ||
+	[ "$n" = 40 ] && pass "Y: ... the server logs each refusal" ||
 		fail "Y: ... the server logs each refusal" "$n lines" "$(cat "$SERVER_LOG")"
 	run "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" quit
 	[ "$RC" = 1 ] && ! pid_gone "$SERVER_PID" &&
