@@ -228,6 +228,8 @@ static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
 	size_t have[MAX_CANDIDATES];
 	unsigned strangers = 0;
 
+	/* Accepted sockets do not inherit it (Linux accept()). */
+	sk->fcntl(lfd, F_SETFL, sk->fcntl(lfd, F_GETFL) | O_NONBLOCK);
 	while (winner < 0) {
 		struct pollfd pfd[2 + MAX_CANDIDATES];
 		struct sockaddr_storage peer;
@@ -277,29 +279,39 @@ static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
 		}
 		if (winner >= 0 || !(pfd[0].revents & POLLIN))
 			continue;
-		fd = sk->accept(lfd, (struct sockaddr *)&peer, &plen);
-		if (fd < 0) {
-			if (errno != EINTR && errno != EAGAIN &&
-			    errno != ECONNABORTED) {
-				seterr_errno(err, errlen, errno,
-					     "failed to accept data connection");
-				goto out;
+		/*
+		 * Empty the listen queue (lfd is non-blocking here), so that
+		 * a stranger's flood of connects cannot keep it full and the
+		 * real client's SYN dropped until the timeout.
+		 */
+		for (int burst = 0; burst < MAX_CANDIDATES && winner < 0;
+		     burst++) {
+			plen = sizeof(peer);
+			fd = sk->accept(lfd, (struct sockaddr *)&peer, &plen);
+			if (fd < 0) {
+				if (errno != EINTR && errno != EAGAIN &&
+				    errno != EWOULDBLOCK &&
+				    errno != ECONNABORTED) {
+					seterr_errno(err, errlen, errno,
+						     "failed to accept data connection");
+					goto out;
+				}
+				break;
 			}
-			continue;
-		}
-		if (!sa_same_host(&peer, &c->peer)) {
-			strangers++;
-			sk->close(fd);
-		} else if (!secret) {
-			winner = fd;
-		} else {
-			if (n == MAX_CANDIDATES) { /* the oldest goes */
+			if (!sa_same_host(&peer, &c->peer)) {
 				strangers++;
-				cand_drop(xp, cand, got, have, &n, 0);
+				sk->close(fd);
+			} else if (!secret) {
+				winner = fd;
+			} else {
+				if (n == MAX_CANDIDATES) { /* the oldest goes */
+					strangers++;
+					cand_drop(xp, cand, got, have, &n, 0);
+				}
+				cand[n] = fd;
+				have[n] = 0;
+				n++;
 			}
-			cand[n] = fd;
-			have[n] = 0;
-			n++;
 		}
 	}
 	if (winner < 0)
