@@ -79,6 +79,7 @@ static void joins(struct coord *c, int lfd)
 {
 	uint64_t deadline = now_ns() + c->p->cluster.join_window;
 	uint32_t in = 0;
+	bool said_nofile = false;
 
 	while (in < c->n && now_ns() < deadline) {
 		struct pollfd pf = { lfd, POLLIN, 0 };
@@ -94,11 +95,11 @@ static void joins(struct coord *c, int lfd)
 		if (fd < 0) {
 			/* Out of descriptors: say so once, do not spin. */
 			if (errno == EMFILE || errno == ENFILE) {
-				if (!c->said_nofile)
+				if (!said_nofile)
 					fprintf(stderr,
 						"qperf: rank 0: cannot accept a rank's JOIN: %s\n",
 						strerror(errno));
-				c->said_nofile = true;
+				said_nofile = true;
 				poll(NULL, 0, 100);
 			}
 			continue;

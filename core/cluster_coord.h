@@ -78,7 +78,6 @@ struct coord {
 	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
 	bool text; /* the text report on stdout (not --json) */
 	FILE *plot; /* --plot's file, or NULL */
-	bool said_nofile; /* joins: "out of descriptors" said once */
 	struct ctest *t; /* per plan item */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */

@@ -290,7 +290,6 @@ static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
 			fd = sk->accept(lfd, (struct sockaddr *)&peer, &plen);
 			if (fd < 0) {
 				if (errno != EINTR && errno != EAGAIN &&
-				    errno != EWOULDBLOCK &&
 				    errno != ECONNABORTED) {
 					seterr_errno(err, errlen, errno,
 						     "failed to accept data connection");
