@@ -12,6 +12,11 @@ if [ ${#suites[@]} -eq 0 ]; then
 	suites=(unit docs build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
 fi
 
+# The suites' own builds (scratch copies, sanitizer builds) use every CPU;
+# each make started by a suite gets its own job slots.
+MAKEFLAGS=-j$(nproc 2>/dev/null || echo 2)
+export MAKEFLAGS
+
 total_pass=0
 total_fail=0
 summary=()

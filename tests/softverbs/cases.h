@@ -73,6 +73,7 @@ void t_gid_rc_not_peer(struct sv_side *s);
 void t_gid_uc_v2(struct sv_side *s);
 void t_gid_uc_type(struct sv_side *s);
 void t_gid_ud_v2_ipv4(struct sv_side *s);
+void t_gid_lookup_churn(struct sv_side *s);
 void t_gid_ud_v2_ipv6(struct sv_side *s);
 void t_gid_ud_v1(struct sv_side *s);
 void t_gid_ud_type(struct sv_side *s);
@@ -124,7 +125,11 @@ void t_gid_ud_not_peer(struct sv_side *s);
 	GID_CASE("gid_ud_family", t_gid_ud_family,			\
 		 "UD IPv4 sgid -> IPv6 dgid: dropped; matching arrives") \
 	GID_CASE("gid_ud_not_peer", t_gid_ud_not_peer,			\
-		 "UD to a dgid that is not the peer's: dropped")
+		 "UD to a dgid that is not the peer's: dropped")		\
+	{ "gid_lookup_churn", t_gid_lookup_churn, GROCE "1", CHURN_B, 0, \
+	  "4200 AHs to the peer's 7 address GIDs while sockets churn" },
+#define CHURN_B GROCE "2 SOFTVERBS_ADDRS=10.9.0.1,172.16.5.9," \
+		"192.168.77.3,100.64.200.10,10.200.3.4,198.51.100.77,203.0.113.250"
 #define KNOB_A GROCE "1 SOFTVERBS_ADDRS=10.11.12.13,2001:db8::7"
 #define KNOB_B GROCE "2 SOFTVERBS_ADDRS=10.0.0.2,2001:db8::2,192.0.2.99 " \
 	       "SOFTVERBS_GID_TYPES=2"

@@ -3,8 +3,9 @@
  * RoCE GID table cases: the table each emulated node reports (types,
  * families, node-specific addresses, the SOFTVERBS_ADDRS and
  * SOFTVERBS_GID_TYPES knobs), the IB-mode table, sgid_index and GRH checks
- * at create_ah/modify_qp, and delivery between two nodes for matching and
- * mismatched GID choices (RC, UC, UD).
+ * at create_ah/modify_qp, delivery between two nodes for matching and
+ * mismatched GID choices (RC, UC, UD), and the address registry while
+ * unix sockets come and go.
  *
  * Role A is node 1, role B node 2, both in RoCE mode.  The expectations
  * are those of a real RoCE fabric: a wrong GID choice makes RC end in
@@ -14,8 +15,17 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "vhelp.h"
@@ -666,4 +676,147 @@ void t_gid_ud_family(struct sv_side *s)
 void t_gid_ud_not_peer(struct sv_side *s)
 {
 	gid_ud(s, 3, 3, 3, DGID_OWN, 0);
+}
+
+/* ---- the GID registry under load ------------------------------------------ */
+
+#define CHURN_KEEP 200			/* sockets each churner holds */
+#define CHURN_BATCH 800			/* and makes and closes at a time */
+#define CHURNERS 2
+#define CHURN_AHS 4200			/* address handles A creates */
+
+static int unix_named(pid_t pid, int i);
+
+static int v4_mapped(const uint8_t *raw)
+{
+	static const uint8_t pre[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(raw, pre, sizeof(pre));
+}
+
+/*
+ * A child that makes /proc/net/unix long and keeps it changing, as the
+ * processes of a busy node do, until its parent ends it (or 60 s pass).
+ */
+static pid_t churn_start(void)
+{
+	pid_t pid = fork();
+	int keep[CHURN_KEEP], i, k;
+	struct rlimit rl;
+	time_t end;
+
+	if (pid)
+		return pid;
+	end = time(NULL) + 60;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) &&
+	    rl.rlim_cur < CHURN_KEEP + CHURN_BATCH + 64) {
+		rl.rlim_cur = CHURN_KEEP + CHURN_BATCH + 64;
+		setrlimit(RLIMIT_NOFILE, &rl);	/* else fewer sockets */
+	}
+	for (i = 0; i < CHURN_KEEP; i++)
+		keep[i] = unix_named(getpid(), i);
+	while (time(NULL) < end) {
+		int fd[CHURN_BATCH];
+
+		for (k = 0; k < CHURN_BATCH; k++)
+			fd[k] = unix_named(getpid(), CHURN_KEEP + k);
+		for (k = 0; k < CHURN_BATCH; k++)
+			if (fd[k] >= 0)
+				close(fd[k]);
+	}
+	(void)keep;
+	_exit(0);
+}
+
+/*
+ * A bound abstract AF_UNIX datagram socket named as the QP sockets of a
+ * third node of the fabric, "softverbs/<fabric>/3/<pid * 4096 + i>": the
+ * kernel hashes similar names to nearby places of its table.
+ */
+static int unix_named(pid_t pid, int i)
+{
+	const char *fab = getenv("SOFTVERBS_FABRIC");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int n;
+
+	if (fd < 0)
+		return -1;
+	n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1,
+		     "softverbs/%s/3/%lu", fab ? fab : "", (unsigned long)pid *
+		     4096 + (unsigned long)i);
+	if (bind(fd, (struct sockaddr *)&a,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * B has seven IPv4 addresses (churn_b in cases.h), so seven registry names
+ * at seven places in /proc/net/unix.  A resolves B's RoCE v2 GIDs of
+ * them, in turn, for CHURN_AHS address handles while children of A churn
+ * unix sockets: every one is created.  (One scan of /proc/net/unix can
+ * miss a name when sockets come and go during the read.)
+ */
+void t_gid_lookup_churn(struct sv_side *s)
+{
+	union ibv_gid tbl[TBL];
+	pid_t churn[CHURNERS];
+	int i, ready = 1, failed = 0, err = 0, nv2 = 0, v2[TBL];
+
+	memset(tbl, 0, sizeof(tbl));
+	if (side_open(s, 64, 0) < 0 || side_use_gid(s, 3) < 0)
+		goto out;
+	if (s->role == ROLE_B) {
+		for (i = 0; i < TBL; i++)
+			ibv_query_gid(s->ctx, 1, i, &tbl[i]);
+		ctl_send(s, 'T', tbl, sizeof(tbl));
+		ctl_sync(s, 'D');
+		goto out;
+	}
+	if (ctl_recv(s, 'T', tbl, sizeof(tbl)) < 0)
+		goto out;
+	for (i = 3; i < TBL; i += 2)	/* the v2 entry of each address */
+		if (v4_mapped(tbl[i].raw))
+			v2[nv2++] = i;
+	if (!SETUP(nv2 == 7, "B has 7 IPv4 RoCE v2 GIDs (%d)", nv2))
+		goto done;
+	for (i = 0; i < CHURNERS; i++) {
+		churn[i] = churn_start();
+		ready &= SETUP(churn[i] > 0, "fork churner %d", i);
+	}
+	if (ready)
+		usleep(300 * 1000);	/* their sockets are bound */
+	for (i = 0; ready && i < CHURN_AHS; i++) {
+		struct ibv_ah_attr ah = {
+			.is_global = 1, .port_num = s->port_num,
+			.grh = { .hop_limit = 1,
+				 .sgid_index = (uint8_t)s->gid_index },
+		};
+		struct ibv_ah *h;
+
+		ah.grh.dgid = tbl[v2[i % nv2]];
+		h = ibv_create_ah(s->pd, &ah);
+		if (!h) {
+			failed++;
+			err = errno;
+			continue;
+		}
+		ibv_destroy_ah(h);
+	}
+	for (i = 0; i < CHURNERS; i++)
+		if (churn[i] > 0) {
+			kill(churn[i], SIGKILL);
+			waitpid(churn[i], NULL, 0);
+		}
+	if (ready)
+		CHECK(failed == 0, "%d address handles to B's 7 IPv4 GIDs "
+		      "while unix sockets churn: %d failed (%s)", CHURN_AHS,
+		      failed, failed ? strerror(err) : "none");
+done:
+	ctl_sync(s, 'D');
+out:
+	finish(s, NULL, NULL, NULL);
 }
