@@ -121,6 +121,7 @@ CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o
 	core/pmix_boot.o \
 	core/cluster_msg.o \
 	core/cluster.o \
+	core/cluster_plan.o \
 	core/cluster_coord.o \
 	core/cluster_report.o \
 	core/cluster_json.o \

@@ -90,6 +90,11 @@ int main(int argc, char **argv)
 		rc = client_main(&plan);
 		break;
 	case RUN_CLUSTER:
+		if (cluster_expand(&plan, err, sizeof(err)) < 0) {
+			fprintf(stderr, "qperf: %s\n", err);
+			rc = 2;
+			break;
+		}
 		rc = cluster_main(&plan);
 		break;
 	}

@@ -91,9 +91,10 @@ static json_t *sits_out_json(const struct coord *c)
 }
 
 /* A suspect and its retest (with the test's name and line if confirmed). */
-static json_t *find_json(const struct coord *c, const struct test_desc *t,
+static json_t *find_json(const struct coord *c, size_t item,
 			 const struct cfind *f, bool outlier)
 {
+	const struct test_desc *t = c->p->tests[item].test;
 	const struct outlier *o = &f->o;
 	json_t *j = json_object(), *ranks = json_array(), *hosts = json_array();
 	bool node = o->kind == OUTLIER_NODE;
@@ -106,8 +107,10 @@ static json_t *find_json(const struct coord *c, const struct test_desc *t,
 		json_array_append_new(ranks, json_integer(k));
 		json_array_append_new(hosts, json_string(c->r[k].host));
 	}
-	if (outlier)
+	if (outlier) {
 		json_put(j, "test", json_string(t->name));
+		json_put(j, "loop", json_loop(&c->p->tests[item].s));
+	}
 	json_put(j, "kind", json_string(node ? "node" : "link"));
 	json_put(j, "ranks", ranks);
 	json_put(j, "hosts", hosts);
@@ -161,8 +164,10 @@ static json_t *test_json(const struct coord *c, size_t item)
 		json_array_append_new(med, si(t, ct->med ? ct->med[i] : 0));
 	}
 	for (int i = 0; i < ct->nfinds; i++)
-		json_array_append_new(rt, find_json(c, t, &ct->find[i], false));
+		json_array_append_new(rt, find_json(c, item, &ct->find[i],
+						    false));
 	json_put(o, "test", json_string(t->name));
+	json_put(o, "loop", json_loop(&c->p->tests[item].s));
 	json_put(o, "quantity", json_string(quantity(t)));
 	json_put(o, "unit", json_string(si_unit(t)));
 	json_put(o, "each_way", json_boolean(coord_one_way(t)));
@@ -196,8 +201,7 @@ void coord_json(const struct coord *c, int status)
 			if (ct->find[k].confirmed) {
 				found++;
 				json_array_append_new(
-					out, find_json(c, c->p->tests[i].test,
-						       &ct->find[k], true));
+					out, find_json(c, i, &ct->find[k], true));
 			}
 	}
 	for (uint32_t k = 0; c->t && k < c->n; k++) {

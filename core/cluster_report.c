@@ -149,7 +149,7 @@ static void print_matrix(struct coord *c, size_t item)
 	char b[64];
 
 	printf("%s: %s; row = client (sender), column = server%s\n",
-	       t->name, unit_of(t),
+	       cluster_item_name(&c->p->tests[item]), unit_of(t),
 	       coord_one_way(t) ? "" : " (measured once per pair)");
 	if (c->n > MATRIX_MAX) {
 		printf("  (matrix of %u ranks left out of the text report)\n",
@@ -239,10 +239,11 @@ static int good_partner(const struct coord *c, const double *med,
 	return best;
 }
 
-/* The report's line for a retested suspect f of test t. */
-static void find_line(const struct coord *c, const struct test_desc *t,
-		      struct cfind *f)
+/* The report's line for a retested suspect f of item (test t). */
+static void find_line(const struct coord *c, size_t item,
+		      const struct test_desc *t, struct cfind *f)
 {
+	const char *name = cluster_item_name(&c->p->tests[item]);
 	const struct outlier *o = &f->o;
 	char f1[64], f2[64], f3[64];
 	const char *sign = t->measure == MEAS_LATENCY ? "+" : "-";
@@ -255,13 +256,13 @@ static void find_line(const struct coord *c, const struct test_desc *t,
 	if (o->kind == OUTLIER_NODE)
 		xsnprintf(f->line, sizeof(f->line),
 			  "outlier: node %s (rank %u): %s %s against a median of %s (%s%.0f%%); retest against rank %d: %s",
-			  c->r[o->a].host, o->a, t->name, f1, f2, sign,
+			  c->r[o->a].host, o->a, name, f1, f2, sign,
 			  100 * drop, f->partner, f3);
 	else
 		xsnprintf(f->line, sizeof(f->line),
 			  "outlier: link %s (rank %u) - %s (rank %u): %s %s against %s of its nodes (%s%.0f%%); retest alone: %s",
 			  c->r[o->a].host, o->a, c->r[o->b].host, o->b,
-			  t->name, f1, f2, sign, 100 * drop, f3);
+			  name, f1, f2, sign, 100 * drop, f3);
 }
 
 /* Find and retest one test's outliers; returns how many stand. */
@@ -289,8 +290,9 @@ static int outliers(struct coord *c, size_t item)
 		     : ct->nsuspects > COORD_RETEST_MAX ? COORD_RETEST_MAX
 							: ct->nsuspects;
 	if (c->text && ct->nsuspects > COORD_RETEST_MAX)
-		printf("%s: %d suspects; the %d first are retested\n", t->name,
-		       ct->nsuspects, COORD_RETEST_MAX);
+		printf("%s: %d suspects; the %d first are retested\n",
+		       cluster_item_name(&c->p->tests[item]), ct->nsuspects,
+		       COORD_RETEST_MAX);
 	for (int i = 0; i < ct->nfinds; i++) {
 		struct cfind *f = &ct->find[i];
 
@@ -311,7 +313,7 @@ static int outliers(struct coord *c, size_t item)
 		if (!f->confirmed)
 			continue;
 		found++;
-		find_line(c, t, f);
+		find_line(c, item, t, f);
 		if (c->text)
 			printf("%s\n", f->line);
 	}
@@ -401,7 +403,7 @@ int coord_run(struct coord *c)
 		print_matrix(c, i);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
-			       p->tests[i].test->name, ct->nfail,
+			       cluster_item_name(&p->tests[i]), ct->nfail,
 			       ct->nfail == 1 ? "" : "s", ct->fail[0].client,
 			       ct->fail[0].server, ct->fail[0].err);
 	}
@@ -504,7 +506,8 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 	for (size_t i = 0; i < nt; i++) {
 		const struct test_desc *t = c->p->tests[i].test;
 
-		xsnprintf(title[i], sizeof(title[i]), "%s: %s%s", t->name,
+		xsnprintf(title[i], sizeof(title[i]), "%s: %s%s",
+			  cluster_item_name(&c->p->tests[i]),
 			  unit_of(t),
 			  coord_one_way(t) ? "" :
 					     " (measured once per pair)");

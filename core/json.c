@@ -228,25 +228,13 @@ static void test_end(const char *status)
 	J.cur = NULL;
 }
 
-void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
-		     const struct settings *s)
+json_t *json_loop(const struct settings *s)
 {
-	json_t *loops;
+	json_t *loops = json_array();
 
-	if (!json_on())
-		return;
-	test_end("ok");
-	J.cur = json_object();
-	loops = json_array();
-	if (J.mode == JSON_STREAM)
-		set(J.cur, "type", json_string("test"));
-	set(J.cur, "test", json_string(t->name));
-	set(J.cur, "position", jint(pos));
-	set(J.cur, "iteration", jint(iter));
 	for (int i = 0; i < s->nloops; i++) {
 		const struct opt_desc *o = s->loops[i].opt;
-		int side = (o->sides & (1u << SIDE_LOC)) ? SIDE_LOC : SIDE_REM;
-		uint64_t v = o->par >= 0 ? s->par.val[side][o->par] : 0;
+		uint64_t v = loop_value(s, i);
 		json_t *lo = json_object();
 
 		set(lo, "variable", json_string(o->name + 2));
@@ -256,7 +244,22 @@ void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
 					    o->type == OT_SIZE ? "B" : ""));
 		json_array_append_new(loops, lo);
 	}
-	set(J.cur, "loop", loops);
+	return loops;
+}
+
+void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
+		     const struct settings *s)
+{
+	if (!json_on())
+		return;
+	test_end("ok");
+	J.cur = json_object();
+	if (J.mode == JSON_STREAM)
+		set(J.cur, "type", json_string("test"));
+	set(J.cur, "test", json_string(t->name));
+	set(J.cur, "position", jint(pos));
+	set(J.cur, "iteration", jint(iter));
+	set(J.cur, "loop", json_loop(s));
 	set(J.cur, "intervals", json_array());
 }
 

@@ -107,6 +107,12 @@ void json_event(json_t *ev);
 /* A finite number, or null (jansson refuses NaN and infinities). */
 json_t *json_num(double v);
 
+/*
+ * The "loop" array of a test: one {"variable", "value", "unit"} per --loop
+ * of s, with the value s has (an iteration's settings from loops_run).
+ */
+json_t *json_loop(const struct settings *s);
+
 /* o[k] = v (NULL: null); takes ownership of v. */
 void json_put(json_t *o, const char *k, json_t *v);
 

@@ -470,9 +470,9 @@ const struct opt_desc opt_table[] = {
 	  "rank 0 is found through --rendezvous or the launcher's PMIx.  "
 	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
 	  "neighbours), bisect (rank i with i+N/2) or random:K (K random "
-	  "rounds).  Rank 0 prints a matrix per test and one outlier: line "
-	  "per slow node or link confirmed by a retest (--json: as JSON; "
-	  "--plot File.svg: a heat map)."),
+	  "rounds).  Rank 0 prints a matrix per test (and --loop iteration) "
+	  "and one outlier: line per slow node or link confirmed by a "
+	  "retest (--json: as JSON; --plot File.svg: a heat map)."),
 	A("--rendezvous", "-rv", OT_SPECIAL, OA_RENDEZVOUS, false, 0, 0,
 	  "Addr",
 	  "Cluster mode: rank 0's Host:Port. "

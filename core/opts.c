@@ -794,7 +794,7 @@ static int parse_word(struct plan *plan, const struct settings *s,
 	return plan_add(plan, t, s, err, errlen);
 }
 
-/* Cluster mode: tests only, no host, no --loop, no conf or quit. */
+/* Cluster mode: tests only, no host, no conf or quit, no -I. */
 static int cluster_check(struct plan *plan, char *err, size_t errlen)
 {
 	if (plan->host)
@@ -809,9 +809,6 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 
 		if (!it->test->tp)
 			return opts_fail(err, errlen, it->test->name, NULL,
-					 "does not run in cluster mode");
-		if (it->s.nloops)
-			return opts_fail(err, errlen, "--loop", NULL,
 					 "does not run in cluster mode");
 		if (it->s.interval)
 			return opts_fail(err, errlen, "--interval", NULL,

@@ -118,7 +118,9 @@ struct settings {
 struct plan_item {
 	const struct test_desc *test;
 	struct settings s;
+	char label[96]; /* cluster --loop: "rc_bw msg_size=64KiB"; else "" */
 };
+
 
 enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION, RUN_CLUSTER };
 
@@ -210,6 +212,12 @@ int opts_set_value(struct settings *s, const struct opt_desc *opt,
 int loops_run(const struct settings *s,
 	      int (*fn)(const struct settings *, void *), void *arg,
 	      char *err, size_t errlen);
+
+/*
+ * The value the variable of s's loop i has in s (an iteration's settings):
+ * bytes, a count, or nanoseconds for a time.
+ */
+uint64_t loop_value(const struct settings *s, int i);
 
 /*
  * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is NULL),

@@ -330,3 +330,14 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 	}
 	return 0;
 }
+
+uint64_t loop_value(const struct settings *s, int i)
+{
+	const struct opt_desc *o = s->loops[i].opt;
+	int side = (o->sides & (1u << SIDE_LOC)) ? SIDE_LOC : SIDE_REM;
+
+	/* -e is the one loopable option that is not a parameter */
+	if (o->par < 0)
+		return (uint64_t)s->out.precision;
+	return s->par.val[side][o->par];
+}

@@ -246,17 +246,12 @@ int plot_check(const struct test_desc *t, const struct settings *s,
 		      t->name);
 }
 
-/* The value the loop variable of lp has in s (its option's own unit). */
-static double loop_value(const struct settings *s, const struct loop *lp)
+/* The value loop i has in s, in its option's own unit (seconds for times). */
+static double loop_x(const struct settings *s, int i)
 {
-	const struct opt_desc *o = lp->opt;
-	int side = (o->sides & (1u << SIDE_LOC)) ? SIDE_LOC : SIDE_REM;
+	uint64_t v = loop_value(s, i);
 
-	if (o->par < 0)
-		return s->out.precision;
-	if (o->type == OT_TIME)
-		return (double)s->par.val[side][o->par] / 1e9;
-	return (double)s->par.val[side][o->par];
+	return s->loops[i].opt->type == OT_TIME ? (double)v / 1e9 : (double)v;
 }
 
 static int panel_for(struct plot *pl, enum plot_qty q, const struct loop *lp)
@@ -348,9 +343,9 @@ void plot_add(struct plot *pl, const struct test_desc *t,
 				       s->loops[i].opt->name +
 					       strspn(s->loops[i].opt->name,
 						      "-"),
-				       loop_value(s, &s->loops[i]));
+				       loop_x(s, i));
 	memset(&pt, 0, sizeof(pt));
-	pt.x = loop_value(s, lp);
+	pt.x = loop_x(s, s->nloops - 1);
 	switch (t->measure) {
 	case MEAS_LATENCY:
 		pt.band = res->lat.count > 0;

@@ -60,8 +60,14 @@ run "$QPERF" --cluster random:0 tcp_bw
 expect "random:0: exit 2" 2 '^$' 'K must be 1 to 1000000'
 run "$QPERF" --cluster all localhost tcp_bw
 expect "a host with --cluster: exit 2" 2 '^$' 'takes the place of the host'
-run "$QPERF" --cluster all --loop msg_size:1:4:*2 tcp_bw
-expect "--loop with --cluster: exit 2" 2 '^$' '--loop: does not run in cluster mode'
+run env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 \
+	--loop msg_size:1:200:+1 tcp_bw
+expect "--loop of 200 iterations with --cluster: exit 2" 2 '^$' \
+	'^qperf: --loop: more than 128 tests and loop iterations in cluster mode$'
+run env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 \
+	--loop msg_size:32K:128K:*2 udp_lat
+expect "--loop past udp's largest datagram with --cluster: exit 2" 2 '^$' \
+	'^qperf: --loop: msg_size reaches 131072, larger than a udp_lat datagram can carry \(65507 bytes\)$'
 run "$QPERF" --cluster all --json_stream tcp_bw
 expect "--json_stream with --cluster: exit 2" 2 '^$' '^qperf: --json_stream: not available with --cluster \(use --json\)$'
 run -t 30 env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$(free_port) \
@@ -162,6 +168,48 @@ svg_ok() {
 	RED=$(png_ink "$T/heat.png" e31a1c)
 	pass "$1: well-formed, $3 x $3 cells, renders ($(png_ink "$T/heat.png") pixels drawn, $RED in red)"
 }
+# --- --loop: each iteration is a test of its own --------------------------------
+# loop_ranks N ARGS...: ranks 1..N-1 of a loopback run in the background
+# (LOOP_PIDS), rank 0 through run; LOOP_RC is the others' last failure.
+loop_ranks() {
+	local n=$1 r
+	shift
+	P=$(free_port)
+	LOOP_PIDS=()
+	for r in $(seq 1 $((n - 1))); do
+		QPERF_RANK=$r QPERF_SIZE=$n timeout 60 "$QPERF" --cluster all \
+			--rendezvous 127.0.0.1:$P "$@" >/dev/null 2>&1 </dev/null &
+		LOOP_PIDS+=($!)
+		track_pid $!
+	done
+	run -t 60 env QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" --cluster all \
+		--rendezvous 127.0.0.1:$P "$@"
+	LOOP_RC=0
+	for r in "${LOOP_PIDS[@]}"; do wait "$r" || LOOP_RC=$?; done
+}
+loop_ranks 3 --loop msg_size:1K:4K:*4 -t 0.1 tcp_bw tcp_lat
+heads=$(grep -E '^tcp_(bw|lat)( msg_size=[0-9A-Za-z]+)?: ' "$OUT_FILE" | cut -d: -f1 | tr '\n' ,)
+if { [ "$RC" = 0 ] || { [ "$RC" = 1 ] && has '^outlier: '; }; } && [ "$LOOP_RC" != 2 ] &&
+	[ "$heads" = "tcp_bw msg_size=1KiB,tcp_bw msg_size=4KiB,tcp_lat msg_size=1KiB,tcp_lat msg_size=4KiB," ] &&
+	! has 'pair tests? failed|^gone: '; then
+	pass "--loop msg_size:1K:4K:*4 tcp_bw tcp_lat, 3 ranks: four matrices, one per test and size, in loop order"
+else
+	fail "--loop msg_size:1K:4K:*4 tcp_bw tcp_lat, 3 ranks: four matrices" "headers: $heads" "others: $LOOP_RC" "$(ctx)"
+fi
+cells=0
+for t in "tcp_bw msg_size=1KiB" "tcp_bw msg_size=4KiB" "tcp_lat msg_size=1KiB" "tcp_lat msg_size=4KiB"; do
+	c=$(awk -v t="$t" 'index($0, t ":") == 1 { on = 1; next } /^[a-z]/ { on = 0 }
+		on && $1 ~ /^[0-9]+$/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
+		END { print n + 0 }' "$OUT_FILE")
+	cells=$((cells + c))
+done
+[ "$cells" = 24 ] && pass "--loop in cluster mode: every matrix has its 6 figures (24)" ||
+	fail "--loop in cluster mode: every matrix has its 6 figures" "got $cells" "$(ctx)"
+loop_ranks 2 --loop msg_size:1K:2K:*2 -t 0.1 --json tcp_bw
+json_valid "--loop with --json in cluster mode: valid against the schema"
+jq_is "--loop with --json: two tcp_bw tests, their loop values 1024 and 2048 B, 2 figures each" \
+	'[t["test"] for t in c["tests"]] == ["tcp_bw", "tcp_bw"] and [t["loop"] for t in c["tests"]] == [[{"variable": "msg_size", "value": v, "unit": "B"}] for v in (1024, 2048)] and all(t["directed_figures"] == 2 for t in c["tests"])'
+
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
 expect_ran "mpirun -n 4 tcp_lat: header, 4 ranks" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'

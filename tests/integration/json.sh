@@ -118,6 +118,11 @@ run "$QPERF" "${C[@]}" --json --loop time:0.1:0.3:+0.1 tcp_lat
 json_valid "--loop time --json" doc
 json_assert "--loop over time: values 0.1 0.2 0.3 in seconds, unit s" \
 	"[round(t['loop'][0]['value'], 9) for t in tests] == [0.1, 0.2, 0.3] and all(t['loop'][0]['unit'] == 's' for t in tests)"
+# -e is the one loop variable that is not a test parameter (it said 0)
+run "$QPERF" "${C[@]}" -t 0.1 --json --loop precision:2:4:+1 tcp_lat
+json_valid "--loop precision --json" doc
+json_assert "--loop over -e: values 2 3 4, no unit" \
+	"[t['loop'][0]['value'] for t in tests] == [2, 3, 4] and all(t['loop'][0]['variable'] == 'precision' and t['loop'][0]['unit'] == '' for t in tests)"
 
 # --- failures ----------------------------------------------------------------
 for mode in doc stream; do
