@@ -60,6 +60,7 @@ void coord_gone(struct coord *c, uint32_t k, const char *why)
 	xsnprintf(r->why, sizeof(r->why), "%s", why);
 	fprintf(stderr, "qperf: cluster: rank %u (%s) %s\n", k,
 		r->host[0] ? r->host : "?", why);
+	coord_json_gone(c, k);
 }
 
 /* The longest a job of plan item i may take before its client is gone. */

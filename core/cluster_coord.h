@@ -75,8 +75,9 @@ struct coord {
 	uint32_t item_lo, item_hi; /* the plan items a round runs */
 	coord_record record;
 	uint32_t rounds; /* of the schedule */
+	uint32_t round; /* the one running, from 1; 0 during retests */
 	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
-	bool text; /* the text report on stdout (not --json) */
+	bool text; /* the text report on stdout (no JSON) */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
 	double rt_worst; /* retest: the worst goodness seen */
@@ -134,6 +135,19 @@ void coord_gone_line(const struct coord *c, uint32_t k, char *buf,
  * early); status is the run's exit status.  Writes stdout.
  */
 void coord_json(const struct coord *c, int status);
+
+/*
+ * --json_stream on rank 0, as the run goes: a line per pair result
+ * (type "pair" in the schedule's rounds, "retest" for a suspect's
+ * retest): {"type", "test", "loop", "round" (null for a retest),
+ * "client", "server", "figure" (SI, null if none), "unit", "error" (if
+ * no figure)}; and a line {"type": "gone", "rank", "host", "reason"}
+ * when a rank is lost.  Nothing without --json_stream.
+ */
+void coord_json_event(const struct coord *c, const char *type, uint32_t item,
+		      uint32_t client, uint32_t server,
+		      const struct cmsg_result *res);
+void coord_json_gone(const struct coord *c, uint32_t k);
 
 /*
  * --plot on rank 0: a heat map per test into f (opened by plot_fopen(),

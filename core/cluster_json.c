@@ -236,3 +236,43 @@ void coord_json(const struct coord *c, int status)
 		    status == 0 ? NULL : !c->t ? "cluster: the run did not start"
 					       : msg);
 }
+
+void coord_json_event(const struct coord *c, const char *type, uint32_t item,
+		      uint32_t client, uint32_t server,
+		      const struct cmsg_result *res)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	double g = res->status ? 0 : coord_goodness(t, &res->r);
+	json_t *e;
+
+	if (c->p->json != JSON_STREAM)
+		return;
+	e = json_object();
+	json_put(e, "type", json_string(type));
+	json_put(e, "test", json_string(t->name));
+	json_put(e, "loop", json_loop(&c->p->tests[item].s));
+	json_put(e, "round", c->round ? json_integer(c->round) : json_null());
+	json_put(e, "client", json_integer(client));
+	json_put(e, "server", json_integer(server));
+	/* as the matrix keeps it (a float), so both say the same */
+	json_put(e, "figure", si(t, (double)(float)g));
+	json_put(e, "unit", json_string(si_unit(t)));
+	if (!(g > 0))
+		json_put(e, "error", json_string(res->status ? res->err :
+							      "measured nothing"));
+	json_event(e);
+}
+
+void coord_json_gone(const struct coord *c, uint32_t k)
+{
+	json_t *e;
+
+	if (c->p->json != JSON_STREAM)
+		return;
+	e = json_object();
+	json_put(e, "type", json_string("gone"));
+	json_put(e, "rank", json_integer(k));
+	json_put(e, "host", str(c->r[k].host));
+	json_put(e, "reason", json_string(c->r[k].why));
+	json_event(e);
+}

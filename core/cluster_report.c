@@ -34,6 +34,7 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	double g = res->status ? 0 : coord_goodness(t, &res->r);
 	struct cfail *f;
 
+	coord_json_event(c, "pair", item, client, server, res);
 	if (g > 0) {
 		ct->fig[(size_t)client * c->n + server] = (float)g;
 		return;
@@ -56,8 +57,7 @@ static void record_retest(struct coord *c, uint32_t item, uint32_t client,
 	const struct test_desc *t = c->p->tests[item].test;
 	double g = res->status ? 0 : coord_goodness(t, &res->r);
 
-	(void)client;
-	(void)server;
+	coord_json_event(c, "retest", item, client, server, res);
 	if (g <= 0)
 		return;
 	if (!c->rt_count++ || g < c->rt_worst)
@@ -375,6 +375,7 @@ int coord_run(struct coord *c)
 	for (uint32_t r = 0; r < s.rounds; r++) {
 		uint32_t ni, np = sched_round(&s, r, pairs, idle, &ni);
 
+		c->round = r + 1;
 		c->idle[r] = ni == 1 ? idle[0] : UINT32_MAX;
 
 		if (c->text && (p->cluster.pattern.kind == SCHED_BISECT ||
@@ -390,6 +391,7 @@ int coord_run(struct coord *c)
 		c->record = record_matrix;
 		coord_round(c, pairs, np);
 	}
+	c->round = 0;
 	free(pairs);
 	free(idle);
 	sched_free(&s);

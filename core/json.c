@@ -55,15 +55,6 @@ void json_put(json_t *o, const char *k, json_t *v)
 	set(o, k, v);
 }
 
-void json_cluster(json_t *cl)
-{
-	if (J.mode != JSON_DOC || !J.root) {
-		json_decref(cl);
-		return;
-	}
-	set(J.root, "cluster", cl);
-}
-
 /* One line of --json_stream: the object, compact, then a newline. */
 static void emit_line(json_t *o)
 {
@@ -87,6 +78,22 @@ static void emit_typed(const char *type, json_t *o)
 	emit_line(l);
 	json_decref(l);
 	json_decref(o);
+}
+
+void json_cluster(json_t *cl)
+{
+	if (J.mode == JSON_STREAM) {
+		json_t *l = json_object();
+
+		set(l, "cluster", cl);
+		emit_typed("cluster", l);
+		return;
+	}
+	if (J.mode != JSON_DOC || !J.root) {
+		json_decref(cl);
+		return;
+	}
+	set(J.root, "cluster", cl);
 }
 
 void json_start(enum json_mode m, int argc, char *const *argv,

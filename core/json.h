@@ -117,9 +117,10 @@ json_t *json_loop(const struct settings *s);
 void json_put(json_t *o, const char *k, json_t *v);
 
 /*
- * Cluster mode (--json on rank 0): cl becomes the document's "cluster"
- * member (its "tests" stay empty).  Takes ownership of cl; does nothing
- * but release it unless a --json document is open.
+ * Cluster mode (rank 0): with --json cl becomes the document's "cluster"
+ * member (its "tests" stay empty); with --json_stream it is written as
+ * the line {"type": "cluster", "cluster": cl}.  Takes ownership of cl; does
+ * nothing but release it when JSON is off.
  */
 void json_cluster(json_t *cl);
 

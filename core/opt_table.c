@@ -198,7 +198,8 @@ const struct opt_desc opt_table[] = {
 	  "One JSON object per line as each result arrives: "
 	  "lines of type start, conf, test (one per test and --loop "
 	  "iteration), interval and end, in the units of --json.  "
-	  "Excludes --json."),
+	  "With --cluster, rank 0 writes a pair line per pair result as it "
+	  "comes in, then one cluster line.  Excludes --json."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "

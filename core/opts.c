@@ -825,9 +825,6 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
-	if (plan->mode == RUN_CLUSTER && plan->json == JSON_STREAM)
-		return opts_fail(err, errlen, "--json_stream", NULL,
-				 "not available with --cluster (use --json)");
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

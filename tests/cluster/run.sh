@@ -68,8 +68,6 @@ run env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:
 	--loop msg_size:32K:128K:*2 udp_lat
 expect "--loop past udp's largest datagram with --cluster: exit 2" 2 '^$' \
 	'^qperf: --loop: msg_size reaches 131072, larger than a udp_lat datagram can carry \(65507 bytes\)$'
-run "$QPERF" --cluster all --json_stream tcp_bw
-expect "--json_stream with --cluster: exit 2" 2 '^$' '^qperf: --json_stream: not available with --cluster \(use --json\)$'
 run -t 30 env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$(free_port) \
 	--plot /nonexistent-dir/x.svg tcp_bw
 expect "--plot to an unwritable path: rank 0 exits 1 at once" 1 '^$' \
@@ -130,7 +128,7 @@ expect_ran() {
 # cells_measured TEST: how many cells off the diagonal of TEST's matrix
 # (rows holding the diagonal's '-') hold a figure.
 cells_measured() {
-	awk -v t="$1:" '$1 == t { on = 1; next } /^[a-z]/ { on = 0 }
+	awk -v t="$1: " 'index($0, t) == 1 { on = 1; next } /^[a-z]/ { on = 0 }
 		on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
 		END { print n + 0 }' "$OUT_FILE"
 }
@@ -198,10 +196,7 @@ else
 fi
 cells=0
 for t in "tcp_bw msg_size=1KiB" "tcp_bw msg_size=4KiB" "tcp_lat msg_size=1KiB" "tcp_lat msg_size=4KiB"; do
-	c=$(awk -v t="$t" 'index($0, t ":") == 1 { on = 1; next } /^[a-z]/ { on = 0 }
-		on && $1 ~ /^[0-9]+$/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
-		END { print n + 0 }' "$OUT_FILE")
-	cells=$((cells + c))
+	cells=$((cells + $(cells_measured "$t")))
 done
 [ "$cells" = 24 ] && pass "--loop in cluster mode: every matrix has its 6 figures (24)" ||
 	fail "--loop in cluster mode: every matrix has its 6 figures" "got $cells" "$(ctx)"
@@ -209,6 +204,55 @@ loop_ranks 2 --loop msg_size:1K:2K:*2 -t 0.1 --json tcp_bw
 json_valid "--loop with --json in cluster mode: valid against the schema"
 jq_is "--loop with --json: two tcp_bw tests, their loop values 1024 and 2048 B, 2 figures each" \
 	'[t["test"] for t in c["tests"]] == ["tcp_bw", "tcp_bw"] and [t["loop"] for t in c["tests"]] == [[{"variable": "msg_size", "value": v, "unit": "B"}] for v in (1024, 2048)] and all(t["directed_figures"] == 2 for t in c["tests"])'
+
+# --json_stream: a line per pair as it comes, then the cluster line.
+stream_valid() { # NAME: OUT_FILE is --json_stream lines valid against the schema
+	local why
+	why=$(python3 "$LIB_ROOT/tests/json_check.py" stream "$OUT_FILE" 2>&1) &&
+		pass "$1" || fail "$1" "$why" "$(head -c 600 "$OUT_FILE")"
+}
+# sq_is NAME EXPR: EXPR is true of the lines in OUT_FILE (L: all of them,
+# P: the pair lines, c: the cluster line's "cluster").
+sq_is() {
+	if python3 -c 'import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+P = [l for l in L if l["type"] == "pair"]
+c = [l for l in L if l["type"] == "cluster"][0]["cluster"]
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$OUT_FILE" "$2" 2>"$T/jq.err"; then
+		pass "$1"
+	else
+		fail "$1" "$2" "$(cat "$T/jq.err")" "$(head -c 1500 "$OUT_FILE")"
+	fi
+}
+loop_ranks 3 -t 0.1 --json_stream tcp_bw
+stream_valid "--json_stream in cluster mode: every line valid against the schema"
+sq_is "--json_stream: start, 6 pair lines (each directed pair once, rounds 1-3), the cluster line, end" \
+	'[l["type"] for l in L][0] == "start" and [l["type"] for l in L][-2:] == ["cluster", "end"] and sorted((p["client"], p["server"]) for p in P) == [(i, j) for i in range(3) for j in range(3) if i != j] and sorted(set(p["round"] for p in P)) == [1, 2, 3] and all(p["test"] == "tcp_bw" and p["unit"] == "B/s" for p in P)'
+sq_is "--json_stream: each pair line's figure is its cell of the cluster line's matrix" \
+	'len(P) == 6 and all(p["figure"] and c["tests"][0]["matrix"][p["client"]][p["server"]] == p["figure"] for p in P)'
+# A rank lost mid-run: a gone line when it happens, before the cluster line.
+P=$(free_port)
+gone_pids=()
+for r in 1 2; do # no timeout(1) in between: the PID is qperf's
+	QPERF_RANK=$r QPERF_SIZE=3 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+		-t 1 --json_stream tcp_bw >/dev/null 2>&1 </dev/null &
+	gone_pids+=($!)
+	track_pid $!
+done
+QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+	-t 1 --json_stream tcp_bw >"$T/gone.out" 2>"$T/gone.err" </dev/null &
+g0=$!
+track_pid $g0
+wait_for 30 grep -qs '"type":"pair"' "$T/gone.out"
+kill -9 "${gone_pids[1]}"
+wait "$g0"
+RC=$?
+cp "$T/gone.out" "$OUT_FILE"
+cp "$T/gone.err" "$ERR_FILE"
+wait "${gone_pids[0]}" 2>/dev/null
+stream_valid "--json_stream, rank 2 killed: every line valid"
+sq_is "--json_stream, rank 2 killed: a gone line for rank 2 before the cluster line; exit status 1" \
+	'[l["rank"] for l in L if l["type"] == "gone"] == [2] and [l["type"] for l in L].index("gone") < [l["type"] for l in L].index("cluster") and L[-1]["exit_status"] == 1 and '"$RC"' == 1 and [g["rank"] for g in c["gone"]] == [2]'
 
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
