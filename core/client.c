@@ -64,6 +64,7 @@ struct attempt {
 	struct req lq; /* the same for this side (loc_ values) */
 	struct hello h; /* a 0.5 server's answer */
 	struct results *capture; /* from struct client */
+	struct ival_low low; /* capture with -I: the lowest interval */
 	FILE *txt; /* the text report, or NULL */
 	bool run_conf; /* the run's own conf for JSON, not a conf test */
 	char err[ERR_MAX];
@@ -352,16 +353,22 @@ static const char *knob_given(const struct attempt *a)
 static void ival_client(struct client *cl, struct attempt *a,
 			struct tside *sd, struct ival_text *txt)
 {
-	if (!a->s->interval || !ival_applies(a->t, false) || a->capture)
+	if (!a->s->interval || !ival_applies(a->t, false))
 		return;
 	txt->t = a->t;
 	txt->o = &a->s->out;
 	sd->interval = a->s->interval;
 	sd->ival_out.emit = json_on() ? ival_json : ival_print;
 	sd->ival_out.arg = txt;
+	if (a->capture) { /* cluster mode: only the lowest interval */
+		ival_low_init(&a->low, a->s->interval);
+		sd->ival_out.emit = ival_low_emit;
+		sd->ival_out.arg = &a->low;
+	}
 	sd->ival_peer = sd->ext && (sd->peer_caps & CAP_INTERVAL) &&
 			ival_applies(a->t, true);
-	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned) {
+	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned &&
+	    !a->capture) {
 		cl->ival_warned = true;
 		fprintf(stderr,
 			"qperf: warning: the server runs qperf %s, which sends no interval reports; showing this side's figures only\n",
@@ -437,6 +444,9 @@ static int run_data(struct client *cl, struct attempt *a)
 		goto out;
 	if (a->capture) {
 		*a->capture = res;
+		if (sd.interval)
+			a->capture->ival_low = ival_low_result(
+				&a->low, &a->capture->ival_n);
 		rc = 0;
 		goto out;
 	}
@@ -897,5 +907,7 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 	out->msg_rate = res.msg_rate;
 	out->latency = res.latency;
 	out->lat = res.lat;
+	out->ival_low = res.ival_low;
+	out->ival_n = res.ival_n;
 	return 0;
 }

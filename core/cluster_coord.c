@@ -75,10 +75,25 @@ static uint64_t job_bound(const struct plan *p, size_t i)
 	return t + 4 * to + 10 * NS_PER_SEC;
 }
 
+/* Keep idle ranks sure that rank 0 is alive. */
+static void ping_all(struct coord *c)
+{
+	struct cmsg m;
+	char err[256];
+
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_PING;
+	for (uint32_t k = 0; k < c->n; k++)
+		if (c->r[k].alive && cluster_send(c->r[k].fd, &m, err,
+						  sizeof(err)) < 0)
+			coord_gone(c, k, "left (cannot send to it)");
+}
+
 /* Accept and read JOINs until every rank is in or the window closes. */
 static void joins(struct coord *c, int lfd)
 {
 	uint64_t deadline = now_ns() + c->p->cluster.join_window;
+	uint64_t next_ping = now_ns() + CLUSTER_PING_NS;
 	uint32_t in = 0;
 	bool said_nofile = false;
 
@@ -88,9 +103,19 @@ static void joins(struct coord *c, int lfd)
 		socklen_t sl = sizeof(ss);
 		struct cmsg m;
 		char err[256];
-		int fd, left = (int)((deadline - now_ns()) / 1000000 + 1);
+		uint64_t now = now_ns(), wake = deadline;
+		int fd;
 
-		if (poll(&pf, 1, left) <= 0)
+		/* Those that joined wait for the rest: keep them sure that
+		 * rank 0 is alive (they give up after CLUSTER_LOSS_NS). */
+		if (now >= next_ping) {
+			ping_all(c);
+			next_ping = now + CLUSTER_PING_NS;
+		}
+		if (next_ping < wake)
+			wake = next_ping;
+		if (poll(&pf, 1, wake > now ? (int)((wake - now) / 1000000 + 1)
+					    : 0) <= 0)
 			continue;
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
 		if (fd < 0) {
@@ -222,20 +247,6 @@ static void slot_next(struct coord *c, struct slot *s)
 		c->cur_item = item;
 		return;
 	}
-}
-
-/* Keep idle ranks sure that rank 0 is alive. */
-static void ping_all(struct coord *c)
-{
-	struct cmsg m;
-	char err[256];
-
-	memset(&m, 0, sizeof(m));
-	m.type = CMSG_PING;
-	for (uint32_t k = 0; k < c->n; k++)
-		if (c->r[k].alive && cluster_send(c->r[k].fd, &m, err,
-						  sizeof(err)) < 0)
-			coord_gone(c, k, "left (cannot send to it)");
 }
 
 /* A RESULT (or a failure) of the job running in slot s. */

@@ -48,6 +48,7 @@ struct cfind {
 /* What one plan item (test) gave across the cluster. */
 struct ctest {
 	float *fig; /* n x n goodness, row = client; NAN: none */
+	float *low; /* -I: n x n lowest interval receive rate, B/s; or NULL */
 	double *med; /* n: each node's median goodness; 0: no figure */
 	double fabric_med; /* median of the node medians; 0: none */
 	uint32_t nfail; /* failed jobs */
@@ -123,6 +124,10 @@ void coord_why_missing(const struct coord *c, size_t item, uint32_t client,
  * A test measured once per pair gives its figure for both directions.
  */
 double coord_fig(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server);
+
+/* The same from the -I matrix (B/s); NAN if none or no -I. */
+double coord_low(const struct coord *c, size_t item, uint32_t client,
 		 uint32_t server);
 
 /* A gone rank's line of the report, "gone: rank ...", no newline. */

@@ -172,6 +172,19 @@ static json_t *test_json(const struct coord *c, size_t item)
 	json_put(o, "unit", json_string(si_unit(t)));
 	json_put(o, "each_way", json_boolean(coord_one_way(t)));
 	json_put(o, "matrix", rows);
+	if (ct->low) {
+		json_t *low = json_array();
+
+		for (uint32_t i = 0; i < c->n; i++) {
+			json_t *row = json_array();
+
+			for (uint32_t j = 0; j < c->n; j++)
+				json_array_append_new(
+					row, json_num(coord_low(c, item, i, j)));
+			json_array_append_new(low, row);
+		}
+		json_put(o, "interval_low_matrix", low);
+	}
 	json_put(o, "directed_figures", json_integer((json_int_t)count));
 	json_put(o, "missing", miss);
 	json_put(o, "failed_pairs", json_integer(ct->nfail));
@@ -257,6 +270,11 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 	/* as the matrix keeps it (a float), so both say the same */
 	json_put(e, "figure", si(t, (double)(float)g));
 	json_put(e, "unit", json_string(si_unit(t)));
+	if (c->t && c->t[item].low && !strcmp(type, "pair"))
+		json_put(e, "interval_low",
+			 g > 0 && res->r.ival_n ?
+				 json_num((double)(float)res->r.ival_low) :
+				 json_null());
 	if (!(g > 0))
 		json_put(e, "error", json_string(res->status ? res->err :
 							      "measured nothing"));

@@ -24,6 +24,8 @@ enum {
 	CI_LATENCY,
 	CI_LAT, /* lat_summary: count then 8 doubles */
 	CI_PEER_LOCAL,
+	CI_IVAL_LOW, /* double bits */
+	CI_IVAL_N,
 };
 
 static uint64_t dbits(double d)
@@ -96,6 +98,10 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
 		tlv_u64(&w, CI_MSG_RATE, dbits(m->u.result.r.msg_rate));
 		tlv_u64(&w, CI_LATENCY, dbits(m->u.result.r.latency));
 		put_lat(&w, &m->u.result.r.lat);
+		if (m->u.result.r.ival_n) {
+			tlv_u64(&w, CI_IVAL_LOW, dbits(m->u.result.r.ival_low));
+			tlv_u32(&w, CI_IVAL_N, m->u.result.r.ival_n);
+		}
 		break;
 	case CMSG_DONE:
 	case CMSG_PING:
@@ -154,7 +160,8 @@ static uint32_t optional(enum cmsg_type t)
 {
 	return t == CMSG_RESULT ? 1u << CI_ERR | 1u << CI_SEND_BW |
 					  1u << CI_RECV_BW | 1u << CI_MSG_RATE |
-					  1u << CI_LATENCY | 1u << CI_LAT
+					  1u << CI_LATENCY | 1u << CI_LAT |
+					  1u << CI_IVAL_LOW | 1u << CI_IVAL_N
 				: 0;
 }
 
@@ -176,6 +183,12 @@ static int get_item(struct cmsg *m, uint16_t type, const uint8_t *v,
 		if (len != 72)
 			return -1;
 		get_lat(&r->r.lat, v);
+		return 0;
+	}
+	if (type == CI_IVAL_LOW) {
+		if (!tlv_val_u64(v, len, &y))
+			return -1;
+		r->r.ival_low = bitsd(y);
 		return 0;
 	}
 	if (type >= CI_SEND_BW && type <= CI_LATENCY) {
@@ -224,6 +237,9 @@ static int get_item(struct cmsg *m, uint16_t type, const uint8_t *v,
 		break;
 	case CI_STATUS:
 		r->status = x;
+		break;
+	case CI_IVAL_N:
+		r->r.ival_n = x;
 		break;
 	}
 	return 0;

@@ -43,6 +43,8 @@ struct pair_res {
 	double msg_rate; /* 1/s */
 	double latency; /* s */
 	struct lat_summary lat;
+	double ival_low; /* -I: the lowest interval's receive rate, B/s */
+	uint32_t ival_n; /* the intervals behind it; 0: none */
 };
 
 struct cmsg_result {

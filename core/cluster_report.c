@@ -20,6 +20,7 @@
 #include "cluster.h"
 #include "cluster_coord.h"
 #include "heatmap.h"
+#include "interval.h"
 #include "outlier.h"
 #include "report.h"
 #include "util.h"
@@ -35,6 +36,9 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	struct cfail *f;
 
 	coord_json_event(c, "pair", item, client, server, res);
+	if (g > 0 && ct->low && res->r.ival_n)
+		ct->low[(size_t)client * c->n + server] =
+			(float)res->r.ival_low;
 	if (g > 0) {
 		ct->fig[(size_t)client * c->n + server] = (float)g;
 		return;
@@ -91,16 +95,31 @@ const char *coord_show(const struct test_desc *t, double g, char *buf,
 	return buf;
 }
 
-double coord_fig(const struct coord *c, size_t item, uint32_t client,
-		 uint32_t server)
+/* Cell (client, server) of matrix f of item; NAN if none. */
+static double cell(const struct coord *c, size_t item, const float *f,
+		   uint32_t client, uint32_t server)
 {
-	const float *f = c->t[item].fig;
-	float g = f[(size_t)client * c->n + server];
+	float g;
 
+	if (!f)
+		return NAN;
+	g = f[(size_t)client * c->n + server];
 	/* Measured once per pair: it stands for both ways. */
 	if (isnan(g) && !coord_one_way(c->p->tests[item].test))
 		g = f[(size_t)server * c->n + client];
 	return g;
+}
+
+double coord_fig(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server)
+{
+	return cell(c, item, c->t[item].fig, client, server);
+}
+
+double coord_low(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server)
+{
+	return cell(c, item, c->t[item].low, client, server);
 }
 
 void coord_why_missing(const struct coord *c, size_t item, uint32_t client,
@@ -143,13 +162,18 @@ static const char *unit_of(const struct test_desc *t)
 					     : "received bandwidth in MB/s";
 }
 
-static void print_matrix(struct coord *c, size_t item)
+/* The text matrix of item: its figures, or (low) its -I matrix. */
+static void print_matrix(struct coord *c, size_t item, bool low)
 {
 	const struct test_desc *t = c->p->tests[item].test;
-	char b[64];
+	char b[64], what[96];
 
+	if (low)
+		xsnprintf(what, sizeof(what),
+			  "lowest %g s interval of the received bandwidth in MB/s",
+			  (double)c->p->tests[item].s.interval / 1e9);
 	printf("%s: %s; row = client (sender), column = server%s\n",
-	       cluster_item_name(&c->p->tests[item]), unit_of(t),
+	       cluster_item_name(&c->p->tests[item]), low ? what : unit_of(t),
 	       coord_one_way(t) ? "" : " (measured once per pair)");
 	if (c->n > MATRIX_MAX) {
 		printf("  (matrix of %u ranks left out of the text report)\n",
@@ -163,7 +187,8 @@ static void print_matrix(struct coord *c, size_t item)
 	for (uint32_t i = 0; i < c->n; i++) {
 		printf("%6u", i);
 		for (uint32_t j = 0; j < c->n; j++) {
-			double g = coord_fig(c, item, i, j);
+			double g = low ? coord_low(c, item, i, j) :
+					 coord_fig(c, item, i, j);
 
 			if (isnan(g)) {
 				printf(" %9s", "-");
@@ -364,6 +389,12 @@ int coord_run(struct coord *c)
 		c->t[i].fig = xcalloc(cells ? cells : 1, sizeof(float));
 		for (size_t k = 0; k < cells; k++)
 			c->t[i].fig[k] = NAN;
+		if (!p->tests[i].s.interval ||
+		    !ival_applies(p->tests[i].test, false))
+			continue;
+		c->t[i].low = xcalloc(cells ? cells : 1, sizeof(float));
+		for (size_t k = 0; k < cells; k++)
+			c->t[i].low[k] = NAN;
 	}
 	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
 	idle = xcalloc(c->n, sizeof(*idle));
@@ -402,7 +433,9 @@ int coord_run(struct coord *c)
 			rc = 1;
 		if (!c->text)
 			continue;
-		print_matrix(c, i);
+		print_matrix(c, i, false);
+		if (ct->low)
+			print_matrix(c, i, true);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
 			       cluster_item_name(&p->tests[i]), ct->nfail,
@@ -539,6 +572,7 @@ void coord_free(struct coord *c)
 {
 	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
 		free(c->t[i].fig);
+		free(c->t[i].low);
 		free(c->t[i].med);
 		free(c->t[i].fail);
 	}

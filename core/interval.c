@@ -405,3 +405,45 @@ int ival_print(void *arg, const struct ival_rec *r, char *err,
 	out_flush(); /* live; a write error is reported at the end */
 	return 0;
 }
+
+void ival_low_init(struct ival_low *l, uint64_t period)
+{
+	memset(l, 0, sizeof(*l));
+	l->period = period;
+	l->min[0] = l->min[1] = -1;
+}
+
+int ival_low_emit(void *arg, const struct ival_rec *r, char *err,
+		  size_t errlen)
+{
+	struct ival_low *l = arg;
+	int side = r->peer ? 1 : 0;
+	uint64_t len = r->end > r->start ? r->end - r->start : 0;
+	double rate;
+
+	(void)err;
+	(void)errlen;
+	if (!len || (r->last && l->n[side] && 2 * len < l->period))
+		return 0;
+	rate = (double)r->r.bytes * 1e9 / (double)len;
+	if (l->min[side] < 0 || rate < l->min[side])
+		l->min[side] = rate;
+	l->recv[side] += r->r.bytes;
+	l->n[side]++;
+	return 0;
+}
+
+double ival_low_result(const struct ival_low *l, uint32_t *n)
+{
+	double low = 0;
+
+	*n = 0;
+	for (int side = 0; side < 2; side++) {
+		if (!l->recv[side] || l->min[side] < 0)
+			continue; /* a sender's side, or no interval */
+		if (!*n || l->min[side] < low)
+			low = l->min[side];
+		*n += l->n[side];
+	}
+	return low;
+}

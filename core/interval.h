@@ -133,6 +133,27 @@ int ival_print(void *arg, const struct ival_rec *r, char *err,
 	       size_t errlen);
 
 /*
+ * Cluster mode's sink (a pair's -I intervals, not printed): the lowest
+ * receive rate of each side's intervals.  A final interval shorter than
+ * half the period is left out (unless it is the only one), since its few
+ * bytes say little.
+ */
+struct ival_low {
+	uint64_t period; /* ns: -I */
+	double min[2]; /* B/s: this side [0] and the peer [1]; < 0: none */
+	uint64_t recv[2]; /* bytes received over the intervals */
+	uint32_t n[2];
+};
+void ival_low_init(struct ival_low *l, uint64_t period);
+int ival_low_emit(void *arg, const struct ival_rec *r, char *err,
+		  size_t errlen);
+/*
+ * The lowest interval receive rate (B/s) of the sides that received, 0
+ * with *n = 0 if none; *n is the intervals that went into it.
+ */
+double ival_low_result(const struct ival_low *l, uint32_t *n);
+
+/*
  * Codec of one record block (pure).  encode returns the size (0 if cap is
  * too small); done encodes the end block instead (r unused).  decode
  * returns 1 for a record, 0 for the end block, -1 if malformed.

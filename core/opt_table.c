@@ -273,7 +273,8 @@ const struct opt_desc opt_table[] = {
 	  "the bytes, messages, bandwidth and message rate of that interval: "
 	  "this side's and, with a qperf 0.5 server, the server's.  An "
 	  "interval longer than the test gives one line for the whole test.  "
-	  "The final report is unchanged.  New in this qperf."),
+	  "The final report is unchanged.  With --cluster, rank 0 shows each "
+	  "pair's lowest interval as a second matrix.  New in this qperf."),
 	A("--secret_file", "-sf", OT_SPECIAL, OA_SECRET_FILE, true, 0, 0,
 	  "File",
 	  "Authenticate with the shared secret in File. "

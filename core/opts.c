@@ -794,7 +794,7 @@ static int parse_word(struct plan *plan, const struct settings *s,
 	return plan_add(plan, t, s, err, errlen);
 }
 
-/* Cluster mode: tests only, no host, no conf or quit, no -I. */
+/* Cluster mode: tests only, no host, no conf or quit. */
 static int cluster_check(struct plan *plan, char *err, size_t errlen)
 {
 	if (plan->host)
@@ -810,9 +810,11 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 		if (!it->test->tp)
 			return opts_fail(err, errlen, it->test->name, NULL,
 					 "does not run in cluster mode");
-		if (it->s.interval)
-			return opts_fail(err, errlen, "--interval", NULL,
-					 "not available with --cluster yet");
+		if (it->s.interval && !ival_applies(it->test, false))
+			plan_warn(plan,
+				  "%s set but not used in test %s (interval reports are for bandwidth tests)",
+				  it->s.interval_opt ? it->s.interval_opt : "-I",
+				  it->test->name);
 	}
 	if (!plan->cluster.join_window)
 		plan->cluster.join_window = CLUSTER_JOIN_NS;

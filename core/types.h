@@ -203,6 +203,9 @@ struct results {
 	double msg_rate; /* 1/s */
 	double send_bw, recv_bw; /* bytes/s */
 	double send_cost, recv_cost; /* CPU seconds per byte */
+	/* cluster mode with -I: the lowest interval's receive rate, B/s */
+	double ival_low;
+	uint32_t ival_n; /* the intervals behind it; 0: none */
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

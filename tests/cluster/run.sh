@@ -72,8 +72,6 @@ run -t 30 env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.
 	--plot /nonexistent-dir/x.svg tcp_bw
 expect "--plot to an unwritable path: rank 0 exits 1 at once" 1 '^$' \
 	'^qperf: rank 0: --plot: /nonexistent-dir/x.svg: cannot write: No such file or directory$'
-run "$QPERF" --cluster all -I 1 tcp_bw
-expect "-I with --cluster: not yet, exit 2" 2 '^$' '^qperf: --interval: not available with --cluster yet$'
 run "$QPERF" --cluster all conf
 expect "conf with --cluster: exit 2" 2 '^$' 'conf: does not run in cluster mode'
 run env QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous '[::1' tcp_bw
@@ -222,6 +220,7 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$OUT_FILE" "$2" 2>"$T/jq.err"; then
 		pass "$1"
 	else
 		fail "$1" "$2" "$(cat "$T/jq.err")" "$(head -c 1500 "$OUT_FILE")"
+		return 1
 	fi
 }
 loop_ranks 3 -t 0.1 --json_stream tcp_bw
@@ -235,10 +234,11 @@ P=$(free_port)
 gone_pids=()
 for r in 1 2; do # no timeout(1) in between: the PID is qperf's
 	QPERF_RANK=$r QPERF_SIZE=3 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
-		-t 1 --json_stream tcp_bw >/dev/null 2>&1 </dev/null &
+		-t 1 --json_stream tcp_bw >/dev/null 2>"$T/gone.$r.err" </dev/null &
 	gone_pids+=($!)
 	track_pid $!
 done
+: >"$T/gone.out" # before the wait: grep fails at once on no file (wait_for)
 QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
 	-t 1 --json_stream tcp_bw >"$T/gone.out" 2>"$T/gone.err" </dev/null &
 g0=$!
@@ -252,8 +252,83 @@ cp "$T/gone.err" "$ERR_FILE"
 wait "${gone_pids[0]}" 2>/dev/null
 stream_valid "--json_stream, rank 2 killed: every line valid"
 sq_is "--json_stream, rank 2 killed: a gone line for rank 2 before the cluster line; exit status 1" \
-	'[l["rank"] for l in L if l["type"] == "gone"] == [2] and [l["type"] for l in L].index("gone") < [l["type"] for l in L].index("cluster") and L[-1]["exit_status"] == 1 and '"$RC"' == 1 and [g["rank"] for g in c["gone"]] == [2]'
+	'[l["rank"] for l in L if l["type"] == "gone"] == [2] and [l["type"] for l in L].index("gone") < [l["type"] for l in L].index("cluster") and L[-1]["exit_status"] == 1 and '"$RC"' == 1 and [g["rank"] for g in c["gone"]] == [2]' ||
+	{ echo "     | rank 0's stderr:"; sed 's/^/     | /' "$T/gone.err"; for r in 1 2; do
+		echo "     | rank $r's stderr:"; sed 's/^/     | /' "$T/gone.$r.err"; done; }
 
+# A rank that joins 12 s after the others (launchers start ranks with
+# skew): those that joined wait for it, rank 0 pinging them, instead of
+# giving up after 10 s without a word from rank 0 (as they did before).
+P=$(free_port)
+late_pids=()
+for r in 1 2; do
+	[ $r = 2 ] && sleep 12
+	QPERF_RANK=$r QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+		-t 0.1 tcp_lat >/dev/null 2>"$T/late.$r.err" </dev/null &
+	late_pids+=($!)
+	track_pid $!
+	[ $r = 1 ] && {
+		QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+			-t 0.1 tcp_lat >"$T/late.out" 2>"$T/late.err" </dev/null &
+		late0=$!
+		track_pid $late0
+	}
+done
+wait "$late0"
+RC=$?
+late_rc=0
+for r in "${late_pids[@]}"; do wait "$r" || late_rc=$?; done
+cp "$T/late.out" "$OUT_FILE"
+cp "$T/late.err" "$ERR_FILE"
+if [ "$RC" -le 1 ] && [ "$late_rc" = 0 ] && [ "$(cells_measured tcp_lat)" = 6 ] &&
+	! has '^gone: ' && [ ! -s "$T/late.1.err" ] && [ ! -s "$T/late.2.err" ]; then
+	pass "a rank 12 s late: every rank waits for it and runs (rank 0 pings during the joins)"
+else
+	fail "a rank 12 s late: every rank waits for it and runs" "others' exit: $late_rc" \
+		"$(cat "$T/late.1.err" "$T/late.2.err")" "$(ctx)"
+fi
+
+# -I: each pair's lowest interval.  Rank 1 is stopped for 0.6 s every
+# 1.2 s while the run lasts: when it sends, its receiver's interval that
+# spans a stop holds at most 0.2 s of data in 0.6 s or more, so the
+# pair 1 -> 0 has the lowest interval, well below that of 0 -> 1 (rank 1's
+# server is its own process and never stopped).
+P=$(free_port)
+QPERF_RANK=1 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+	-t 2 -I 0.2 --json tcp_bw tcp_lat >/dev/null 2>"$T/ival1.err" </dev/null &
+iv1=$!
+track_pid $iv1
+QPERF_RANK=0 QPERF_SIZE=2 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
+	-t 2 -I 0.2 --json tcp_bw tcp_lat >"$T/ival.out" 2>"$T/ival.err" </dev/null &
+iv0=$!
+track_pid $iv0
+sleep 0.5
+while kill -0 "$iv0" 2>/dev/null && kill -0 "$iv1" 2>/dev/null; do
+	kill -STOP "$iv1"
+	sleep 0.6
+	kill -CONT "$iv1"
+	sleep 0.6
+done
+wait "$iv0"
+RC=$?
+wait "$iv1"
+cp "$T/ival.out" "$OUT_FILE"
+cp "$T/ival.err" "$ERR_FILE"
+json_valid "-I in cluster mode, --json: valid against the schema"
+jq_is "-I: tcp_bw has an interval_low_matrix, each cell at most its pair's figure; tcp_lat none" \
+	'[("interval_low_matrix" in t) for t in c["tests"]] == [True, False] and all(l is not None and 0 < l <= 1.05 * f for lr, fr in zip(c["tests"][0]["interval_low_matrix"], c["tests"][0]["matrix"]) for l, f in zip(lr, fr) if f is not None)'
+jq_is "-I: with rank 1 stopped now and then, its sends (1 -> 0) have an interval below half the lowest of 0 -> 1" \
+	'c["tests"][0]["interval_low_matrix"][1][0] < 0.5 * c["tests"][0]["interval_low_matrix"][0][1]'
+grep -q '^qperf: warning: -I set but not used in test tcp_lat (interval reports are for bandwidth tests)$' "$T/ival.err" &&
+	pass "-I in cluster mode: tcp_lat warns that -I is not used" ||
+	fail "-I in cluster mode: tcp_lat warns that -I is not used" "$(cat "$T/ival.err")"
+loop_ranks 2 -t 0.5 -I 0.1 tcp_bw
+if [ "$RC" -le 1 ] && has '^tcp_bw: lowest 0\.1 s interval of the received bandwidth in MB/s; row = client \(sender\), column = server$' &&
+	[ "$(cells_measured tcp_bw)" = 4 ]; then
+	pass "-I in cluster mode, text: a second matrix of the lowest intervals"
+else
+	fail "-I in cluster mode, text: a second matrix of the lowest intervals" "$(ctx)"
+fi
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
 expect_ran "mpirun -n 4 tcp_lat: header, 4 ranks" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
@@ -626,6 +701,7 @@ for k in $(seq 1 $((N - 1))); do
 	RANK_PIDS+=($!)
 	track_pid $!
 done
+: >"$T/kill.out" # before the wait: grep fails at once on no file (wait_for)
 ip netns exec "$(ns 0)" env QPERF_RANK=0 QPERF_SIZE=$N "$QPERF" --cluster all \
 	--rendezvous "$(addr 0):$RV_PORT" -t "$TT" tcp_bw >"$T/kill.out" 2>"$T/kill.err" </dev/null &
 R0=$!

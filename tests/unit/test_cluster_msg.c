@@ -72,6 +72,12 @@ TEST(result)
 	CHECK(o.u.result.r.latency == 12.5e-6);
 	CHECK(o.u.result.r.lat.count == 1000 && o.u.result.r.lat.p99 == 30e-6 &&
 	      o.u.result.r.lat.p9999 == 99e-6);
+	CHECK(o.u.result.r.ival_n == 0 && o.u.result.r.ival_low == 0);
+	/* -I: the lowest interval travels with its count */
+	m.u.result.r.ival_low = 3.5e8;
+	m.u.result.r.ival_n = 7;
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.u.result.r.ival_low == 3.5e8 && o.u.result.r.ival_n == 7);
 }
 
 /* A JOIN block by hand: rank 0 of 2, local 0, port, host (NULL: none). */

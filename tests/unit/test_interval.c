@@ -338,6 +338,58 @@ TEST(peer_gone)
 	close(f.sv[0]);
 }
 
+/* Cluster mode's sink: the lowest receive rate of the receiving side. */
+TEST(lowest_interval)
+{
+	struct ival_low l;
+	struct ival_rec r;
+	uint32_t n;
+	char err[64];
+
+	/* the client sends (no bytes received), the server receives */
+	ival_low_init(&l, 100 * MS);
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < 4; i++) {
+		r.index = (uint32_t)i;
+		r.start = (uint64_t)i * 100 * MS;
+		r.end = r.start + 100 * MS;
+		r.peer = false;
+		r.s.bytes = 1000000;
+		r.r.bytes = 0;
+		CHECK(ival_low_emit(&l, &r, err, sizeof(err)) == 0);
+		r.peer = true;
+		r.s.bytes = 0;
+		r.r.bytes = i == 2 ? 250000 : 1000000; /* 2.5 MB/s, else 10 */
+		CHECK(ival_low_emit(&l, &r, err, sizeof(err)) == 0);
+	}
+	/* a final 10 ms interval with little in it is left out */
+	r.index = 4;
+	r.start = 400 * MS;
+	r.end = 410 * MS;
+	r.last = true;
+	r.r.bytes = 1000;
+	CHECK(ival_low_emit(&l, &r, err, sizeof(err)) == 0);
+	CHECK(ival_low_result(&l, &n) == 2.5e6);
+	CHECK(n == 4);
+
+	/* a stall: an interval that took 0.5 s holds 0.1 s of data */
+	ival_low_init(&l, 100 * MS);
+	memset(&r, 0, sizeof(r));
+	r.end = 500 * MS;
+	r.r.bytes = 1000000;
+	CHECK(ival_low_emit(&l, &r, err, sizeof(err)) == 0);
+	CHECK(ival_low_result(&l, &n) == 2e6 && n == 1);
+
+	/* only one interval, and short: it counts; none at all: 0 */
+	ival_low_init(&l, 100 * MS);
+	r.end = 10 * MS;
+	r.last = true;
+	CHECK(ival_low_emit(&l, &r, err, sizeof(err)) == 0);
+	CHECK(ival_low_result(&l, &n) == 1e8 && n == 1);
+	ival_low_init(&l, 100 * MS);
+	CHECK(ival_low_result(&l, &n) == 0 && n == 0);
+}
+
 int main(void)
 {
 	RUN(codec_round_trip);
@@ -348,5 +400,6 @@ int main(void)
 	RUN(interval_longer_than_test);
 	RUN(peer_order);
 	RUN(peer_gone);
+	RUN(lowest_interval);
 	return harness_done();
 }
