@@ -189,8 +189,10 @@ run "$QPERF" --json
 expect "--json without a host: exit 2, stdout empty" 2 '^$' 'server name'
 run "$QPERF" "${C[@]}" --json -m 0x tcp_lat
 expect "--json with a bad value: exit 2, stdout empty" 2 '^$' '0x'
+# (cluster mode's --json_stream itself: tests/cluster/run.sh)
 run "$QPERF" --cluster all --json_stream tcp_lat
-expect "--cluster --json_stream: exit 2, not available yet" 2 '^$' 'json_stream.*--cluster'
+expect "--cluster --json_stream without a rank: the usage line, no JSON on stdout, exit 2" 2 '^$' \
+	'^qperf: --cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE$'
 run "$QPERF" "${C[@]}" -J tcp_lat
 expect "-J is --json" 0
 json_valid "-J" doc
