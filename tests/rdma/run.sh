@@ -501,8 +501,13 @@ SPID=$SERVER_PID
 C -t 2 -vx ud_lat
 check_vx "20 ms delays: ud_lat -vx lines" 2
 p50=$(vx_ns rtt_p50) p99=$(vx_ns rtt_p99) l99=$(vx_ns latency_p99)
+# Under ASan (second pass) timing is ASan's: one CI run saw the median at
+# 1.03 ms there (the undelayed one 115 us); that pass only asks that the
+# median stays a tenth of the delay, the plain pass the rule itself.
+p50_cap=$((4 * ${UD_P50:-0} + 200000))
+[ "$RDMA_PASS" = asan ] && p50_cap=2000000
 if [ -n "$p50" ] && [ -n "${UD_P50:-}" ] &&
-	[ "$p50" -le $((4 * UD_P50 + 200000)) ] && [ "$p50" -lt 2000000 ]; then
+	[ "$p50" -le "$p50_cap" ] && [ "$p50" -lt 2000000 ]; then
 	pass "20 ms delays: ud_lat rtt_p50 $p50 ns stays at the undelayed $UD_P50 ns"
 else
 	fail "20 ms delays: ud_lat rtt_p50 ${p50:-?} ns stays at the undelayed ${UD_P50:-?} ns" "$(ctx)"

@@ -388,6 +388,9 @@ void t_roce_forced(struct xside *sd)
 	CHECK(verbs_session_info(&s)->gid_index == 4 &&
 		      verbs_session_info(&s)->gid_type == VG_ROCE_V1,
 	      "forced GID index 4 (RoCE v1, IPv6) is used");
+	/* Neither side may end before the other's RTR has resolved its
+	 * GID: a process that is gone has no neighbour entry. */
+	barrier(sd);
 	xs_close(&s);
 }
 
