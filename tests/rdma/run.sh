@@ -45,13 +45,13 @@ if [ -z "${RDMA_PASS:-}" ]; then
 	if [ "$want_asan" = 1 ]; then
 		san=$(mktemp -d)
 		echo "=== ASan+UBSan pass"
-		git -C "$ROOT" ls-files -z | (cd "$ROOT" && xargs -0 cp --parents -t "$san")
-		# softverbs' ASan build is the tree's own (xport.sh made it)
-		if make -C "$san" -s SANITIZE=address,undefined qperf \
-			>"$san/build.log" 2>&1 &&
+		# qperf's ASan build is tests/sanitize's (tests/san-build.sh),
+		# softverbs' the tree's own (xport.sh made it)
+		if bash "$ROOT/tests/san-build.sh" qperf >"$san/build.log" 2>&1 &&
 			make -C "$ROOT/softverbs" -s SANITIZE=address,undefined \
 			>>"$san/build.log" 2>&1; then
-			RDMA_PASS=asan QPERF=$san/qperf SV_LIB=$ROOT/softverbs/build-san \
+			RDMA_PASS=asan QPERF=$ROOT/tests/.san-build/qperf \
+				SV_LIB=$ROOT/softverbs/build-san \
 				SV_PRELOAD=$(gcc -print-file-name=libasan.so) \
 				bash "$0" 2>&1 | tee "$log"
 			add "$log"

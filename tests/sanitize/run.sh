@@ -17,20 +17,20 @@ cleanup() {
 trap cleanup EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-git ls-files -z | xargs -0 cp --parents -t "$tmp"
-if make -C "$tmp" -s SANITIZE=address,undefined qperf unit >"$tmp/build.log" 2>&1; then
+san=tests/.san-build # shared with the RDMA suite's ASan pass
+if bash tests/san-build.sh qperf unit >"$tmp/build.log" 2>&1; then
 	ok "ASan+UBSan build"
 else
 	bad "ASan+UBSan build"; tail -n 30 "$tmp/build.log"
 	echo "$pass passed, $fail failed"; exit 1
 fi
-for t in "$tmp"/tests/unit/test_*; do
+for t in "$san"/tests/unit/test_*; do
 	case $t in *.c|*.sh) continue ;; esac
 	if "$t" >"$tmp/unit.log" 2>&1; then ok "sanitized $(basename "$t")"
 	else bad "sanitized $(basename "$t")"; tail -n 20 "$tmp/unit.log"; fi
 done
 
-Q=$tmp/qperf
+Q=$PWD/$san/qperf
 "$Q" -lp 0 -lpf "$tmp/port" 2>"$tmp/server.err" &
 server=$!
 for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
