@@ -146,12 +146,13 @@ void coord_json(const struct coord *c, int status);
  * (type "pair" in the schedule's rounds, "retest" for a suspect's
  * retest): {"type", "test", "loop", "round" (null for a retest),
  * "client", "server", "figure" (SI, null if none), "unit", "error" (if
- * no figure)}; and a line {"type": "gone", "rank", "host", "reason"}
- * when a rank is lost.  Nothing without --json_stream.
+ * no figure)}, g being the result's goodness; and a line {"type":
+ * "gone", "rank", "host", "reason"} when a rank is lost.  Nothing without
+ * --json_stream.
  */
 void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 		      uint32_t client, uint32_t server,
-		      const struct cmsg_result *res);
+		      const struct cmsg_result *res, double g);
 void coord_json_gone(const struct coord *c, uint32_t k);
 
 /*

@@ -252,10 +252,9 @@ void coord_json(const struct coord *c, int status)
 
 void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 		      uint32_t client, uint32_t server,
-		      const struct cmsg_result *res)
+		      const struct cmsg_result *res, double g)
 {
 	const struct test_desc *t = c->p->tests[item].test;
-	double g = res->status ? 0 : coord_goodness(t, &res->r);
 	json_t *e;
 
 	if (c->p->json != JSON_STREAM)

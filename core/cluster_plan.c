@@ -62,11 +62,14 @@ const char *cluster_item_name(const struct plan_item *it)
 	return it->label[0] ? it->label : it->test->name;
 }
 
-static void append(struct expand *e, const struct test_desc *t,
-		   const struct settings *s)
+/* Add an item; -1 when the run would pass CLUSTER_ITEMS_MAX. */
+static int append(struct expand *e, const struct test_desc *t,
+		  const struct settings *s)
 {
 	struct plan_item *it;
 
+	if (e->n >= CLUSTER_ITEMS_MAX)
+		return -1;
 	if (e->n == e->cap) {
 		e->cap = e->cap ? 2 * e->cap : 8;
 		e->v = realloc(e->v, e->cap * sizeof(*e->v));
@@ -81,16 +84,14 @@ static void append(struct expand *e, const struct test_desc *t,
 	it->s = *s;
 	if (s->nloops)
 		cluster_item_label(t, s, it->label, sizeof(it->label));
+	return 0;
 }
 
 static int one_iteration(const struct settings *s, void *arg)
 {
 	struct expand *e = arg;
 
-	if (e->n >= CLUSTER_ITEMS_MAX)
-		return 1;
-	append(e, e->t, s);
-	return 0;
+	return append(e, e->t, s) < 0 ? 1 : 0;
 }
 
 int cluster_expand(struct plan *p, char *err, size_t errlen)
@@ -102,9 +103,8 @@ int cluster_expand(struct plan *p, char *err, size_t errlen)
 		int rc;
 
 		if (!it->s.nloops) {
-			if (e.n >= CLUSTER_ITEMS_MAX)
+			if (append(&e, it->test, &it->s) < 0)
 				goto many;
-			append(&e, it->test, &it->s);
 			continue;
 		}
 		e.t = it->test;

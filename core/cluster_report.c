@@ -35,7 +35,7 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	double g = res->status ? 0 : coord_goodness(t, &res->r);
 	struct cfail *f;
 
-	coord_json_event(c, "pair", item, client, server, res);
+	coord_json_event(c, "pair", item, client, server, res, g);
 	if (g > 0 && ct->low && res->r.ival_n)
 		ct->low[(size_t)client * c->n + server] =
 			(float)res->r.ival_low;
@@ -61,7 +61,7 @@ static void record_retest(struct coord *c, uint32_t item, uint32_t client,
 	const struct test_desc *t = c->p->tests[item].test;
 	double g = res->status ? 0 : coord_goodness(t, &res->r);
 
-	coord_json_event(c, "retest", item, client, server, res);
+	coord_json_event(c, "retest", item, client, server, res, g);
 	if (g <= 0)
 		return;
 	if (!c->rt_count++ || g < c->rt_worst)
