@@ -105,43 +105,25 @@ QUIET_CC = @echo '   CC      ' $@;
 QUIET_LINK = @echo '   LINK    ' $@;
 endif
 
-CORE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o core/supervise.o \
-	core/param.o \
-	core/help.o \
-	core/report.o \
-	core/report_x.o \
-	core/report_streams.o \
-	core/cpu.o \
-	core/ctl.o \
-	core/tlv.o \
-	core/hist.o \
-	core/sched.o \
-	core/outlier.o \
-	core/rank_env.o \
-	core/pmix_boot.o \
-	core/cluster_msg.o \
-	core/cluster.o \
-	core/cluster_plan.o \
-	core/cluster_coord.o \
-	core/cluster_report.o \
-	core/cluster_json.o \
-	core/server.o \
-	core/client.o \
-	core/measure.o \
-	core/session.o \
-	core/streams.o \
-	core/interval.o \
-	core/plot.o \
-	core/heatmap.o \
-	core/util.o \
-	core/addr.o \
-	core/numa.o \
-	transports/table.o \
-	transports/sock.o \
-	transports/sock_io.o \
-	core/json.o \
-	core/fabric.o \
+# The rooms, bottom up (docs/architecture.md): lib/ includes nothing above
+# it; transports/ includes only lib/; output/ and cluster/ sit under the
+# engine in core/; qperf.c is main().
+LIB_OBJS = lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
+	lib/tlv.o lib/addr.o lib/numa.o
+TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
+OUTPUT_OBJS = output/out.o output/report.o output/report_x.o \
+	output/report_streams.o output/json.o output/plot.o
+CLUSTER_OBJS = cluster/sched.o cluster/outlier.o cluster/rank_env.o \
+	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
+	cluster/cluster_plan.o cluster/cluster_coord.o \
+	cluster/cluster_report.o cluster/cluster_json.o cluster/heatmap.o
+ENGINE_OBJS = core/opts.o core/opt_table.o core/acl.o core/auth.o \
+	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
+	core/hist.o core/server.o core/client.o core/measure.o \
+	core/session.o core/streams.o core/interval.o core/fabric.o
+CORE_OBJS = $(ENGINE_OBJS) $(OUTPUT_OBJS) $(CLUSTER_OBJS) \
+	$(TRANSPORT_OBJS) $(LIB_OBJS)
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))
 FUZZERS = $(patsubst %.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -161,9 +143,10 @@ BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(LIBS)
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
-core/pmix_boot.o: ALL_CFLAGS += $(PMIX_CFLAGS)
+cluster/pmix_boot.o: ALL_CFLAGS += $(PMIX_CFLAGS)
 
-%.o: %.c $(wildcard core/*.h transports/*.h) Makefile .build-flags
+HEADERS = $(wildcard lib/*.h core/*.h output/*.h cluster/*.h transports/*.h)
+%.o: %.c $(HEADERS) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h)

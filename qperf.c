@@ -13,14 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cluster.h"
+#include "cluster/cluster.h"
 #include "core/auth.h"
 #include "core/engine.h"
-#include "core/numa.h"
-#include "core/pmix_boot.h"
+#include "lib/numa.h"
+#include "cluster/pmix_boot.h"
 #include "core/opts.h"
-#include "core/types.h"
-#include "core/util.h"
+#include "lib/types.h"
+#include "output/out.h"
 #include "transports/transport.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "core/hist.h"
-#include "core/util.h"
+#include "lib/clock.h"
 
 #define ITER 1000000
 #define ROUNDS 20

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "acl.h"
-#include "util.h"
+#include "lib/err.h"
 
 static void map4(const struct in_addr *in, uint8_t key[16])
 {

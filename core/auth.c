@@ -20,8 +20,9 @@
 #endif
 
 #include "auth.h"
-#include "tlv.h"
-#include "util.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "lib/alloc.h"
 
 #define AUTH_LABEL_CLIENT "qperf-0.5 auth client"
 #define AUTH_LABEL_SERVER "qperf-0.5 auth server"

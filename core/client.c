@@ -20,20 +20,26 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../transports/transport.h"
-#include "cluster.h"
+#include "transports/transport.h"
+#include "cluster/cluster.h"
 #include "auth.h"
 #include "ctl.h"
 #include "engine.h"
 #include "interval.h"
 #include "fabric.h"
-#include "json.h"
+#include "output/json.h"
 #include "measure.h"
-#include "plot.h"
+#include "output/plot.h"
 #include "session.h"
-#include "tlv.h"
-#include "report.h"
-#include "util.h"
+#include "lib/tlv.h"
+#include "output/report.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
+#include "lib/sockcall.h"
+#include "lib/numa.h"
+#include "lib/random.h"
+#include "output/out.h"
 
 #define ERR_MAX 512
 

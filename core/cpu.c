@@ -20,7 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "output/report.h"
 
 /* 0.4.11 reads at most this much of /proc/stat; the first line is short. */
 #define CPU_STAT_MAX 1024

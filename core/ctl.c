@@ -21,9 +21,10 @@
 #include "ctl.h"
 #include "hist.h"
 #include "measure.h"
-#include "tlv.h"
-#include "util.h"
-#include "wire.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/wire.h"
 
 /* Cursor forms of wire_put/wire_get: pack and advance. */
 static void put16(uint8_t **p, uint16_t v)

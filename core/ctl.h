@@ -6,7 +6,7 @@
  *
  * Dialects.  A legacy request carries version 0.4.x and is exactly 0.4.11's
  * 200 bytes.  An extended request carries version 0.5.x and is followed by
- * an extension block: a TLV block (core/tlv.h, "QPX2") from this build on,
+ * an extension block: a TLV block (lib/tlv.h, "QPX2") from this build on,
  * or the fixed 24-byte "QPX1" block of early 0.5 builds, which a server
  * still accepts.  To a TLV request the server answers with its own TLV
  * block (capabilities, version); each STAT is followed by a STAT block of
@@ -24,8 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tlv.h"
-#include "types.h"
+#include "lib/tlv.h"
+#include "lib/types.h"
 
 #define REQ_SIZE 200
 #define REQ_VER_SIZE 6

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "fabric.h"
-#include "tlv.h"
-#include "util.h"
-#include "wire.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "lib/wire.h"
 
 /* NUMA nodes of this host (sysfs), or -1 if it does not say. */
 static int32_t numa_nodes(void)

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
-#include "types.h"
+#include "output/report.h"
+#include "lib/types.h"
 
 /* TLV item types of the CONF extension block (unknown types ignored). */
 enum confx_item {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "opts.h"
-#include "../transports/transport.h"
+#include "transports/transport.h"
 
 #define WRAP 76
 #define DESC_INDENT 6

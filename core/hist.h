@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 #define HIST_SUB_BITS 7
 #define HIST_SUB (1u << HIST_SUB_BITS) /* buckets per power of two */

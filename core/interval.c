@@ -12,11 +12,13 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "ctl.h"
 #include "interval.h"
-#include "report.h"
-#include "tlv.h"
+#include "output/report.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "output/out.h"
 
 /* TLV items of a record block. */
 enum ivx_item {

@@ -34,8 +34,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "types.h"
-#include "util.h"
+#include "lib/types.h"
+#include "lib/clock.h"
 
 #define IVAL_MIN (NS_PER_SEC / 10) /* shortest -I: 0.1 s */
 #define IVAL_PENDING 8 /* server records held for ordering */

@@ -12,13 +12,15 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "hist.h"
 #include "interval.h"
 #include "measure.h"
 #include "progress.h"
-#include "report.h"
-#include "util.h"
+#include "output/report.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
 
 #define POLL_BATCH 64 /* completions taken per poll */
 #define LOSSY_IDLE_END NS_PER_SEC /* a lossy count receiver gives up */

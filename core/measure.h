@@ -15,11 +15,19 @@
 #ifndef QPERF_MEASURE_H
 #define QPERF_MEASURE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "types.h"
+#include "lib/types.h"
+
+/*
+ * Set by the test timer's SIGALRM handler (measure.c): the test is over.
+ * Loops check it after every blocking call; transports see it through
+ * their session's stop pointer (struct tsess).
+ */
+extern volatile sig_atomic_t timer_fired;
 
 struct ival;
 struct tsess;

@@ -19,12 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "cluster/cluster.h"
 #include "interval.h"
 #include "opts.h"
-#include "plot.h"
-#include "util.h"
-#include "../transports/transport.h"
+#include "output/plot.h"
+#include "lib/clock.h"
+#include "lib/numa.h"
+#include "transports/transport.h"
 
 #define LOC (1u << SIDE_LOC)
 #define U32 ((uint64_t)UINT32_MAX)

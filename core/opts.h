@@ -15,8 +15,8 @@
 #include <stdio.h>
 
 #include "acl.h"
-#include "sched.h"
-#include "types.h"
+#include "cluster/sched.h"
+#include "lib/types.h"
 
 struct test_desc;
 struct auth_secret;
@@ -124,7 +124,7 @@ struct plan_item {
 
 enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION, RUN_CLUSTER };
 
-/* Cluster mode's options (core/cluster.h). */
+/* Cluster mode's options (cluster/cluster.h). */
 struct cluster_opts {
 	struct sched_spec pattern; /* --cluster */
 	const char *rendezvous; /* --rendezvous HOST:PORT */
@@ -134,7 +134,7 @@ struct cluster_opts {
 	uint32_t port_base; /* -lp given: servers on base + local rank */
 };
 
-/* --json (one document), --json_stream (one object per line): core/json.h */
+/* --json (one document), --json_stream (one object per line): output/json.h */
 enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
 
 #define WARN_MAX 32

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "opts.h"
-#include "../transports/transport.h"
+#include "transports/transport.h"
 
 #define U32 ((uint64_t)UINT32_MAX)
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "acl.h"
 #include "auth.h"
 #include "ctl.h"
@@ -31,10 +31,13 @@
 #include "fabric.h"
 #include "measure.h"
 #include "session.h"
-#include "tlv.h"
-#include "report.h"
+#include "lib/tlv.h"
+#include "output/report.h"
 #include "supervise.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/alloc.h"
+#include "lib/numa.h"
+#include "lib/random.h"
 
 #define SERVER_MAX_MSG (1u << 30) /* largest message a client may ask for */
 #define SERVER_MAX_TIMEOUT (3600 * NS_PER_SEC)

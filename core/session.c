@@ -14,11 +14,12 @@
 
 #include "hist.h"
 #include "measure.h"
-#include "numa.h"
+#include "lib/numa.h"
 #include "progress.h"
 #include "session.h"
 #include "streams.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/alloc.h"
 
 /* A 0.5 client tells an idle server that a count test is done. */
 #define SYNC_DONE "test done"
@@ -289,6 +290,7 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->p = sd->p;
 		s->ch = ch;
 		s->stop = &timer_fired;
+		s->progress = progress_counter;
 		s->priv = xcalloc(1, tp->priv_size ? tp->priv_size : 1);
 		v[i].lr.s = s;
 		v[i].lr.wait_peer = wait_peer;
@@ -436,6 +438,7 @@ int session_check(const struct test_desc *t, const struct tparams *p,
 	s.p = *p;
 	s.ch = &ch;
 	s.stop = &timer_fired;
+	s.progress = progress_counter;
 	s.priv = xcalloc(1, t->tp->priv_size ? t->tp->priv_size : 1);
 	rc = t->tp->check(&s, err, errlen);
 	free(s.priv);

@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "ctl.h"
 #include "interval.h"
-#include "types.h"
+#include "lib/types.h"
 
 struct tside {
 	const struct test_desc *t;

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "measure.h"
-#include "numa.h"
+#include "lib/numa.h"
 #include "streams.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
 
 #define STREAMS_POLL_NS 2000000ULL /* 2 ms between looks at the threads */
 #define STREAMS_ERR 256

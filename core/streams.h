@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "types.h"
+#include "lib/types.h"
 
 struct lrun;
 

@@ -23,12 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../transports/transport.h"
+#include "transports/transport.h"
 #include "acl.h"
 #include "ctl.h"
 #include "progress.h"
 #include "supervise.h"
-#include "util.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
 
 #define TICK_MS 100 /* watchdog resolution */
 #define IDLE_MS 1000 /* poll interval with no children */

@@ -24,10 +24,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/addr.h"
-#include "../core/progress.h"
-#include "../core/tlv.h"
-#include "../core/util.h"
+#include "lib/addr.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
+#include "lib/sockcall.h"
+#include "lib/random.h"
 #include "sock.h"
 #include "sock_priv.h"
 #include "transport.h"

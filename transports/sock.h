@@ -7,7 +7,7 @@
 #ifndef QPERF_SOCK_H
 #define QPERF_SOCK_H
 
-#include "../core/util.h"
+#include "lib/sockcall.h"
 #include "transport.h"
 
 extern const struct transport transport_tcp, transport_udp, transport_sdp,
@@ -27,7 +27,7 @@ struct xport {
 	int family; /* 0: the control connection's; else forced family */
 	int socktype;
 	int protocol; /* 0, or IPPROTO_SCTP */
-	const struct sock_calls *k; /* socket calls (core/util.h) */
+	const struct sock_calls *k; /* socket calls (lib/sockcall.h) */
 };
 
 /* The operations of every socket transport (transports/sock.c); open

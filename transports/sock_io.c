@@ -44,9 +44,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../core/addr.h"
-#include "../core/progress.h"
-#include "../core/util.h"
+#include "lib/addr.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
+#include "lib/sockcall.h"
 #include "sock_priv.h"
 #include "transport.h"
 
@@ -144,13 +146,14 @@ void sock_untune(struct sock_priv *sp)
  * pure spinning of both ends was 2-100x slower than blocking (each end
  * burns the CPU time the other needs).  SIGALRM ends the sleep.
  */
-static bool spin_more(const struct sock_priv *sp, uint64_t start,
+static bool spin_more(const struct tsess *s, const struct sock_priv *sp,
+		      uint64_t start,
 		      uint64_t limit, short events)
 {
 	uint64_t spent, ms;
 	struct pollfd pfd = { sp->fd, events, 0 };
 
-	if (!(sp->fast & SF_SPIN) || timer_fired)
+	if (!(sp->fast & SF_SPIN) || tsess_stopped(s))
 		return false;
 	spent = now_ns() - start;
 	if (limit && spent >= limit)
@@ -185,7 +188,7 @@ static bool xfer_retry(struct tsess *s, struct sock_priv *sp, uint64_t start,
 	bool stream = sp->xp->style == SS_STREAM;
 
 	if (errno == EINTR ||
-	    (is_eagain(errno) && (spin_more(sp, start, limit, ev) ||
+	    (is_eagain(errno) && (spin_more(s, sp, start, limit, ev) ||
 				  sock_nb_ready(sp, ev, nb_wait))))
 		return true;
 	s->last_errno = errno;
@@ -232,10 +235,10 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			n = sp->xp->k->send(sp->fd, s->buf + off, len - off,
 					       MSG_NOSIGNAL);
 		}
-		if (timer_fired)
+		if (tsess_stopped(s))
 			return XF_STOP;
 		if (n >= 0) {
-			progress_note(); /* a huge message shows progress */
+			tsess_progress(s); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*nmsg = want ? want : 1;
@@ -296,7 +299,7 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			n = sp->xp->k->recv(sp->fd, s->buf + off, len - off,
 					       0);
 		}
-		if (timer_fired)
+		if (tsess_stopped(s))
 			return XF_STOP;
 		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
 		    !dgram_from_client(s, sp))
@@ -304,7 +307,7 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 		if (n >= 0 && sp->xp->style == SS_RDS && (size_t)n != len)
 			return XF_ERR; /* RDS counts whole messages only */
 		if (n > 0 || (n == 0 && !stream)) {
-			progress_note(); /* a huge message shows progress */
+			tsess_progress(s); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*moved = off;
@@ -343,7 +346,7 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 		sp->ndone += sent;
 		return (int)sent;
 	case XF_STOP:
-		s->ended = !timer_fired;
+		s->ended = !tsess_stopped(s);
 		return 0;
 	case XF_ERR:
 		return TP_SOFT;
@@ -398,7 +401,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
 		return 1;
 	case XF_STOP:
-		s->ended = !timer_fired;
+		s->ended = !tsess_stopped(s);
 		return 0;
 	case XF_IDLE:
 		return 0;

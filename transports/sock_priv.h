@@ -13,7 +13,7 @@
 
 #include <errno.h>
 
-#include "../core/util.h"
+#include "lib/err.h"
 #include "sock.h"
 #include "transport.h"
 

@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "../core/types.h"
+#include "lib/types.h"
 
 /* Which headline figures a test reports (spec §3.5). */
 enum measure {
@@ -138,14 +138,14 @@ struct tparams {
  * "failed to receive node information: timed out"); they return 0 or -1
  * with err filled (a peer's error notice reads "server: <text>").  Only
  * when ext is set may a transport send or expect extension blocks
- * (core/tlv.h); a legacy (0.4.11) peer sees exactly 0.4.11's messages.
+ * (lib/tlv.h); a legacy (0.4.11) peer sees exactly 0.4.11's messages.
  */
 struct chan {
 	int (*send)(struct chan *ch, const void *buf, size_t len,
 		    const char *item, char *err, size_t errlen);
 	int (*recv)(struct chan *ch, void *buf, size_t len, const char *item,
 		    char *err, size_t errlen);
-	/* One TLV block (core/tlv.h): recv_ext checks the header, reads the
+	/* One TLV block (lib/tlv.h): recv_ext checks the header, reads the
 	 * rest and sets *len; a block larger than cap is an error. */
 	int (*send_ext)(struct chan *ch, const uint8_t *blk, size_t len,
 			const char *item, char *err, size_t errlen);
@@ -197,6 +197,10 @@ struct tsess {
 	 * NULL.  Lets a busy-polling poll() notice the timer, and a sleeping
 	 * one avoid the race of an alarm just before it sleeps. */
 	const volatile sig_atomic_t *stop;
+	/* The server watchdog's progress counter for this child
+	 * (core/progress.h), or NULL: a transport that moves part of a
+	 * message bumps it through tsess_progress(). */
+	uint64_t *progress;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
@@ -305,6 +309,22 @@ struct test_desc {
  * receives, the test's depth (0.4.11's 1024 or 1) unless --sq_depth or
  * --rq_depth gave one.  Used by the loops and the verbs queue sizes.
  */
+/* Has the core's timer ended the test? */
+static inline bool tsess_stopped(const struct tsess *s)
+{
+	return s->stop && *s->stop;
+}
+
+/* Data moved: tell the server's watchdog (a plain store, no system call). */
+static inline void tsess_progress(const struct tsess *s)
+{
+	uint64_t *c = s->progress;
+
+	if (c)
+		__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+}
+
 static inline uint32_t tsess_depth(const struct tsess *s, bool recv)
 {
 	uint32_t d = recv ? s->p.rq_depth : s->p.sq_depth;
@@ -328,7 +348,7 @@ const struct test_desc *test_by_index(unsigned idx);
 const char *test_transports(void);
 
 /*
- * This host's fabric state for conf (struct fabric, core/types.h): the
+ * This host's fabric state for conf (struct fabric, lib/types.h): the
  * RDMA devices and ports, or none in a build without RDMA.  The verbs
  * code lives in transports/verbs_fabric.c.  Blocks only on device
  * queries; never fails (what cannot be read is left out).

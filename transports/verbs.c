@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/tlv.h"
+#include "lib/tlv.h"
 #include "verbs_int.h"
 
 const struct verbs_info *verbs_session_info(const struct tsess *s)
@@ -94,7 +94,7 @@ static int parse_id(struct tsess *s, struct verbs_priv *v, char *dev,
 	long port = 1;
 
 	if (n >= devlen) {
-		verbs_err(err, errlen, "device name too long: %s", id);
+		seterr(err, errlen, "device name too long: %s", id);
 		return -1;
 	}
 	memcpy(dev, id, n);
@@ -105,13 +105,13 @@ static int parse_id(struct tsess *s, struct verbs_priv *v, char *dev,
 		errno = 0;
 		port = strtol(colon + 1, &end, 10);
 		if (end == colon + 1 || *end || errno || port < 1) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "bad IB port: %s; must be at least 1",
 				  colon + 1);
 			return -1;
 		}
 		if (port > 255) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "bad IB port: %ld; must be at most 255", port);
 			return -1;
 		}
@@ -134,7 +134,7 @@ static int device_open(struct verbs_priv *v, const char *dev, char *err,
 
 		if (list)
 			ibv_free_device_list(list);
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "failed to find any RDMA devices%s%s (no RDMA driver loaded? see ibv_devices)",
 			  e ? ": " : "", e ? strerror(e) : "");
 		v->no_device = true;
@@ -156,7 +156,7 @@ static int device_open(struct verbs_priv *v, const char *dev, char *err,
 				break;
 			used += (size_t)w; /* clamped by the loop test */
 		}
-		verbs_err(err, errlen, "no RDMA device %s; devices: %s", dev,
+		seterr(err, errlen, "no RDMA device %s; devices: %s", dev,
 			  names);
 		ibv_free_device_list(list);
 		return -1;
@@ -166,12 +166,12 @@ static int device_open(struct verbs_priv *v, const char *dev, char *err,
 	v->ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	if (!v->ctx) {
-		verbs_err(err, errlen, "failed to open device %s: %s",
+		seterr(err, errlen, "failed to open device %s: %s",
 			  v->info.device, strerror(errno));
 		return -1;
 	}
 	if (ibv_query_device(v->ctx, &v->dattr)) {
-		verbs_err(err, errlen, "failed to query device %s: %s",
+		seterr(err, errlen, "failed to query device %s: %s",
 			  v->info.device, strerror(errno));
 		return -1;
 	}
@@ -201,12 +201,12 @@ static int port_query(struct verbs_priv *v, uint8_t port, const char *what,
 		      struct ibv_port_attr *pa, char *err, size_t errlen)
 {
 	if (port > v->dattr.phys_port_cnt || ibv_query_port(v->ctx, port, pa)) {
-		verbs_err(err, errlen, "device %s has no %s %u (it has %u)",
+		seterr(err, errlen, "device %s has no %s %u (it has %u)",
 			  v->info.device, what, port, v->dattr.phys_port_cnt);
 		return -1;
 	}
 	if (pa->state != IBV_PORT_ACTIVE) {
-		verbs_err(err, errlen, "%s %s:%u is %s, not ACTIVE", what,
+		seterr(err, errlen, "%s %s:%u is %s, not ACTIVE", what,
 			  v->info.device, port, port_state(pa->state));
 		return -1;
 	}
@@ -231,7 +231,7 @@ static int ports_open(struct tsess *s, struct verbs_priv *v, char *err,
 	v->info.lid = v->me.lid;
 	if (s->p.alt_port) {
 		if (s->p.alt_port > 255) {
-			verbs_err(err, errlen, "bad alternate port: %u",
+			seterr(err, errlen, "bad alternate port: %u",
 				  s->p.alt_port);
 			return -1;
 		}
@@ -253,14 +253,14 @@ static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
 	wr_counts(s, &v->send_wr, &v->recv_wr);
 	cqe = v->send_wr + v->recv_wr;
 	if (cqe > (uint32_t)v->dattr.max_cqe) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "device %s supports CQs of at most %d entries (%u needed)",
 			  v->info.device, v->dattr.max_cqe, cqe);
 		return -1;
 	}
 	v->cc = ibv_create_comp_channel(v->ctx);
 	if (!v->cc) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "failed to create completion channel: %s",
 			  strerror(errno));
 		return -1;
@@ -269,13 +269,13 @@ static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
 	fcntl(v->cc->fd, F_SETFL, fcntl(v->cc->fd, F_GETFL) | O_NONBLOCK);
 	v->pd = ibv_alloc_pd(v->ctx);
 	if (!v->pd) {
-		verbs_err(err, errlen, "failed to allocate protection domain: %s",
+		seterr(err, errlen, "failed to allocate protection domain: %s",
 			  strerror(errno));
 		return -1;
 	}
 	v->cq = ibv_create_cq(v->ctx, (int)(cqe ? cqe : 1), NULL, v->cc, 0);
 	if (!v->cq) {
-		verbs_err(err, errlen, "failed to create CQ of %u entries: %s",
+		seterr(err, errlen, "failed to create CQ of %u entries: %s",
 			  cqe, strerror(errno));
 		return -1;
 	}
@@ -292,7 +292,7 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	int e;
 
 	if (v->reglen > v->dattr.max_mr_size) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "message size %u bytes needs a memory region of %zu bytes, larger than device %s allows (%llu)",
 			  s->p.msg_size, v->reglen, v->info.device,
 			  (unsigned long long)v->dattr.max_mr_size);
@@ -304,7 +304,7 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	e = posix_memalign(&v->mem, ps, v->memlen);
 	if (e) {
 		v->mem = NULL;
-		verbs_err(err, errlen, "failed to allocate %zu bytes: %s",
+		seterr(err, errlen, "failed to allocate %zu bytes: %s",
 			  v->memlen, strerror(e));
 		return -1;
 	}
@@ -398,7 +398,7 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 	ext_fill(s, v);
 	xl = verbs_ext_encode(&v->xme, xb, VERBS_EXT_MAX);
 	if (!xl) {
-		verbs_err(err, errlen, "internal error: node extension too large");
+		seterr(err, errlen, "internal error: node extension too large");
 		return -1;
 	}
 	if (ch->send_ext(ch, xb, xl, "node extension", err, errlen) ||
@@ -406,7 +406,7 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 			 errlen))
 		return -1;
 	if (verbs_ext_decode(xb, xl, &v->xpeer)) {
-		verbs_err(err, errlen, "peer sent a malformed node extension");
+		seterr(err, errlen, "peer sent a malformed node extension");
 		return -1;
 	}
 	v->info.peer_ext = true;
@@ -439,21 +439,21 @@ static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1;
 	if (peer_act) {
 		if (!verbs_mtu_enum(x->mtu_size)) {
-			verbs_err(err, errlen, "peer asks for a bad MTU %u",
+			seterr(err, errlen, "peer asks for a bad MTU %u",
 				  x->mtu_size);
 			return -1;
 		}
 		pm = verbs_path_mtu(x->mtu_size, x->mtu_explicit, peer_act,
 				    v->info.active_mtu, peer, own, NULL, 0);
 		if (!pm) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "peer's MTU %u is above the active MTU of a port: this side %s %u, peer %s %u",
 				  x->mtu_size, own, v->info.active_mtu, peer,
 				  peer_act);
 			return -1;
 		}
 		if (pm != m) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "path MTUs differ: this side %u, peer %u; give both sides the same -mt",
 				  m, pm);
 			return -1;
@@ -462,7 +462,7 @@ static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
 	v->path_mtu = verbs_mtu_enum(m);
 	v->info.path_mtu = m;
 	if (v->kind == VQ_UD && s->p.msg_size > m) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
 			  s->p.msg_size, m, m);
 		return -1;
@@ -513,7 +513,7 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 
 	if (v->info.peer_ext && (x->have & VXH_LINK) &&
 	    (x->link_layer == VL_ETH) != v->info.roce) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "link layers differ: this side %s, peer %s",
 			  v->info.roce ? "Ethernet (RoCE)" : "InfiniBand",
 			  v->info.roce ? "InfiniBand" : "Ethernet (RoCE)");
@@ -531,7 +531,7 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 		if (!(x->have & VXH_XRC) || !x->xrc_ini_qpn ||
 		    x->xrc_ini_qpn > 0xffffff || !x->xrc_tgt_qpn ||
 		    x->xrc_tgt_qpn > 0xffffff || x->xrc_srqn > 0xffffff) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "peer sent no valid XRC QP and SRQ numbers");
 			return -1;
 		}
@@ -540,7 +540,7 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 	if (v->info.roce) {
 		if (!(x->have & VXH_GID) || x->gid_type == VG_IB ||
 		    x->gid_type > VG_ROCE_V2) {
-			verbs_err(err, errlen, "peer sent no RoCE GID");
+			seterr(err, errlen, "peer sent no RoCE GID");
 			return -1;
 		}
 		if (roce_settle(s, v, err, errlen))
@@ -571,17 +571,17 @@ static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
 		return 0;
 	}
 	if (!verbs_mtu_enum(s->p.mtu_size)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "bad MTU: %u; must be 256/512/1K/2K/4K",
 			  s->p.mtu_size);
 		return -1;
 	}
 	if (verbs_rate_parse(s->p.static_rate, &v->rate)) {
-		verbs_err(err, errlen, "bad static rate: %s", s->p.static_rate);
+		seterr(err, errlen, "bad static rate: %s", s->p.static_rate);
 		return -1;
 	}
 	if (v->kind == VQ_XRC && !ext_wanted(s)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "XRC tests need a peer running qperf 0.5 or later");
 		return -1;
 	}
@@ -607,7 +607,7 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
 		goto out;
 	if (s->p.rd_atomic > (uint32_t)v->dattr.max_qp_rd_atom) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "device only supports %u (< %u) RDMA reads or atomics",
 			  (uint32_t)v->dattr.max_qp_rd_atom, s->p.rd_atomic);
 		goto out;
@@ -624,7 +624,7 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 		goto out;
 	if (s->p.mtu_explicit && !s->p.use_cm &&
 	    s->p.mtu_size > v->info.active_mtu) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "MTU %u is above the active MTU %u of %s:%u",
 			  s->p.mtu_size, v->info.active_mtu, v->info.device,
 			  v->port);
@@ -634,13 +634,13 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 		      s->p.mtu_size :
 		      v->info.active_mtu;
 	if (kind == VQ_UD && s->p.msg_size > mtu) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
 			  s->p.msg_size, mtu, mtu);
 		goto out;
 	}
 	if (v->dattr.max_mr_size && s->p.msg_size > v->dattr.max_mr_size) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "message size %u is larger than the largest memory region %s can register (%llu)",
 			  s->p.msg_size, v->info.device,
 			  (unsigned long long)v->dattr.max_mr_size);
@@ -692,14 +692,14 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	    ports_open(s, v, err, errlen))
 		goto fail;
 	if (v->info.roce && !ext_wanted(s) && !v->cm) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "%s:%u is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
 			  v->info.device, v->port);
 		goto fail;
 	}
 	max_rd = (uint32_t)v->dattr.max_qp_rd_atom;
 	if (s->p.rd_atomic > max_rd) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "device only supports %u (< %u) RDMA reads or atomics",
 			  max_rd, s->p.rd_atomic);
 		goto fail;
@@ -734,7 +734,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	}
 	if (!s->p.poll_mode) {
 		if (ibv_req_notify_cq(v->cq, 0)) {
-			verbs_err(err, errlen, "failed to arm the CQ");
+			seterr(err, errlen, "failed to arm the CQ");
 			goto fail;
 		}
 		v->armed = true;

@@ -30,7 +30,7 @@
 
 #include <rdma/rdma_cma.h>
 
-#include "../core/addr.h"
+#include "lib/addr.h"
 #include "verbs_int.h"
 
 #define CM_REJ_CONSUMER 28 /* IB CM reject reason: the peer said no */
@@ -56,7 +56,7 @@ static int peer_gone(struct tsess *s, const char *what, char *err,
 
 	if (s->ch->recv(s->ch, &b, 1, what, err, errlen) < 0)
 		return -1;
-	verbs_err(err, errlen, "the peer went away while waiting for %s", what);
+	seterr(err, errlen, "the peer went away while waiting for %s", what);
 	return -1;
 }
 
@@ -78,18 +78,18 @@ static int cm_next(struct tsess *s, struct verbs_priv *v, uint64_t deadline,
 		if (rdma_get_cm_event(v->cm_ch, ev) == 0)
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-			verbs_err(err, errlen, "failed to get RDMA CM event: %s",
+			seterr(err, errlen, "failed to get RDMA CM event: %s",
 				  strerror(errno));
 			return -1;
 		}
-		now = verbs_now_ns();
+		now = now_ns();
 		if (now >= deadline) {
-			verbs_err(err, errlen, "timed out waiting for %s", what);
+			seterr(err, errlen, "timed out waiting for %s", what);
 			return -1;
 		}
 		if (poll(p, s->ch->watch_fd >= 0 ? 2 : 1,
 			 ms_of(deadline - now)) < 0 && errno != EINTR) {
-			verbs_err(err, errlen, "poll failed: %s", strerror(errno));
+			seterr(err, errlen, "poll failed: %s", strerror(errno));
 			return -1;
 		}
 		if (p[1].revents)
@@ -100,7 +100,7 @@ static int cm_next(struct tsess *s, struct verbs_priv *v, uint64_t deadline,
 static void unexpected(const struct rdma_cm_event *ev,
 		       enum rdma_cm_event_type want, char *err, size_t errlen)
 {
-	verbs_err(err, errlen,
+	seterr(err, errlen,
 		  "unexpected event from RDMA CM: %s (status %d); expecting: %s",
 		  rdma_event_str(ev->event), ev->status, rdma_event_str(want));
 }
@@ -187,12 +187,12 @@ static int take_device(struct verbs_priv *v, struct rdma_cm_id *id, char *err,
 		       size_t errlen)
 {
 	if (!id->verbs) {
-		verbs_err(err, errlen, "RDMA CM gave no device for the connection");
+		seterr(err, errlen, "RDMA CM gave no device for the connection");
 		return -1;
 	}
 	if (v->ctx) {
 		if (v->ctx != id->verbs) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "RDMA CM moved the connection to another device");
 			return -1;
 		}
@@ -204,7 +204,7 @@ static int take_device(struct verbs_priv *v, struct rdma_cm_id *id, char *err,
 	snprintf(v->info.device, sizeof(v->info.device), "%s",
 		 ibv_get_device_name(id->verbs->device));
 	if (ibv_query_device(v->ctx, &v->dattr)) {
-		verbs_err(err, errlen, "failed to query device %s: %s",
+		seterr(err, errlen, "failed to query device %s: %s",
 			  v->info.device, strerror(errno));
 		return -1;
 	}
@@ -215,7 +215,7 @@ static int make_channel(struct verbs_priv *v, char *err, size_t errlen)
 {
 	v->cm_ch = rdma_create_event_channel();
 	if (!v->cm_ch) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "rdma_create_event_channel failed: %s (no RDMA CM device? see rdma_cm(7))",
 			  strerror(errno));
 		v->no_device = true;
@@ -241,13 +241,13 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 	if (make_channel(v, err, errlen))
 		return -1;
 	if (rdma_create_id(v->cm_ch, &v->cm_listen, NULL, port_space(v))) {
-		verbs_err(err, errlen, "rdma_create_id failed: %s",
+		seterr(err, errlen, "rdma_create_id failed: %s",
 			  strerror(errno));
 		return -1;
 	}
 	if (rdma_bind_addr(v->cm_listen, (struct sockaddr *)&any) ||
 	    rdma_listen(v->cm_listen, 1)) {
-		verbs_err(err, errlen, "failed to listen on an RDMA CM %s port: %s",
+		seterr(err, errlen, "failed to listen on an RDMA CM %s port: %s",
 			  six ? "IPv6" : "IPv4", strerror(errno));
 		return -1;
 	}
@@ -259,7 +259,7 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 	if (s->ch->send(s->ch, b, sizeof(b), "RDMA CM server port", err,
 			errlen))
 		return -1;
-	deadline = verbs_now_ns() + s->p.timeout;
+	deadline = now_ns() + s->p.timeout;
 	if (cm_expect(s, v, RDMA_CM_EVENT_CONNECT_REQUEST, deadline, NULL, err,
 		      errlen))
 		return -1;
@@ -298,11 +298,11 @@ static int server_addr(struct tsess *s, uint16_t port,
 	int fam = cm_addr(&s->ch->peer, port, dst);
 
 	if (fam == AF_UNSPEC) {
-		verbs_err(err, errlen, "no address of the server");
+		seterr(err, errlen, "no address of the server");
 		return -1;
 	}
 	if (fam == AF_INET6 && legacy(s)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "the server runs qperf 0.4, whose RDMA CM is IPv4-only; connect to it by an IPv4 address for -cm1");
 		return -1;
 	}
@@ -313,7 +313,7 @@ static int server_addr(struct tsess *s, uint16_t port,
 static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 		      struct sockaddr_storage *dst, char *err, size_t errlen)
 {
-	uint64_t deadline = verbs_now_ns() + s->p.timeout;
+	uint64_t deadline = now_ns() + s->p.timeout;
 	int ms = ms_of(s->p.timeout);
 	struct sockaddr_storage src;
 	/* From the control connection's own address, which the server
@@ -322,14 +322,14 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 
 	if (rdma_create_id(v->cm_ch, &v->cm_id, NULL, port_space(v))) {
 		v->cm_id = NULL;
-		verbs_err(err, errlen, "rdma_create_id failed: %s",
+		seterr(err, errlen, "rdma_create_id failed: %s",
 			  strerror(errno));
 		return -1;
 	}
 	if (rdma_resolve_addr(v->cm_id,
 			      bind_src ? (struct sockaddr *)&src : NULL,
 			      (struct sockaddr *)dst, ms)) {
-		verbs_err(err, errlen, "rdma_resolve_addr failed: %s",
+		seterr(err, errlen, "rdma_resolve_addr failed: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -337,7 +337,7 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 		      errlen))
 		return -1;
 	if (rdma_resolve_route(v->cm_id, ms)) {
-		verbs_err(err, errlen, "rdma_resolve_route failed: %s",
+		seterr(err, errlen, "rdma_resolve_route failed: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -362,7 +362,7 @@ static int cm_client(struct tsess *s, struct verbs_priv *v, char *err,
 	port = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 	       (uint32_t)b[3] << 24;
 	if (port == 0 || port > 65535) {
-		verbs_err(err, errlen, "server sent a bad RDMA CM port: %u",
+		seterr(err, errlen, "server sent a bad RDMA CM port: %u",
 			  port);
 		return -1;
 	}
@@ -377,12 +377,12 @@ int verbs_cm_device(struct tsess *s, struct verbs_priv *v, char *err,
 {
 	v->cm = true;
 	if (v->kind == VQ_XRC) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "%s cannot connect through RDMA CM (-cm1)", s->t->name);
 		return -1;
 	}
 	if (v->kind != VQ_RC && legacy(s)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "%s over RDMA CM needs a peer running qperf 0.5 or later",
 			  s->t->name);
 		return -1;
@@ -451,7 +451,7 @@ static int qp_make(struct tsess *s, struct verbs_priv *v, char *err,
 	if (rdma_create_qp(v->cm_id, v->pd, &ia)) {
 		ia.cap.max_inline_data = 0; /* some devices offer none */
 		if (rdma_create_qp(v->cm_id, v->pd, &ia)) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "failed to create %s QP on the RDMA CM id: %s",
 				  s->tp->label, strerror(errno));
 			return -1;
@@ -474,7 +474,7 @@ static void qp_drop(struct verbs_priv *v)
 static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 			  size_t errlen)
 {
-	uint64_t deadline = verbs_now_ns() + s->p.timeout;
+	uint64_t deadline = now_ns() + s->p.timeout;
 	struct sockaddr_storage dst;
 	struct rdma_conn_param cp;
 
@@ -486,7 +486,7 @@ static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 			return -1;
 		conn_param(s, v, &cp);
 		if (rdma_connect(v->cm_id, &cp)) {
-			verbs_err(err, errlen, "rdma_connect failed: %s",
+			seterr(err, errlen, "rdma_connect failed: %s",
 				  strerror(errno));
 			return -1;
 		}
@@ -497,7 +497,7 @@ static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		 * may not listen yet.  Again, on a new id, while time is
 		 * left. */
 		if (status < 0 || status == CM_REJ_CONSUMER ||
-		    verbs_now_ns() + 10000000ULL >= deadline)
+		    now_ns() + 10000000ULL >= deadline)
 			return -1;
 		qp_drop(v);
 		rdma_destroy_id(v->cm_id);
@@ -522,14 +522,14 @@ static int server_accept(struct tsess *s, struct verbs_priv *v, char *err,
 	if (v->kind == VQ_UD)
 		cp.qp_num = v->qp->qp_num;
 	if (rdma_accept(v->cm_id, &cp)) {
-		verbs_err(err, errlen, "rdma_accept failed: %s",
+		seterr(err, errlen, "rdma_accept failed: %s",
 			  strerror(errno));
 		return -1;
 	}
 	if (v->kind == VQ_UD)
 		return 0; /* SIDR: no ESTABLISHED on this side */
 	if (cm_expect(s, v, RDMA_CM_EVENT_ESTABLISHED,
-		      verbs_now_ns() + s->p.timeout, NULL, err, errlen))
+		      now_ns() + s->p.timeout, NULL, err, errlen))
 		return -1;
 	v->cm_connected = true;
 	if (v->kind == VQ_RC) { /* as 0.4.11; iWARP refuses: ignored */
@@ -566,7 +566,7 @@ int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
 	if (v->kind != VQ_UD)
 		return 0;
 	if (s->p.msg_size > v->info.path_mtu) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
 			  s->p.msg_size, v->info.path_mtu, v->info.path_mtu);
 		return -1;
@@ -579,7 +579,7 @@ int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
 	v->cm_ah.port_num = v->port;
 	v->ah = ibv_create_ah(v->pd, &v->cm_ah);
 	if (!v->ah) {
-		verbs_err(err, errlen, "failed to create address handle: %s",
+		seterr(err, errlen, "failed to create address handle: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -589,12 +589,12 @@ int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
 void verbs_cm_close_qp(struct verbs_priv *v)
 {
 	struct rdma_cm_event *ev;
-	uint64_t deadline = verbs_now_ns() + CM_CLOSE_WAIT;
+	uint64_t deadline = now_ns() + CM_CLOSE_WAIT;
 
 	if (v->cm_connected && v->cm_id) {
 		rdma_disconnect(v->cm_id);
 		/* Bounded: a peer that died leaves us nothing to wait for. */
-		while (verbs_now_ns() < deadline) {
+		while (now_ns() < deadline) {
 			struct pollfd p = { v->cm_ch->fd, POLLIN, 0 };
 
 			if (rdma_get_cm_event(v->cm_ch, &ev) == 0) {

@@ -46,7 +46,7 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		rc = v->srq ? ibv_post_srq_recv(v->srq, w, &bad) :
 			      ibv_post_recv(v->qp, w, &bad);
 		if (rc) {
-			verbs_err(err, errlen, "failed to post receive: %s",
+			seterr(err, errlen, "failed to post receive: %s",
 				  strerror(rc > 0 ? rc : errno));
 			return TP_FATAL;
 		}
@@ -95,7 +95,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	case OP_FADD:
 	case OP_CSWAP:
 		if ((uint64_t)wr->slot * 8 + 8 > v->reglen) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "internal error: atomic slot %u outside the %zu-byte buffer",
 				  wr->slot, v->reglen);
 			return -1;
@@ -112,7 +112,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 		w->num_sge = 1;
 		return 0;
 	default:
-		verbs_err(err, errlen, "internal error: op %d is not a send",
+		seterr(err, errlen, "internal error: op %d is not a send",
 			  (int)wr->op);
 		return -1;
 	}
@@ -143,7 +143,7 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	uint32_t done = 0;
 
 	if (!v->qp || !v->mr || !w || !sg) {
-		verbs_err(err, errlen, "internal error: post on a closed session");
+		seterr(err, errlen, "internal error: post on a closed session");
 		return TP_FATAL;
 	}
 	if (wr->op == OP_RECV)
@@ -162,7 +162,7 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 		bad = NULL;
 		rc = ibv_post_send(v->qp, w, &bad);
 		if (rc) {
-			verbs_err(err, errlen, "failed to post %s: %s",
+			seterr(err, errlen, "failed to post %s: %s",
 				  wr->op == OP_SEND ? "send" : "RDMA operation",
 				  strerror(rc > 0 ? rc : errno));
 			return TP_FATAL;
@@ -216,7 +216,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		return hand_owed(s, v, c, max);
 	n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
 	if (n < 0) {
-		verbs_err(err, errlen, "failed to poll CQ");
+		seterr(err, errlen, "failed to poll CQ");
 		return TP_FATAL;
 	}
 	for (int i = 0; i < n; i++) {
@@ -272,19 +272,6 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	return k;
 }
 
-uint64_t verbs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool stopped(const struct tsess *s)
-{
-	return s->stop && *s->stop;
-}
-
 /* The peer gave up (urgent data or hang-up on the control socket)? */
 static bool peer_gone(struct tsess *s, short revents)
 {
@@ -318,7 +305,7 @@ static int wait_channel(struct tsess *s, struct verbs_priv *v,
 		nf = 2;
 	}
 	if (deadline != UINT64_MAX) {
-		uint64_t t = verbs_now_ns();
+		uint64_t t = now_ns();
 		uint64_t left = deadline > t ? deadline - t : 0;
 
 		ts.tv_sec = (time_t)(left / 1000000000u);
@@ -356,11 +343,11 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
-	uint64_t deadline = wait == UINT64_MAX ? UINT64_MAX : verbs_now_ns() + wait;
+	uint64_t deadline = wait == UINT64_MAX ? UINT64_MAX : now_ns() + wait;
 	unsigned spins = 0;
 
 	if (!v->cq || max <= 0) {
-		verbs_err(err, errlen, "internal error: poll on a closed session");
+		seterr(err, errlen, "internal error: poll on a closed session");
 		return TP_FATAL;
 	}
 	if (deadline < wait) /* wrapped */
@@ -370,13 +357,13 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 
 		if (n)
 			return n;
-		if (wait == 0 || stopped(s) || s->ended)
+		if (wait == 0 || tsess_stopped(s) || s->ended)
 			return 0;
 		if (s->p.poll_mode) {
 			/* busy: look at the clock (vDSO, cheap) every time,
 			 * at the peer now and then */
 			++spins;
-			if (deadline != UINT64_MAX && verbs_now_ns() >= deadline)
+			if (deadline != UINT64_MAX && now_ns() >= deadline)
 				return 0;
 			if (spins % 4096 == 0 && s->ch && s->ch->watch_fd >= 0) {
 				struct pollfd pf = { s->ch->watch_fd,
@@ -392,7 +379,7 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 			/* arm, then look once more: a completion that came
 			 * before the arming raises no event */
 			if (ibv_req_notify_cq(v->cq, 0)) {
-				verbs_err(err, errlen, "failed to arm the CQ");
+				seterr(err, errlen, "failed to arm the CQ");
 				return TP_FATAL;
 			}
 			v->armed = true;
@@ -417,7 +404,7 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 				}
 				if (errno == EINTR)
 					continue;
-				verbs_err(err, errlen,
+				seterr(err, errlen,
 					  "failed to get a CQ event: %s",
 					  strerror(errno));
 				return TP_FATAL;
@@ -425,7 +412,7 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 			ibv_ack_cq_events(ecq, 1);
 			v->armed = false;
 			if (ibv_req_notify_cq(v->cq, 0)) {
-				verbs_err(err, errlen, "failed to arm the CQ");
+				seterr(err, errlen, "failed to arm the CQ");
 				return TP_FATAL;
 			}
 			v->armed = true;

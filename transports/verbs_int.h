@@ -16,6 +16,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "lib/clock.h"
+#include "lib/err.h"
 #include "transport.h"
 #include "verbs.h"
 
@@ -35,7 +37,7 @@ struct verbs_node {
 	uint32_t lid, qpn, psn, srqn, rkey, alt_lid, rd_atomic;
 };
 
-/* NODE extension item types (u16, core/tlv.h).  Never renumber. */
+/* NODE extension item types (u16, lib/tlv.h).  Never renumber. */
 enum verbs_ext_item {
 	VX_GID = 1, /* 16 bytes */
 	VX_GID_INDEX = 2, /* u32 */
@@ -252,9 +254,6 @@ void verbs_wc_error(const char *test, int status, char *err, size_t errlen);
 void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
 			size_t errlen);
 
-/* Clamped snprintf into err (never overflows, never returns a length). */
-void verbs_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ---- verbs_qp.c ---- */
 
@@ -310,8 +309,6 @@ void verbs_cm_release(struct verbs_priv *v);
 
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen);
-/* CLOCK_MONOTONIC in ns. */
-uint64_t verbs_now_ns(void);
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/numa.h"
+#include "lib/numa.h"
 #include "verbs_int.h"
 
 /* Work requests on each queue of this side (wr_counts in verbs.c). */
@@ -34,43 +34,43 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 	uint32_t max_wr = (uint32_t)v->dattr.max_qp_wr;
 
 	if (p->sq_depth > max_wr) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "send queue depth %u is above the limit of %s (max_qp_wr %u)",
 			  p->sq_depth, dev, max_wr);
 		return -1;
 	}
 	if (p->use_srq && v->kind != VQ_XRC && v->dattr.max_srq <= 0) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "%s has no shared receive queues (max_srq 0); leave out --use_srq",
 			  dev);
 		return -1;
 	}
 	if (p->use_srq && p->rq_depth > (uint32_t)v->dattr.max_srq_wr) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "receive queue depth %u is above the SRQ limit of %s (max_srq_wr %d)",
 			  p->rq_depth, dev, v->dattr.max_srq_wr);
 		return -1;
 	}
 	if (!p->use_srq && p->rq_depth > max_wr) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "receive queue depth %u is above the limit of %s (max_qp_wr %u)",
 			  p->rq_depth, dev, max_wr);
 		return -1;
 	}
 	if (p->cq_mod > send_depth(s)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "CQ moderation %u is larger than the send queue depth %u: no send would ever be signalled",
 			  p->cq_mod, send_depth(s));
 		return -1;
 	}
 	if (p->post_list > send_depth(s)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "post list %u is larger than the send queue depth %u",
 			  p->post_list, send_depth(s));
 		return -1;
 	}
 	if (p->tclass && !v->info.roce) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "traffic class %u needs a RoCE port (a GRH); %s:%u is InfiniBand, where qperf addresses by LID without one",
 			  p->tclass, dev, v->port);
 		return -1;
@@ -79,7 +79,7 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 		__be16 pkey = 0;
 
 		if (p->pkey_index >= (uint32_t)v->pattr.pkey_tbl_len) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "P_Key index %u does not exist on %s:%u (the table has %d entr%s)",
 				  p->pkey_index, dev, v->port,
 				  v->pattr.pkey_tbl_len,
@@ -89,7 +89,7 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 		if (ibv_query_pkey(v->ctx, v->port, (int)p->pkey_index,
 				   &pkey) ||
 		    !(be16toh(pkey) & 0x7fff)) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "P_Key index %u of %s:%u is empty", p->pkey_index,
 				  dev, v->port);
 			return -1;
@@ -116,7 +116,7 @@ int verbs_knobs_alloc(struct tsess *s, struct verbs_priv *v, char *err,
 	v->mod_cap = v->mod ? (v->send_wr ? v->send_wr : 1) : 0;
 	v->mod_fifo = v->mod ? calloc(v->mod_cap, sizeof(*v->mod_fifo)) : NULL;
 	if (!v->swr || !v->ssg || (v->mod && !v->mod_fifo)) {
-		verbs_err(err, errlen, "out of memory for %u work requests",
+		seterr(err, errlen, "out of memory for %u work requests",
 			  v->plist);
 		return -1;
 	}

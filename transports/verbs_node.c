@@ -2,7 +2,7 @@
 /*
  * Pure functions of the verbs transports: the 40-byte NODE of 0.4.11
  * (little-endian, padding zero), the NODE extension of 0.5 peers (a TLV
- * block, core/tlv.h), checks of a peer's NODE, the RoCE GID choice, and
+ * block, lib/tlv.h), checks of a peer's NODE, the RoCE GID choice, and
  * the MTU and static-rate tables.  No I/O, no allocation, no verbs calls.
  */
 #include <arpa/inet.h>
@@ -12,20 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/tlv.h"
-#include "../core/wire.h"
+#include "lib/tlv.h"
+#include "lib/wire.h"
 #include "verbs_int.h"
-
-void verbs_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap); /* truncates, always terminated */
-	va_end(ap);
-}
 
 void verbs_node_encode(const struct verbs_node *n,
 		       uint8_t out[VERBS_NODE_SIZE])
@@ -220,45 +209,45 @@ int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
 		     bool rd, bool lid_needed, char *err, size_t errlen)
 {
 	if (n->qpn == 0 || n->qpn > 0xffffff) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent a bad QP number 0x%x (must be 1..0xffffff)",
 			  n->qpn);
 		return -1;
 	}
 	if (n->psn > 0xffffff) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent a bad PSN 0x%x (must fit 24 bits)", n->psn);
 		return -1;
 	}
 	if (kind == VQ_XRC && n->srqn > 0xffffff) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent a bad XRC SRQ number 0x%x (must fit 24 bits)",
 			  n->srqn);
 		return -1;
 	}
 	if (lid_needed && n->lid == 0) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent LID 0, which InfiniBand cannot address (is its port configured by a subnet manager?)");
 		return -1;
 	}
 	if (lid_needed && n->lid > 0xffff) {
-		verbs_err(err, errlen, "peer sent a bad LID 0x%x (16 bits)",
+		seterr(err, errlen, "peer sent a bad LID 0x%x (16 bits)",
 			  n->lid);
 		return -1;
 	}
 	if ((kind == VQ_RC || kind == VQ_XRC) && n->rd_atomic > 255) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent a bad RDMA read/atomic depth %u (must be 0..255)",
 			  n->rd_atomic);
 		return -1;
 	}
 	if (rd && n->rd_atomic == 0) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer accepts no RDMA reads or atomics (depth 0)");
 		return -1;
 	}
 	if (rdma && (n->rkey == 0 || n->vaddr == 0)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "peer sent no memory to access (rkey 0x%x, address 0x%llx)",
 			  n->rkey, (unsigned long long)n->vaddr);
 		return -1;
@@ -324,7 +313,7 @@ uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
 	if (expl) {
 		if (m > own_active || (peer_active && m > peer_active)) {
 			if (peer_active)
-				verbs_err(err, errlen,
+				seterr(err, errlen,
 					  "MTU %u is above the active MTU of a port: this side %s %u, peer %s %u; use -mt %u or less",
 					  m, own_name, own_active, peer_name,
 					  peer_active,
@@ -332,7 +321,7 @@ uint32_t verbs_path_mtu(uint32_t mtu_size, bool expl, uint32_t own_active,
 						  own_active :
 						  peer_active);
 			else
-				verbs_err(err, errlen,
+				seterr(err, errlen,
 					  "MTU %u is above the active MTU of a port: this side %s %u, peer unknown; use -mt %u or less",
 					  m, own_name, own_active, own_active);
 			return 0;
@@ -549,7 +538,7 @@ int verbs_gid_compat(const uint8_t *own, uint32_t own_index,
 		return 0;
 	verbs_gid_str(own, a, sizeof(a));
 	verbs_gid_str(peer, b, sizeof(b));
-	verbs_err(err, errlen,
+	seterr(err, errlen,
 		  "RoCE GIDs do not match: this side %u %s (%s %s), peer %u %s (%s %s); give both sides GID indexes of one type and address family",
 		  own_index, a, verbs_gid_type_str(own_type),
 		  fa == AF_INET ? "IPv4" : "IPv6", peer_index, b,
@@ -588,20 +577,20 @@ static const char *const wc_text[] = {
 void verbs_wc_error(const char *test, int status, char *err, size_t errlen)
 {
 	if (status >= 0 && (size_t)status < sizeof(wc_text) / sizeof(wc_text[0]))
-		verbs_err(err, errlen, "%s failed: %s", test, wc_text[status]);
+		seterr(err, errlen, "%s failed: %s", test, wc_text[status]);
 	else
-		verbs_err(err, errlen, "%s failed: CQ error %d", test, status);
+		seterr(err, errlen, "%s failed: CQ error %d", test, status);
 }
 
 void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
 			size_t errlen)
 {
 	if ((e == ENOMEM || e == EPERM) && memlock != UINT64_MAX)
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "failed to register %zu bytes of memory: %s; locked memory is limited to %llu bytes (raise it with ulimit -l)",
 			  len, strerror(e), (unsigned long long)memlock);
 	else
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "failed to register %zu bytes of memory: %s", len,
 			  strerror(e));
 }

@@ -47,7 +47,7 @@ static int inline_refused(struct tsess *s, struct verbs_priv *v,
 			break;
 		}
 	}
-	verbs_err(err, errlen,
+	seterr(err, errlen,
 		  "inline size %u is above what %s allows for %s QPs (%s%u bytes; %s)",
 		  s->p.inline_size, v->info.device, s->tp->label,
 		  ok ? "at least " : "", ok, strerror(e));
@@ -67,7 +67,7 @@ int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
 	sa.attr.max_sge = 1;
 	v->srq = ibv_create_srq(v->pd, &sa);
 	if (!v->srq) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "failed to create an SRQ of %u receives on %s: %s",
 			  v->recv_wr, v->info.device, strerror(errno));
 		return -1;
@@ -88,7 +88,7 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	xa.oflags = O_CREAT;
 	v->xrcd = ibv_open_xrcd(v->ctx, &xa);
 	if (!v->xrcd) {
-		verbs_err(err, errlen, "failed to open XRC domain: %s",
+		seterr(err, errlen, "failed to open XRC domain: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -102,12 +102,12 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	sa.xrcd = v->xrcd;
 	v->srq = ibv_create_srq_ex(v->ctx, &sa);
 	if (!v->srq) {
-		verbs_err(err, errlen, "failed to create XRC SRQ: %s",
+		seterr(err, errlen, "failed to create XRC SRQ: %s",
 			  strerror(errno));
 		return -1;
 	}
 	if (ibv_get_srq_num(v->srq, &srqn)) {
-		verbs_err(err, errlen, "failed to get the XRC SRQ number");
+		seterr(err, errlen, "failed to get the XRC SRQ number");
 		return -1;
 	}
 	v->me.srqn = srqn;
@@ -125,7 +125,7 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 		v->qp = ibv_create_qp_ex(v->ctx, &qa);
 	}
 	if (!v->qp) {
-		verbs_err(err, errlen, "failed to create XRC send QP: %s",
+		seterr(err, errlen, "failed to create XRC send QP: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -135,7 +135,7 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	qa.xrcd = v->xrcd;
 	v->tgt = ibv_create_qp_ex(v->ctx, &qa);
 	if (!v->tgt) {
-		verbs_err(err, errlen, "failed to create XRC receive QP: %s",
+		seterr(err, errlen, "failed to create XRC receive QP: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -164,7 +164,7 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 
 	if (v->send_wr > (uint32_t)v->dattr.max_qp_wr ||
 	    v->recv_wr > (uint32_t)v->dattr.max_qp_wr) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "device %s supports at most %d work requests per queue (%u needed)",
 			  v->info.device, v->dattr.max_qp_wr,
 			  v->send_wr > v->recv_wr ? v->send_wr : v->recv_wr);
@@ -186,7 +186,7 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		if (!v->qp && s->p.inline_set)
 			return inline_refused(s, v, &ia, err, errlen);
 		if (!v->qp) {
-			verbs_err(err, errlen, "failed to create %s QP: %s",
+			seterr(err, errlen, "failed to create %s QP: %s",
 				  s->tp->label, strerror(errno));
 			return -1;
 		}
@@ -206,7 +206,7 @@ int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
 		s->max_inline = ia.cap.max_inline_data;
 	if (s->p.inline_set) {
 		if (s->max_inline < s->p.inline_size) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "inline size %u is above what %s gives %s QPs (%u bytes)",
 				  s->p.inline_size, v->info.device,
 				  s->tp->label, s->max_inline);
@@ -226,7 +226,7 @@ static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	int rc = ibv_modify_qp(qp, a, mask);
 
 	if (rc) {
-		verbs_err(err, errlen, "failed to modify %s: %s", what,
+		seterr(err, errlen, "failed to modify %s: %s", what,
 			  strerror(rc > 0 ? rc : errno));
 		return -1;
 	}
@@ -319,7 +319,7 @@ int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
 	make_av(s, v, v->peer.lid, v->port, &av);
 	v->ah = ibv_create_ah(v->pd, &av);
 	if (!v->ah) {
-		verbs_err(err, errlen, "failed to create address handle: %s",
+		seterr(err, errlen, "failed to create address handle: %s",
 			  strerror(errno));
 		return -1;
 	}
@@ -403,7 +403,7 @@ int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
 	int forced = s->p.gid_index;
 
 	if (forced >= 0 && (forced >= len || forced > 255)) {
-		verbs_err(err, errlen,
+		seterr(err, errlen,
 			  "GID index %d does not exist on %s:%u (the table has %d entries)",
 			  forced, v->info.device, v->port, len);
 		return -1;
@@ -435,7 +435,7 @@ int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
 			if (i == 15)
 				pick = -1; /* all zero */
 		if (pick < 0) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "GID index %d of %s:%u is empty or not a RoCE GID",
 				  forced, v->info.device, v->port);
 			return -1;
@@ -443,7 +443,7 @@ int verbs_addr_choose(struct tsess *s, struct verbs_priv *v, char *err,
 	} else {
 		pick = verbs_gid_pick(c, n, &s->ch->local);
 		if (pick < 0) {
-			verbs_err(err, errlen,
+			seterr(err, errlen,
 				  "no usable RoCE GID on %s:%u (is an IP address configured on its network interface?)",
 				  v->info.device, v->port);
 			return -1;

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/cluster_msg.h"
-#include "core/tlv.h"
+#include "cluster/cluster_msg.h"
+#include "lib/tlv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

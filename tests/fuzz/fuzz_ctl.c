@@ -11,8 +11,8 @@
 #include "core/ctl.h"
 #include "core/interval.h"
 #include "core/fabric.h"
-#include "core/tlv.h"
-#include "core/wire.h"
+#include "lib/tlv.h"
+#include "lib/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,6 +12,7 @@ if ! command -v clang >/dev/null; then
 	echo "FAIL clang is not installed"; echo "0 passed, 1 failed"; exit 1
 fi
 srcs="
+	$(ls lib/*.c)
 	core/opts.c
 	core/opt_table.c
 	core/acl.c
@@ -20,25 +21,22 @@ srcs="
 	core/param.c
 	core/help.c
 	core/ctl.c
-	core/tlv.c
 	core/hist.c
-	core/sched.c
-	core/cluster_msg.c
 	core/session.c
 	core/streams.c
-	core/util.c
-	core/addr.c
-	core/numa.c
-	transports/table.c
-	transports/sock.c
-	transports/sock_io.c
-	core/report.c
-	core/report_x.c
 	core/cpu.c
 	core/measure.c
 	core/interval.c
-	core/plot.c
 	core/fabric.c
+	cluster/sched.c
+	cluster/cluster_msg.c
+	transports/table.c
+	transports/sock.c
+	transports/sock_io.c
+	output/out.c
+	output/report.c
+	output/report_x.c
+	output/plot.c
 "
 # build every harness first, as many at once as there are CPUs
 build() { # harness

@@ -162,7 +162,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	Q -t "$TT" -st 4 -ca 0-1 -rca 2,1 udp_bw
 	expect "-st 4 -ca 0-1 -rca 2,1 udp_bw (lists taken in turn)" 0 "$(head_of udp_bw)"
 	# Each stream finds its CPU's NUMA node at the same moment; libnuma
-	# fills its node cache without a lock, so before core/numa.c held one
+	# fills its node cache without a lock, so before lib/numa.c held one
 	# an ASan build leaked 8 KiB in 5 of 20 such runs (LeakSanitizer,
 	# exit 1).  Every run: exit 0, nothing on stderr.
 	bad=0

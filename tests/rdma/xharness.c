@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/tlv.h"
+#include "lib/tlv.h"
 #include "xharness.h"
 
 #define CASE_TIMEOUT_MS 60000
@@ -22,14 +22,6 @@
 static int passed, failed;
 static const char *cur_case = "";
 static int cur_role;
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int check_at(const char *file, int line, bool ok, const char *fmt, ...)
 {

@@ -15,7 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../transports/transport.h"
+#include "lib/clock.h"
+#include "transports/transport.h"
 
 #define MS 1000000ull /* ns */
 
@@ -60,7 +61,6 @@ int collect(struct xside *sd, struct tsess *s, struct tcomp *c, int want,
 	    uint64_t timeout);
 /* Set the channel's dialect: ext = 0.5 peer with the NODE extension. */
 void chan_mode(struct xside *sd, bool ext, uint32_t caps);
-uint64_t now_ns(void);
 int count_fds(void);
 bool contains(const char *hay, const char *needle);
 

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../transports/verbs_int.h"
+#include "transports/verbs_int.h"
 #include "xcases.h"
 #include "xharness.h"
 

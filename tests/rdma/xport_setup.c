@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../../transports/verbs_int.h"
+#include "transports/verbs_int.h"
 #include "xcases.h"
 #include "xharness.h"
 

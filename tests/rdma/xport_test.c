@@ -16,7 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../../transports/verbs_int.h"
+#include "transports/verbs_int.h"
 #include "xcases.h"
 #include "xharness.h"
 

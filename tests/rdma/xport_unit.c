@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../core/tlv.h"
-#include "../../transports/verbs_int.h"
+#include "lib/tlv.h"
+#include "transports/verbs_int.h"
 #include "xcases.h"
 #include "xharness.h"
 

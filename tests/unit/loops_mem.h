@@ -20,7 +20,8 @@
 #include <time.h>
 
 #include "core/measure.h"
-#include "core/util.h"
+#include "lib/err.h"
+#include "lib/clock.h"
 #include "harness.h"
 #include "transports/transport.h"
 

@@ -16,7 +16,7 @@
 
 #include "core/opts.h"
 #include "transports/transport.h"
-#include "tests/unit/harness.h"
+#include "harness.h"
 
 #define MAXARGS 64
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Helpers shared by the unit tests of core/report.c (test_report.c,
+ * Helpers shared by the unit tests of output/report.c (test_report.c,
  * test_report_tcp.c, test_report_udp.c): node statistics built
  * from tick rates, windows and counters, output options, parameter sets,
  * and render(), which runs calc_results and report_test into a string.
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/report.h"
+#include "output/report.h"
 #include "harness.h"
 #include "transports/transport.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/acl.h"
-#include "tests/unit/harness.h"
+#include "harness.h"
 
 /* A client address as accept() would return it. */
 static const struct sockaddr *addr(const char *text,

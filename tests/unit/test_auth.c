@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 
 #include "core/auth.h"
-#include "core/tlv.h"
-#include "core/util.h"
+#include "lib/tlv.h"
+#include "lib/alloc.h"
 #include "harness.h"
 
 static char dir[] = "/tmp/qperf-auth-XXXXXX";

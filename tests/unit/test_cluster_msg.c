@@ -2,9 +2,9 @@
 /* Cluster messages: round trips and malformed blocks. */
 #include <string.h>
 
-#include "../../core/cluster.h"
-#include "../../core/cluster_msg.h"
-#include "../../core/tlv.h"
+#include "cluster/cluster.h"
+#include "cluster/cluster_msg.h"
+#include "lib/tlv.h"
 #include "harness.h"
 
 static int roundtrip(const struct cmsg *in, struct cmsg *out)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cluster mode's --loop (core/cluster_plan.c): a parsed cluster plan is
+ * Cluster mode's --loop (cluster/cluster_plan.c): a parsed cluster plan is
  * expanded into one item per test and iteration, in a normal run's
  * order, each with its loop's values and its label; too many items are
  * one usage error; tests without --loop stay as they are.
  */
-#include "core/cluster.h"
-#include "core/util.h"
-#include "tests/unit/opts_util.h"
+#include "cluster/cluster.h"
+#include "lib/err.h"
+#include "opts_util.h"
 
 /* Parse and expand line: 0, -1 (expansion refused), -2 (parse refused). */
 static int expand(const char *line, struct plan *p, char *err, size_t len)

@@ -8,7 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "core/report.h"
+#include "output/report.h"
 #include "harness.h"
 
 /* ------------------------------------------------------------------ */

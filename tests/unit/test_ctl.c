@@ -12,8 +12,9 @@
 
 #include "core/ctl.h"
 #include "core/hist.h"
-#include "core/tlv.h"
-#include "core/util.h"
+#include "lib/tlv.h"
+#include "lib/clock.h"
+#include "lib/alloc.h"
 #include "harness.h"
 
 static void put32(uint8_t *p, uint32_t v)

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "core/fabric.h"
-#include "core/tlv.h"
-#include "core/wire.h"
-#include "tests/unit/harness.h"
+#include "lib/tlv.h"
+#include "lib/wire.h"
+#include "harness.h"
 
 /* Two devices: an IB port and a RoCE port with two GIDs. */
 static void sample(struct conf_ext *x)

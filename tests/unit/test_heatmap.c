@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cluster heat maps (core/heatmap.h): the colour scale's ends, and an SVG
+ * Cluster heat maps (cluster/heatmap.h): the colour scale's ends, and an SVG
  * of a 3-rank map written through the API: 9 cells (3 self, 1 missing
  * with its reason, 5 coloured), the marks of an outlier node and link,
  * escaped labels, the legend with its unit; a map beyond HEAT_MAX ranks
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/heatmap.h"
-#include "core/util.h"
+#include "cluster/heatmap.h"
+#include "lib/err.h"
 #include "harness.h"
 
 static size_t count(const char *s, const char *what)

@@ -11,8 +11,8 @@
 
 #include "core/ctl.h"
 #include "core/interval.h"
-#include "core/tlv.h"
-#include "core/util.h"
+#include "lib/tlv.h"
+#include "lib/clock.h"
 #include "harness.h"
 #include "transports/transport.h"
 

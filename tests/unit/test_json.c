@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/json.c that the loopback suites cannot reach yet:
+ * Unit tests of output/json.c that the loopback suites cannot reach yet:
  * json_event() (the interface for interval reports) in both modes, the
  * dropping of malformed events, and the error and interrupted fields.
  * stdout goes to a temporary file, read back and parsed with jansson.
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/json.h"
+#include "output/json.h"
 #include "transports/transport.h"
-#include "tests/unit/harness.h"
+#include "harness.h"
 
 static char out_path[64];
 

@@ -9,6 +9,7 @@
  */
 #include "core/hist.h"
 #include "loops_mem.h"
+#include "lib/alloc.h"
 
 static uint64_t window(void)
 {

@@ -5,7 +5,7 @@
  * message, snapshots, client/server choice and long values.
  * test_opts_param.c has --loop plans, per-test parameters and help.
  */
-#include "tests/unit/opts_util.h"
+#include "opts_util.h"
 
 /* Parse argv given as a list (for empty or odd words). */
 static int parse_v(int argc, char **argv, struct plan *p, char *err,

@@ -5,7 +5,7 @@
  * parameter defaults, unused-parameter warnings, help topics, coverage of
  * the option table and line width.  test_opts.c has the option parsing.
  */
-#include "tests/unit/opts_util.h"
+#include "opts_util.h"
 
 TEST(loops)
 {

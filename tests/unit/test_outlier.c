@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../core/outlier.h"
-#include "../../core/sched.h"
+#include "cluster/outlier.h"
+#include "cluster/sched.h"
 #include "harness.h"
 
 #define MAXP 4096

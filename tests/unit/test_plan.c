@@ -6,8 +6,8 @@
  * beyond the local CPUs), --loop over times, and the server's limits.
  * The helpers are opts_util.h's.
  */
-#include "core/util.h"
-#include "tests/unit/opts_util.h"
+#include "lib/numa.h"
+#include "opts_util.h"
 
 /* Defect 8: values that can be checked locally are usage errors. */
 TEST(local_checks_are_usage_errors)

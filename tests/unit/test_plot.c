@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Sweep plots (core/plot.h): the axis and tick math on known ranges (log
+ * Sweep plots (output/plot.h): the axis and tick math on known ranges (log
  * and linear), tick labels, XML escaping, --plot's checks, and an SVG
  * written through the API holding what it must (the p50..p99 band only
  * when the latency has percentiles).
@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "core/opts.h"
-#include "core/plot.h"
-#include "core/util.h"
+#include "output/plot.h"
+#include "lib/alloc.h"
 #include "harness.h"
 #include "transports/transport.h"
 

@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "../../core/pmix_boot.h"
-#include "../../core/rank_env.h"
+#include "cluster/pmix_boot.h"
+#include "cluster/rank_env.h"
 #include "harness.h"
 
 static const char *const *fake; /* NAME, VALUE, ..., NULL */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/report.c: calc_results arithmetic (spec §3.4, §6),
+ * Unit tests of output/report.c: calc_results arithmetic (spec §3.4, §6),
  * number rendering and unit scaling (§5.4, §5.5), the parameter list and
  * conf.  The whole printed table against every output captured from
  * qperf 0.4.11 (§5.11) is in test_report_tcp.c and test_report_udp.c.

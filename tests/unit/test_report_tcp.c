@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/report.c: the whole printed table against the
+ * Unit tests of output/report.c: the whole printed table against the
  * tcp_bw and tcp_lat outputs captured from qperf 0.4.11 (spec §5.11),
  * byte for byte.  Each capture is rebuilt from STAT values that give its
  * figures.  The other captures are in test_report_udp.c.

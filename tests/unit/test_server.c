@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "core/supervise.h"
-#include "tests/unit/harness.h"
+#include "harness.h"
 
 TEST(default_budget)
 {

@@ -6,8 +6,8 @@
  * malformed blocks a decoder must refuse.
  */
 #include "core/ctl.h"
-#include "core/tlv.h"
-#include "tests/unit/opts_util.h"
+#include "lib/tlv.h"
+#include "opts_util.h"
 
 TEST(streams_option)
 {

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Cluster mode, the part every rank runs (see cluster.h): find rank and
+ * size, start this rank's server, connect to rank 0 and serve its RUN
+ * messages as a client.  Rank 0 also listens for the joins and runs the
+ * coordinator in its main process; its own worker is a forked child that
+ * joins like every other rank.
+ *
+ * Ports: the rank's server listens on -lp plus the local rank when -lp
+ * is given (for sites whose firewalls open a port range), else on a port
+ * the kernel chooses; either way the port travels in JOIN, so ranks that
+ * share a host never collide.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "cluster.h"
+#include "core/ctl.h"
+#include "core/engine.h"
+#include "core/measure.h"
+#include "output/plot.h"
+#include "pmix_boot.h"
+#include "lib/tlv.h"
+#include "lib/err.h"
+#include "lib/clock.h"
+#include "lib/sockcall.h"
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+/* Port of a bound socket, 0 if unknown. */
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
+{
+	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false };
+	uint8_t b[TLV_MAX];
+	size_t n = cmsg_encode(m, b, sizeof(b));
+
+	if (!n)
+		return seterr(err, errlen, "cluster message too long");
+	return ctl_send_block(&c, b, n, "cluster message", err, errlen);
+}
+
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen)
+{
+	struct ctl c = { fd, true, timeout, false, false };
+	uint8_t b[TLV_MAX];
+	size_t n;
+
+	if (ctl_recv_block(&c, b, sizeof(b), &n, "cluster message", err,
+			   errlen) < 0)
+		return -1;
+	if (cmsg_decode(b, n, m) < 0)
+		return seterr(err, errlen, "bad cluster message");
+	return 0;
+}
+
+/* Connect to rank 0, retrying until the join window closes. */
+static int rv_connect(const char *host, uint16_t port, uint64_t window,
+		      char *err, size_t errlen)
+{
+	uint64_t deadline = now_ns() + window;
+	char ps[8];
+	int last = ECONNREFUSED;
+
+	xsnprintf(ps, sizeof(ps), "%u", port);
+	while (now_ns() < deadline) {
+		struct addrinfo hints, *res = NULL;
+		int e;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICSERV;
+		e = getaddrinfo(host, ps, &hints, &res);
+		if (e)
+			return seterr(err, errlen,
+				      "--rendezvous: \"%.100s\": %s", host,
+				      gai_strerror(e));
+		for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+			int fd = socket(ai->ai_family,
+					ai->ai_socktype | SOCK_CLOEXEC,
+					ai->ai_protocol);
+			uint64_t now = now_ns();
+
+			if (fd < 0)
+				continue;
+			if (now < deadline &&
+			    connect_bounded(fd, ai->ai_addr, ai->ai_addrlen,
+					    deadline - now) == 0) {
+				freeaddrinfo(res);
+				return fd;
+			}
+			last = errno;
+			close(fd);
+		}
+		freeaddrinfo(res);
+		sleep_ns(100 * 1000000ULL);
+	}
+	return seterr(err, errlen,
+		      "cannot reach rank 0 at %.100s port %u within %llu s: %s",
+		      host, port, (unsigned long long)(window / NS_PER_SEC),
+		      strerror(last));
+}
+
+int cluster_pick_id(const char *list, uint32_t local, char *out,
+		    size_t len)
+{
+	size_t count = 1, n;
+	const char *p = list, *end;
+
+	for (const char *q = list; *q; q++)
+		count += *q == ',';
+	for (size_t k = local % count; k; k--)
+		p = strchr(p, ',') + 1;
+	end = strchr(p, ',');
+	n = end ? (size_t)(end - p) : strlen(p);
+	if ((count > 1 && n == 0) || n >= len)
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* One RUN: the plan item with -i lists resolved for both ends. */
+static int run_job(const struct plan *p, const struct rank_info *ri,
+		   const struct cmsg_run *run, struct cmsg_result *res)
+{
+	struct settings s;
+	const uint32_t local[2] = { ri->local_rank, run->peer_local };
+
+	if (run->item >= p->ntests)
+		return seterr(res->err, sizeof(res->err),
+			      "rank 0 asked for test %u of %zu", run->item,
+			      p->ntests),
+		       2;
+	s = p->tests[run->item].s;
+	for (int side = 0; side < 2; side++) {
+		char *id = s.par.str[side][0];
+		char one[PAR_STR_MAX];
+
+		if (cluster_pick_id(id, local[side], one, sizeof(one)) < 0)
+			return seterr(res->err, sizeof(res->err),
+				      "-i %s: empty entry for local rank %u",
+				      id, local[side]),
+			       2;
+		memcpy(id, one, sizeof(one));
+	}
+	return client_pair(p, p->tests[run->item].test, &s, run->addr,
+			   run->port, &res->r, res->err, sizeof(res->err));
+}
+
+/* This rank as a client: JOIN, then RUN until DONE. */
+static int worker(const struct plan *p, const struct rank_info *ri,
+		  const char *rvhost, uint16_t rvport, uint16_t srvport)
+{
+	struct cmsg m;
+	char err[CMSG_ERR_MAX];
+	int fd = rv_connect(rvhost, rvport, p->cluster.join_window, err,
+			    sizeof(err));
+
+	if (fd < 0)
+		goto fail;
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_JOIN;
+	m.u.join.rank = ri->rank;
+	m.u.join.size = ri->size;
+	m.u.join.local_rank = ri->local_rank;
+	m.u.join.port = srvport;
+	if (gethostname(m.u.join.host, sizeof(m.u.join.host) - 1) < 0)
+		xsnprintf(m.u.join.host, sizeof(m.u.join.host), "?");
+	if (cluster_send(fd, &m, err, sizeof(err)) < 0)
+		goto fail;
+	for (;;) {
+		struct cmsg r;
+
+		if (cluster_recv(fd, CLUSTER_LOSS_NS, &m, err, sizeof(err)) < 0)
+			goto fail;
+		if (m.type == CMSG_DONE)
+			break;
+		if (m.type != CMSG_RUN)
+			continue; /* a ping */
+		memset(&r, 0, sizeof(r));
+		r.type = CMSG_RESULT;
+		r.u.result.job = m.u.run.job;
+		r.u.result.status = (uint32_t)run_job(p, ri, &m.u.run,
+						       &r.u.result);
+		if (cluster_send(fd, &r, err, sizeof(err)) < 0)
+			goto fail;
+	}
+	close(fd);
+	return 0;
+fail:
+	fprintf(stderr, "qperf: rank %u: lost rank 0 (%.100s port %u): %s\n",
+		ri->rank, rvhost, rvport, err);
+	if (fd >= 0)
+		close(fd);
+	return 1;
+}
+
+/*
+ * In a child just forked from parent: end with the parent, so that a
+ * killed rank leaves no server or worker behind.
+ */
+static void die_with(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);
+}
+
+/* Stop a child we started: SIGTERM, then wait for it (bounded). */
+static int stop_child(pid_t pid, bool term)
+{
+	uint64_t deadline = now_ns() + 10 * NS_PER_SEC;
+	int st = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (term)
+		kill(pid, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		if (r < 0 && errno != EINTR)
+			return 1;
+		if (now_ns() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return 1;
+		}
+		sleep_ns(20 * 1000000ULL);
+	}
+}
+
+/* Fork this rank's server on its own port; returns its pid or -1. */
+static pid_t start_server(const struct plan *p, const struct rank_info *ri,
+			  uint16_t *port, char *err, size_t errlen)
+{
+	struct plan sp = *p;
+	int lfd;
+	pid_t pid, me;
+
+	sp.mode = RUN_SERVER;
+	sp.port_file = NULL;
+	sp.listen_port = 0;
+	if (p->cluster.port_base) {
+		if (p->cluster.port_base + ri->local_rank > 65535)
+			return seterr(err, errlen,
+				      "-lp %u plus local rank %u is beyond port 65535",
+				      p->cluster.port_base, ri->local_rank);
+		sp.listen_port = (uint16_t)(p->cluster.port_base +
+					    ri->local_rank);
+	}
+	lfd = server_listen(&sp, err, errlen);
+	if (lfd < 0)
+		return -1;
+	*port = bound_port(lfd);
+	me = getpid();
+	pid = fork();
+	if (pid < 0) {
+		close(lfd);
+		return seterr_errno(err, errlen, errno, "fork failed");
+	}
+	if (pid == 0) {
+		die_with(me);
+		_exit(server_serve(&sp, lfd));
+	}
+	close(lfd);
+	return pid;
+}
+
+/*
+ * Rank, size and the rendezvous address (rvhost, rvport) from the
+ * environment and --rendezvous; *pmix set if rank 0 is to be found
+ * through PMIx instead.  0, or a usage error printed (2).
+ */
+static int cluster_where(const struct plan *p, struct rank_info *ri,
+			 bool *pmix, char *rvhost, size_t hostlen,
+			 uint16_t *rvport)
+{
+	char err[512];
+	int rc = rank_from_env(env_get, ri, err, sizeof(err));
+
+	*pmix = rc == 0 && !p->cluster.rendezvous &&
+		pmix_env_present(env_get);
+	if (rc == 1)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs a rank: run it under mpirun or srun, or set QPERF_RANK and QPERF_SIZE");
+	else if (rc == 0 && !ri->size_known && !*pmix)
+		xsnprintf(err, sizeof(err),
+			  "PMIX_RANK is set but not the number of ranks; set QPERF_SIZE or leave out --rendezvous (PMIx then tells it)");
+	else if (rc == 0 && !p->cluster.rendezvous && !*pmix)
+		xsnprintf(err, sizeof(err),
+			  "--cluster needs --rendezvous HOST:PORT (rank 0 listens there), or a launcher with PMIx (mpirun, srun --mpi=pmix)");
+	else if (rc == 0 && !*pmix)
+		rc = parse_rendezvous(p->cluster.rendezvous,
+				      CLUSTER_DEFAULT_PORT, rvhost, hostlen,
+				      rvport, err, sizeof(err));
+	else if (rc == 0)
+		*rvport = 0; /* rank 0 listens where the kernel chooses */
+	if (rc != 0 || (!ri->size_known && !*pmix) ||
+	    (!p->cluster.rendezvous && !*pmix)) {
+		fprintf(stderr, "qperf: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Without --rendezvous: rank 0 publishes its host name and the port of
+ * lfd through PMIx, the others learn them.  0, or 1 printed.
+ */
+static int cluster_pmix(const struct plan *p, struct rank_info *ri,
+			int lfd, char *rvhost, size_t hostlen,
+			uint16_t *rvport)
+{
+	char rv[CMSG_HOST_MAX + 16], host[CMSG_HOST_MAX], err[512];
+	int timeout_s = (int)(p->cluster.join_window / NS_PER_SEC);
+
+	if (ri->rank == 0) {
+		if (gethostname(host, sizeof(host) - 1) < 0)
+			xsnprintf(host, sizeof(host), "localhost");
+		host[sizeof(host) - 1] = '\0';
+		if (rendezvous_format(host, bound_port(lfd), rv, sizeof(rv)) <
+		    0) {
+			fprintf(stderr,
+				"qperf: rank 0: host name %.100s is too long; pass --rendezvous HOST:PORT\n",
+				host);
+			return 1;
+		}
+	}
+	if (pmix_boot(NULL, ri, rv, sizeof(rv), timeout_s, err,
+		      sizeof(err)) < 0 ||
+	    parse_rendezvous(rv, CLUSTER_DEFAULT_PORT, rvhost, hostlen, rvport,
+			     err, sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: rank %u: %s; pass --rendezvous HOST:PORT\n",
+			ri->rank, err);
+		return 1;
+	}
+	return 0;
+}
+
+int cluster_main(const struct plan *p)
+{
+	struct rank_info ri;
+	char err[512], rvhost[CMSG_HOST_MAX];
+	uint16_t rvport = 0, srvport = 0;
+	int rc, lfd = -1;
+	bool pmix;
+	pid_t srv, wrk = -1, me;
+	FILE *plot = NULL;
+
+	measure_init();
+	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
+	if (rc)
+		return rc;
+	/* Before anything starts: an unwritable --plot path fails at once. */
+	if (ri.rank == 0 && p->plot_file) {
+		plot = plot_fopen(p->plot_file, err, sizeof(err));
+		if (!plot) {
+			fprintf(stderr, "qperf: rank 0: %s\n", err);
+			return 1;
+		}
+	}
+	if (ri.rank == 0) {
+		struct plan lp = *p;
+
+		lp.listen_port = rvport;
+		lp.lim.listen_host = NULL;
+		lfd = server_listen(&lp, err, sizeof(err));
+		if (lfd < 0) {
+			fprintf(stderr, "qperf: rank 0: %s: %s\n",
+				pmix ? "rendezvous port" : "--rendezvous", err);
+			if (plot)
+				fclose(plot);
+			return 1;
+		}
+	}
+	if (pmix && cluster_pmix(p, &ri, lfd, rvhost, sizeof(rvhost),
+				 &rvport)) {
+		if (lfd >= 0)
+			close(lfd);
+		return 1;
+	}
+	srv = start_server(p, &ri, &srvport, err, sizeof(err));
+	if (srv < 0) {
+		fprintf(stderr, "qperf: rank %u: %s\n", ri.rank, err);
+		if (lfd >= 0)
+			close(lfd);
+		if (plot)
+			fclose(plot);
+		return 1;
+	}
+	if (ri.rank != 0) {
+		rc = worker(p, &ri, rvhost, rvport, srvport);
+		stop_child(srv, true);
+		return rc;
+	}
+	fflush(stdout);
+	me = getpid();
+	wrk = fork();
+	if (wrk == 0) {
+		die_with(me);
+		close(lfd);
+		_exit(worker(p, &ri, rvhost, rvport, srvport));
+	}
+	if (wrk < 0) {
+		fprintf(stderr, "qperf: rank 0: fork failed: %s\n",
+			strerror(errno));
+		close(lfd);
+		if (plot)
+			fclose(plot);
+		stop_child(srv, true);
+		return 1;
+	}
+	rc = cluster_coord(p, &ri, lfd, plot);
+	close(lfd);
+	if (stop_child(wrk, false) && !rc)
+		rc = 1;
+	stop_child(srv, true);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Cluster mode: `qperf --cluster PATTERN [OPTIONS] TEST...`, one process
+ * per node started by a launcher (mpirun, srun, or anything that sets
+ * QPERF_RANK and QPERF_SIZE).  The launcher only starts the processes and
+ * gives each its rank; everything else goes over qperf's own TCP
+ * connections.
+ *
+ * Every rank runs a qperf server (a forked child, supervised as any
+ * server) and a worker that connects to rank 0's rendezvous address
+ * (--rendezvous, or found through the launcher's PMIx: pmix_boot.h), says
+ * JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
+ * 0 also runs the coordinator (cluster_coord.c): it collects the joins,
+ * walks the schedule (sched.h) round by round, gathers each pair's
+ * figures, finds and retests outliers (outlier.h) and prints the report.
+ */
+#ifndef QPERF_CLUSTER_H
+#define QPERF_CLUSTER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cluster_msg.h"
+#include "core/opts.h"
+#include "rank_env.h"
+
+#define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
+#define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
+#define CLUSTER_JOIN_NS (30 * NS_PER_SEC) /* default join window */
+#define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
+
+#define CLUSTER_ITEMS_MAX 128 /* tests and --loop iterations of a run */
+
+/*
+ * Expand the plan's --loop tests into one item per iteration, each with
+ * its label (cluster/cluster_plan.c).  Every rank does this before it starts.
+ * Returns 0, or -1 with err filled (a bad loop; more than
+ * CLUSTER_ITEMS_MAX items).
+ */
+int cluster_expand(struct plan *p, char *err, size_t errlen);
+
+/* "rc_bw msg_size=64KiB,sock_buf_size=1MiB": a test and s's loop values. */
+void cluster_item_label(const struct test_desc *t, const struct settings *s,
+			char *out, size_t len);
+
+/* How the reports name an item: its label, else its test's name. */
+const char *cluster_item_name(const struct plan_item *it);
+
+/* Run this rank.  Returns the exit status; prints its own errors. */
+int cluster_main(const struct plan *p);
+
+/* One message to / from a rank; 0, or -1 with err filled. */
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen);
+
+/*
+ * The coordinator on rank 0, given the listening rendezvous socket and
+ * --plot's file (NULL: none; closed here).
+ */
+int cluster_coord(const struct plan *p, const struct rank_info *ri,
+		  int lfd, FILE *plot);
+
+/*
+ * Run test t with settings s as a client against host:port and return
+ * its figures (client.c).  0, or the test's exit status with err filled.
+ */
+int client_pair(const struct plan *p, const struct test_desc *t,
+		const struct settings *s, const char *host, uint16_t port,
+		struct pair_res *out, char *err, size_t errlen);
+
+/*
+ * -i with a comma-separated list (one device per local rank, e.g.
+ * "mlx5_0,mlx5_1"): entry local % count of list into out (room len).
+ * A value without a comma is copied.  0, or -1 if the entry is empty or
+ * does not fit.
+ */
+int cluster_pick_id(const char *list, uint32_t local, char *out,
+		    size_t len);
+
+#endif

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --json in cluster mode (cluster_coord.h): rank 0's results become the
+ * "cluster" member of the --json document of output/json.c (schema:
+ * docs/qperf-schema.json, definitions "cluster*").  Figures are in SI
+ * base units, as everywhere in the JSON: bandwidth in bytes/s, message
+ * rate per second, latency in seconds; the coordinator's "goodness"
+ * (bigger is better) is converted back here.
+ *
+ * Size: one number per directed pair and test, built in memory by
+ * jansson (about 40 bytes each, measured for 10^6: 4 GB per test at
+ * N = 10,000) and written as about 15 bytes each; the text report leaves
+ * its matrix out beyond 64 ranks, the JSON never does.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "transports/transport.h"
+#include "cluster_coord.h"
+#include "output/json.h"
+#include "core/measure.h"
+#include "lib/err.h"
+
+/* The unit of a test's figures in the JSON, and the quantity. */
+static const char *si_unit(const struct test_desc *t)
+{
+	return t->measure == MEAS_LATENCY    ? "s"
+	       : t->measure == MEAS_MSG_RATE ? "1/s"
+					     : "B/s";
+}
+
+static const char *quantity(const struct test_desc *t)
+{
+	return t->measure == MEAS_LATENCY    ? "latency"
+	       : t->measure == MEAS_MSG_RATE ? "msg_rate"
+					     : "recv_bw";
+}
+
+/* A goodness as the figure in its SI unit; null if there is none. */
+static json_t *si(const struct test_desc *t, double g)
+{
+	if (!(g > 0))
+		return json_null();
+	return json_num(t->measure == MEAS_LATENCY ? 1 / g : g);
+}
+
+static json_t *str(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *ranks_json(const struct coord *c)
+{
+	json_t *a = json_array();
+
+	for (uint32_t k = 0; k < c->n; k++) {
+		const struct crank *r = &c->r[k];
+		json_t *o = json_object();
+
+		json_put(o, "rank", json_integer(k));
+		json_put(o, "host", str(r->host));
+		json_put(o, "address", r->joined ? str(r->addr) : json_null());
+		json_put(o, "port", r->joined ? json_integer(r->port) :
+						json_null());
+		json_put(o, "local_rank", r->joined ? json_integer(r->local) :
+						      json_null());
+		json_put(o, "joined", json_boolean(r->joined));
+		json_put(o, "alive", json_boolean(r->alive));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* The rounds in which a rank sat out (odd N), and which. */
+static json_t *sits_out_json(const struct coord *c)
+{
+	json_t *a = json_array();
+
+	for (uint32_t r = 0; c->idle && r < c->rounds; r++) {
+		json_t *o;
+
+		if (c->idle[r] == UINT32_MAX)
+			continue;
+		o = json_object();
+		json_put(o, "round", json_integer(r + 1));
+		json_put(o, "rank", json_integer(c->idle[r]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* A suspect and its retest (with the test's name and line if confirmed). */
+static json_t *find_json(const struct coord *c, size_t item,
+			 const struct cfind *f, bool outlier)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	const struct outlier *o = &f->o;
+	json_t *j = json_object(), *ranks = json_array(), *hosts = json_array();
+	bool node = o->kind == OUTLIER_NODE;
+	double change = t->measure == MEAS_LATENCY ? o->median / o->figure - 1
+						   : o->figure / o->median - 1;
+
+	for (int i = 0; i < (node ? 1 : 2); i++) {
+		uint32_t k = i ? o->b : o->a;
+
+		json_array_append_new(ranks, json_integer(k));
+		json_array_append_new(hosts, json_string(c->r[k].host));
+	}
+	if (outlier) {
+		json_put(j, "test", json_string(t->name));
+		json_put(j, "loop", json_loop(&c->p->tests[item].s));
+	}
+	json_put(j, "kind", json_string(node ? "node" : "link"));
+	json_put(j, "ranks", ranks);
+	json_put(j, "hosts", hosts);
+	json_put(j, "figure", si(t, o->figure));
+	json_put(j, "median", si(t, o->median));
+	json_put(j, "unit", json_string(si_unit(t)));
+	json_put(j, "relative_change", json_num(change));
+	json_put(j, "z", json_num(o->z));
+	json_put(j, "partner", f->partner >= 0 ? json_integer(f->partner) :
+						 json_null());
+	json_put(j, "retest", si(t, f->retest));
+	if (outlier)
+		json_put(j, "line", json_string(f->line));
+	else
+		json_put(j, "confirmed", json_boolean(f->confirmed));
+	return j;
+}
+
+/* One test: the matrix, what is missing and why, medians, retests. */
+static json_t *test_json(const struct coord *c, size_t item)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	const struct ctest *ct = &c->t[item];
+	json_t *o = json_object(), *rows = json_array(), *miss = json_array();
+	json_t *med = json_array(), *rt = json_array();
+	size_t count = 0;
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		json_t *row = json_array();
+
+		for (uint32_t j = 0; j < c->n; j++) {
+			double g = i == j ? NAN : coord_fig(c, item, i, j);
+			char why[CMSG_ERR_MAX + 64];
+			json_t *m;
+
+			json_array_append_new(row, si(t, g));
+			if (i == j)
+				continue;
+			if (g > 0) {
+				count++;
+				continue;
+			}
+			coord_why_missing(c, item, i, j, why, sizeof(why));
+			m = json_object();
+			json_put(m, "client", json_integer(i));
+			json_put(m, "server", json_integer(j));
+			json_put(m, "reason", json_string(why));
+			json_array_append_new(miss, m);
+		}
+		json_array_append_new(rows, row);
+		json_array_append_new(med, si(t, ct->med ? ct->med[i] : 0));
+	}
+	for (int i = 0; i < ct->nfinds; i++)
+		json_array_append_new(rt, find_json(c, item, &ct->find[i],
+						    false));
+	json_put(o, "test", json_string(t->name));
+	json_put(o, "loop", json_loop(&c->p->tests[item].s));
+	json_put(o, "quantity", json_string(quantity(t)));
+	json_put(o, "unit", json_string(si_unit(t)));
+	json_put(o, "each_way", json_boolean(coord_one_way(t)));
+	json_put(o, "matrix", rows);
+	if (ct->low) {
+		json_t *low = json_array();
+
+		for (uint32_t i = 0; i < c->n; i++) {
+			json_t *row = json_array();
+
+			for (uint32_t j = 0; j < c->n; j++)
+				json_array_append_new(
+					row, json_num(coord_low(c, item, i, j)));
+			json_array_append_new(low, row);
+		}
+		json_put(o, "interval_low_matrix", low);
+	}
+	json_put(o, "directed_figures", json_integer((json_int_t)count));
+	json_put(o, "missing", miss);
+	json_put(o, "failed_pairs", json_integer(ct->nfail));
+	json_put(o, "node_medians", med);
+	json_put(o, "median", si(t, ct->fabric_med));
+	json_put(o, "suspects", json_integer(ct->nsuspects > 0 ?
+						     ct->nsuspects : 0));
+	json_put(o, "retests", rt);
+	return o;
+}
+
+void coord_json(const struct coord *c, int status)
+{
+	json_t *cl = json_object(), *tests = json_array(), *out = json_array();
+	json_t *gone = json_array();
+	char name[32], line[CMSG_HOST_MAX + 400], msg[160];
+	int found = 0, ngone = 0;
+	uint32_t failed = 0;
+
+	sched_name(&c->p->cluster.pattern, name, sizeof(name));
+	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
+		const struct ctest *ct = &c->t[i];
+
+		json_array_append_new(tests, test_json(c, i));
+		failed += ct->nfail;
+		for (int k = 0; k < ct->nfinds; k++)
+			if (ct->find[k].confirmed) {
+				found++;
+				json_array_append_new(
+					out, find_json(c, i, &ct->find[k], true));
+			}
+	}
+	for (uint32_t k = 0; c->t && k < c->n; k++) {
+		json_t *g;
+
+		if (c->r[k].alive)
+			continue;
+		ngone++;
+		g = json_object();
+		coord_gone_line(c, k, line, sizeof(line));
+		json_put(g, "rank", json_integer(k));
+		json_put(g, "host", str(c->r[k].host));
+		json_put(g, "reason", json_string(c->r[k].why));
+		json_put(g, "line", json_string(line));
+		json_array_append_new(gone, g);
+	}
+	json_put(cl, "pattern", json_string(name));
+	json_put(cl, "seed", json_integer((json_int_t)c->seed));
+	json_put(cl, "size", json_integer(c->n));
+	json_put(cl, "rounds", json_integer(c->rounds));
+	json_put(cl, "ranks", ranks_json(c));
+	json_put(cl, "sits_out", sits_out_json(c));
+	json_put(cl, "tests", tests);
+	json_put(cl, "outliers", out);
+	json_put(cl, "gone", gone);
+	json_cluster(cl);
+	xsnprintf(msg, sizeof(msg),
+		  "cluster: %d outlier%s, %u failed pair test%s, %d rank%s gone",
+		  found, found == 1 ? "" : "s", failed, failed == 1 ? "" : "s",
+		  ngone, ngone == 1 ? "" : "s");
+	json_finish(status, measure_interrupted(),
+		    status == 0 ? NULL : !c->t ? "cluster: the run did not start"
+					       : msg);
+}
+
+void coord_json_event(const struct coord *c, const char *type, uint32_t item,
+		      uint32_t client, uint32_t server,
+		      const struct cmsg_result *res, double g)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	json_t *e;
+
+	if (c->p->json != JSON_STREAM)
+		return;
+	e = json_object();
+	json_put(e, "type", json_string(type));
+	json_put(e, "test", json_string(t->name));
+	json_put(e, "loop", json_loop(&c->p->tests[item].s));
+	json_put(e, "round", c->round ? json_integer(c->round) : json_null());
+	json_put(e, "client", json_integer(client));
+	json_put(e, "server", json_integer(server));
+	/* as the matrix keeps it (a float), so both say the same */
+	json_put(e, "figure", si(t, (double)(float)g));
+	json_put(e, "unit", json_string(si_unit(t)));
+	if (c->t && c->t[item].low && !strcmp(type, "pair"))
+		json_put(e, "interval_low",
+			 g > 0 && res->r.ival_n ?
+				 json_num((double)(float)res->r.ival_low) :
+				 json_null());
+	if (!(g > 0))
+		json_put(e, "error", json_string(res->status ? res->err :
+							      "measured nothing"));
+	json_event(e);
+}
+
+void coord_json_gone(const struct coord *c, uint32_t k)
+{
+	json_t *e;
+
+	if (c->p->json != JSON_STREAM)
+		return;
+	e = json_object();
+	json_put(e, "type", json_string("gone"));
+	json_put(e, "rank", json_integer(k));
+	json_put(e, "host", str(c->r[k].host));
+	json_put(e, "reason", json_string(c->r[k].why));
+	json_event(e);
+}

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Cluster mode on rank 0: walk the schedule, keep each pair's figure,
+ * find the outliers, retest each alone before naming it, print the
+ * report.  Figures are kept as "goodness" (coord_goodness) in one float
+ * matrix per test: N x N x 4 bytes (400 MB at N = 10,000).
+ *
+ * Retests: a suspect node is retested, alone, against the node that
+ * tested best (both directions of a one-way test); a suspect link is
+ * retested alone.  The suspect is reported only if the retest still
+ * shows the drop (at least the minimum drop against the median it was
+ * compared with), so a pair slowed by contention in its round is not.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transports/transport.h"
+#include "cluster.h"
+#include "cluster_coord.h"
+#include "heatmap.h"
+#include "core/interval.h"
+#include "outlier.h"
+#include "output/report.h"
+#include "lib/err.h"
+#include "lib/alloc.h"
+
+#define MATRIX_MAX 64 /* ranks beyond which the text matrix is left out */
+
+static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
+			  uint32_t server, const struct cmsg_result *res)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	struct ctest *ct = &c->t[item];
+	double g = res->status ? 0 : coord_goodness(t, &res->r);
+	struct cfail *f;
+
+	coord_json_event(c, "pair", item, client, server, res, g);
+	if (g > 0 && ct->low && res->r.ival_n)
+		ct->low[(size_t)client * c->n + server] =
+			(float)res->r.ival_low;
+	if (g > 0) {
+		ct->fig[(size_t)client * c->n + server] = (float)g;
+		return;
+	}
+	ct->nfail++;
+	if (ct->nkept == COORD_FAILS_KEPT)
+		return;
+	if (!ct->fail)
+		ct->fail = xcalloc(COORD_FAILS_KEPT, sizeof(*ct->fail));
+	f = &ct->fail[ct->nkept++];
+	f->client = client;
+	f->server = server;
+	xsnprintf(f->err, sizeof(f->err), "%s",
+		  res->status ? res->err : "measured nothing");
+}
+
+static void record_retest(struct coord *c, uint32_t item, uint32_t client,
+			  uint32_t server, const struct cmsg_result *res)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	double g = res->status ? 0 : coord_goodness(t, &res->r);
+
+	coord_json_event(c, "retest", item, client, server, res, g);
+	if (g <= 0)
+		return;
+	if (!c->rt_count++ || g < c->rt_worst)
+		c->rt_worst = g;
+}
+
+double coord_display(const struct test_desc *t, double g, const char **unit)
+{
+	switch (t->measure) {
+	case MEAS_LATENCY:
+		*unit = "us";
+		return g > 0 ? 1e6 / g : 0;
+	case MEAS_MSG_RATE:
+		*unit = "msg/s";
+		return g;
+	default:
+		*unit = "MB/s";
+		return g / 1e6;
+	}
+}
+
+const char *coord_show(const struct test_desc *t, double g, char *buf,
+		       size_t len)
+{
+	char num[64];
+	const char *unit;
+	double v = coord_display(t, g, &unit);
+
+	fmt_number(num, sizeof(num), v, 3, true);
+	xsnprintf(buf, len, "%s %s", num, unit);
+	return buf;
+}
+
+/* Cell (client, server) of matrix f of item; NAN if none. */
+static double cell(const struct coord *c, size_t item, const float *f,
+		   uint32_t client, uint32_t server)
+{
+	float g;
+
+	if (!f)
+		return NAN;
+	g = f[(size_t)client * c->n + server];
+	/* Measured once per pair: it stands for both ways. */
+	if (isnan(g) && !coord_one_way(c->p->tests[item].test))
+		g = f[(size_t)server * c->n + client];
+	return g;
+}
+
+double coord_fig(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server)
+{
+	return cell(c, item, c->t[item].fig, client, server);
+}
+
+double coord_low(const struct coord *c, size_t item, uint32_t client,
+		 uint32_t server)
+{
+	return cell(c, item, c->t[item].low, client, server);
+}
+
+void coord_why_missing(const struct coord *c, size_t item, uint32_t client,
+		       uint32_t server, char *buf, size_t len)
+{
+	const struct ctest *ct = &c->t[item];
+	bool once = !coord_one_way(c->p->tests[item].test);
+
+	for (uint32_t k = 0; k < ct->nkept; k++) {
+		const struct cfail *f = &ct->fail[k];
+
+		if ((f->client == client && f->server == server) ||
+		    (once && f->client == server && f->server == client)) {
+			xsnprintf(buf, len, "failed: %s", f->err);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < 2; k++) {
+		uint32_t r = k ? server : client;
+
+		if (!c->r[r].alive) {
+			xsnprintf(buf, len, "rank %u is gone: %s", r,
+				  c->r[r].why);
+			return;
+		}
+	}
+	if (ct->nkept < ct->nfail) {
+		xsnprintf(buf, len,
+			  "not in the schedule, or failed (the first %d errors are kept)",
+			  COORD_FAILS_KEPT);
+		return;
+	}
+	xsnprintf(buf, len, "not in the schedule");
+}
+
+static const char *unit_of(const struct test_desc *t)
+{
+	return t->measure == MEAS_LATENCY  ? "latency in us"
+	       : t->measure == MEAS_MSG_RATE ? "message rate in msg/s"
+					     : "received bandwidth in MB/s";
+}
+
+/* The text matrix of item: its figures, or (low) its -I matrix. */
+static void print_matrix(struct coord *c, size_t item, bool low)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	char b[64], what[96];
+
+	if (low)
+		xsnprintf(what, sizeof(what),
+			  "lowest %g s interval of the received bandwidth in MB/s",
+			  (double)c->p->tests[item].s.interval / 1e9);
+	printf("%s: %s; row = client (sender), column = server%s\n",
+	       cluster_item_name(&c->p->tests[item]), low ? what : unit_of(t),
+	       coord_one_way(t) ? "" : " (measured once per pair)");
+	if (c->n > MATRIX_MAX) {
+		printf("  (matrix of %u ranks left out of the text report)\n",
+		       c->n);
+		return;
+	}
+	printf("%6s", "");
+	for (uint32_t j = 0; j < c->n; j++)
+		printf(" %9u", j);
+	printf("\n");
+	for (uint32_t i = 0; i < c->n; i++) {
+		printf("%6u", i);
+		for (uint32_t j = 0; j < c->n; j++) {
+			double g = low ? coord_low(c, item, i, j) :
+					 coord_fig(c, item, i, j);
+
+			if (isnan(g)) {
+				printf(" %9s", "-");
+				continue;
+			}
+			coord_show(t, g, b, sizeof(b));
+			*strchr(b, ' ') = '\0';
+			printf(" %9s", b);
+		}
+		printf("\n");
+	}
+}
+
+/* The measured figures of one test as pairs for outlier_find(). */
+static size_t gather(const struct coord *c, size_t item,
+		     struct pair_fig *out)
+{
+	const float *f = c->t[item].fig;
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < c->n; i++)
+		for (uint32_t j = 0; j < c->n; j++)
+			if (!isnan(f[(size_t)i * c->n + j])) {
+				out[k].a = i;
+				out[k].b = j;
+				out[k].v = f[(size_t)i * c->n + j];
+				k++;
+			}
+	return k;
+}
+
+/*
+ * Run plan item `item` for the one pair (a, b) alone, twice; the better
+ * of the two runs' worst figures (so that one disturbed run does not
+ * confirm a suspect), or -1 if a run measured nothing.
+ */
+static double retest(struct coord *c, size_t item, uint32_t a, uint32_t b)
+{
+	struct sched_pair pr = { a, b };
+	double best = -1;
+
+	c->record = record_retest;
+	c->item_lo = (uint32_t)item;
+	c->item_hi = (uint32_t)item + 1;
+	for (int run = 0; run < 2; run++) {
+		c->rt_count = 0;
+		c->rt_worst = 0;
+		coord_round(c, &pr, 1);
+		if (!c->rt_count)
+			return -1;
+		if (c->rt_worst > best)
+			best = c->rt_worst;
+	}
+	return best;
+}
+
+/* The alive, unsuspected node with the best median: a good partner. */
+static int good_partner(const struct coord *c, const double *med,
+			const struct outlier *o, int no, uint32_t not)
+{
+	int best = -1;
+
+	for (uint32_t k = 0; k < c->n; k++) {
+		bool sus = false;
+
+		for (int i = 0; i < no; i++)
+			sus |= o[i].kind == OUTLIER_NODE && o[i].a == k;
+		if (k == not || sus || !c->r[k].alive || med[k] <= 0)
+			continue;
+		if (best < 0 || med[k] > med[best])
+			best = (int)k;
+	}
+	return best;
+}
+
+/* The report's line for a retested suspect f of item (test t). */
+static void find_line(const struct coord *c, size_t item,
+		      const struct test_desc *t, struct cfind *f)
+{
+	const char *name = cluster_item_name(&c->p->tests[item]);
+	const struct outlier *o = &f->o;
+	char f1[64], f2[64], f3[64];
+	const char *sign = t->measure == MEAS_LATENCY ? "+" : "-";
+	double drop = t->measure == MEAS_LATENCY ? o->median / o->figure - 1
+						 : 1 - o->figure / o->median;
+
+	coord_show(t, o->figure, f1, sizeof(f1));
+	coord_show(t, o->median, f2, sizeof(f2));
+	coord_show(t, f->retest, f3, sizeof(f3));
+	if (o->kind == OUTLIER_NODE)
+		xsnprintf(f->line, sizeof(f->line),
+			  "outlier: node %s (rank %u): %s %s against a median of %s (%s%.0f%%); retest against rank %d: %s",
+			  c->r[o->a].host, o->a, name, f1, f2, sign,
+			  100 * drop, f->partner, f3);
+	else
+		xsnprintf(f->line, sizeof(f->line),
+			  "outlier: link %s (rank %u) - %s (rank %u): %s %s against %s of its nodes (%s%.0f%%); retest alone: %s",
+			  c->r[o->a].host, o->a, c->r[o->b].host, o->b,
+			  name, f1, f2, sign, 100 * drop, f3);
+}
+
+/* Find and retest one test's outliers; returns how many stand. */
+static int outliers(struct coord *c, size_t item)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	struct ctest *ct = &c->t[item];
+	size_t cap = (size_t)c->n * c->n;
+	struct pair_fig *pf = xcalloc(cap ? cap : 1, sizeof(*pf));
+	struct outlier o[COORD_RETEST_MAX];
+	struct outlier_opts oo;
+	size_t np = gather(c, item, pf), nm = 0;
+	double *m = xcalloc(c->n ? c->n : 1, sizeof(*m));
+	int found = 0;
+
+	ct->med = xcalloc(c->n ? c->n : 1, sizeof(*ct->med));
+	outlier_defaults(&oo);
+	ct->nsuspects = outlier_find(pf, np, c->n, &oo, o, COORD_RETEST_MAX,
+				     ct->med);
+	for (uint32_t k = 0; k < c->n; k++)
+		if (ct->med[k] > 0)
+			m[nm++] = ct->med[k];
+	ct->fabric_med = median_of(m, nm);
+	ct->nfinds = ct->nsuspects < 0		       ? 0
+		     : ct->nsuspects > COORD_RETEST_MAX ? COORD_RETEST_MAX
+							: ct->nsuspects;
+	if (c->text && ct->nsuspects > COORD_RETEST_MAX)
+		printf("%s: %d suspects; the %d first are retested\n",
+		       cluster_item_name(&c->p->tests[item]), ct->nsuspects,
+		       COORD_RETEST_MAX);
+	for (int i = 0; i < ct->nfinds; i++) {
+		struct cfind *f = &ct->find[i];
+
+		f->o = o[i];
+		f->partner = -1;
+		if (o[i].kind == OUTLIER_NODE) {
+			f->partner = good_partner(c, ct->med, o, ct->nfinds,
+						  o[i].a);
+			f->retest = f->partner < 0 ? -1 :
+				    retest(c, item, o[i].a,
+					   (uint32_t)f->partner);
+		} else {
+			f->retest = retest(c, item, o[i].a, o[i].b);
+		}
+		/* gone, or fine when alone: not an outlier */
+		f->confirmed = f->retest >= 0 &&
+			       f->retest <= (1 - oo.min_drop) * o[i].median;
+		if (!f->confirmed)
+			continue;
+		found++;
+		find_line(c, item, t, f);
+		if (c->text)
+			printf("%s\n", f->line);
+	}
+	free(pf);
+	free(m);
+	return found;
+}
+
+/* A gone rank's line of the report (no newline). */
+void coord_gone_line(const struct coord *c, uint32_t k, char *buf,
+		     size_t len)
+{
+	xsnprintf(buf, len, "gone: rank %u (%s): %s", k,
+		  c->r[k].host[0] ? c->r[k].host : "?", c->r[k].why);
+}
+
+int coord_run(struct coord *c)
+{
+	const struct plan *p = c->p;
+	struct sched s;
+	struct sched_pair *pairs;
+	uint32_t *idle;
+	char err[256], name[32], line[CMSG_HOST_MAX + 400];
+	int found = 0, rc = 0;
+
+	if (sched_init(&s, &p->cluster.pattern, c->n, c->seed, err,
+		       sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		return 2;
+	}
+	c->rounds = s.rounds;
+	sched_name(&p->cluster.pattern, name, sizeof(name));
+	if (c->text) {
+		printf("cluster: %u ranks, pattern %s, seed %llu, %u round%s\n",
+		       c->n, name, (unsigned long long)c->seed, s.rounds,
+		       s.rounds == 1 ? "" : "s");
+		for (uint32_t k = 0; k < c->n; k++)
+			if (c->r[k].joined)
+				printf("  rank %u: %s (%s port %u)\n", k,
+				       c->r[k].host, c->r[k].addr,
+				       c->r[k].port);
+		fflush(stdout);
+	}
+	c->t = xcalloc(p->ntests, sizeof(*c->t));
+	for (size_t i = 0; i < p->ntests; i++) {
+		size_t cells = (size_t)c->n * c->n;
+
+		c->t[i].fig = xcalloc(cells ? cells : 1, sizeof(float));
+		for (size_t k = 0; k < cells; k++)
+			c->t[i].fig[k] = NAN;
+		if (!p->tests[i].s.interval ||
+		    !ival_applies(p->tests[i].test, false))
+			continue;
+		c->t[i].low = xcalloc(cells ? cells : 1, sizeof(float));
+		for (size_t k = 0; k < cells; k++)
+			c->t[i].low[k] = NAN;
+	}
+	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
+	idle = xcalloc(c->n, sizeof(*idle));
+	c->idle = xcalloc(s.rounds ? s.rounds : 1, sizeof(*c->idle));
+	if (c->text && p->cluster.pattern.kind == SCHED_ALL && c->n % 2)
+		printf("cluster: %u ranks is odd: each rank sits out one round\n",
+		       c->n);
+	c->record = record_matrix;
+	for (uint32_t r = 0; r < s.rounds; r++) {
+		uint32_t ni, np = sched_round(&s, r, pairs, idle, &ni);
+
+		c->round = r + 1;
+		c->idle[r] = ni == 1 ? idle[0] : UINT32_MAX;
+
+		if (c->text && (p->cluster.pattern.kind == SCHED_BISECT ||
+				p->cluster.pattern.kind == SCHED_RANDOM) &&
+		    ni == 1) {
+			printf("round %u: rank %u (%s) sits out\n", r + 1,
+			       idle[0], c->r[idle[0]].host);
+			fflush(stdout);
+		}
+
+		c->item_lo = 0;
+		c->item_hi = (uint32_t)p->ntests;
+		c->record = record_matrix;
+		coord_round(c, pairs, np);
+	}
+	c->round = 0;
+	free(pairs);
+	free(idle);
+	sched_free(&s);
+	for (size_t i = 0; i < p->ntests; i++) {
+		const struct ctest *ct = &c->t[i];
+
+		if (ct->nfail)
+			rc = 1;
+		if (!c->text)
+			continue;
+		print_matrix(c, i, false);
+		if (ct->low)
+			print_matrix(c, i, true);
+		if (ct->nfail)
+			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
+			       cluster_item_name(&p->tests[i]), ct->nfail,
+			       ct->nfail == 1 ? "" : "s", ct->fail[0].client,
+			       ct->fail[0].server, ct->fail[0].err);
+	}
+	for (size_t i = 0; i < p->ntests; i++)
+		found += outliers(c, i);
+	for (uint32_t k = 0; k < c->n; k++)
+		if (!c->r[k].alive) {
+			rc = 1;
+			if (c->text) {
+				coord_gone_line(c, k, line, sizeof(line));
+				printf("%s\n", line);
+			}
+		}
+	if (c->text)
+		printf("cluster: %d outlier%s\n", found, found == 1 ? "" : "s");
+	rc = rc ? rc : found ? 1 : 0;
+	if (c->plot) {
+		FILE *f = c->plot;
+
+		c->plot = NULL;
+		if (coord_plot(c, f, err, sizeof(err)) < 0) {
+			fprintf(stderr, "qperf: %s\n", err);
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* A missing cell's reason for the heat map's tooltip. */
+struct why_arg {
+	const struct coord *c;
+	size_t item;
+};
+
+static void heat_why(const void *arg, uint32_t row, uint32_t col,
+		     char *buf, size_t len)
+{
+	const struct why_arg *w = arg;
+
+	coord_why_missing(w->c, w->item, row, col, buf, len);
+}
+
+int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
+{
+	size_t nt = c->p->ntests, cells = (size_t)c->n * c->n;
+	bool small = c->n <= HEAT_MAX;
+	struct heat_map *m = xcalloc(nt ? nt : 1, sizeof(*m));
+	struct why_arg *wa = xcalloc(nt ? nt : 1, sizeof(*wa));
+	char (*title)[160] = xcalloc(nt ? nt : 1, sizeof(*title));
+	char **label = xcalloc(c->n ? c->n : 1, sizeof(*label));
+	bool *gone = xcalloc(c->n ? c->n : 1, sizeof(*gone));
+	int rc;
+
+	for (uint32_t k = 0; k < c->n; k++) {
+		size_t len = strlen(c->r[k].host) + 16;
+
+		gone[k] = !c->r[k].alive;
+
+		label[k] = xcalloc(len, 1);
+		xsnprintf(label[k], len, "%s:%u",
+			  c->r[k].host[0] ? c->r[k].host : "?", k);
+	}
+	for (size_t i = 0; small && i < nt; i++) {
+		const struct test_desc *t = c->p->tests[i].test;
+		const struct ctest *ct = &c->t[i];
+		double *v = xcalloc(cells ? cells : 1, sizeof(*v));
+		bool *bn = xcalloc(c->n ? c->n : 1, sizeof(*bn));
+		bool *bc = xcalloc(cells ? cells : 1, sizeof(*bc));
+
+		for (uint32_t a = 0; a < c->n; a++)
+			for (uint32_t b = 0; b < c->n; b++) {
+				double g = coord_fig(c, i, a, b);
+				const char *u;
+
+				v[(size_t)a * c->n + b] =
+					a != b && g > 0 ? coord_display(t, g, &u)
+							: NAN;
+			}
+		for (int k = 0; k < ct->nfinds; k++) {
+			const struct outlier *o = &ct->find[k].o;
+
+			if (!ct->find[k].confirmed)
+				continue;
+			if (o->kind == OUTLIER_NODE) {
+				bn[o->a] = true;
+				continue;
+			}
+			bc[(size_t)o->a * c->n + o->b] = true;
+			bc[(size_t)o->b * c->n + o->a] = true;
+		}
+		m[i].low_good = t->measure == MEAS_LATENCY;
+		m[i].v = v;
+		m[i].bad_node = bn;
+		m[i].bad_cell = bc;
+		wa[i].c = c;
+		wa[i].item = i;
+		m[i].why = heat_why;
+		m[i].arg = &wa[i];
+	}
+	for (size_t i = 0; i < nt; i++) {
+		const struct test_desc *t = c->p->tests[i].test;
+
+		xsnprintf(title[i], sizeof(title[i]), "%s: %s%s",
+			  cluster_item_name(&c->p->tests[i]),
+			  unit_of(t),
+			  coord_one_way(t) ? "" :
+					     " (measured once per pair)");
+		m[i].title = title[i];
+		m[i].n = c->n;
+		m[i].label = (const char *const *)label;
+		m[i].gone = gone;
+		coord_display(t, 1, &m[i].unit);
+	}
+	rc = heat_write(f, c->p->plot_file, m, nt, err, errlen);
+	for (size_t i = 0; i < nt; i++) {
+		free((void *)m[i].v);
+		free((void *)m[i].bad_node);
+		free((void *)m[i].bad_cell);
+	}
+	for (uint32_t k = 0; k < c->n; k++)
+		free(label[k]);
+	free(label);
+	free(gone);
+	free(title);
+	free(wa);
+	free(m);
+	return rc;
+}
+
+void coord_free(struct coord *c)
+{
+	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
+		free(c->t[i].fig);
+		free(c->t[i].low);
+		free(c->t[i].med);
+		free(c->t[i].fail);
+	}
+	free(c->t);
+	c->t = NULL;
+	free(c->idle);
+	c->idle = NULL;
+	if (c->plot)
+		fclose(c->plot);
+	c->plot = NULL;
+}

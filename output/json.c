@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --json and --json_stream (json.h): results as JSON objects built with
+ * jansson, which does the escaping and number formatting.  The document
+ * is built in memory and written once at the end (a run is a handful of
+ * tests; an interval report adds an object per interval).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transports/transport.h"
+#include "core/fabric.h"
+#include "core/interval.h"
+#include "json.h"
+#include "core/measure.h"
+#include "core/opts.h"
+#include "lib/err.h"
+#include "out.h"
+
+static struct {
+	enum json_mode mode;
+	json_t *root; /* --json: the document */
+	json_t *cur; /* the open test entry, or NULL */
+} J;
+
+bool json_on(void)
+{
+	return J.mode != JSON_OFF;
+}
+
+/* A finite number, or null (jansson refuses NaN and infinities). */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jint(uint64_t v)
+{
+	return json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static void set(json_t *o, const char *k, json_t *v)
+{
+	json_object_set_new(o, k, v ? v : json_null());
+}
+
+json_t *json_num(double v)
+{
+	return num(v);
+}
+
+void json_put(json_t *o, const char *k, json_t *v)
+{
+	set(o, k, v);
+}
+
+/* One line of --json_stream: the object, compact, then a newline. */
+static void emit_line(json_t *o)
+{
+	char *s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
+
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	}
+	out_flush();
+}
+
+/* A stream line {"type": type, ...o's members}; releases o. */
+static void emit_typed(const char *type, json_t *o)
+{
+	json_t *l = json_object();
+
+	set(l, "type", json_string(type));
+	json_object_update(l, o);
+	emit_line(l);
+	json_decref(l);
+	json_decref(o);
+}
+
+void json_cluster(json_t *cl)
+{
+	if (J.mode == JSON_STREAM) {
+		json_t *l = json_object();
+
+		set(l, "cluster", cl);
+		emit_typed("cluster", l);
+		return;
+	}
+	if (J.mode != JSON_DOC || !J.root) {
+		json_decref(cl);
+		return;
+	}
+	set(J.root, "cluster", cl);
+}
+
+void json_start(enum json_mode m, int argc, char *const *argv,
+		const char *host)
+{
+	json_t *hdr, *cl = json_array();
+
+	J.mode = m;
+	if (m == JSON_OFF) {
+		json_decref(cl);
+		return;
+	}
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cl, json_string(argv[i]));
+	hdr = json_object();
+	set(hdr, "schema_version", json_integer(JSON_SCHEMA_VERSION));
+	set(hdr, "qperf_version", json_string(QPERF_VERSION));
+	set(hdr, "command_line", cl);
+	set(hdr, "host", json_string(host ? host : ""));
+	if (m == JSON_STREAM) {
+		emit_typed("start", hdr);
+		return;
+	}
+	J.root = hdr;
+	set(J.root, "conf", json_null());
+	set(J.root, "tests", json_array());
+	set(J.root, "events", json_array());
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *fabric_json(const struct fabric *f)
+{
+	json_t *devs = json_array();
+
+	for (uint32_t d = 0; d < f->ndevs; d++) {
+		const struct fab_dev *dv = &f->devs[d];
+		json_t *o = json_object(), *ports = json_array();
+
+		set(o, "name", json_string(dv->name));
+		set(o, "numa_node", dv->numa_node < 0 ? json_null() :
+							json_integer(dv->numa_node));
+		for (uint32_t p = 0; p < dv->nports; p++) {
+			const struct fab_port *pt = &dv->ports[p];
+			json_t *po = json_object(), *gids = json_array();
+			double rate = (double)pt->width * pt->speed_mbps * 1e6 / 8;
+
+			set(po, "port", jint(pt->port));
+			set(po, "state", json_string(fab_state_str(pt->state)));
+			set(po, "phys_state",
+			    json_string(fab_phys_state_str(pt->phys_state)));
+			set(po, "width_lanes", jint(pt->width));
+			set(po, "lane_rate_bps", jint((uint64_t)pt->speed_mbps *
+						      1000000));
+			set(po, "rate_Bps", num(rate));
+			set(po, "link_layer",
+			    json_string(fab_link_layer_str(pt->link_layer)));
+			set(po, "active_mtu_B", jint(pt->active_mtu));
+			set(po, "lid", jint(pt->lid));
+			for (uint32_t g = 0; g < pt->ngids; g++) {
+				json_t *go = json_object();
+				char gs[64];
+
+				fab_gid_str(pt->gids[g].gid, gs, sizeof(gs));
+				set(go, "index", jint(pt->gids[g].index));
+				set(go, "gid", json_string(gs));
+				set(go, "type", json_string(fab_gid_type_str(
+							pt->gids[g].type)));
+				json_array_append_new(gids, go);
+			}
+			set(po, "gids", gids);
+			json_array_append_new(ports, po);
+		}
+		set(o, "ports", ports);
+		json_array_append_new(devs, o);
+	}
+	return devs;
+}
+
+/* One end: 0.4.11's four strings, then what a 0.5 peer adds (else null). */
+static json_t *end_json(const struct conf_info *c, const struct conf_ext *x)
+{
+	json_t *o = json_object();
+	bool ext = x && x->valid;
+
+	set(o, "node", json_string(c->node));
+	set(o, "cpu", json_string(c->cpu));
+	set(o, "os", json_string(c->os));
+	set(o, "qperf_version", json_string(c->qperf));
+	set(o, "extended", json_boolean(ext));
+	set(o, "kernel", ext ? str_or_null(x->kernel) : json_null());
+	set(o, "machine", ext ? str_or_null(x->machine) : json_null());
+	set(o, "cpus", ext && x->cpus ? jint(x->cpus) : json_null());
+	set(o, "numa_nodes", ext && x->numa_nodes >= 0 ?
+				     json_integer(x->numa_nodes) :
+				     json_null());
+	set(o, "rdma_devices", ext ? fabric_json(&x->fab) : json_null());
+	set(o, "rdma_truncated", json_boolean(ext && x->fab.truncated));
+	return o;
+}
+
+void json_conf(const struct conf_info *loc, const struct conf_ext *lx,
+	       const struct conf_info *rem, const struct conf_ext *rx,
+	       bool as_test)
+{
+	json_t *o;
+
+	if (!json_on())
+		return;
+	o = json_object();
+	set(o, "loc", end_json(loc, lx));
+	set(o, "rem", rem ? end_json(rem, rx) : json_null());
+	if (as_test && J.cur) {
+		set(J.cur, "conf", o);
+		return;
+	}
+	if (J.mode == JSON_STREAM) {
+		emit_typed("conf", o);
+		return;
+	}
+	set(J.root, "conf", o);
+}
+
+/* Close the open test entry: into the document, or out as a line. */
+static void test_end(const char *status)
+{
+	if (!J.cur)
+		return;
+	if (!json_object_get(J.cur, "status"))
+		set(J.cur, "status", json_string(status));
+	if (J.mode == JSON_STREAM)
+		emit_line(J.cur);
+	else
+		json_array_append(json_object_get(J.root, "tests"), J.cur);
+	json_decref(J.cur);
+	J.cur = NULL;
+}
+
+json_t *json_loop(const struct settings *s)
+{
+	json_t *loops = json_array();
+
+	for (int i = 0; i < s->nloops; i++) {
+		const struct opt_desc *o = s->loops[i].opt;
+		uint64_t v = loop_value(s, i);
+		json_t *lo = json_object();
+
+		set(lo, "variable", json_string(o->name + 2));
+		set(lo, "value", o->type == OT_TIME ? num((double)v / 1e9) :
+						      jint(v));
+		set(lo, "unit", json_string(o->type == OT_TIME ? "s" :
+					    o->type == OT_SIZE ? "B" : ""));
+		json_array_append_new(loops, lo);
+	}
+	return loops;
+}
+
+void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
+		     const struct settings *s)
+{
+	if (!json_on())
+		return;
+	test_end("ok");
+	J.cur = json_object();
+	if (J.mode == JSON_STREAM)
+		set(J.cur, "type", json_string("test"));
+	set(J.cur, "test", json_string(t->name));
+	set(J.cur, "position", jint(pos));
+	set(J.cur, "iteration", jint(iter));
+	set(J.cur, "loop", json_loop(s));
+	set(J.cur, "intervals", json_array());
+}
+
+/* One end's parameters: sizes in bytes (_B), times in seconds (_s). */
+static json_t *params_side(const struct par_set *p, int side)
+{
+	json_t *o = json_object();
+	char key[48];
+
+	for (size_t i = 0; i < report_nparams; i++) {
+		const struct report_par *rp = &report_params[i];
+		uint64_t v = p->val[side][rp->id];
+
+		if (!p->used[rp->id])
+			continue;
+		switch (rp->kind) {
+		case RPK_STR:
+			set(o, rp->name, json_string(
+				p->str[side][par_str_index(rp->id)]));
+			break;
+		case RPK_SIZE:
+			xsnprintf(key, sizeof(key), "%s_B", rp->name);
+			set(o, key, jint(v));
+			break;
+		case RPK_TIME:
+			xsnprintf(key, sizeof(key), "%s_s", rp->name);
+			set(o, key, num((double)v / 1e9));
+			break;
+		default:
+			set(o, rp->name, jint(v));
+			break;
+		}
+	}
+	if (p->used[PAR_STATIC_RATE])
+		set(o, "static_rate", json_string(
+			p->str[side][par_str_index(PAR_STATIC_RATE)]));
+	return o;
+}
+
+void json_test_params(const struct test_desc *t, const struct par_set *p)
+{
+	json_t *o, *user;
+
+	(void)t;
+	if (!json_on() || !J.cur)
+		return;
+	o = json_object();
+	user = json_array();
+	set(o, "loc", params_side(p, SIDE_LOC));
+	set(o, "rem", params_side(p, SIDE_REM));
+	for (size_t i = 0; i < report_nparams; i++) {
+		enum par_id id = report_params[i].id;
+
+		if (p->set[SIDE_LOC][id] || p->set[SIDE_REM][id])
+			json_array_append_new(user,
+					      json_string(report_params[i].name));
+	}
+	set(o, "set_by_user", user);
+	set(J.cur, "params", o);
+}
+
+static json_t *lat_json(const struct lat_summary *l)
+{
+	json_t *o = json_object();
+
+	set(o, "count", jint(l->count));
+	set(o, "min_s", num(l->min));
+	set(o, "mean_s", num(l->mean));
+	set(o, "max_s", num(l->max));
+	set(o, "p50_s", num(l->p50));
+	set(o, "p90_s", num(l->p90));
+	set(o, "p99_s", num(l->p99));
+	set(o, "p99_9_s", num(l->p999));
+	set(o, "p99_99_s", num(l->p9999));
+	return o;
+}
+
+static json_t *counts_json(const struct ustat *u)
+{
+	json_t *o = json_object();
+
+	set(o, "bytes_B", jint(u->bytes));
+	set(o, "msgs", jint(u->msgs));
+	set(o, "errors", jint(u->errs));
+	return o;
+}
+
+/* One node's figures: window, CPU from /proc/stat, counters, process. */
+static json_t *node_json(const struct node_stat *st, const struct node_res *n,
+			 const struct proc_cpu *pc)
+{
+	static const char *const stat_names[CPU_COUNT] = {
+		NULL, "user_s", "nice_s", "system_s", "idle_s",
+		"iowait_s", "irq_s", "softirq_s", "steal_s"
+	};
+	json_t *o = json_object(), *busy = json_object(), *ps = json_object();
+	double hz = st->no_ticks ? st->no_ticks : 100;
+
+	set(o, "real_time_s", num(n->real_time));
+	set(o, "cpu_time_s", num(n->cpu_time));
+	set(busy, "user", num(n->cpu_user));
+	set(busy, "intr", num(n->cpu_intr));
+	set(busy, "kernel", num(n->cpu_kernel));
+	set(busy, "iowait", num(n->cpu_iowait));
+	set(busy, "total", num(n->cpu_total));
+	set(o, "cpus_busy", busy);
+	for (int i = CPU_USER; i < CPU_COUNT; i++) {
+		uint64_t d = st->time_e[i] >= st->time_s[i] ?
+				     st->time_e[i] - st->time_s[i] :
+				     0;
+
+		set(ps, stat_names[i], num((double)d / hz));
+	}
+	set(o, "proc_stat", ps);
+	set(o, "no_cpus", jint(st->no_cpus));
+	set(o, "max_cqes", jint(st->max_cqes));
+	set(o, "send", counts_json(&st->s));
+	set(o, "recv", counts_json(&st->r));
+	set(o, "lost", jint(st->lost));
+	if (pc->valid) {
+		json_t *p = json_object();
+
+		set(p, "user_s", num(pc->user));
+		set(p, "sys_s", num(pc->sys));
+		set(o, "process_cpu", p);
+	} else {
+		set(o, "process_cpu", json_null());
+	}
+	return o;
+}
+
+static const char *measure_name(enum measure m)
+{
+	switch (m) {
+	case MEAS_LATENCY:
+		return "latency";
+	case MEAS_MSG_RATE:
+		return "msg_rate";
+	case MEAS_BANDWIDTH:
+		return "bandwidth";
+	case MEAS_BANDWIDTH_SR:
+		return "bandwidth_send_recv";
+	default:
+		return "none";
+	}
+}
+
+void json_test_results(const struct test_desc *t, const struct results *res,
+		       const struct report_note *notes, int nnotes)
+{
+	json_t *o, *nt;
+	enum measure m = t->measure;
+
+	if (!json_on() || !J.cur)
+		return;
+	o = json_object();
+	nt = json_object();
+	set(o, "measure", json_string(measure_name(m)));
+	if (m == MEAS_LATENCY)
+		set(o, "latency_s", num(res->latency));
+	if (m == MEAS_BANDWIDTH)
+		set(o, "bw_Bps", num(res->recv_bw));
+	if (m == MEAS_BANDWIDTH || m == MEAS_BANDWIDTH_SR) {
+		set(o, "send_bw_Bps", num(res->send_bw));
+		set(o, "recv_bw_Bps", num(res->recv_bw));
+	}
+	set(o, "msg_rate_per_s", num(res->msg_rate));
+	/* 0: not computed for this test (the text report hides it too). */
+	set(o, "send_cost_s_per_B", res->send_cost > 0 ? num(res->send_cost) :
+							 json_null());
+	set(o, "recv_cost_s_per_B", res->recv_cost > 0 ? num(res->recv_cost) :
+							 json_null());
+	set(o, "send_cost_s_per_msg", res->send_cost_msg > 0 ?
+					      num(res->send_cost_msg) :
+					      json_null());
+	set(o, "recv_cost_s_per_msg", res->recv_cost_msg > 0 ?
+					      num(res->recv_cost_msg) :
+					      json_null());
+	set(o, "latency", res->lat.count ? lat_json(&res->lat) : json_null());
+	set(o, "round_trip", res->rtt.count ? lat_json(&res->rtt) :
+					      json_null());
+	set(o, "loc", node_json(&res->l, &res->ln, &res->lp));
+	set(o, "rem", node_json(&res->r, &res->rn, &res->rp));
+	for (int i = 0; i < nnotes; i++)
+		set(nt, notes[i].name, json_string(notes[i].value));
+	set(J.cur, "notes", nt);
+	set(J.cur, "results", o);
+}
+
+/* One end of one stream: its counters. */
+static json_t *stream_end_json(const struct node_stat *st)
+{
+	json_t *o = json_object();
+
+	set(o, "send", counts_json(&st->s));
+	set(o, "recv", counts_json(&st->r));
+	return o;
+}
+
+void json_test_streams(const struct test_desc *t, const struct results *res,
+		       uint32_t n)
+{
+	json_t *a, *r;
+
+	if (!json_on() || !J.cur || n < 2)
+		return;
+	r = json_object_get(J.cur, "results");
+	if (!r)
+		return;
+	a = json_array();
+	for (uint32_t i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		set(o, "stream", jint(i + 1));
+		if (t->measure == MEAS_BANDWIDTH)
+			set(o, "bw_Bps", num(res[i].recv_bw));
+		set(o, "send_bw_Bps", num(res[i].send_bw));
+		set(o, "recv_bw_Bps", num(res[i].recv_bw));
+		set(o, "msg_rate_per_s", num(res[i].msg_rate));
+		set(o, "loc", stream_end_json(&res[i].l));
+		set(o, "rem", stream_end_json(&res[i].r));
+		json_array_append_new(a, o);
+	}
+	set(r, "streams", a);
+}
+
+static json_t *error_json(const char *message, int status)
+{
+	json_t *e = json_object();
+
+	set(e, "message", json_string(message));
+	set(e, "exit_status", json_integer(status));
+	return e;
+}
+
+void json_test_error(const char *message, int status)
+{
+	if (!json_on() || !J.cur || json_object_get(J.cur, "error"))
+		return;
+	set(J.cur, "error", error_json(message, status));
+	set(J.cur, "status", json_string(strcmp(message, MEASURE_INTERRUPTED) ?
+						 "failed" :
+						 "interrupted"));
+}
+
+void json_event(json_t *ev)
+{
+	json_t *type = ev ? json_object_get(ev, "type") : NULL;
+	json_t *arr;
+
+	if (!json_on() || !json_is_string(type)) {
+		json_decref(ev);
+		return;
+	}
+	if (J.mode == JSON_STREAM) {
+		emit_line(ev);
+		json_decref(ev);
+		return;
+	}
+	if (J.cur && strcmp(json_string_value(type), "interval") == 0)
+		arr = json_object_get(J.cur, "intervals");
+	else if (J.cur)
+		arr = json_object_get(J.cur, "events");
+	else
+		arr = json_object_get(J.root, "events");
+	if (!arr) {
+		arr = json_array();
+		set(J.cur, "events", arr);
+	}
+	json_array_append_new(arr, ev);
+}
+
+void json_finish(int status, bool interrupted, const char *message)
+{
+	json_t *o;
+
+	if (!json_on())
+		return;
+	test_end(interrupted ? "interrupted" : status ? "failed" : "ok");
+	if (J.mode == JSON_STREAM) {
+		o = json_object();
+		set(o, "type", json_string("end"));
+	} else {
+		o = J.root;
+	}
+	set(o, "exit_status", json_integer(status));
+	set(o, "interrupted", json_boolean(interrupted));
+	set(o, "error", message ? error_json(message, status) : json_null());
+	if (J.mode == JSON_STREAM) {
+		emit_line(o);
+	} else {
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII |
+					   JSON_REAL_PRECISION(15));
+		fputc('\n', stdout);
+		out_flush();
+	}
+	json_decref(o);
+	J.root = NULL;
+	J.mode = JSON_OFF;
+}
+
+int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen)
+{
+	const struct ival_text *t = arg;
+	double secs = r->end > r->start ? (double)(r->end - r->start) / 1e9 : 0;
+	json_t *o = json_object();
+
+	(void)err;
+	(void)errlen;
+	set(o, "type", json_string("interval"));
+	set(o, "test", json_string(t->t->name));
+	set(o, "side", json_string(r->peer ? "rem" : "loc"));
+	set(o, "index", jint(r->index));
+	set(o, "last", json_boolean(r->last));
+	set(o, "start_s", num((double)r->start / 1e9));
+	set(o, "end_s", num((double)r->end / 1e9));
+	set(o, "send", counts_json(&r->s));
+	set(o, "recv", counts_json(&r->r));
+	set(o, "send_bw_Bps", num(secs > 0 ? (double)r->s.bytes / secs : 0));
+	set(o, "recv_bw_Bps", num(secs > 0 ? (double)r->r.bytes / secs : 0));
+	json_event(o);
+	return 0;
+}

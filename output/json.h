@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Machine-readable output of a client run (--json, --json_stream),
+ * written with jansson.  Schema: docs/qperf-schema.json (schema_version
+ * below); README "JSON output".
+ *
+ * --json: one document on stdout when the run ends: run header, both
+ * ends' conf, one entry per test and --loop iteration, then exit status,
+ * "interrupted" and, for a failed run, the error.  --json_stream: one
+ * object per line as each arrives: {"type":"start"}, {"type":"conf"},
+ * {"type":"test"} per test/iteration, any {"type":"interval"} during a
+ * test, {"type":"end"} last.  Either way nothing else goes to stdout.
+ *
+ * Every figure is in SI base units (bytes, seconds, bytes per second,
+ * messages per second), whatever -ub/-uu say; names end with the unit
+ * (_B, _s, _Bps, _per_s).
+ *
+ * The state is one per process (there is one stdout), kept in json.c;
+ * none of these functions block except on writing stdout.
+ */
+#ifndef QPERF_JSON_H
+#define QPERF_JSON_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "core/opts.h"
+#include "report.h"
+#include "lib/types.h"
+
+#define JSON_SCHEMA_VERSION 1
+
+struct test_desc;
+
+/*
+ * Begin a run in mode m (JSON_OFF: every other function does nothing).
+ * argv is kept for "command_line"; host is the server named.  Stream
+ * mode writes the "start" line now.
+ */
+void json_start(enum json_mode m, int argc, char *const *argv,
+		const char *host);
+
+/* True between json_start(JSON_DOC or JSON_STREAM) and json_finish(). */
+bool json_on(void);
+
+/*
+ * Both ends' configuration (rem NULL: not known, e.g. the server could not
+ * be reached; rx->valid false: a 0.4.11 peer).  The first call fills the
+ * run's "conf" (stream: a "conf" line); with as_test set it fills the
+ * current test's "conf" instead (the conf test).
+ */
+void json_conf(const struct conf_info *loc, const struct conf_ext *lx,
+	       const struct conf_info *rem, const struct conf_ext *rx,
+	       bool as_test);
+
+/*
+ * A test (or --loop iteration) begins: name, its position among the tests
+ * named (0-based), the iteration (0-based) and the loop variables' values
+ * from s.  Ends any test still open.
+ */
+void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
+		     const struct settings *s);
+
+/* The effective parameters of both ends (after param_prepare()). */
+void json_test_params(const struct test_desc *t, const struct par_set *p);
+
+/* The figures of a finished test, with the transport's notes. */
+void json_test_results(const struct test_desc *t, const struct results *res,
+		       const struct report_note *notes, int nnotes);
+
+/*
+ * After json_test_results() of a --streams test: "streams" in its
+ * results, one object per stream (res[0..n), calc_stream_results()).
+ */
+void json_test_streams(const struct test_desc *t, const struct results *res,
+		       uint32_t n);
+
+/*
+ * The current test failed: message (without "qperf: ") and the exit
+ * status the run ends with.  Only the first error of a test is kept.
+ */
+void json_test_error(const char *message, int status);
+
+/*
+ * Publish one event object, e.g. an interval report:
+ *   {"type": "interval", "start_s": 1.0, "end_s": 2.0, "send_bw_Bps": ..}
+ * Takes ownership of ev (a JSON object with a string member "type";
+ * anything else is dropped).  --json_stream writes it as one line at once;
+ * --json adds it to the current test under "intervals" (type "interval")
+ * or "events" (any other type), or to the run's "events" between tests.
+ * Does nothing (but releases ev) when JSON is off.
+ */
+void json_event(json_t *ev);
+
+/*
+ * End the run: status is the exit status, message the run's error (NULL
+ * if none).  Ends the open test (status "interrupted" when interrupted),
+ * writes the document (--json) or the "end" line, flushes stdout.
+ */
+/*
+ * An interval sink (interval.h) for --json and --json_stream: each record
+ * becomes an event {"type": "interval", "test", "side" (loc or rem),
+ * "index", "last", "start_s", "end_s", "send" and "recv" counters,
+ * "send_bw_Bps", "recv_bw_Bps"}.  arg is a struct ival_text.
+ */
+/* A finite number, or null (jansson refuses NaN and infinities). */
+json_t *json_num(double v);
+
+/*
+ * The "loop" array of a test: one {"variable", "value", "unit"} per --loop
+ * of s, with the value s has (an iteration's settings from loops_run).
+ */
+json_t *json_loop(const struct settings *s);
+
+/* o[k] = v (NULL: null); takes ownership of v. */
+void json_put(json_t *o, const char *k, json_t *v);
+
+/*
+ * Cluster mode (rank 0): with --json cl becomes the document's "cluster"
+ * member (its "tests" stay empty); with --json_stream it is written as
+ * the line {"type": "cluster", "cluster": cl}.  Takes ownership of cl; does
+ * nothing but release it when JSON is off.
+ */
+void json_cluster(json_t *cl);
+
+struct ival_rec;
+int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen);
+
+void json_finish(int status, bool interrupted, const char *message);
+
+#endif

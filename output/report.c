@@ -1,0 +1,912 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Results and reports: the arithmetic of 0.4.11's calc_results (spec §3.4,
+ * §6) and the text report in 0.4.11's exact layout (spec §5).
+ *
+ * A report is built in two passes, as 0.4.11 does: every visible entry is
+ * first formatted into a table (name, data string, unit, alternative), then
+ * the table is printed with the name and data columns sized to the widest
+ * entry.  Everything here is a pure function of its arguments; the only
+ * state is the table on the caller's stack, and the only globals are const
+ * tables.
+ *
+ * Differences from 0.4.11, all deliberate:
+ *  - the real time of a node is a nanosecond window, not clock ticks;
+ *  - cpu_time is computed in double (0.4.11 divides in float, which shows
+ *    with -uu as "1590000033 ns" for 159 ticks; we print 1590000000 ns);
+ *  - a counter that runs backwards (end < start) counts as 0, and the
+ *    rem_s/rem_r merge saturates instead of wrapping;
+ *  - string values (conf, id) have control characters replaced by '?', so
+ *    that a peer cannot write escape sequences to the user's terminal.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "transports/transport.h"
+#include "report.h"
+#include "report_tab.h"
+
+/* ---------------------------------------------------------------------- */
+/* calc_results                                                            */
+/* ---------------------------------------------------------------------- */
+
+static uint64_t report_delta(uint64_t start, uint64_t end)
+{
+	return end > start ? end - start : 0;
+}
+
+static uint64_t report_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void report_ustat_add(struct ustat *to, const struct ustat *from)
+{
+	to->bytes = report_sat_add(to->bytes, from->bytes);
+	to->msgs = report_sat_add(to->msgs, from->msgs);
+	to->errs = report_sat_add(to->errs, from->errs);
+}
+
+/* The change of one /proc/stat counter over the window, in ticks. */
+static double report_cpu_delta(const struct node_stat *st, enum cpu_field f)
+{
+	return (double)report_delta(st->time_s[f], st->time_e[f]);
+}
+
+/*
+ * Per-node figures (spec §6).  A node with an empty window or without a
+ * tick rate has every figure 0, as in 0.4.11.
+ */
+static void report_calc_node(struct node_res *n, const struct node_stat *st)
+{
+	uint64_t real_ns = report_delta(st->real_s, st->real_e);
+	double ticks = st->no_ticks;
+	double user, nice, kernel, iowait, irq, softirq, steal, rt;
+
+	memset(n, 0, sizeof(*n));
+	if (real_ns == 0 || st->no_ticks == 0)
+		return;
+
+	user = report_cpu_delta(st, CPU_USER);
+	nice = report_cpu_delta(st, CPU_NICE);
+	kernel = report_cpu_delta(st, CPU_KERNEL);
+	iowait = report_cpu_delta(st, CPU_IOWAIT);
+	irq = report_cpu_delta(st, CPU_IRQ);
+	softirq = report_cpu_delta(st, CPU_SOFTIRQ);
+	steal = report_cpu_delta(st, CPU_STEAL);
+
+	n->real_time = (double)real_ns / 1e9;
+	n->cpu_time =
+		(user + nice + kernel + iowait + irq + softirq + steal) / ticks;
+
+	/* The window expressed in ticks: fractions are of one CPU. */
+	rt = n->real_time * ticks;
+	n->cpu_user = (user + nice) / rt;
+	n->cpu_intr = (irq + softirq) / rt;
+	n->cpu_kernel = (kernel + steal) / rt;
+	n->cpu_iowait = iowait / rt;
+	n->cpu_total = n->cpu_user + n->cpu_intr + n->cpu_kernel +
+		       n->cpu_iowait;
+}
+
+/*
+ * One of 0.4.11's three-way rules: one node's count over its own time (or,
+ * for msg_rate, the other node's time), or the sum over the mean time.
+ */
+static double report_rate(uint64_t lv, uint64_t rv, double l_only_time,
+			  double r_only_time, double mid)
+{
+	if (rv == 0)
+		return (double)lv / l_only_time;
+	if (lv == 0)
+		return (double)rv / r_only_time;
+	return ((double)lv + (double)rv) / mid;
+}
+
+void calc_results(const struct node_stat *l, const struct node_stat *r,
+		  struct results *res)
+{
+	struct node_stat ls = *l, rs = *r; /* copies: res may alias l or r */
+	const struct node_stat *L = &res->l, *R = &res->r;
+	double lt, rt, mid, msgs;
+
+	memset(res, 0, sizeof(*res));
+	res->l = ls;
+	res->r = rs;
+	report_ustat_add(&res->l.s, &rs.rem_s);
+	report_ustat_add(&res->l.r, &rs.rem_r);
+	report_ustat_add(&res->r.s, &ls.rem_s);
+	report_ustat_add(&res->r.r, &ls.rem_r);
+
+	report_calc_node(&res->ln, L);
+	report_calc_node(&res->rn, R);
+
+	msgs = (double)L->r.msgs + (double)R->r.msgs;
+	if (msgs > 0)
+		res->latency = res->ln.real_time / msgs;
+
+	lt = res->ln.real_time;
+	rt = res->rn.real_time;
+	if (lt == 0 || rt == 0)
+		return;
+	mid = (lt + rt) / 2;
+
+	/* 0.4.11 quirk (spec §7.8): one-sided msg_rate uses the other time. */
+	res->msg_rate = report_rate(L->r.msgs, R->r.msgs, rt, lt, mid);
+	res->send_bw = report_rate(L->s.bytes, R->s.bytes, lt, rt, mid);
+	res->recv_bw = report_rate(L->r.bytes, R->r.bytes, lt, rt, mid);
+
+	/* Costs only for one-way traffic; CPU seconds per byte. */
+	if (L->s.bytes && !L->r.bytes && !R->s.bytes)
+		res->send_cost = res->ln.cpu_time / (double)L->s.bytes;
+	else if (R->s.bytes && !R->r.bytes && !L->s.bytes)
+		res->send_cost = res->rn.cpu_time / (double)R->s.bytes;
+	if (R->r.bytes && !R->s.bytes && !L->r.bytes)
+		res->recv_cost = res->rn.cpu_time / (double)R->r.bytes;
+	else if (L->r.bytes && !L->s.bytes && !R->r.bytes)
+		res->recv_cost = res->ln.cpu_time / (double)L->r.bytes;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Number rendering (spec §5.4)                                            */
+/* ---------------------------------------------------------------------- */
+
+/* -e beyond this adds nothing a double holds and could overflow buffers. */
+#define REPORT_MAX_PRECISION 100
+
+/* A bounded string writer: never overruns, always NUL-terminated. */
+struct report_sbuf {
+	char *buf;
+	size_t len, n;
+};
+
+static void report_putc(struct report_sbuf *sb, char c)
+{
+	if (sb->n + 1 < sb->len) {
+		sb->buf[sb->n++] = c;
+		sb->buf[sb->n] = '\0';
+	}
+}
+
+static void report_puts(struct report_sbuf *sb, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++)
+		report_putc(sb, s[i]);
+}
+
+/*
+ * Copy in to buf, inserting a comma every three digits in the run of digits
+ * that ends at the '.' (or at the end of the string).
+ */
+static size_t report_commify(char *buf, size_t len, const char *in,
+			     bool commas)
+{
+	struct report_sbuf sb = { buf, len, 0 };
+	const char *dot = strchr(in, '.');
+	const char *end = dot ? dot : in + strlen(in);
+	const char *start = end;
+	size_t run;
+
+	buf[0] = '\0';
+	if (!commas) {
+		report_puts(&sb, in, strlen(in));
+		return sb.n;
+	}
+	while (start > in && isdigit((unsigned char)start[-1]))
+		start--;
+	run = (size_t)(end - start);
+	report_puts(&sb, in, (size_t)(start - in));
+	for (size_t i = 0; i < run; i++) {
+		if (i > 0 && (run - i) % 3 == 0)
+			report_putc(&sb, ',');
+		report_putc(&sb, start[i]);
+	}
+	report_puts(&sb, end, strlen(end));
+	return sb.n;
+}
+
+size_t fmt_number(char *buf, size_t len, double v, int precision,
+		  bool commas)
+{
+	char tmp[512];
+	const char *p;
+	int digits = 0;
+
+	if (!buf || len == 0)
+		return 0;
+	if (v == 0)
+		v = 0; /* turn -0 into 0 */
+	if (precision < 0)
+		precision = 0;
+	if (precision > REPORT_MAX_PRECISION)
+		precision = REPORT_MAX_PRECISION;
+
+	snprintf(tmp, sizeof(tmp), "%.0f", v);
+	p = tmp[0] == '-' ? tmp + 1 : tmp;
+	while (isdigit((unsigned char)*p++))
+		digits++;
+
+	/* Precision counts significant digits; integer digits always stay. */
+	if (precision - digits > 0) {
+		snprintf(tmp, sizeof(tmp), "%.*f", precision - digits, v);
+		if (strchr(tmp, '.')) {
+			size_t n = strlen(tmp);
+
+			while (n > 0 && tmp[n - 1] == '0')
+				tmp[--n] = '\0';
+			if (n > 0 && tmp[n - 1] == '.')
+				tmp[--n] = '\0';
+		}
+	}
+	return report_commify(buf, len, tmp, commas);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The table                                                               */
+/* ---------------------------------------------------------------------- */
+
+static bool report_visible(const struct out_opts *o, enum report_class c,
+			   double v)
+{
+	if (c == RC_A)
+		return true;
+	if (c == RC_X)
+		return o->v_extra >= 1 && v >= 0;
+	if (!(v > 0))
+		return false;
+	switch (c) {
+	case RC_S:
+		return o->v_stat >= 1;
+	case RC_S2:
+		return o->v_stat >= 2;
+	case RC_T:
+		return o->v_time >= 1;
+	case RC_T2:
+		return o->v_time >= 2;
+	case RC_U:
+		return o->v_used >= 1;
+	case RC_D:
+		return o->debug;
+	case RC_A:
+	case RC_X:
+		break;
+	}
+	return true;
+}
+
+/* A new entry, or NULL if the table is full (cannot happen, see above). */
+struct report_entry *report_add(struct report_table *t,
+				       const char *pref, const char *name,
+				       const char *unit)
+{
+	struct report_entry *e;
+
+	if (t->n >= REPORT_TABLE_MAX)
+		return NULL;
+	e = &t->e[t->n++];
+	e->pref = pref;
+	e->name = name;
+	e->unit = unit;
+	e->data[0] = '\0';
+	e->alt[0] = '\0';
+	return e;
+}
+
+void report_put_val(struct report_table *t, const char *pref,
+			   const char *name, const char *unit, double v)
+{
+	struct report_entry *e = report_add(t, pref, name, unit);
+
+	if (e)
+		fmt_number(e->data, sizeof(e->data), v, t->o->precision,
+			   !t->o->unify_units);
+}
+
+/* Divide by 1000 while v >= 1000 and a larger unit exists (spec §5.5). */
+const char *report_scale(const struct out_opts *o, double *v,
+				 const char *const *units, size_t nunits)
+{
+	size_t i = 0;
+
+	if (!o->unify_units)
+		while (*v >= 1000 && i + 1 < nunits) {
+			*v /= 1000;
+			i++;
+		}
+	return units[i];
+}
+
+#define REPORT_NUNITS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const REPORT_BYTES_SEC[] = { "bytes/sec", "KB/sec",
+						"MB/sec", "GB/sec",
+						"TB/sec" };
+static const char *const REPORT_BITS_SEC[] = { "bits/sec", "Kb/sec", "Mb/sec",
+					       "Gb/sec", "Tb/sec" };
+static const char *const REPORT_RATE[] = { "/sec", "K/sec", "M/sec", "G/sec",
+					   "T/sec" };
+static const char *const REPORT_TIME[] = { "ns", "us", "ms", "sec" };
+static const char *const REPORT_COST[] = { "ns/GB", "us/GB", "ms/GB",
+					   "sec/GB" };
+static const char *const REPORT_COUNT[] = { "", "thousand", "million",
+					    "billion", "trillion" };
+static const char *const REPORT_SIZE[] = { "bytes", "KB", "MB", "GB", "TB" };
+static const char *const REPORT_SIZE_1024[] = { "KiB", "MiB", "GiB", "TiB" };
+
+const char *report_unit(const struct out_opts *o, enum report_qty q,
+			double *v)
+{
+	switch (q) {
+	case RQ_BAND:
+		if (o->bits) {
+			*v *= 8;
+			return report_scale(o, v, REPORT_BITS_SEC,
+					    REPORT_NUNITS(REPORT_BITS_SEC));
+		}
+		return report_scale(o, v, REPORT_BYTES_SEC,
+				    REPORT_NUNITS(REPORT_BYTES_SEC));
+	case RQ_RATE:
+		return report_scale(o, v, REPORT_RATE,
+				    REPORT_NUNITS(REPORT_RATE));
+	case RQ_TIME:
+		return report_scale(o, v, REPORT_TIME,
+				    REPORT_NUNITS(REPORT_TIME));
+	case RQ_SIZE:
+		break;
+	}
+	return report_scale(o, v, REPORT_SIZE, REPORT_NUNITS(REPORT_SIZE));
+}
+
+/* Bandwidth in bytes/s; -ub shows bits. */
+static void report_band(struct report_table *t, enum report_class c,
+			const char *name, double v)
+{
+	const char *unit;
+
+	if (!report_visible(t->o, c, v))
+		return;
+	unit = report_unit(t->o, RQ_BAND, &v);
+	report_put_val(t, "", name, unit, v);
+}
+
+/* Message rate in 1/s. */
+static void report_msg_rate(struct report_table *t, enum report_class c,
+			    const char *name, double v)
+{
+	const char *unit;
+
+	if (!report_visible(t->o, c, v))
+		return;
+	unit = report_unit(t->o, RQ_RATE, &v);
+	report_put_val(t, "", name, unit, v);
+}
+
+/* A time given in nanoseconds. */
+void report_time(struct report_table *t, enum report_class c,
+			const char *pref, const char *name, double ns)
+{
+	const char *unit;
+
+	if (!report_visible(t->o, c, ns))
+		return;
+	unit = report_unit(t->o, RQ_TIME, &ns);
+	report_put_val(t, pref, name, unit, ns);
+}
+
+/* A cost in CPU seconds per byte, shown per 10^9 bytes. */
+static void report_cost(struct report_table *t, enum report_class c,
+			const char *name, double sec_per_byte)
+{
+	double v = sec_per_byte * 1e9 * 1e9; /* ns per GB */
+	const char *unit;
+
+	if (!report_visible(t->o, c, v))
+		return;
+	unit = report_scale(t->o, &v, REPORT_COST, REPORT_NUNITS(REPORT_COST));
+	report_put_val(t, "", name, unit, v);
+}
+
+/* A fraction of one CPU, shown as a never-scaled percentage. */
+static void report_cpus(struct report_table *t, enum report_class c,
+			const char *name, double fraction)
+{
+	double v = fraction * 100;
+
+	if (report_visible(t->o, c, v))
+		report_put_val(t, "", name, "% cpus", v);
+}
+
+/* An unscaled integer, exact even beyond 2^53. */
+static void report_put_u64(struct report_table *t, const char *pref,
+			   const char *name, const char *unit, uint64_t v)
+{
+	struct report_entry *e = report_add(t, pref, name, unit);
+	char tmp[32];
+
+	if (!e)
+		return;
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	report_commify(e->data, sizeof(e->data), tmp, !t->o->unify_units);
+}
+
+/* A count: scaled to thousand, million, ... only from 1,000,000 up. */
+void report_count(struct report_table *t, enum report_class c,
+			 const char *pref, const char *name, uint64_t v)
+{
+	double d = (double)v;
+	const char *unit;
+
+	if (!report_visible(t->o, c, d))
+		return;
+	if (t->o->unify_units || v < 1000000) {
+		report_put_u64(t, pref, name, REPORT_COUNT[0], v);
+		return;
+	}
+	unit = report_scale(t->o, &d, REPORT_COUNT,
+			    REPORT_NUNITS(REPORT_COUNT));
+	report_put_val(t, pref, name, unit, d);
+}
+
+/*
+ * The 1024 rule: a size that stays an exact multiple of 1024 at every step
+ * is shown as "<n> KiB (<bytes>)".  Returns false if the rule does not
+ * apply.
+ */
+static bool report_size_1024(struct report_table *t, const char *pref,
+			     const char *name, uint64_t v)
+{
+	uint64_t n = v;
+	size_t i = 0;
+	struct report_entry *e;
+	char tmp[32];
+
+	if (n < 1024 || n % 1024)
+		return false;
+	n /= 1024;
+	while (n >= 1024 && i + 1 < REPORT_NUNITS(REPORT_SIZE_1024)) {
+		if (n % 1024)
+			return false;
+		n /= 1024;
+		i++;
+	}
+	e = report_add(t, pref, name, REPORT_SIZE_1024[i]);
+	if (!e)
+		return true;
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, n);
+	report_commify(e->data, sizeof(e->data), tmp, true);
+	snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+	report_commify(e->alt, sizeof(e->alt), tmp, true);
+	return true;
+}
+
+/* A size in bytes. */
+static void report_size(struct report_table *t, enum report_class c,
+			const char *pref, const char *name, uint64_t v)
+{
+	double d = (double)v;
+	const char *unit;
+
+	if (!report_visible(t->o, c, d))
+		return;
+	if (t->o->unify_units) {
+		report_put_u64(t, pref, name, REPORT_SIZE[0], v);
+		return;
+	}
+	if (report_size_1024(t, pref, name, v))
+		return;
+	if (v < 1000) {
+		report_put_u64(t, pref, name, REPORT_SIZE[0], v);
+		return;
+	}
+	unit = report_scale(t->o, &d, REPORT_SIZE, REPORT_NUNITS(REPORT_SIZE));
+	report_put_val(t, pref, name, unit, d);
+}
+
+/* A string of at most max bytes, not necessarily NUL-terminated. */
+static void report_str(struct report_table *t, enum report_class c,
+		       const char *pref, const char *name, const char *s,
+		       size_t max)
+{
+	size_t n = strnlen(s, max);
+	struct report_entry *e;
+
+	if (!report_visible(t->o, c, n > 0 ? 1 : 0))
+		return;
+	e = report_add(t, pref, name, NULL);
+	if (!e)
+		return;
+	if (n >= sizeof(e->data))
+		n = sizeof(e->data) - 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		e->data[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+	}
+	e->data[n] = '\0';
+}
+
+/* Print the table (spec §5.2). */
+void report_print(FILE *f, const struct report_table *t)
+{
+	size_t w = 0, d = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct report_entry *e = &t->e[i];
+		size_t n = strlen(e->pref) + strlen(e->name);
+
+		if (n > w)
+			w = n;
+		if (e->unit && strlen(e->data) > d)
+			d = strlen(e->data);
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct report_entry *e = &t->e[i];
+		int pad = (int)(w - strlen(e->pref));
+
+		fprintf(f, "    %s%-*s  =  ", e->pref, pad, e->name);
+		if (e->unit)
+			fprintf(f, "%*s %s", (int)d, e->data, e->unit);
+		else
+			fputs(e->data, f);
+		if (e->alt[0])
+			fprintf(f, " (%s)", e->alt);
+		fputc('\n', f);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* report_test                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* The parameter list of show_used, in its order; static_rate is absent. */
+const struct report_par report_params[] = {
+	{ PAR_ACCESS_RECV, "access_recv", RPK_COUNT },
+	{ PAR_AFFINITY, "affinity", RPK_COUNT },
+	{ PAR_ALT_PORT, "alt_port", RPK_COUNT },
+	{ PAR_FLIP, "flip", RPK_COUNT },
+	{ PAR_ID, "id", RPK_STR },
+	{ PAR_MSG_SIZE, "msg_size", RPK_SIZE },
+	{ PAR_MTU_SIZE, "mtu_size", RPK_SIZE },
+	{ PAR_NO_MSGS, "no_msgs", RPK_COUNT },
+	{ PAR_POLL_MODE, "poll_mode", RPK_COUNT },
+	{ PAR_PORT, "port", RPK_COUNT },
+	{ PAR_RD_ATOMIC, "rd_atomic", RPK_COUNT },
+	{ PAR_SL, "service_level", RPK_COUNT },
+	{ PAR_SOCK_BUF_SIZE, "sock_buf_size", RPK_SIZE },
+	{ PAR_SRC_PATH_BITS, "src_path_bits", RPK_SIZE }, /* sic, 0.4.11 */
+	{ PAR_TIME, "time", RPK_TIME },
+	{ PAR_TIMEOUT, "timeout", RPK_TIME },
+	{ PAR_USE_CM, "use_cm", RPK_COUNT },
+	{ PAR_GID_INDEX, "gid_index", RPK_COUNT },
+	{ PAR_SQ_DEPTH, "sq_depth", RPK_COUNT },
+	{ PAR_RQ_DEPTH, "rq_depth", RPK_COUNT },
+	{ PAR_INLINE, "inline_size", RPK_SIZE },
+	{ PAR_CQ_MOD, "cq_moderation", RPK_COUNT },
+	{ PAR_POST_LIST, "post_list", RPK_COUNT },
+	{ PAR_USE_SRQ, "use_srq", RPK_COUNT },
+	{ PAR_TCLASS, "traffic_class", RPK_COUNT },
+	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
+	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
+	{ PAR_STREAMS, "streams", RPK_COUNT },
+};
+const size_t report_nparams = REPORT_NUNITS(report_params);
+
+static void report_par_val(struct report_table *t, enum report_par_kind k,
+			   const char *pref, const char *name, uint64_t v)
+{
+	if (k == RPK_SIZE)
+		report_size(t, RC_U, pref, name, v);
+	else if (k == RPK_TIME)
+		report_time(t, RC_U, pref, name, (double)v); /* ns */
+	else
+		report_count(t, RC_U, pref, name, v);
+}
+
+/* The parameters in use (spec §5.8). */
+static void report_used(struct report_table *t, const struct par_set *p)
+{
+	if (!p || t->o->v_used < 1)
+		return;
+	for (size_t i = 0; i < report_nparams; i++) {
+		enum par_id id = report_params[i].id;
+		const char *name = report_params[i].name;
+		enum report_par_kind k = report_params[i].kind;
+
+		if (!p->used[id])
+			continue;
+		/* Beyond 0.4.11, streams is listed only when more than one
+		 * runs: one stream keeps 0.4.11's list, even with -vv. */
+		if (id == PAR_STREAMS && p->val[SIDE_LOC][id] < 2)
+			continue;
+		if (t->o->v_used < 2 && !p->set[SIDE_LOC][id] &&
+		    !p->set[SIDE_REM][id])
+			continue;
+		if (k == RPK_STR) {
+			int s = par_str_index(id);
+			const char *lv = p->str[SIDE_LOC][s];
+			const char *rv = p->str[SIDE_REM][s];
+
+			if (strncmp(lv, rv, PAR_STR_MAX) == 0) {
+				report_str(t, RC_U, "", name, lv, PAR_STR_MAX);
+			} else {
+				report_str(t, RC_U, "loc_", name, lv,
+					   PAR_STR_MAX);
+				report_str(t, RC_U, "rem_", name, rv,
+					   PAR_STR_MAX);
+			}
+			continue;
+		}
+		if (p->val[SIDE_LOC][id] == p->val[SIDE_REM][id]) {
+			report_par_val(t, k, "", name, p->val[SIDE_LOC][id]);
+		} else {
+			report_par_val(t, k, "loc_", name,
+				       p->val[SIDE_LOC][id]);
+			report_par_val(t, k, "rem_", name,
+				       p->val[SIDE_REM][id]);
+		}
+	}
+}
+
+/* The names of one node's group in the per-node block. */
+struct report_node_names {
+	const char *cpus_used, *cpus_user, *cpus_intr, *cpus_kernel,
+		*cpus_iowait, *real_time, *cpu_time;
+};
+
+static const struct report_node_names REPORT_NAMES_SEND = {
+	"send_cpus_used", "send_cpus_user", "send_cpus_intr",
+	"send_cpus_kernel", "send_cpus_iowait", "send_real_time",
+	"send_cpu_time"
+};
+static const struct report_node_names REPORT_NAMES_RECV = {
+	"recv_cpus_used", "recv_cpus_user", "recv_cpus_intr",
+	"recv_cpus_kernel", "recv_cpus_iowait", "recv_real_time",
+	"recv_cpu_time"
+};
+static const struct report_node_names REPORT_NAMES_LOC = {
+	"loc_cpus_used", "loc_cpus_user", "loc_cpus_intr",
+	"loc_cpus_kernel", "loc_cpus_iowait", "loc_real_time",
+	"loc_cpu_time"
+};
+static const struct report_node_names REPORT_NAMES_REM = {
+	"rem_cpus_used", "rem_cpus_user", "rem_cpus_intr",
+	"rem_cpus_kernel", "rem_cpus_iowait", "rem_real_time",
+	"rem_cpu_time"
+};
+
+static void report_node_cpu(struct report_table *t,
+			    const struct report_node_names *nm,
+			    const struct node_res *n)
+{
+	report_cpus(t, RC_T, nm->cpus_used, n->cpu_total);
+	report_cpus(t, RC_T2, nm->cpus_user, n->cpu_user);
+	report_cpus(t, RC_T2, nm->cpus_intr, n->cpu_intr);
+	report_cpus(t, RC_T2, nm->cpus_kernel, n->cpu_kernel);
+	report_cpus(t, RC_T2, nm->cpus_iowait, n->cpu_iowait);
+	report_time(t, RC_T2, "", nm->real_time, n->real_time * 1e9);
+	report_time(t, RC_T2, "", nm->cpu_time, n->cpu_time * 1e9);
+}
+
+/* One side of srmode: the sender with its s counters, or the receiver. */
+static void report_sr_node(struct report_table *t, bool send,
+			   const struct node_res *n, const struct node_stat *st)
+{
+	const struct ustat *u = send ? &st->s : &st->r;
+
+	report_node_cpu(t, send ? &REPORT_NAMES_SEND : &REPORT_NAMES_RECV, n);
+	report_count(t, RC_S2, "", send ? "send_errors" : "recv_errors",
+		     u->errs);
+	report_size(t, RC_S2, "", send ? "send_bytes" : "recv_bytes",
+		    u->bytes);
+	report_count(t, RC_S2, "", send ? "send_msgs" : "recv_msgs",
+		     u->msgs);
+	report_count(t, RC_S2, "", send ? "send_max_cqe" : "recv_max_cqe",
+		     st->max_cqes);
+}
+
+static void report_lr_node(struct report_table *t, bool loc,
+			   const struct node_res *n, const struct node_stat *st)
+{
+	report_node_cpu(t, loc ? &REPORT_NAMES_LOC : &REPORT_NAMES_REM, n);
+	report_count(t, RC_S2, "",
+		     loc ? "loc_send_errors" : "rem_send_errors", st->s.errs);
+	report_count(t, RC_S2, "",
+		     loc ? "loc_recv_errors" : "rem_recv_errors", st->r.errs);
+	report_size(t, RC_S2, "", loc ? "loc_send_bytes" : "rem_send_bytes",
+		    st->s.bytes);
+	report_size(t, RC_S2, "", loc ? "loc_recv_bytes" : "rem_recv_bytes",
+		    st->r.bytes);
+	report_count(t, RC_S2, "", loc ? "loc_send_msgs" : "rem_send_msgs",
+		     st->s.msgs);
+	report_count(t, RC_S2, "", loc ? "loc_recv_msgs" : "rem_recv_msgs",
+		     st->r.msgs);
+	report_count(t, RC_S2, "", loc ? "loc_max_cqe" : "rem_max_cqe",
+		     st->max_cqes);
+}
+
+/* The per-node block (spec §5.6). */
+static void report_rest(struct report_table *t, const struct results *res)
+{
+	const struct node_stat *L = &res->l, *R = &res->r;
+
+	if (!t->o->unify_nodes) {
+		if (L->s.bytes && !R->s.bytes && R->r.bytes && !L->r.bytes) {
+			report_sr_node(t, true, &res->ln, L);
+			report_sr_node(t, false, &res->rn, R);
+			return;
+		}
+		if (R->s.bytes && !L->s.bytes && L->r.bytes && !R->r.bytes) {
+			report_sr_node(t, true, &res->rn, R);
+			report_sr_node(t, false, &res->ln, L);
+			return;
+		}
+	}
+	report_lr_node(t, true, &res->ln, L);
+	report_lr_node(t, false, &res->rn, R);
+}
+
+/* Names of one node's -D block: [0] is the l_ form, [1] the r_ form. */
+struct report_debug_names {
+	const char *no_cpus, *no_ticks, *max_cqes;
+	const char *timer[CPU_COUNT];
+	const char *ustat[4][3]; /* s, r, rem_s, rem_r x bytes, msgs, errs */
+};
+
+static const struct report_debug_names REPORT_DEBUG[2] = {
+	{ "l_no_cpus",
+	  "l_no_ticks",
+	  "l_max_cqes",
+	  { "l_timer_real", "l_timer_user", "l_timer_nice", "l_timer_system",
+	    "l_timer_idle", "l_timer_iowait", "l_timer_irq",
+	    "l_timer_softirq", "l_timer_steal" },
+	  { { "l_s_no_bytes", "l_s_no_msgs", "l_s_no_errs" },
+	    { "l_r_no_bytes", "l_r_no_msgs", "l_r_no_errs" },
+	    { "l_rem_s_no_bytes", "l_rem_s_no_msgs", "l_rem_s_no_errs" },
+	    { "l_rem_r_no_bytes", "l_rem_r_no_msgs", "l_rem_r_no_errs" } } },
+	{ "r_no_cpus",
+	  "r_no_ticks",
+	  "r_max_cqes",
+	  { "r_timer_real", "r_timer_user", "r_timer_nice", "r_timer_system",
+	    "r_timer_idle", "r_timer_iowait", "r_timer_irq",
+	    "r_timer_softirq", "r_timer_steal" },
+	  { { "r_s_no_bytes", "r_s_no_msgs", "r_s_no_errs" },
+	    { "r_r_no_bytes", "r_r_no_msgs", "r_r_no_errs" },
+	    { "r_rem_s_no_bytes", "r_rem_s_no_msgs", "r_rem_s_no_errs" },
+	    { "r_rem_r_no_bytes", "r_rem_r_no_msgs", "r_rem_r_no_errs" } } },
+};
+
+static void report_debug_node(struct report_table *t,
+			      const struct report_debug_names *nm,
+			      const struct node_stat *st)
+{
+	const struct ustat *u[4] = { &st->s, &st->r, &st->rem_s, &st->rem_r };
+
+	report_count(t, RC_D, "", nm->no_cpus, st->no_cpus);
+	report_count(t, RC_D, "", nm->no_ticks, st->no_ticks);
+	report_count(t, RC_D, "", nm->max_cqes, st->max_cqes);
+	if (st->no_ticks) {
+		double ns_per_tick = 1e9 / st->no_ticks;
+
+		report_time(t, RC_D, "", nm->timer[CPU_REAL],
+			    (double)report_delta(st->real_s, st->real_e));
+		for (int i = CPU_USER; i < CPU_COUNT; i++)
+			report_time(t, RC_D, "", nm->timer[i],
+				    report_cpu_delta(st, (enum cpu_field)i) *
+					    ns_per_tick);
+	}
+	for (int i = 0; i < 4; i++) {
+		report_size(t, RC_D, "", nm->ustat[i][0], u[i]->bytes);
+		report_count(t, RC_D, "", nm->ustat[i][1], u[i]->msgs);
+		report_count(t, RC_D, "", nm->ustat[i][2], u[i]->errs);
+	}
+}
+
+/*
+ * Tests without a measure (conf, quit) have no result table; for them this
+ * prints nothing.
+ */
+void report_test(FILE *f, const struct test_desc *t,
+		 const struct results *res, const struct par_set *p,
+		 const struct out_opts *o)
+{
+	report_test_notes(f, t, res, p, o, NULL, 0);
+}
+
+void report_test_notes(FILE *f, const struct test_desc *t,
+		       const struct results *res, const struct par_set *p,
+		       const struct out_opts *o, const struct report_note *notes,
+		       int nnotes)
+{
+	struct report_table table = { .o = o, .n = 0 };
+	struct report_table *tab = &table;
+	enum measure m = t ? t->measure : MEAS_NONE;
+
+	if (!f || !res || !o || m == MEAS_NONE)
+		return;
+
+	switch (m) {
+	case MEAS_LATENCY:
+		report_time(tab, RC_A, "", "latency", res->latency * 1e9);
+		report_msg_rate(tab, RC_S, "msg_rate", res->msg_rate);
+		break;
+	case MEAS_MSG_RATE:
+		report_msg_rate(tab, RC_A, "msg_rate", res->msg_rate);
+		break;
+	case MEAS_BANDWIDTH:
+		report_band(tab, RC_A, "bw", res->recv_bw);
+		report_msg_rate(tab, RC_S, "msg_rate", res->msg_rate);
+		break;
+	case MEAS_BANDWIDTH_SR:
+		report_band(tab, RC_A, "send_bw", res->send_bw);
+		report_band(tab, RC_A, "recv_bw", res->recv_bw);
+		report_msg_rate(tab, RC_S, "msg_rate", res->msg_rate);
+		break;
+	case MEAS_NONE:
+		break;
+	}
+	report_used(tab, p);
+	for (int i = 0; i < nnotes; i++) {
+		/* -vx notes (NUMA placement) are beyond 0.4.11's -v. */
+		report_str(tab, notes[i].extra ? RC_X : RC_U, "",
+			   notes[i].name, notes[i].value,
+			   strlen(notes[i].value) + 1);
+	}
+	report_cost(tab, RC_T, "send_cost", res->send_cost);
+	report_cost(tab, RC_T, "recv_cost", res->recv_cost);
+	report_rest(tab, res);
+	if (o->debug) {
+		report_debug_node(tab, &REPORT_DEBUG[0], &res->l);
+		report_debug_node(tab, &REPORT_DEBUG[1], &res->r);
+	}
+	report_extra(tab, res);
+	report_print(f, tab);
+}
+
+/* ---------------------------------------------------------------------- */
+/* report_conf                                                             */
+/* ---------------------------------------------------------------------- */
+
+void report_conf(FILE *f, const struct conf_info *loc,
+		 const struct conf_info *rem)
+{
+	report_conf_more(f, loc, rem, NULL, 0, NULL, 0);
+}
+
+void report_conf_more(FILE *f, const struct conf_info *loc,
+		      const struct conf_info *rem,
+		      const struct report_note *lmore, int nl,
+		      const struct report_note *rmore, int nr)
+{
+	const struct report_note *more[2] = { lmore, rmore };
+	int nmore[2] = { nl, nr };
+	static const struct out_opts plain = { .precision = 3 };
+	struct report_table table = { .o = &plain, .n = 0 };
+	const struct conf_info *side[2] = { loc, rem };
+	static const char *const names[2][4] = {
+		{ "loc_node", "loc_cpu", "loc_os", "loc_qperf" },
+		{ "rem_node", "rem_cpu", "rem_os", "rem_qperf" },
+	};
+
+	if (!f)
+		return;
+	for (int i = 0; i < 2; i++) {
+		const struct conf_info *c = side[i];
+
+		if (!c)
+			continue;
+		report_str(&table, RC_A, "", names[i][0], c->node,
+			   sizeof(c->node));
+		report_str(&table, RC_A, "", names[i][1], c->cpu,
+			   sizeof(c->cpu));
+		report_str(&table, RC_A, "", names[i][2], c->os,
+			   sizeof(c->os));
+		report_str(&table, RC_A, "", names[i][3], c->qperf,
+			   sizeof(c->qperf));
+		for (int k = 0; k < nmore[i]; k++)
+			report_str(&table, RC_A, "", more[i][k].name,
+				   more[i][k].value,
+				   strlen(more[i][k].value) + 1);
+	}
+	report_print(f, &table);
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Results: the arithmetic of 0.4.11's calc_results (spec §3.4, §6) and the
+ * text report in 0.4.11's exact layout (spec §5).  Pure functions of their
+ * inputs, writing to a FILE*.
+ */
+#ifndef QPERF_REPORT_H
+#define QPERF_REPORT_H
+
+#include <stdio.h>
+
+#include "lib/types.h"
+
+struct test_desc;
+
+/*
+ * Merge the rem_s/rem_r counters and compute every figure.  l is the
+ * client's STAT, r the server's.  Never divides by zero.
+ */
+void calc_results(const struct node_stat *l, const struct node_stat *r,
+		  struct results *res);
+
+struct hist;
+
+/*
+ * The figures beyond 0.4.11 (after calc_results): res->lat and res->rtt
+ * from the round trips timed on this end (loc) and, for a 0.5 server, on
+ * the server (rem), merged; either may be NULL or empty.  The latency is
+ * half the round trip for ping-pong tests and the whole operation for
+ * one-sided ones (RDMA read), as 0.4.11's mean is.  Also res->lp/rp (the
+ * process CPU of each end, from res->l/r) and the CPU cost per message
+ * on 0.4.11's basis (system CPU of the node, one-way traffic only).
+ */
+void calc_extra(struct results *res, const struct test_desc *t,
+		const struct hist *loc, const struct hist *rem);
+
+/*
+ * Print the table of one finished test (headline, parameters, costs,
+ * per-node block, -D block), without the "<name>:" header line.
+ */
+void report_test(FILE *f, const struct test_desc *t,
+		 const struct results *res, const struct par_set *p,
+		 const struct out_opts *o);
+
+/* The parameters of the -vu/-vvu lists (and JSON), in 0.4.11's order. */
+enum report_par_kind { RPK_COUNT, RPK_SIZE, RPK_TIME, RPK_STR };
+struct report_par {
+	enum par_id id;
+	const char *name; /* "msg_size" */
+	enum report_par_kind kind; /* RPK_SIZE: bytes, RPK_TIME: ns */
+};
+extern const struct report_par report_params[];
+extern const size_t report_nparams;
+
+/* A string a transport asks to show with -v (e.g. the GID of each end). */
+struct report_note {
+	const char *name; /* e.g. "loc_gid" */
+	const char *value;
+	bool extra; /* -vx class (until -vx exists: with -v too) */
+};
+
+/* report_test() plus notes, shown after the parameters with -v/-vu. */
+void report_test_notes(FILE *f, const struct test_desc *t,
+		       const struct results *res, const struct par_set *p,
+		       const struct out_opts *o, const struct report_note *notes,
+		       int nnotes);
+
+/*
+ * One stream of a --streams test: its figures from the test's STATs l
+ * (client) and r (server), whose window and CPU it shares, with the
+ * counters of the stream, ls and rs.  Pure.
+ */
+void calc_stream_results(const struct node_stat *l, const struct node_stat *r,
+			 const struct node_stat *ls, const struct node_stat *rs,
+			 struct results *res);
+
+/*
+ * With -v (stat verbosity 1 or more) and n > 1: a table of each stream's
+ * bandwidth (send and receive for a send/receive test) and message rate,
+ * res[0..n) from calc_stream_results(), after the test's own table.
+ */
+void report_streams(FILE *f, const struct test_desc *t,
+		    const struct results *res, uint32_t n,
+		    const struct out_opts *o);
+
+/* Print the conf test's eight lines. */
+void report_conf(FILE *f, const struct conf_info *loc,
+		 const struct conf_info *rem);
+
+/* The same with lines of each end after its four (-vx: core/fabric.h). */
+void report_conf_more(FILE *f, const struct conf_info *loc,
+		      const struct conf_info *rem,
+		      const struct report_note *lmore, int nl,
+		      const struct report_note *rmore, int nr);
+
+/*
+ * Render v with precision significant digits (integer digits never
+ * dropped), commas unless !commas (spec §5.4).  Returns strlen of buf.
+ */
+size_t fmt_number(char *buf, size_t len, double v, int precision,
+		  bool commas);
+
+/* Quantities report_unit() scales. */
+enum report_qty {
+	RQ_BAND, /* bytes/s (bits/s with -ub) */
+	RQ_RATE, /* 1/s */
+	RQ_TIME, /* ns */
+	RQ_SIZE /* bytes */
+};
+
+/*
+ * Scale *v (in the quantity's base unit) the way the report does: by 1000
+ * while a larger unit exists, not at all with -uu; -ub turns bandwidth into
+ * bits.  Returns the unit ("MB/sec", "K/sec", "us", "GB").  Pure.
+ */
+const char *report_unit(const struct out_opts *o, enum report_qty q,
+			double *v);
+
+/* Sample /proc/stat into t[CPU_USER..CPU_STEAL] (ticks).  0 or -1+err. */
+int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
+
+/*
+ * Parse the first line of /proc/stat ("cpu  user nice system idle iowait
+ * irq softirq steal ...") into t[CPU_USER..CPU_STEAL]; t[CPU_REAL] = 0 and
+ * a missing steal field reads as 0.  Pure; 0, or -1 with a message in err
+ * and t zeroed.
+ */
+int cpu_parse_stat(const char *text, uint64_t t[CPU_COUNT], char *err,
+		   size_t errlen);
+
+/*
+ * CPU time of this process (every thread) so far, user and system, in ns
+ * (getrusage RUSAGE_SELF, microsecond resolution).  False if it failed.
+ */
+bool cpu_proc_sample(uint64_t *user, uint64_t *sys);
+
+/* Online CPUs (at least 1), for STAT's no_cpus.  Does not block. */
+uint32_t cpu_count(void);
+
+/* Clock ticks per second of /proc/stat (USER_HZ, normally 100). */
+uint32_t cpu_ticks(void);
+
+/* Build the cpu string of CONF from /proc/cpuinfo text (spec §5.9). */
+void conf_cpu_string(const char *cpuinfo, char out[64]);
+
+/* Fill node, cpu, os and qperf of this machine. */
+void conf_local(struct conf_info *c);
+
+#endif

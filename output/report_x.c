@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The figures beyond 0.4.11 and their -vx lines: latency percentiles from
+ * the round-trip histograms of both ends, the CPU of the qperf process on
+ * each end, and the CPU cost per message.  With -vx these entries follow
+ * every 0.4.11 entry in the same table; without it nothing here is shown,
+ * so the default, -v and -vv reports keep 0.4.11's layout.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transports/transport.h"
+#include "core/hist.h"
+#include "report.h"
+#include "report_tab.h"
+
+static void proc_of(struct proc_cpu *p, const struct node_stat *st)
+{
+	memset(p, 0, sizeof(*p));
+	if (!st->proc_valid)
+		return;
+	p->valid = true;
+	if (st->proc_user_e > st->proc_user_s)
+		p->user = (double)(st->proc_user_e - st->proc_user_s) / 1e9;
+	if (st->proc_sys_e > st->proc_sys_s)
+		p->sys = (double)(st->proc_sys_e - st->proc_sys_s) / 1e9;
+}
+
+/* Seconds per message from seconds per byte and the mean message size. */
+static double per_msg(double per_byte, uint64_t lb, uint64_t rb,
+		      uint64_t lm, uint64_t rm)
+{
+	double m = (double)lm + (double)rm;
+
+	return m > 0 ? per_byte * ((double)lb + (double)rb) / m : 0;
+}
+
+void calc_extra(struct results *res, const struct test_desc *t,
+		const struct hist *loc, const struct hist *rem)
+{
+	const struct node_stat *L = &res->l, *R = &res->r;
+	struct hist *m = malloc(sizeof(*m));
+	const struct hist *all = loc;
+	double div = t && t->loop == LOOP_ONESIDED ? 1 : 2;
+
+	if (m) {
+		hist_init(m);
+		hist_merge(m, loc);
+		hist_merge(m, rem);
+		all = m;
+	}
+	hist_summary(all, div, &res->lat);
+	hist_summary(all, 1, &res->rtt);
+	free(m);
+	proc_of(&res->lp, L);
+	proc_of(&res->rp, R);
+	res->send_cost_msg = per_msg(res->send_cost, L->s.bytes, R->s.bytes,
+				     L->s.msgs, R->s.msgs);
+	res->recv_cost_msg = per_msg(res->recv_cost, L->r.bytes, R->r.bytes,
+				     L->r.msgs, R->r.msgs);
+}
+
+/* The names of one distribution's lines. */
+struct extra_names {
+	const char *min, *mean, *p50, *p90, *p99, *p999, *p9999, *max;
+};
+
+static const struct extra_names EXTRA_LAT = {
+	"latency_min",	 "latency_mean",  "latency_p50",    "latency_p90",
+	"latency_p99",	 "latency_p99.9", "latency_p99.99", "latency_max"
+};
+static const struct extra_names EXTRA_RTT = {
+	"rtt_min", "rtt_mean",	  "rtt_p50",	 "rtt_p90",
+	"rtt_p99", "rtt_p99.9", "rtt_p99.99", "rtt_max"
+};
+
+static void extra_dist(struct report_table *t, const struct extra_names *nm,
+		       const struct lat_summary *s)
+{
+	report_time(t, RC_X, "", nm->min, s->min * 1e9);
+	report_time(t, RC_X, "", nm->mean, s->mean * 1e9);
+	report_time(t, RC_X, "", nm->p50, s->p50 * 1e9);
+	report_time(t, RC_X, "", nm->p90, s->p90 * 1e9);
+	report_time(t, RC_X, "", nm->p99, s->p99 * 1e9);
+	report_time(t, RC_X, "", nm->p999, s->p999 * 1e9);
+	report_time(t, RC_X, "", nm->p9999, s->p9999 * 1e9);
+	report_time(t, RC_X, "", nm->max, s->max * 1e9);
+}
+
+static void extra_proc(struct report_table *t, const char *pref,
+		       const struct proc_cpu *p)
+{
+	if (!p->valid)
+		return;
+	report_time(t, RC_X, pref, "proc_user", p->user * 1e9);
+	report_time(t, RC_X, pref, "proc_sys", p->sys * 1e9);
+}
+
+static const char *const EXTRA_COST_MSG[] = { "ns/msg", "us/msg", "ms/msg",
+					      "sec/msg" };
+
+/* A cost in CPU seconds per message, shown when there is one. */
+static void extra_cost(struct report_table *t, const char *name, double sec)
+{
+	double v = sec * 1e9;
+	const char *unit;
+
+	if (!(v > 0))
+		return;
+	unit = report_scale(t->o, &v, EXTRA_COST_MSG,
+			    sizeof(EXTRA_COST_MSG) / sizeof(EXTRA_COST_MSG[0]));
+	report_put_val(t, "", name, unit, v);
+}
+
+void report_extra(struct report_table *t, const struct results *res)
+{
+	if (t->o->v_extra < 1)
+		return;
+	if (res->lat.count) {
+		report_count(t, RC_X, "", "latency_samples", res->lat.count);
+		extra_dist(t, &EXTRA_LAT, &res->lat);
+		extra_dist(t, &EXTRA_RTT, &res->rtt);
+	}
+	extra_proc(t, "loc_", &res->lp);
+	extra_proc(t, "rem_", &res->rp);
+	extra_cost(t, "send_cost_msg", res->send_cost_msg);
+	extra_cost(t, "recv_cost_msg", res->recv_cost_msg);
+}
