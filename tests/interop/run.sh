@@ -216,7 +216,8 @@ CHECK=ck_stat both "tcp_bw -t 1 -vv (STAT both ways)" -t 1 -vv tcp_bw
 X -t 0.5 tcp_bw
 expect "X: -t 0.5 against 0.4.11 works, warns about rounding" 0 \
 	"$(L bw "$BW")" 'warning: .*(round|whole)'
-# ... and the parameter list shows the time that was run (BUGS-found #5).
+# ... and the parameter list shows the time that was run
+# (docs/bugs-found.md #5).
 X -t 0.5 -vu -vvt tcp_lat
 if [ "$RC" = 0 ] && has "$(L loc_real_time '1(\.0[0-3])? sec')" &&
 	has "$(L time '1 sec')"; then
