@@ -339,8 +339,9 @@ same_as_legacy names "report lines of -t 1 --loop msg_size:1:4K:*8 -vvu tcp_lat"
 for o in "-f 1 -ap 2 -sl 3" "-ar1" "-sr 10 -cm1" "-a 1"; do
 	same_as_legacy warns "warnings of -t 1 $o tcp_lat" -t 1 $o tcp_lat
 done
-# -cp1 makes our socket tests spin (README, "Socket fast paths"), so only
-# 0.4.11's client says it is not used; every other warning is the same.
+# -cp1 makes our socket tests spin (docs/performance.md, "Socket fast
+# paths"), so only 0.4.11's client says it is not used; every other
+# warning is the same.
 warns_but_cp1() {
 	warns "$1" | sed 's/-cp1 set but not used in test udp_bw|//'
 }
