@@ -139,7 +139,7 @@ enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
 
 #define WARN_MAX 32
 
-/* Server defaults (README "Differences", docs/qperf.1, --help options). */
+/* Server defaults (docs/server.md "Limits", docs/qperf.1, --help options). */
 #define SERVER_MAX_CHILDREN 16 /* requests served at once */
 #define DEFAULT_MAX_PER_CLIENT 4 /* of them from one client address */
 #define DEFAULT_MAX_TIME (600 * NS_PER_SEC) /* -t; count-based tests too */

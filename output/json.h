@@ -2,7 +2,7 @@
 /*
  * Machine-readable output of a client run (--json, --json_stream),
  * written with jansson.  Schema: docs/qperf-schema.json (schema_version
- * below); README "JSON output".
+ * below); docs/output.md "JSON output".
  *
  * --json: one document on stdout when the run ends: run header, both
  * ends' conf, one entry per test and --loop iteration, then exit status,

@@ -10,8 +10,8 @@
  *
  * The SVG is written by hand: it is a few element types, every string
  * that reaches it is escaped by plot_xml_escape(), and no Debian library
- * would add more than a dependency (see README).  Memory: one point per
- * test run, i.e. as much as the run's text report.
+ * would add more than a dependency (see docs/output.md, "Plots").
+ * Memory: one point per test run, i.e. as much as the run's text report.
  *
  * The axis functions are pure and exported for the unit tests.
  */

@@ -238,7 +238,7 @@ expect "-e 8 tcp_lat exit 0" 0
 match_lines "-e 8 tcp_lat: 6 to 8 significant digits" "$OUT_FILE" 'tcp_lat:' \
 	"$(L latency '([0-9]\.[0-9]{5,7}|[0-9]{2}\.[0-9]{4,6}|[0-9]{3}\.[0-9]{3,5}) (ns|us|ms)')"
 C -t $TT -e 0 -v tcp_lat
-expect "-e 0 -v tcp_lat exit 0 (0.4.11 accepts -e 0; BUGS-found.md #1)" 0
+expect "-e 0 -v tcp_lat exit 0 (0.4.11 accepts -e 0; docs/bugs-found.md #1)" 0
 if has "$(L latency '[0-9,]+ (ns|us|ms)')" && ! has '[0-9]\.[0-9]'; then
 	pass "-e 0: no fractions"
 else

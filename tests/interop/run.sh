@@ -216,7 +216,8 @@ CHECK=ck_stat both "tcp_bw -t 1 -vv (STAT both ways)" -t 1 -vv tcp_bw
 X -t 0.5 tcp_bw
 expect "X: -t 0.5 against 0.4.11 works, warns about rounding" 0 \
 	"$(L bw "$BW")" 'warning: .*(round|whole)'
-# ... and the parameter list shows the time that was run (BUGS-found #5).
+# ... and the parameter list shows the time that was run
+# (docs/bugs-found.md #5).
 X -t 0.5 -vu -vvt tcp_lat
 if [ "$RC" = 0 ] && has "$(L loc_real_time '1(\.0[0-3])? sec')" &&
 	has "$(L time '1 sec')"; then
@@ -338,8 +339,9 @@ same_as_legacy names "report lines of -t 1 --loop msg_size:1:4K:*8 -vvu tcp_lat"
 for o in "-f 1 -ap 2 -sl 3" "-ar1" "-sr 10 -cm1" "-a 1"; do
 	same_as_legacy warns "warnings of -t 1 $o tcp_lat" -t 1 $o tcp_lat
 done
-# -cp1 makes our socket tests spin (README, "Socket fast paths"), so only
-# 0.4.11's client says it is not used; every other warning is the same.
+# -cp1 makes our socket tests spin (docs/performance.md, "Socket fast
+# paths"), so only 0.4.11's client says it is not used; every other
+# warning is the same.
 warns_but_cp1() {
 	warns "$1" | sed 's/-cp1 set but not used in test udp_bw|//'
 }

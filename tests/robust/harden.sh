@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Hardening: the defects found by attacking the shipped server (and the
 # client's exit status), one section each, numbered as in
-# tests/BUGS-found.md.  Each case failed on the code before its fix.
+# docs/bugs-found.md.  Each case failed on the code before its fix.
 #
 # Run alone (bash tests/robust/harden.sh) or sourced by tests/robust/run.sh,
 # which then prints the summary.  Needs python3 and ss.

@@ -121,7 +121,7 @@ P req:idx=8,time=0,timeout=2,msg_size=1024 port data:tcp sync wait:15
 reply "tcp_bw with time 0, client goes silent: error after the timeout" 6 \
 	'timed out|no data|stalled'
 settled "time 0, silent client"
-# The same with msg_size 0 (BUGS-found.md #3).
+# The same with msg_size 0 (docs/bugs-found.md #3).
 P req:idx=8,time=0,timeout=2,msg_size=0 port data:tcp sync wait:10
 reply "tcp_bw with time 0 and msg_size 0, client goes silent: error after the timeout" 6 \
 	'message size 0|timed out|stalled'
@@ -136,7 +136,7 @@ P req:idx=9,timeout=2 port data:tcp exit
 settled "dies after connecting the data socket"
 # With a long request timeout the child must still notice at once that
 # the client is gone, or 16 vanished clients lock the server for up to
-# the largest timeout (BUGS-found.md #4).
+# the largest timeout (docs/bugs-found.md #4).
 for c in "req:idx=8,timeout=20 port exit" "req:idx=9,timeout=20 port data:tcp exit" \
 	"req:idx=10,timeout=20 port exit"; do
 	P $c
@@ -429,7 +429,7 @@ for t in tcp_lat udp_bw quit; do
 		fail "server answers 4 KB of junk, $t: clean error, exit 1" "$(ctx)"
 done
 # conf takes any 256 bytes as CONF; what it prints must be printable
-# (no raw control or 8-bit bytes from the peer: BUGS-found.md #6).
+# (no raw control or 8-bit bytes from the peer: docs/bugs-found.md #6).
 run "$QPERF" 127.0.0.1 -lp "$FPORT" -t 1 -to 2 conf
 [ "$RC" -le 1 ] && [ "$(count_lines '^    (loc|rem)_')" -le 8 ] && printable "$OUT_FILE" &&
 	pass "server answers conf with 4 KB of junk: printable output" ||

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the checks the option parser makes for the hardening work
- * (tests/BUGS-found.md 15 and the server's options): values checked at
+ * (docs/bugs-found.md 15 and the server's options): values checked at
  * plan time (a message larger than the test's transport carries, -ca
  * beyond the local CPUs), --loop over times, and the server's limits.
  * The helpers are opts_util.h's.
