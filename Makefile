@@ -176,6 +176,11 @@ endif
 check: all unit
 	$(Q)tests/run.sh
 
+# The quick tier, for developers between commits (under 3 minutes): the
+# unit tests, the docs checks and a loopback smoke of each transport kind.
+check-quick: all unit
+	$(Q)tests/run.sh unit docs smoke
+
 install: qperf
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man7
@@ -188,4 +193,4 @@ clean:
 	-$(Q)$(MAKE) -s -C tests/rdma clean
 	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
 
-.PHONY: all unit check install clean softverbs verbs-test FORCE
+.PHONY: all unit check check-quick install clean softverbs verbs-test FORCE
