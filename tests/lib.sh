@@ -16,7 +16,12 @@
 #   - a cleanup trap that kills only the PIDs these helpers started and
 #     runs any cleanup commands a suite registered (network namespaces);
 #   - png_ink: count the drawn pixels of a PNG (checks of --plot's SVG
-#     rendered by rsvg-convert).
+#     rendered by rsvg-convert);
+#   - narrowing: QPERF_CHECKS (tests/run.sh SUITE:PATTERN sets it) holds
+#     "|"-separated substrings; pass/fail/skip count and print only checks
+#     whose name, or whose section (section NAME), contains one of them
+#     (case-sensitive); checks_match tells a suite whether to do a piece
+#     of work at all.
 #
 # Invariant: every process we start in the background is recorded in
 # LIB_PIDS, and nothing else is ever killed.
@@ -74,7 +79,38 @@ track_pid() {
 	LIB_PIDS+=("$1")
 }
 
+# --- narrowing ---------------------------------------------------------------
+# checks_match NAME...: does one of the NAMEs contain one of the
+# "|"-separated substrings of QPERF_CHECKS?  True when it is unset or empty.
+# The C harnesses (tests/unit/harness.h, ...) read the same variable the
+# same way.
+checks_match() {
+	local pats p n
+	[ -n "${QPERF_CHECKS:-}" ] || return 0
+	IFS='|' read -ra pats <<<"$QPERF_CHECKS"
+	for p in "${pats[@]}"; do
+		[ -n "$p" ] || continue
+		for n in "$@"; do
+			[[ $n == *"$p"* ]] && return 0
+		done
+	done
+	return 1
+}
+
+# section NAME: the checks that follow belong to section NAME: a pattern
+# that matches NAME selects all of them.
+SECTION=
+section() {
+	SECTION=$1
+}
+
+# Is check NAME selected?
+selected_check() {
+	checks_match "$1" "$SECTION"
+}
+
 pass() {
+	selected_check "$1" || return 0
 	PASSED=$((PASSED + 1))
 	echo "ok   $1"
 }
@@ -83,6 +119,7 @@ pass() {
 fail() {
 	local name=$1
 	shift
+	selected_check "$name" || return 0
 	FAILED=$((FAILED + 1))
 	echo "FAIL $name"
 	local d
@@ -97,7 +134,10 @@ fail() {
 finish() {
 	local logs bad
 	logs=$(ls "$T"/server.*.log 2>/dev/null)
-	if [ -n "$logs" ]; then
+	# (a narrowed run that selected no check does not count this one)
+	if [ -n "$logs" ] && { [ -z "${QPERF_CHECKS:-}" ] ||
+		[ $((PASSED + FAILED)) -gt 0 ]; }; then
+		local QPERF_CHECKS=
 		bad=$(grep -l -E 'AddressSanitizer|LeakSanitizer|runtime error:|Segmentation fault|core dumped' $logs)
 		if [ -z "$bad" ]; then
 			pass "server logs: no sanitizer or crash reports"
@@ -105,13 +145,22 @@ finish() {
 			fail "server logs: no sanitizer or crash reports" "$(cat $bad | head -40)"
 		fi
 	fi
+	checks_none_note "$PASSED" "$FAILED"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 	exit $?
 }
 
+# checks_none_note PASSED FAILED: under narrowing, say so when nothing ran.
+checks_none_note() {
+	[ -n "${QPERF_CHECKS:-}" ] && [ $(($1 + $2)) -eq 0 ] &&
+		echo "# no check matches the narrowing (QPERF_CHECKS='$QPERF_CHECKS')"
+	return 0
+}
+
 # Skip a check that cannot run here, loudly.  It counts as neither.
 skip() {
+	selected_check "$1" || return 0
 	echo "skip $1${2:+ ($2)}"
 }
 
@@ -137,14 +186,15 @@ ctx() {
 	printf 'rc=%s\n--- stdout:\n%s\n--- stderr:\n%s' "$RC" "$OUT" "$ERR"
 }
 
-# check NAME CMD...: passes when CMD exits 0.
+# check NAME CMD...: passes when CMD exits 0; its output goes to
+# $T/check.log, whose last lines a failure shows.
 check() {
 	local name=$1
 	shift
-	if "$@"; then
+	if "$@" >"$T/check.log" 2>&1; then
 		pass "$name"
 	else
-		fail "$name" "command failed: $*"
+		fail "$name" "command failed: $*" "$(tail -n 20 "$T/check.log")"
 	fi
 }
 

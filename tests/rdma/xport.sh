@@ -35,6 +35,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# the common test library: checks_match (narrowing by QPERF_CHECKS)
+. "$ROOT/tests/lib.sh"
+
 total_p=0
 total_f=0
 QPERF411=${QPERF411:-/usr/bin/qperf}
@@ -42,6 +45,7 @@ QPERF411=${QPERF411:-/usr/bin/qperf}
 # want CASE: is CASE selected by the patterns?
 want() {
 	local pat
+	checks_match "$1" || return 1
 	[ ${#PATTERNS[@]} -eq 0 ] && return 0
 	for pat in "${PATTERNS[@]}"; do
 		# shellcheck disable=SC2053
@@ -147,5 +151,6 @@ for pass in "${PASSES[@]}"; do
 		wait $qpid 2>/dev/null
 	fi
 done
+checks_none_note "$total_p" "$total_f"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" = 0 ]

@@ -12,6 +12,13 @@
 # Variables set here are read by the sourcing script:
 # shellcheck disable=SC2034,SC2119,SC2120
 
+# The common test library (narrowing: checks_match, QPERF_CHECKS).
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# The cases are selected here (selected); the programs a case runs get
+# their own names to run and must not narrow again.
+export -n QPERF_CHECKS
+
 REPEAT=1
 LIST=0
 KEEP=0
@@ -291,9 +298,12 @@ split_args		# (the arrays are set, empty, from the start)
 CASES=()
 defcase() { CASES+=("$*"); }
 
+# selected NAME: is case NAME selected, by the command line's shell
+# PATTERNs and by the narrowing of QPERF_CHECKS (tests/lib.sh)?
 selected() {
 	local p
 
+	checks_match "$1" || return 1
 	[ ${#PATTERNS[@]} = 0 ] && return 0
 	for p in "${PATTERNS[@]}"; do
 		# shellcheck disable=SC2053
@@ -388,4 +398,5 @@ run_all() {
 		[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER: $((FAILED - it_fail)) failed ($((SECONDS - START)) s so far)"
 		rmdir "$RUNDIR" 2>/dev/null
 	done
+	checks_none_note "$PASSED" "$FAILED"
 }

@@ -442,7 +442,7 @@ if [ "$WITH_ASAN" = 1 ] && [ $ASAN = 0 ]; then
 	echo "$PASSED passed, $FAILED failed (normal build)"
 	echo "# second pass: the same cases on the ASan+UBSan build"
 	asan_out=$LOGROOT/asan-pass.txt
-	SV_ASAN_PASS=0 SV_LIBDIR='' bash "${BASH_SOURCE[0]}" --asan \
+	SV_ASAN_PASS=0 SV_LIBDIR='' QPERF_CHECKS=${QPERF_CHECKS:-} bash "${BASH_SOURCE[0]}" --asan \
 		--logdir "$LOGROOT/asan" "${ORIG_ARGS[@]}" | tee "$asan_out"
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$asan_out" | tail -1)
 	if [ -n "$last" ]; then
