@@ -39,7 +39,7 @@ if [ ${#args[@]} -eq 0 ]; then
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
-INTEGRATION=(run json streams)
+INTEGRATION=(basic options polling memory errors interval_plot json streams)
 
 # The suites' own builds (scratch copies, sanitizer builds) use every CPU;
 # each make started by a suite gets its own job slots.
@@ -112,8 +112,7 @@ part_cmd() {
 		PART_LABEL=unit:$2 ;;
 	integration)
 		PART=(bash "tests/integration/$2.sh")
-		PART_LABEL=integration:$2
-		[ "$2" = run ] && PART_LABEL=integration ;;
+		PART_LABEL=integration:$2 ;;
 	softverbs-cm)
 		PART=(bash tests/softverbs-cm/run.sh)
 		PART_LABEL=softverbs-cm
