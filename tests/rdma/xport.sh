@@ -35,7 +35,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-# the common test library: checks_match (narrowing by QPERF_CHECKS)
+# the common test library: checks_match (narrowing by QPERF_CHECKS),
+# free_port
 . "$ROOT/tests/lib.sh"
 
 total_p=0
@@ -54,20 +55,8 @@ want() {
 	return 1
 }
 
-# free_port: a TCP port nobody uses (0.4.11 cannot publish port 0).
-free_port() {
-	local p=$((10000 + ($$ * 53 + RANDOM) % 20000)) i
-	for ((i = 0; i < 200; i++, p++)); do
-		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
-			echo $p
-			return 0
-		fi
-	done
-	return 1
-}
-
-# run LABEL ENV... -- ARGS: one driver run, its counts added up.
-run() {
+# run_driver LABEL ENV... -- ARGS: one driver run, its counts added up.
+run_driver() {
 	local label=$1 out line p f
 	shift
 	out=$(mktemp)
@@ -109,14 +98,14 @@ for pass in "${PASSES[@]}"; do
 			{ echo "FAIL [$pass] driver build"; total_f=$((total_f + 1)); continue; }
 	fi
 	echo "# pass $pass: $drv over softverbs/$sv"
-	run "$pass" "${san_env[@]}" LD_LIBRARY_PATH="$ROOT/softverbs/$sv" \
+	run_driver "$pass" "${san_env[@]}" LD_LIBRARY_PATH="$ROOT/softverbs/$sv" \
 		"$drv" "${PATTERNS[@]}"
 	# no RDMA device at all: the system's libibverbs, no softverbs
 	if want v_no_device; then
 		if env -u LD_LIBRARY_PATH ibv_devices 2>/dev/null | grep -q '^ *[a-z]'; then
 			echo "# v_no_device skipped: this machine has RDMA devices"
 		else
-			run "$pass/nodev" -u LD_LIBRARY_PATH "${san_env[@]}" \
+			run_driver "$pass/nodev" -u LD_LIBRARY_PATH "${san_env[@]}" \
 				XPORT_NO_RDMA=1 "$drv" v_no_device
 		fi
 	fi
@@ -142,7 +131,7 @@ for pass in "${PASSES[@]}"; do
 			kill -0 $qpid 2>/dev/null || break
 			sleep 0.05
 		done
-		run "$pass/0.4.11" "${san_env[@]}" \
+		run_driver "$pass/0.4.11" "${san_env[@]}" \
 			LD_LIBRARY_PATH="$ROOT/softverbs/$sv" XPORT_FABRIC=$fab \
 			XPORT_QPERF_PORT=$port XPORT_QPERF411="$QPERF411" \
 			XPORT_411_LIBDIR="$ROOT/softverbs/build" \
