@@ -12,9 +12,16 @@
 # The sourcing script sets here (its directory) first, and BENCH (its
 # name, for messages) and SERVER_ENV (VAR=VAL words for every server, may
 # be empty) before check_common.
+#
+# It stands on tests/lib.sh, the one shell library of the tests (ports:
+# free_port, port_listening; polling: wait_for, pid_gone; stop_server);
+# T here is the seconds of a run, not tests/lib.sh's temp dir (LIB_TMP).
 
+bench_t=${T:-1}
+# shellcheck source=../tests/lib.sh
+. "$here/../tests/lib.sh"
 PAIRS=${PAIRS:-5}
-T=${T:-1}
+T=$bench_t
 OURS=${OURS:-$here/../qperf}
 OLD=${OLD:-/usr/bin/qperf}
 
@@ -40,26 +47,21 @@ bench_setup() {
 	# A run must never hang the benchmark: allow the test time plus setup.
 	run_limit=$((T + 20))
 	started_pids=()
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
+	at_exit cleanup # (tests/lib.sh's EXIT trap runs it)
 	raw=$work/raw.tsv
 	fails=$work/fails.txt
 	: >"$raw"
 	: >"$fails"
 }
 
-# Servers are stopped with a quit test; if one is still alive after that
-# (or the quit could not be sent), only the PID we started is killed.
-stop_server() { # pid client port
+# Servers are stopped with a quit test (tests/lib.sh stop_server); if one
+# is still alive after that (or the quit could not be sent), only the PID
+# we started is killed.
+bench_stop() { # pid client port
 	local pid=$1 client=$2 port=$3
 	[ -n "$pid" ] || return 0
-	if kill -0 "$pid" 2>/dev/null; then
-		timeout 10 "$client" localhost -lp "$port" quit >/dev/null 2>&1
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-	fi
+	kill -0 "$pid" 2>/dev/null &&
+		STOP_CLIENT=$client stop_server "$port" "$pid"
 	kill_tree "$pid"
 	return 0
 }
@@ -88,18 +90,14 @@ kill_tree() { # pid
 
 cleanup() {
 	local p
-	stop_server "$ours_pid" "$OURS" "$ours_port"
-	stop_server "$old_pid" "$OLD" "$old_port"
+	bench_stop "$ours_pid" "$OURS" "$ours_port"
+	bench_stop "$old_pid" "$OLD" "$old_port"
 	# Servers replaced after a failure (and perftest's), in case one lingers.
 	for p in "${started_pids[@]}"; do
 		kill_tree "$p"
 	done
 	ours_pid='' old_pid=''
 	rm -rf "$work"
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
 }
 
 # Our server binds port 0 and writes the real port to a file.
@@ -255,13 +253,14 @@ bytes_of() {
 }
 
 iperf_pid='' iperf_port=''
-# wait_listen PID PORT PROTO(t|u): until PORT listens (or PID died).
+# wait_listen PID PORT PROTO(t|u): until PORT listens (or PID died), at
+# most 5 s.
 wait_listen() {
-	for _ in $(seq 100); do
-		ss -Hln"$3" "sport = :$2" 2>/dev/null | grep -q . && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.05
-	done
+	WAIT_PID=$1 wait_for 5 listening_unless_gone "$2" "$3"
+}
+listening_unless_gone() { # PORT PROTO
+	port_listening "$1" "$2" && return 0
+	kill -0 "$WAIT_PID" 2>/dev/null || return 2
 	return 1
 }
 start_iperf() {

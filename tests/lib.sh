@@ -1,12 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Shared helpers for the shell test suites (integration, interop, robust,
-# netns).  Source it from a suite script:
+# The one shell test library: every suite under tests/ sources it
+# (tests/softverbs/lib.sh adds what the softverbs suites share), and so
+# does bench/lib.sh.  Source it from a suite script:
 #
 #   . "$(dirname "$0")/../lib.sh"
 #
 # What it gives:
 #   - QPERF (our binary, default ./qperf at the repo root), LEGACY_QPERF
-#     (Debian's 0.4.11, default /usr/bin/qperf), T (a private temp dir);
+#     (Debian's 0.4.11, default /usr/bin/qperf), T (a private temp dir,
+#     LIB_TMP; the library's own files are there, so a script may use T
+#     for something else, as bench/ does);
+#   - free_port, port_free, port_listening, wait_for, pid_gone: ports and
+#     polling, for every suite and bench/;
 #   - start_server / start_legacy_server: servers whose port we learn by
 #     reading a port file (ours) or polling `ss -ltn` (0.4.11), never by
 #     sleeping a fixed time;
@@ -16,7 +21,12 @@
 #   - a cleanup trap that kills only the PIDs these helpers started and
 #     runs any cleanup commands a suite registered (network namespaces);
 #   - png_ink: count the drawn pixels of a PNG (checks of --plot's SVG
-#     rendered by rsvg-convert).
+#     rendered by rsvg-convert);
+#   - narrowing: QPERF_CHECKS (tests/run.sh SUITE:PATTERN sets it) holds
+#     "|"-separated substrings; pass/fail/skip count and print only checks
+#     whose name, or whose section (section NAME), contains one of them
+#     (case-sensitive); checks_match tells a suite whether to do a piece
+#     of work at all.
 #
 # Invariant: every process we start in the background is recorded in
 # LIB_PIDS, and nothing else is ever killed.
@@ -31,7 +41,8 @@ PASSED=0
 FAILED=0
 LIB_PIDS=()
 LIB_CLEANUP=()
-T=$(mktemp -d "${TMPDIR:-/tmp}/qperf-test.XXXXXX")
+LIB_TMP=$(mktemp -d "${TMPDIR:-/tmp}/qperf-test.XXXXXX")
+T=$LIB_TMP
 
 # Is $1 still a live child of this shell?  (Never signal a PID that has
 # been reaped and perhaps reused by someone else's process.)
@@ -59,7 +70,7 @@ lib_cleanup() {
 	for c in "${LIB_CLEANUP[@]}"; do
 		eval "$c" >/dev/null 2>&1
 	done
-	rm -rf "$T"
+	rm -rf "$LIB_TMP"
 }
 trap lib_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -74,7 +85,38 @@ track_pid() {
 	LIB_PIDS+=("$1")
 }
 
+# --- narrowing ---------------------------------------------------------------
+# checks_match NAME...: does one of the NAMEs contain one of the
+# "|"-separated substrings of QPERF_CHECKS?  True when it is unset or empty.
+# The C harnesses (tests/unit/harness.h, ...) read the same variable the
+# same way.
+checks_match() {
+	local pats p n
+	[ -n "${QPERF_CHECKS:-}" ] || return 0
+	IFS='|' read -ra pats <<<"$QPERF_CHECKS"
+	for p in "${pats[@]}"; do
+		[ -n "$p" ] || continue
+		for n in "$@"; do
+			[[ $n == *"$p"* ]] && return 0
+		done
+	done
+	return 1
+}
+
+# section NAME: the checks that follow belong to section NAME: a pattern
+# that matches NAME selects all of them.
+SECTION=
+section() {
+	SECTION=$1
+}
+
+# Is check NAME selected?
+selected_check() {
+	checks_match "$1" "$SECTION"
+}
+
 pass() {
+	selected_check "$1" || return 0
 	PASSED=$((PASSED + 1))
 	echo "ok   $1"
 }
@@ -83,6 +125,7 @@ pass() {
 fail() {
 	local name=$1
 	shift
+	selected_check "$name" || return 0
 	FAILED=$((FAILED + 1))
 	echo "FAIL $name"
 	local d
@@ -96,8 +139,11 @@ fail() {
 # QPERF is a SANITIZE=address,undefined build).
 finish() {
 	local logs bad
-	logs=$(ls "$T"/server.*.log 2>/dev/null)
-	if [ -n "$logs" ]; then
+	logs=$(ls "$LIB_TMP"/server.*.log 2>/dev/null)
+	# (a narrowed run that selected no check does not count this one)
+	if [ -n "$logs" ] && { [ -z "${QPERF_CHECKS:-}" ] ||
+		[ $((PASSED + FAILED)) -gt 0 ]; }; then
+		local QPERF_CHECKS=
 		bad=$(grep -l -E 'AddressSanitizer|LeakSanitizer|runtime error:|Segmentation fault|core dumped' $logs)
 		if [ -z "$bad" ]; then
 			pass "server logs: no sanitizer or crash reports"
@@ -105,20 +151,29 @@ finish() {
 			fail "server logs: no sanitizer or crash reports" "$(cat $bad | head -40)"
 		fi
 	fi
+	checks_none_note "$PASSED" "$FAILED"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 	exit $?
 }
 
+# checks_none_note PASSED FAILED: under narrowing, say so when nothing ran.
+checks_none_note() {
+	[ -n "${QPERF_CHECKS:-}" ] && [ $(($1 + $2)) -eq 0 ] &&
+		echo "# no check matches the narrowing (QPERF_CHECKS='$QPERF_CHECKS')"
+	return 0
+}
+
 # Skip a check that cannot run here, loudly.  It counts as neither.
 skip() {
+	selected_check "$1" || return 0
 	echo "skip $1${2:+ ($2)}"
 }
 
 # run [-t SECS] CMD...: run CMD under timeout with stdout in $OUT_FILE,
 # stderr in $ERR_FILE; sets RC, OUT, ERR.  RC 124 means it timed out.
-OUT_FILE=$T/out
-ERR_FILE=$T/err
+OUT_FILE=$LIB_TMP/out
+ERR_FILE=$LIB_TMP/err
 run() {
 	local to=$TIMEOUT
 	if [ "$1" = -t ]; then
@@ -137,14 +192,15 @@ ctx() {
 	printf 'rc=%s\n--- stdout:\n%s\n--- stderr:\n%s' "$RC" "$OUT" "$ERR"
 }
 
-# check NAME CMD...: passes when CMD exits 0.
+# check NAME CMD...: passes when CMD exits 0; its output goes to
+# $LIB_TMP/check.log, whose last lines a failure shows.
 check() {
 	local name=$1
 	shift
-	if "$@"; then
+	if "$@" >"$LIB_TMP/check.log" 2>&1; then
 		pass "$name"
 	else
-		fail "$name" "command failed: $*"
+		fail "$name" "command failed: $*" "$(tail -n 20 "$LIB_TMP/check.log")"
 	fi
 }
 
@@ -248,8 +304,8 @@ start_server() {
 	done
 	[ "${1-}" = -- ] && shift
 	SERVER_N=$((SERVER_N + 1))
-	local pf=$T/port.$SERVER_N
-	SERVER_LOG=$T/server.$SERVER_N.log
+	local pf=$LIB_TMP/port.$SERVER_N
+	SERVER_LOG=$LIB_TMP/server.$SERVER_N.log
 	rm -f "$pf"
 	"${wrap[@]}" "$QPERF" -lp 0 -lpf "$pf" "$@" >"$SERVER_LOG" 2>&1 \
 		</dev/null &
@@ -274,9 +330,10 @@ server_up() {
 	return 1
 }
 
-# Is something listening on TCP port $1 (in the current namespace)?
+# port_listening PORT [t|u]: is something listening on TCP (or bound to
+# UDP) port PORT in the current namespace?
 port_listening() {
-	ss -ltnH "sport = :$1" 2>/dev/null | grep -q LISTEN
+	ss -Hl"${2:-t}"n "sport = :$1" 2>/dev/null | grep -q .
 }
 
 # Is TCP port $1 unused (no socket of any state bound to it)?
@@ -307,7 +364,7 @@ start_legacy_server() {
 	for tries in 1 2 3; do
 		LEGACY_N=$((LEGACY_N + 1))
 		LEGACY_PORT=$(free_port) || return 1
-		LEGACY_LOG=$T/legacy.$LEGACY_N.log
+		LEGACY_LOG=$LIB_TMP/legacy.$LEGACY_N.log
 		"$LEGACY_QPERF" -lp "$LEGACY_PORT" "$@" >"$LEGACY_LOG" 2>&1 \
 			</dev/null &
 		LEGACY_PID=$!
@@ -332,8 +389,8 @@ server_answers() {
 	local port=$1
 	shift
 	timeout -k 2 15 "$@" "$QPERF" 127.0.0.1 -lp "$port" conf \
-		>"$T/alive.out" 2>"$T/alive.err" </dev/null &&
-		grep -q '^    rem_qperf  =  ' "$T/alive.out"
+		>"$LIB_TMP/alive.out" 2>"$LIB_TMP/alive.err" </dev/null &&
+		grep -q '^    rem_qperf  =  ' "$LIB_TMP/alive.out"
 }
 
 # check_alive NAME PORT [PID]: the server must answer conf (and PID, when
@@ -347,15 +404,16 @@ check_alive() {
 	if server_answers "$port"; then
 		pass "$name"
 	else
-		fail "$name" "conf failed:" "$(cat "$T/alive.out" "$T/alive.err")"
+		fail "$name" "conf failed:" "$(cat "$LIB_TMP/alive.out" "$LIB_TMP/alive.err")"
 		return 1
 	fi
 }
 
-# stop_server PORT PID [NAME]: send quit and check the server exits 0.
+# stop_server PORT PID [NAME]: send quit (with STOP_CLIENT, default
+# QPERF) and check the server exits 0 within 10 s.
 stop_server() {
 	local port=$1 pid=$2 name=${3-}
-	timeout -k 2 15 "$QPERF" 127.0.0.1 -lp "$port" quit \
+	timeout -k 2 15 "${STOP_CLIENT:-$QPERF}" 127.0.0.1 -lp "$port" quit \
 		>/dev/null 2>&1 </dev/null
 	local st=124
 	if wait_for 10 pid_gone "$pid"; then

@@ -1,16 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Run every test suite: the C unit tests, then each tests/*/run.sh.  Each
+# Run the test suites: the C unit tests, then each tests/*/run.sh.  Each
 # suite's last line is "N passed, N failed"; this sums them.  The last
 # line printed here is the total; the exit status is 1 if anything failed.
-#   tests/run.sh [SUITE...]     e.g. tests/run.sh unit interop
+#
+#   tests/run.sh [SUITE | SUITE:PATTERN]...
+#	e.g. tests/run.sh unit interop
+#	     tests/run.sh unit:opts rdma:roce integration:json
+#
+# Suites (all of them, in this order, when none is named): unit docs smoke
+# build sanitize fuzz integration interop compat robust netns softverbs
+# softverbs-cm rdma cluster.
+#
+# Narrowing, SUITE:PATTERN: PATTERN is a substring (case-sensitive; several
+# may be joined with "|") of the names to run:
+#  - where a suite has several programs or files (unit: tests/unit/test_*;
+#    integration: tests/integration/*.sh; softverbs-cm: its ASan pass),
+#    those whose name contains PATTERN run whole, and only they:
+#    unit:test_opts runs that one binary, integration:json json.sh;
+#  - otherwise every part of the suite runs with QPERF_CHECKS=PATTERN in
+#    its environment, and only checks whose name (or section, or case)
+#    contains PATTERN run or are counted.  The C harnesses
+#    (tests/kit/check.h) skip the other test functions and cases, the
+#    shell library (tests/lib.sh checks_match) the other checks, and the
+#    softverbs suites (tests/softverbs/lib.sh selected) the other cases;
+#    unit programs with no such test are not started at all.
+# Each program also takes --list (the names it would run) and patterns of
+# its own; see tests/unit/harness.h, tests/softverbs/run.sh --help,
+# tests/rdma/xport.sh --help.  A SUITE:PATTERN that matches no check is a
+# failure (a typo is not a silent pass); so is an unknown SUITE.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh # checks_match
 
-suites=("$@")
-if [ ${#suites[@]} -eq 0 ]; then
-	suites=(unit docs build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
+args=("$@")
+if [ ${#args[@]} -eq 0 ]; then
+	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
 fi
+
+# The integration suite's files, each a sub-suite (integration:NAME).
+INTEGRATION=(basic options polling memory errors interval_plot json streams)
 
 # The suites' own builds (scratch copies, sanitizer builds) use every CPU;
 # each make started by a suite gets its own job slots.
@@ -20,12 +49,13 @@ export MAKEFLAGS
 total_pass=0
 total_fail=0
 summary=()
+arg_checks=0 # checks counted for the current argument
 
 run_suite() { # name, command...
 	local name=$1 out last p f start
 	shift
 	start=$(date +%s)
-	echo "=== $name: $*"
+	echo "=== $name${QPERF_CHECKS:+ (QPERF_CHECKS=$QPERF_CHECKS)}: $*"
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
@@ -40,34 +70,92 @@ run_suite() { # name, command...
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	summary+=("$(printf '%-12s %4d passed, %3d failed  (%ds)' "$name" "$p" "$f" $(($(date +%s) - start)))")
+	arg_checks=$((arg_checks + p + f))
+	summary+=("$(printf '%-24s %4d passed, %3d failed  (%ds)' "$name" "$p" "$f" $(($(date +%s) - start)))")
 }
 
-for s in "${suites[@]}"; do
+# run_parts SUITE PATTERN NAME... : the parts of a suite whose NAME
+# contains PATTERN (run whole), or, when none does, every part narrowed by
+# QPERF_CHECKS=PATTERN.
+run_parts() {
+	local suite=$1 pat=$2 n whole=()
+	shift 2
+	if [ -n "$pat" ]; then
+		for n in "$@"; do
+			QPERF_CHECKS=$pat checks_match "$n" && whole+=("$n")
+		done
+	fi
+	if [ -z "$pat" ] || [ ${#whole[@]} -gt 0 ]; then
+		[ ${#whole[@]} -gt 0 ] && set -- "${whole[@]}"
+		for n in "$@"; do
+			part_cmd "$suite" "$n"
+			run_suite "$PART_LABEL" "${PART[@]}"
+		done
+		return
+	fi
+	for n in "$@"; do
+		part_cmd "$suite" "$n"
+		# a unit program with no selected test is not started
+		if [ "$suite" = unit ] &&
+			[ -z "$(QPERF_CHECKS=$pat "${PART[@]}" --list 2>/dev/null)" ]; then
+			continue
+		fi
+		QPERF_CHECKS=$pat run_suite "$PART_LABEL" "${PART[@]}"
+	done
+}
+
+# part_cmd SUITE NAME: sets PART (the command of the part) and PART_LABEL.
+part_cmd() {
+	case $1 in
+	unit)
+		PART=("./tests/unit/$2")
+		PART_LABEL=unit:$2 ;;
+	integration)
+		PART=(bash "tests/integration/$2.sh")
+		PART_LABEL=integration:$2 ;;
+	softverbs-cm)
+		PART=(bash tests/softverbs-cm/run.sh)
+		PART_LABEL=softverbs-cm
+		[ "$2" = asan ] && PART+=(--asan) && PART_LABEL=softverbs-cm:asan ;;
+	esac
+}
+
+for arg in "${args[@]}"; do
+	s=${arg%%:*}
+	pat=
+	case $arg in *:*) pat=${arg#*:} ;; esac
+	arg_checks=0
+	fail_before=$total_fail
 	case $s in
 	unit)
+		units=()
 		for t in tests/unit/test_*.c; do
-			b=${t%.c}
-			run_suite "unit:$(basename "$b")" "./$b"
-		done ;;
+			units+=("$(basename "${t%.c}")")
+		done
+		run_parts unit "$pat" "${units[@]}" ;;
 	integration)
-		run_suite integration bash tests/integration/run.sh
-		run_suite integration:json bash tests/integration/json.sh
-		run_suite integration:streams bash tests/integration/streams.sh ;;
+		run_parts integration "$pat" "${INTEGRATION[@]}" ;;
 	docs)
-		[ -f tests/unit/test_docs.sh ] && run_suite docs bash tests/unit/test_docs.sh ;;
+		QPERF_CHECKS=$pat run_suite docs bash tests/unit/test_docs.sh ;;
 	softverbs-cm)
 		# In CI the rdma_cm/rsockets suite also runs on the ASan build.
-		run_suite softverbs-cm bash tests/softverbs-cm/run.sh
-		[ "${CI:-}" = true ] &&
-			run_suite softverbs-cm:asan bash tests/softverbs-cm/run.sh --asan ;;
+		parts=(plain)
+		[ "${CI:-}" = true ] && parts+=(asan)
+		run_parts softverbs-cm "$pat" "${parts[@]}" ;;
 	*)
 		if [ -f "tests/$s/run.sh" ]; then
-			run_suite "$s" bash "tests/$s/run.sh"
+			QPERF_CHECKS=$pat run_suite "$s" bash "tests/$s/run.sh"
 		else
 			echo "=== $s: no tests/$s/run.sh"; total_fail=$((total_fail + 1))
+			summary+=("$(printf '%-24s unknown suite: 1 failure' "$s")")
+			continue
 		fi ;;
 	esac
+	if [ -n "$pat" ] && [ "$arg_checks" -eq 0 ] && [ "$total_fail" -eq "$fail_before" ]; then
+		echo "=== $arg: matched no check: counted as 1 failure"
+		total_fail=$((total_fail + 1))
+		summary+=("$(printf '%-24s matched no check: 1 failure' "$arg")")
+	fi
 done
 
 echo

@@ -5,17 +5,8 @@
 # DESTDIR, make clean.  Each build happens in a scratch copy of the tree.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-pass=0 fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { # name, command...
-	local name=$1
-	shift
-	if "$@" >"$tmp/log" 2>&1; then ok "$name"; else bad "$name"; tail -n 20 "$tmp/log"; fi
-}
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
+tmp=$T
 copy() { # dir: a clean copy of the sources
 	mkdir -p "$1"
 	git ls-files -z | xargs -0 cp --parents -t "$1" 2>/dev/null ||
@@ -34,9 +25,9 @@ check "NO_RDMA=1: no softverbs built" test ! -e "$tmp/nordma/softverbs/build/lib
 out=$("$tmp/nordma/qperf" localhost -ws 0 rc_bw 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && grep -q "lacks RDMA support" <<<"$out"; then
-	ok "NO_RDMA=1: rc_bw says the build lacks RDMA support"
+	pass "NO_RDMA=1: rc_bw says the build lacks RDMA support"
 else
-	bad "NO_RDMA=1: rc_bw says the build lacks RDMA support (rc=$rc: $out)"
+	fail "NO_RDMA=1: rc_bw says the build lacks RDMA support (rc=$rc: $out)"
 fi
 
 copy "$tmp/nonuma" && check "NO_NUMA=1 build" make -C "$tmp/nonuma" NO_NUMA=1 qperf
@@ -55,9 +46,9 @@ printf 'k\n' >"$tmp/secret" && chmod 600 "$tmp/secret"
 out=$("$tmp/noauth/qperf" -lp 0 --secret_file "$tmp/secret" 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && grep -q "built without shared-secret support" <<<"$out"; then
-	ok "NO_AUTH=1: --secret_file refused with one line, exit 1"
+	pass "NO_AUTH=1: --secret_file refused with one line, exit 1"
 else
-	bad "NO_AUTH=1: --secret_file refused with one line, exit 1 (rc=$rc: $out)"
+	fail "NO_AUTH=1: --secret_file refused with one line, exit 1 (rc=$rc: $out)"
 fi
 
 copy "$tmp/nopmix" && check "NO_PMIX=1 build" make -C "$tmp/nopmix" NO_PMIX=1 qperf
@@ -68,9 +59,9 @@ check "default build: --version says PMIx is loaded at run time" \
 out=$(env PMIX_NAMESPACE=x PMIX_RANK=1 QPERF_SIZE=2 "$tmp/nopmix/qperf" --cluster all tcp_lat 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && [ "$out" = "qperf: rank 1: PMIx: this qperf was built without PMIx support (NO_PMIX=1 or no libpmix-dev); pass --rendezvous HOST:PORT" ]; then
-	ok "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1"
+	pass "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1"
 else
-	bad "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1 (rc=$rc: $out)"
+	fail "NO_PMIX=1: cluster mode under PMIx without --rendezvous: one line, exit 1 (rc=$rc: $out)"
 fi
 
 if command -v autoconf >/dev/null; then
@@ -91,7 +82,7 @@ if command -v autoconf >/dev/null; then
 	check "configure --without-pmix: --version says PMIx is not built" \
 		grep -q "pmix: not built)$" <("$tmp/conf4/qperf" --version)
 else
-	bad "autoconf is not installed (scripts/install-deps --test installs it)"
+	fail "autoconf is not installed (scripts/install-deps --test installs it)"
 fi
 
 check "make install PREFIX DESTDIR" make -C "$tmp/gcc" install PREFIX=/opt/q DESTDIR="$tmp/root"
@@ -101,7 +92,6 @@ check "installed qperf-guide(7)" test -f "$tmp/root/opt/q/share/man/man7/qperf-g
 
 check "make clean" make -C "$tmp/gcc" clean
 left=$(cd "$tmp/gcc" && find . -name '*.o' -o -name '*.a' -o -name qperf -type f | head)
-if [ -z "$left" ]; then ok "make clean removes what was built"; else bad "make clean left: $left"; fi
+if [ -z "$left" ]; then pass "make clean removes what was built"; else fail "make clean removes what was built" "make clean left: $left"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

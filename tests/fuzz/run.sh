@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Build each libFuzzer harness with clang (ASan+UBSan) and run it briefly.
 # FUZZ_SECONDS (default 15) per harness.  Last line: "N passed, N failed".
+# Narrowing (QPERF_CHECKS) builds and runs only the harnesses it selects.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 secs=${FUZZ_SECONDS:-15}
-pass=0 fail=0
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$T
 if ! command -v clang >/dev/null; then
-	echo "FAIL clang is not installed"; echo "0 passed, 1 failed"; exit 1
+	fail "clang is not installed"; finish
 fi
+# the harnesses narrowing selects (each check is named after its harness)
+harnesses=()
+for h in tests/fuzz/fuzz_*.c; do
+	selected_check "$(basename "$h" .c)" && harnesses+=("$h")
+done
 srcs="
 	$(ls lib/*.c)
 	core/opts.c
@@ -50,7 +55,7 @@ build() { # harness
 }
 jobs=$(nproc 2>/dev/null || echo 2)
 running=0
-for h in tests/fuzz/fuzz_*.c; do
+for h in "${harnesses[@]}"; do
 	build "$h" &
 	running=$((running + 1))
 	if [ "$running" -ge "$jobs" ]; then
@@ -59,19 +64,17 @@ for h in tests/fuzz/fuzz_*.c; do
 	fi
 done
 wait
-for h in tests/fuzz/fuzz_*.c; do
+for h in "${harnesses[@]}"; do
 	name=$(basename "$h" .c)
 	mkdir -p "$out/corpus-$name"
 	if [ ! -e "$out/$name.built" ]; then
-		echo "FAIL $name: build"; cat "$out/$name.build"; fail=$((fail + 1)); continue
+		fail "$name: build" "$(cat "$out/$name.build")"; continue
 	fi
 	if "$out/$name" -max_total_time="$secs" -max_len=4096 -timeout=10 \
 		"$out/corpus-$name" >"$out/$name.log" 2>&1; then
-		echo "ok   $name ($(grep -o 'Done [0-9]* runs' "$out/$name.log"))"
-		pass=$((pass + 1))
+		pass "$name ($(grep -o 'Done [0-9]* runs' "$out/$name.log"))"
 	else
-		echo "FAIL $name"; tail -n 30 "$out/$name.log"; fail=$((fail + 1))
+		fail "$name" "$(tail -n 30 "$out/$name.log")"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -1,10 +1,18 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Interval reports (-I) and sweep plots (--plot), sourced by run.sh with
-# our server running on $SERVER_PORT (C runs our client against it).
+# Loopback integration tests, interval reports (-I) and sweep plots
+# (--plot): our client against our server.  Runs alone (bash
+# tests/integration/interval_plot.sh) or as tests/run.sh
+# integration:interval_plot; tests/integration/common.sh has the shared
+# set-up and helpers.
 #
 # Interval lines are checked against the final report of the same run:
 # with -uu the figures are exact integers, so the bytes of the interval
 # lines must add up to the report's send_bytes and recv_bytes exactly.
+
+. "$(dirname "$0")/common.sh"
+integration_server
+
 
 # ival_sum SIDE: the bytes of the last stdout's "SIDE" interval lines.
 ival_sum() {
@@ -127,3 +135,7 @@ expect "--plot without --loop: usage error" 2 '^$' \
 C -t $TT --plot /nonexistent-dir/x.svg -oo msg_size:1:2:*2 tcp_bw
 expect "--plot to an unwritable path: exit 1 before any test" 1 '^$' \
 	'^qperf: --plot: /nonexistent-dir/x.svg: cannot write: No such file or directory$'
+
+check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
+
+finish

@@ -180,6 +180,7 @@ if [ -n "${RDMA_CM_ONLY:-}" ]; then # only -cm1 and rsockets (tests/rdma/cm.sh)
 fi
 
 # --- our client and server, InfiniBand ------------------------------------
+section "our client and server, InfiniBand"
 start_server || { fail "our server starts"; finish; }
 PORT=$SERVER_PORT
 SPID=$SERVER_PID
@@ -194,6 +195,7 @@ expect "-cp1 rc_rdma_write_poll_lat: runs, and warns as 0.4.11 does" 0 \
 check_alive "our server serves after the IB matrix" "$PORT" "$SPID"
 
 # --- count mode (0.5 peers honour -n in every test) -------------------------
+section "count mode (0.5 peers honour -n in every test)"
 for tn in rc_bw:5000 uc_bw:3000 ud_bw:3000 rc_bi_bw:2000 rc_rdma_write_bw:3000 \
 	rc_lat:2000 uc_rdma_write_lat:1000 rc_rdma_write_poll_lat:300 \
 	xrc_bw:2000 xrc_lat:1000; do
@@ -227,6 +229,7 @@ UD_P50=$(vx_ns rtt_p50) # the undelayed figure for the delay check below
 C -t "$TT" -vx rc_lat
 check_vx "-vx -t $TT rc_lat" 2
 # --- interval reports (-I) over RDMA ------------------------------------------
+section "interval reports (-I) over RDMA"
 # ival_sum SIDE FIELD: the bytes or msgs of the last stdout's SIDE lines
 # (with -uu every figure is an exact integer); rep NAME: a report figure.
 ival_sum() {
@@ -290,6 +293,7 @@ else
 fi
 
 # --- report details ----------------------------------------------------------
+section "report details"
 C -t "$TT" -vv rc_bw
 expect "-vv rc_bw: max_cqe of both ends" 0 '^    send_max_cqe += +[0-9]+ $'
 has '^    recv_max_cqe += +[0-9]+ $' && pass "-vv rc_bw: recv_max_cqe" ||
@@ -309,6 +313,7 @@ expect "ver_rc_fetch_add -m 1: message size must be at least 8" 1 '' \
 check_alive "our server serves after the count and report checks" "$PORT" "$SPID"
 
 # --- bad input -----------------------------------------------------------------
+section "bad input"
 C -t "$TT" -mt 3000 rc_lat
 expect "-mt 3000: usage error naming -mt" 2 '^$' '^qperf: -mt: 3000: '
 C -t "$TT" -sr 7xFDR rc_lat
@@ -351,6 +356,7 @@ expect "MTU 1024 server: ud_bw's 2048-byte default is refused clearly" 1 '' \
 stop_server "$PORT" "$SPID"
 
 # --- RoCE (Ethernet link layer): GIDs travel in the NODE extension ---------
+section "RoCE (Ethernet link layer): GIDs travel in the NODE extension"
 export SOFTVERBS_LINK_LAYER=eth
 start_server || fail "RoCE server"
 PORT=$SERVER_PORT
@@ -420,6 +426,7 @@ timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
 unset SOFTVERBS_LINK_LAYER
 
 # --- interop with qperf 0.4.11 (InfiniBand) ---------------------------------
+section "interop with qperf 0.4.11 (InfiniBand)"
 # interop_opts RUN LABEL NOTE: -m, -n and -mt reach the other qperf
 # (RUN is C or L; NOTE goes after the -n check's name).
 interop_opts() {
@@ -468,6 +475,7 @@ expect "0.4.11 -> ours: -vv rc_lat" 0 '^    rem_max_cqe += +[0-9]+ $'
 check_alive "our server serves after the 0.4.11 client" "$PORT" "$SPID"
 
 # --- faults ---------------------------------------------------------------------
+section "faults"
 C -t 1 -vvs ud_bw
 stop_server "$PORT" "$SPID"
 export SOFTVERBS_FAULT_DROP=0.05 SOFTVERBS_FAULT_SEED=7
@@ -538,10 +546,13 @@ expect "QP goes fatal mid-test: one clear line" 1 '' 'rc_bi_bw failed: '
 check_alive "server serves after the fatal QP" "$PORT" "$SPID"
 stop_server "$PORT" "$SPID"
 
+section "verbs knobs and NUMA (knobs.sh)"
 . "$(dirname "$0")/knobs.sh"
+section "--streams (streams.sh)"
 . "$(dirname "$0")/streams.sh"
 
 # --- aborted clients: nothing of theirs stays -----------------------------------
+section "aborted clients: nothing of theirs stays"
 start_server || fail "server for aborts"
 PORT=$SERVER_PORT
 SPID=$SERVER_PID
@@ -569,5 +580,6 @@ expect "and runs the next RDMA test" 0 "$(headline rc_lat)"
 stop_server "$PORT" "$SPID" "server stops with quit after the aborts"
 
 # --- RDMA CM (-cm1) and rsockets --------------------------------------------------
+section "RDMA CM (-cm1) and rsockets"
 . "$(dirname "$0")/cm.sh"
 finish

@@ -16,6 +16,7 @@
 
 #include "lib/tlv.h"
 #include "xharness.h"
+#include "../kit/check.h"
 
 #define CASE_TIMEOUT_MS 60000
 
@@ -402,11 +403,22 @@ int main(int argc, char **argv)
 	bool list = argc > 1 && strcmp(argv[1], "-l") == 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	int ran = 0;
+
+	if (list) { /* -l or --list, then patterns */
+		argc--;
+		argv++;
+	} else if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+		list = true;
+		argc--;
+		argv++;
+	}
 	for (const struct xcase *c = xcases; c->name; c++) {
-		bool want = argc < 2 || list;
+		bool want = argc < 2;
 
 		for (int i = 1; i < argc && !want; i++)
 			want = fnmatch(argv[i], c->name, 0) == 0;
+		want = want && kit_env_selected(c->name);
 		if (c->only_env && !getenv(c->only_env))
 			want = want && list;
 		if (!want)
@@ -417,8 +429,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		run_case(c);
+		ran++;
 	}
-	if (!list)
+	if (!list) {
+		kit_none_note(ran);
 		printf("%d passed, %d failed\n", passed, failed);
+	}
 	return failed ? 1 : 0;
 }

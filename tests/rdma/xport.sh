@@ -35,6 +35,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# the common test library: checks_match (narrowing by QPERF_CHECKS),
+# free_port
+. "$ROOT/tests/lib.sh"
+
 total_p=0
 total_f=0
 QPERF411=${QPERF411:-/usr/bin/qperf}
@@ -42,6 +46,7 @@ QPERF411=${QPERF411:-/usr/bin/qperf}
 # want CASE: is CASE selected by the patterns?
 want() {
 	local pat
+	checks_match "$1" || return 1
 	[ ${#PATTERNS[@]} -eq 0 ] && return 0
 	for pat in "${PATTERNS[@]}"; do
 		# shellcheck disable=SC2053
@@ -50,20 +55,8 @@ want() {
 	return 1
 }
 
-# free_port: a TCP port nobody uses (0.4.11 cannot publish port 0).
-free_port() {
-	local p=$((10000 + ($$ * 53 + RANDOM) % 20000)) i
-	for ((i = 0; i < 200; i++, p++)); do
-		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
-			echo $p
-			return 0
-		fi
-	done
-	return 1
-}
-
-# run LABEL ENV... -- ARGS: one driver run, its counts added up.
-run() {
+# run_driver LABEL ENV... -- ARGS: one driver run, its counts added up.
+run_driver() {
 	local label=$1 out line p f
 	shift
 	out=$(mktemp)
@@ -105,14 +98,14 @@ for pass in "${PASSES[@]}"; do
 			{ echo "FAIL [$pass] driver build"; total_f=$((total_f + 1)); continue; }
 	fi
 	echo "# pass $pass: $drv over softverbs/$sv"
-	run "$pass" "${san_env[@]}" LD_LIBRARY_PATH="$ROOT/softverbs/$sv" \
+	run_driver "$pass" "${san_env[@]}" LD_LIBRARY_PATH="$ROOT/softverbs/$sv" \
 		"$drv" "${PATTERNS[@]}"
 	# no RDMA device at all: the system's libibverbs, no softverbs
 	if want v_no_device; then
 		if env -u LD_LIBRARY_PATH ibv_devices 2>/dev/null | grep -q '^ *[a-z]'; then
 			echo "# v_no_device skipped: this machine has RDMA devices"
 		else
-			run "$pass/nodev" -u LD_LIBRARY_PATH "${san_env[@]}" \
+			run_driver "$pass/nodev" -u LD_LIBRARY_PATH "${san_env[@]}" \
 				XPORT_NO_RDMA=1 "$drv" v_no_device
 		fi
 	fi
@@ -138,7 +131,7 @@ for pass in "${PASSES[@]}"; do
 			kill -0 $qpid 2>/dev/null || break
 			sleep 0.05
 		done
-		run "$pass/0.4.11" "${san_env[@]}" \
+		run_driver "$pass/0.4.11" "${san_env[@]}" \
 			LD_LIBRARY_PATH="$ROOT/softverbs/$sv" XPORT_FABRIC=$fab \
 			XPORT_QPERF_PORT=$port XPORT_QPERF411="$QPERF411" \
 			XPORT_411_LIBDIR="$ROOT/softverbs/build" \
@@ -147,5 +140,6 @@ for pass in "${PASSES[@]}"; do
 		wait $qpid 2>/dev/null
 	fi
 done
+checks_none_note "$total_p" "$total_f"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" = 0 ]

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../kit/check.h"
 #include "checkrun.h"
 
 /* wait for a role; 1 if it exited 0, else 0 with how it ended in crash */
@@ -78,14 +79,19 @@ int check_main(int argc, char **argv, const struct check_prog *p)
 	const char *name;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 1 && !strcmp(argv[1], "-l")) {
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-l") || !strcmp(argv[1], "--list"))) {
 		for (k = 0; k < p->ncases; k++)
-			printf("%-*s %s\n", p->width, field(p, k, p->name_off),
-			       field(p, k, p->what_off));
+			if (kit_env_selected(field(p, k, p->name_off)))
+				printf("%-*s %s\n", p->width,
+				       field(p, k, p->name_off),
+				       field(p, k, p->what_off));
 		return 0;
 	}
 	for (k = 0; k < p->ncases; k++) {
 		name = field(p, k, p->name_off);
+		if (!kit_env_selected(name))
+			continue;
 		if (argc > 1) {
 			for (i = 1; i < argc; i++)
 				if (!strcmp(argv[i], name))
@@ -98,6 +104,7 @@ int check_main(int argc, char **argv, const struct check_prog *p)
 		else
 			fail++;
 	}
+	kit_none_note(pass + fail);
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail ? 1 : 0;
 }

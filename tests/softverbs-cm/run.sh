@@ -71,7 +71,7 @@ stop() {
 		echo 0 >"$CASE_DIR/$1.rc"
 	else
 		reap "$1" "$2"
-		fail "$1 ended before it was stopped (status $(cat "$CASE_DIR/$1.rc"))"
+		case_fail "$1 ended before it was stopped (status $(cat "$CASE_DIR/$1.rc"))"
 	fi
 }
 
@@ -115,7 +115,6 @@ devib_dir() {
 trap 'kill_own; veth_down; [ $DEVIB_MADE = 1 ] && rmdir /dev/infiniband 2>/dev/null; exit 130' INT TERM
 
 PORT_START=20000
-PORT_END=60000
 PORT_NEXT=$((PORT_START + ($$ * 7) % 20000))
 pick_port() {
 	PORT=$PORT_NEXT
@@ -145,7 +144,7 @@ kind_rping() {
 	spawn server -- rping -s -a "$addr" -p "$PORT" -v -C "$count" -S "$size"
 	spid=$LAST_PID
 	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client -- rping -c -a "$addr" -p "$PORT" -v -C "$count" -S "$size"
+	run_proc client -- rping -c -a "$addr" -p "$PORT" -v -C "$count" -S "$size"
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -175,7 +174,7 @@ kind_cmatose() {
 	spawn server -- "$prog" "${port[@]}" "$@"
 	spid=$LAST_PID
 	wait_cm $ps "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client -- "$prog" -s 127.0.0.1 "${port[@]}" "$@"
+	run_proc client -- "$prog" -s 127.0.0.1 "${port[@]}" "$@"
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -195,7 +194,7 @@ kind_cmtime() {
 	spawn server -- cmtime -p "$PORT" "$@"
 	spid=$LAST_PID
 	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client -- cmtime -s "$addr" -p "$PORT" -c "$conns"
+	run_proc client -- cmtime -s "$addr" -p "$PORT" -c "$conns"
 	stop server "$spid"
 	expect_rc client
 	for step in 'create id' 'resolve addr' 'resolve route' 'create qp' \
@@ -214,7 +213,7 @@ kind_perftest() {
 	spawn server "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT"
 	spid=$LAST_PID
 	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT" 127.0.0.1
+	run_proc client "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT" 127.0.0.1
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -237,7 +236,7 @@ kind_rstream() {
 	spawn server -- "$prog" -p "$PORT" "$@"
 	spid=$LAST_PID
 	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client -- "$prog" -s 127.0.0.1 -p "$PORT" "$@"
+	run_proc client -- "$prog" -s 127.0.0.1 -p "$PORT" "$@"
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -255,14 +254,14 @@ kind_fabric() {
 
 	shift 2
 	if ! veth_up; then
-		fail "$VETH_ERR"
+		case_fail "$VETH_ERR"
 		return
 	fi
 	pick_tcp_port || return
 	spawn server FI_VERBS_IFACE="$VETH" -- fi_pingpong -p "$prov" -e "$ep" -B "$PORT" -c "$@"
 	spid=$LAST_PID
 	wait_tcp "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client FI_VERBS_IFACE="$VETH" -- fi_pingpong -p "$prov" -e "$ep" -P "$PORT" -c "$@" "$VETH_IP"
+	run_proc client FI_VERBS_IFACE="$VETH" -- fi_pingpong -p "$prov" -e "$ep" -P "$PORT" -c "$@" "$VETH_IP"
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -279,14 +278,14 @@ kind_ucx() {
 	local envs=(UCX_TLS="$tls" UCX_NET_DEVICES=softv0:1)
 
 	if ! devib_dir; then
-		fail "cannot create /dev/infiniband (needs root)"
+		case_fail "cannot create /dev/infiniband (needs root)"
 		return
 	fi
 	pick_tcp_port || return
 	spawn server "${envs[@]}" -- unshare -m sh -c "$UCX_NS" sh ucx_perftest -p "$PORT"
 	spid=$LAST_PID
 	wait_tcp "$PORT" "$spid" || { reap server "$spid"; return; }
-	run client "${envs[@]}" UCX_LOG_LEVEL=info -- unshare -m sh -c "$UCX_NS" sh \
+	run_proc client "${envs[@]}" UCX_LOG_LEVEL=info -- unshare -m sh -c "$UCX_NS" sh \
 		ucx_perftest 127.0.0.1 -p "$PORT" -t "$test" -s "$size" -n 500
 	reap server "$spid"
 	expect_rc client
@@ -303,7 +302,7 @@ kind_check() {
 
 	shift
 	[ $ASAN = 1 ] && envs+=(ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 LD_PRELOAD=)
-	run out "${envs[@]}" -- "$CHKDIR/$prog" "$@"
+	run_proc out "${envs[@]}" -- "$CHKDIR/$prog" "$@"
 	expect_rc out
 	expect_log out '^[1-9][0-9]* passed, 0 failed$' 'N passed, 0 failed'
 	expect_nolog out '^FAIL'

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kit/check.h"
 #include "harness.h"
 #include "vhelp.h"
 
@@ -277,6 +278,8 @@ static int selected(const char *name, int argc, char **argv, int first)
 {
 	int i;
 
+	if (!kit_env_selected(name))
+		return 0;
 	if (first >= argc)
 		return 1;
 	for (i = first; i < argc; i++)
@@ -288,7 +291,7 @@ static int selected(const char *name, int argc, char **argv, int first)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: semantics [-l] [PATTERN...]\n"
+		"usage: semantics [-l|--list] [PATTERN...]\n"
 		"  runs the cases whose names match a shell PATTERN (all "
 		"when none);\n  -l lists the cases; the last line is "
 		"\"N passed, N failed\"\n");
@@ -305,7 +308,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "-l")) {
+		if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "--list")) {
 			list = 1;
 		} else if (!strcmp(argv[i], "--")) {
 			i++;
@@ -327,7 +330,9 @@ int main(int argc, char **argv)
 	}
 	if (list)
 		return 0;
-	if (!ran)
+	if (!ran && i >= argc)
+		kit_none_note(ran);
+	else if (!ran)
 		CHECK(0, "no case matches the given patterns");
 	printf("%d passed, %d failed\n", g_pass, g_fail);
 	return g_fail ? 1 : 0;

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 #
 # The harness shared by tests/softverbs/run.sh and tests/softverbs-cm/run.sh
-# (sourced, not run): option parsing, building, processes (spawn, reap, run,
-# kill_own), ports and listeners, assertions (expect_*), case selection and
-# the main loop.  Only PIDs the sourcing script started are ever signalled.
+# (sourced, not run), on top of tests/lib.sh (ports, polling, narrowing):
+# option parsing, building, processes (spawn, reap, run_proc, kill_own),
+# listeners, assertions (expect_*, case_fail), case selection and the main
+# loop.  Only PIDs the sourcing script started are ever signalled.
 #
 # The sourcing script sets HERE, ROOT, SV_BUILD, TMO and may define
 # local_opt (options of its own, without an argument: returns 0 if it took
@@ -11,6 +12,13 @@
 
 # Variables set here are read by the sourcing script:
 # shellcheck disable=SC2034,SC2119,SC2120
+
+# The common test library (narrowing: checks_match, QPERF_CHECKS).
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# The cases are selected here (selected); the programs a case runs get
+# their own names to run and must not narrow again.
+export -n QPERF_CHECKS
 
 REPEAT=1
 LIST=0
@@ -142,8 +150,9 @@ reap() {
 	return $rc
 }
 
-# run NAME [VAR=VAL...] -- CMD...: spawn and wait; returns the exit status.
-run() {
+# run_proc NAME [VAR=VAL...] -- CMD...: spawn and wait; returns the exit
+# status.
+run_proc() {
 	spawn "$@"
 	reap "$1" "$LAST_PID"
 }
@@ -161,65 +170,58 @@ kill_own() {
 	OWN_PIDS=()
 }
 
-# Ports: probe for a free TCP port from PORT_NEXT, which wraps from
-# PORT_END to PORT_START (the script sets the three).
+# pick_tcp_port: PORT, a free TCP port (free_port, tests/lib.sh), or a
+# failure of the case.
 PORT=
 pick_tcp_port() {
-	local p
-
-	for _ in $(seq 1 200); do
-		p=$PORT_NEXT
-		PORT_NEXT=$((PORT_NEXT + 1))
-		[ $PORT_NEXT -lt "$PORT_END" ] || PORT_NEXT=$PORT_START
-		if [ -z "$(ss -Htan "( sport = :$p or dport = :$p )" 2>/dev/null)" ]; then
-			PORT=$p
-			return 0
-		fi
-	done
-	fail "no free TCP port found"
+	PORT=$(free_port) && return 0
+	case_fail "no free TCP port found"
 	return 1
 }
 
-# wait_until WHAT PID CMD...: poll until CMD succeeds; fails if PID ends
-# or after 20 s (WHAT names the listener in the failure).
+# wait_until WHAT PID CMD...: poll (wait_for, tests/lib.sh) until CMD
+# succeeds; a failure of the case if PID ends first or after 20 s (WHAT
+# names the listener in the failure).
 wait_until() {
-	local what=$1 pid=$2 end=$((SECONDS + 20))
+	local what=$1 pid=$2 rc
 
 	shift 2
-	while ! "$@"; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			fail "server ended before listening $what"
-			return 1
-		fi
-		if [ $SECONDS -ge $end ]; then
-			fail "server not listening $what after 20 s"
-			return 1
-		fi
-		sleep 0.02
-	done
+	WAIT_PID=$pid wait_for 20 cmd_unless_gone "$@"
+	rc=$?
+	case $rc in
+	0) return 0 ;;
+	2) case_fail "server ended before listening $what" ;;
+	*) case_fail "server not listening $what after 20 s" ;;
+	esac
+	return 1
+}
+# cmd_unless_gone CMD...: CMD's status, or 2 once WAIT_PID has ended.
+cmd_unless_gone() {
+	"$@" && return 0
+	kill -0 "$WAIT_PID" 2>/dev/null || return 2
+	return 1
 }
 
-tcp_listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
-
 # wait_tcp PORT PID: poll until TCP PORT is listening.
-wait_tcp() { wait_until "on TCP port $1" "$2" tcp_listening "$1"; }
+wait_tcp() { wait_until "on TCP port $1" "$2" port_listening "$1"; }
 
 # ---------------------------------------------------------------- assertions
 
 CASE_ERRS=()
-fail() { CASE_ERRS+=("$*"); }
+# case_fail WHY: the current case fails (run_case prints why).
+case_fail() { CASE_ERRS+=("$*"); }
 
 # expect_rc NAME [STATUS]: the process NAME exited with STATUS (0).
 expect_rc() {
 	local rc
 
 	rc=$(cat "$CASE_DIR/$1.rc" 2>/dev/null)
-	[ "$rc" = "${2:-0}" ] || fail "$1 exited with status ${rc:-?}$([ "$rc" = 124 ] && echo ' (timeout)') (want ${2:-0})"
+	[ "$rc" = "${2:-0}" ] || case_fail "$1 exited with status ${rc:-?}$([ "$rc" = 124 ] && echo ' (timeout)') (want ${2:-0})"
 }
 
 # expect_log NAME ERE [WHAT]: NAME's output has a line matching ERE.
 expect_log() {
-	grep -qE -- "$2" "$CASE_DIR/$1.log" || fail "$1: no line matching '${3:-$2}'"
+	grep -qE -- "$2" "$CASE_DIR/$1.log" || case_fail "$1: no line matching '${3:-$2}'"
 }
 
 # expect_nolog NAME ERE [EXCEPT_ERE]: no line matches ERE (but EXCEPT_ERE).
@@ -227,7 +229,7 @@ expect_nolog() {
 	local hit
 
 	hit=$(grep -E -- "$2" "$CASE_DIR/$1.log" | grep -vE -- "${3:-^\$^}" | head -1)
-	[ -z "$hit" ] || fail "$1: unexpected '$hit'"
+	[ -z "$hit" ] || case_fail "$1: unexpected '$hit'"
 }
 
 # expect_count NAME ERE N: exactly N lines match.
@@ -235,7 +237,7 @@ expect_count() {
 	local n
 
 	n=$(grep -cE -- "$2" "$CASE_DIR/$1.log")
-	[ "$n" = "$3" ] || fail "$1: $n lines match '$2' (want $3)"
+	[ "$n" = "$3" ] || case_fail "$1: $n lines match '$2' (want $3)"
 }
 
 # expect_positive NAME ERE: every match of ERE (whose last number is the
@@ -249,9 +251,9 @@ expect_positive() {
 		awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || bad=$((bad + 1))
 	done < <(grep -oE -- "$2" "$CASE_DIR/$1.log")
 	if [ $n = 0 ]; then
-		fail "$1: no figure matching '$2'"
+		case_fail "$1: no figure matching '$2'"
 	elif [ $bad != 0 ]; then
-		fail "$1: $bad of $n figures matching '$2' are zero"
+		case_fail "$1: $bad of $n figures matching '$2' are zero"
 	fi
 }
 
@@ -291,9 +293,12 @@ split_args		# (the arrays are set, empty, from the start)
 CASES=()
 defcase() { CASES+=("$*"); }
 
+# selected NAME: is case NAME selected, by the command line's shell
+# PATTERNs and by the narrowing of QPERF_CHECKS (tests/lib.sh)?
 selected() {
 	local p
 
+	checks_match "$1" || return 1
 	[ ${#PATTERNS[@]} = 0 ] && return 0
 	for p in "${PATTERNS[@]}"; do
 		# shellcheck disable=SC2053
@@ -337,7 +342,7 @@ run_case() {
 		CASE_ERRS=()
 		"kind_$kind" "$@"
 		if [ ${#OWN_PIDS[@]} -gt 0 ]; then
-			fail "processes still running after the case: ${OWN_PIDS[*]}"
+			case_fail "processes still running after the case: ${OWN_PIDS[*]}"
 			kill_own
 		fi
 		if [ "$attempt" -ge "$CASE_TRIES" ] || [ ${#CASE_ERRS[@]} = 0 ] ||
@@ -350,7 +355,7 @@ run_case() {
 	bad=$(grep -lE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' \
 		"$CASE_DIR"/*.log "$CASE_DIR".try*/*.log 2>/dev/null |
 		sed "s|^$RUNDIR/||" | tr '\n' ' ')
-	[ -z "$bad" ] || fail "sanitizer report in: $bad"
+	[ -z "$bad" ] || case_fail "sanitizer report in: $bad"
 	dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	if [ ${#CASE_ERRS[@]} = 0 ]; then
 		PASSED=$((PASSED + 1))
@@ -388,4 +393,5 @@ run_all() {
 		[ "$REPEAT" -gt 1 ] && echo "# iteration $ITER: $((FAILED - it_fail)) failed ($((SECONDS - START)) s so far)"
 		rmdir "$RUNDIR" 2>/dev/null
 	done
+	checks_none_note "$PASSED" "$FAILED"
 }

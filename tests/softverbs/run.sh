@@ -77,13 +77,9 @@ set_base_env libasan.so
 
 trap 'kill_own; exit 130' INT TERM
 
-# Ports: the stock tools cannot publish port 0, so probe for a free one,
-# starting from a PID-derived base so that parallel runs rarely meet.
-PORT_START=10000
-PORT_END=30000
-PORT_NEXT=$((10000 + ($$ * 53) % 20000))
+# Ports: the stock tools cannot publish port 0, so probe for a free one
+# (a random one: parallel runs rarely meet).
 pick_port() { pick_tcp_port; }
-wait_listen() { wait_tcp "$@"; }
 
 # ---------------------------------------------------------------- case kinds
 #
@@ -91,7 +87,7 @@ wait_listen() { wait_tcp "$@"; }
 
 kind_devices() {
 	split_args "$@"
-	run out "${ENV_BOTH[@]}" -- ibv_devices
+	run_proc out "${ENV_BOTH[@]}" -- ibv_devices
 	expect_rc out
 	expect_log out '^[[:space:]]+softv0[[:space:]]+[0-9a-f]{16}$' 'softv0 <16-digit GUID>'
 }
@@ -101,7 +97,7 @@ kind_devinfo() {
 
 	split_args "$@"
 	case " ${ENV_BOTH[*]} " in *LINK_LAYER=eth*) ll=Ethernet ;; esac
-	run out "${ENV_BOTH[@]}" -- ibv_devinfo -v
+	run_proc out "${ENV_BOTH[@]}" -- ibv_devinfo -v
 	expect_rc out
 	expect_log out '^hca_id:[[:space:]]+softv0'
 	expect_log out 'state:[[:space:]]+PORT_ACTIVE'
@@ -120,7 +116,7 @@ kind_devinfo_gids() {
 	local p
 
 	split_args "$@"
-	run out "${ENV_BOTH[@]}" -- ibv_devinfo -v
+	run_proc out "${ENV_BOTH[@]}" -- ibv_devinfo -v
 	expect_rc out
 	expect_log out 'link_layer:[[:space:]]+Ethernet'
 	for p in "${ARGV[@]}"; do
@@ -141,19 +137,19 @@ kind_pingpong_fail() {
 	pick_port || return
 	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" "${ARGS_SRV[@]}" -p "$PORT"
 	spid=$LAST_PID
-	if ! wait_listen "$PORT" "$spid"; then
+	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		return
 	fi
-	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" "${ARGS_CLI[@]}" -p "$PORT" localhost
+	run_proc client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" "${ARGS_CLI[@]}" -p "$PORT" localhost
 	local rc
 	rc=$(cat "$CASE_DIR/client.rc")
-	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "client exited with status $rc (want a failure, not success or timeout)"
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || case_fail "client exited with status $rc (want a failure, not success or timeout)"
 	expect_log client 'transport retry counter exceeded'
 	if kill -0 "$spid" 2>/dev/null; then
 		kill -TERM "$spid" 2>/dev/null
 	else
-		fail "server ended by itself (it should still wait for data)"
+		case_fail "server ended by itself (it should still wait for data)"
 	fi
 	reap server "$spid"
 	expect_nolog server 'bytes in [0-9.]+ seconds'
@@ -168,12 +164,12 @@ kind_pingpong() {
 	pick_port || return
 	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" -p "$PORT"
 	spid=$LAST_PID
-	if ! wait_listen "$PORT" "$spid"; then
+	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		expect_rc server
 		return
 	fi
-	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -p "$PORT" localhost
+	run_proc client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -p "$PORT" localhost
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -196,12 +192,12 @@ kind_perftest() {
 	pick_port || return
 	spawn server "${ENV_BOTH[@]}" "${ENV_SRV[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT"
 	spid=$LAST_PID
-	if ! wait_listen "$PORT" "$spid"; then
+	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		expect_rc server
 		return
 	fi
-	run client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT" localhost
+	run_proc client "${ENV_BOTH[@]}" "${ENV_CLI[@]}" -- "${ARGV[@]}" -d softv0 -p "$PORT" localhost
 	reap server "$spid"
 	expect_rc client
 	expect_rc server
@@ -214,7 +210,7 @@ kind_perftest() {
 	expect_positive client '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+([[:space:]]+[0-9]+\.[0-9]+)+'
 	rows=$(grep -cE '^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+\.[0-9]+' "$CASE_DIR/client.log")
 	case " ${ARGV[*]} " in
-	*" -a "*) [ "$rows" -ge 20 ] || fail "client: -a printed $rows result rows (want >= 20)" ;;
+	*" -a "*) [ "$rows" -ge 20 ] || case_fail "client: -a printed $rows result rows (want >= 20)" ;;
 	esac
 }
 
@@ -227,13 +223,13 @@ kind_qperf() {
 	pick_port || return
 	spawn server "${ENV_BOTH[@]}" -- qperf -lp "$PORT"
 	spid=$LAST_PID
-	if ! wait_listen "$PORT" "$spid"; then
+	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		expect_rc server
 		return
 	fi
-	run client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]}"
-	run quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
+	run_proc client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]}"
+	run_proc quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
 	reap server "$spid"
 	expect_rc client
 	expect_rc quit
@@ -257,12 +253,12 @@ kind_qperf_nogrh() {
 	pick_port || return
 	spawn server "${ENV_BOTH[@]}" -- qperf -lp "$PORT"
 	spid=$LAST_PID
-	if ! wait_listen "$PORT" "$spid"; then
+	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		return
 	fi
-	run client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]:1}"
-	run quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
+	run_proc client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]:1}"
+	run_proc quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
 	reap server "$spid"
 	expect_rc quit
 	expect_log client "${ARGV[0]}"
@@ -275,7 +271,7 @@ kind_semantics() {
 
 	split_args "$@"
 	[ $ASAN = 1 ] && envs+=(ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0)
-	run out "${ENV_BOTH[@]}" "${envs[@]}" -- "$SEM" "${ARGV[@]}"
+	run_proc out "${ENV_BOTH[@]}" "${envs[@]}" -- "$SEM" "${ARGV[@]}"
 	expect_rc out
 	expect_log out '^[1-9][0-9]* passed, 0 failed$' 'N passed, 0 failed'
 	expect_nolog out '^FAIL'
@@ -442,7 +438,7 @@ if [ "$WITH_ASAN" = 1 ] && [ $ASAN = 0 ]; then
 	echo "$PASSED passed, $FAILED failed (normal build)"
 	echo "# second pass: the same cases on the ASan+UBSan build"
 	asan_out=$LOGROOT/asan-pass.txt
-	SV_ASAN_PASS=0 SV_LIBDIR='' bash "${BASH_SOURCE[0]}" --asan \
+	SV_ASAN_PASS=0 SV_LIBDIR='' QPERF_CHECKS=${QPERF_CHECKS:-} bash "${BASH_SOURCE[0]}" --asan \
 		--logdir "$LOGROOT/asan" "${ORIG_ARGS[@]}" | tee "$asan_out"
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$asan_out" | tail -1)
 	if [ -n "$last" ]; then

@@ -9,6 +9,12 @@
  *
  * CHECK(cond) and CHECK_STR(a, b) record a failure with file:line and go
  * on; a test fails if any check in it failed.
+ *
+ * Narrowing (tests/kit/check.h, the same in every suite): a test runs
+ * only if QPERF_CHECKS selects its name and, when the program is given
+ * PATTERN arguments (substrings), one of those too.  --list
+ * prints the names of the selected tests and runs none.  (main() takes
+ * no arguments: glibc hands argc and argv to constructors.)
  */
 #ifndef QPERF_HARNESS_H
 #define QPERF_HARNESS_H
@@ -20,7 +26,44 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../kit/check.h"
+
 static int harness_passed, harness_failed, harness_checks_failed;
+static int harness_list, harness_argc;
+static char **harness_argv;
+
+static inline int harness_selected(const char *name)
+{
+	int i;
+
+	if (!kit_env_selected(name))
+		return 0;
+	if (harness_argc == 0)
+		return 1;
+	for (i = 0; i < harness_argc; i++)
+		if (kit_match(harness_argv[i], name))
+			return 1;
+	return 0;
+}
+
+__attribute__((constructor)) static void harness_args(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list") || !strcmp(argv[i], "-l")) {
+			harness_list = 1;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "usage: %s [--list] [PATTERN...]\n",
+				argv[0]);
+			exit(2);
+		} else {
+			harness_argv = argv + i;
+			harness_argc = argc - i;
+			break;
+		}
+	}
+}
 
 #define TEST(name) static void test_##name(void)
 
@@ -52,6 +95,12 @@ static inline void harness_run(const char *name, void (*fn)(void))
 	pid_t pid;
 	int status = 0;
 
+	if (!harness_selected(name))
+		return;
+	if (harness_list) {
+		printf("%s\n", name);
+		return;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -84,6 +133,9 @@ static inline void harness_run(const char *name, void (*fn)(void))
 
 static inline int harness_done(void)
 {
+	if (harness_list)
+		exit(0);
+	kit_none_note(harness_passed + harness_failed);
 	printf("%d passed, %d failed\n", harness_passed, harness_failed);
 	return harness_failed ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The option table, `qperf --help` and docs/qperf.1 must agree (as git's
@@ -13,31 +13,25 @@
 
 QPERF=${QPERF:-./qperf}
 MAN=${MAN:-docs/qperf.1}
-passed=0
-failed=0
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+tmp=$T
 
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
-
-# check NAME: the previous command's status says whether NAME passed.
-check() { if [ "$?" -eq 0 ]; then ok "$1"; else fail "$1"; fi; }
+# check_status NAME: the previous command's status says whether NAME passed.
+check_status() { if [ "$?" -eq 0 ]; then pass "$1"; else fail "$1"; fi; }
 
 if [ ! -x "$QPERF" ] || [ ! -f "$MAN" ]; then
 	fail "need $QPERF (run make) and $MAN"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 
 "$QPERF" --help optnames >"$tmp/names"
 test "$?" -eq 0 && test "$(wc -l <"$tmp/names")" -gt 100
-check "--help optnames lists the table"
+check_status "--help optnames lists the table"
 
 # Option names of --help options, one a line: those its headings and its
 # obsolete list show (help_names), and any it mentions (help_words).
 "$QPERF" --help options >"$tmp/options"
-check "--help options"
+check_status "--help options"
 words() { sed 's/[(),]/ /g' | tr ' ' '\n' | sed 's/[.;:]*$//' | grep '^-' | sort -u; }
 {
 	grep -E '^(  )?-' "$tmp/options"
@@ -50,7 +44,7 @@ sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$MAN" |
 	grep -o '\\fB\(\\-\)\{1,2\}[A-Za-z0-9_]*\\fR' |
 	sed 's/\\fB//; s/\\fR//; s/\\-/-/g' | sort -u >"$tmp/man_words"
 test -s "$tmp/man_words"
-check "man page has an OPTIONS section with option names"
+check_status "man page has an OPTIONS section with option names"
 
 missing=0
 while read -r name; do
@@ -60,7 +54,7 @@ while read -r name; do
 	fi
 done <"$tmp/names"
 test "$missing" -eq 0
-check "every table option is in --help options"
+check_status "every table option is in --help options"
 
 missing=0
 while read -r name; do
@@ -70,7 +64,7 @@ while read -r name; do
 	fi
 done <"$tmp/names"
 test "$missing" -eq 0
-check "every table option is in the man page"
+check_status "every table option is in the man page"
 
 unknown=0
 while read -r name; do
@@ -80,7 +74,7 @@ while read -r name; do
 	fi
 done <"$tmp/man_words"
 test "$unknown" -eq 0
-check "every man page option is in the table"
+check_status "every man page option is in the table"
 
 unknown=0
 while read -r name; do
@@ -90,15 +84,15 @@ while read -r name; do
 	fi
 done <"$tmp/help_words"
 test "$unknown" -eq 0
-check "every option --help options names is in the table"
+check_status "every option --help options names is in the table"
 
 # Tests: the topics after "CATEGORY may also be one of the following tests".
 "$QPERF" --help categories >"$tmp/cats"
-check "--help categories"
+check_status "--help categories"
 sed -n '/following tests/,$p' "$tmp/cats" | sed 1d | awk '{print $1}' \
 	>"$tmp/tests"
 test "$(wc -l <"$tmp/tests")" -ge 12
-check "--help categories lists the tests"
+check_status "--help categories lists the tests"
 
 missing=0
 sed -n '/^\.SH TESTS/,/^\.SH OPTIONS/p' "$MAN" | sed 's/\\-/-/g' \
@@ -114,25 +108,25 @@ while read -r t; do
 	fi
 done <"$tmp/tests"
 test "$missing" -eq 0
-check "every test is in the man page and has help"
+check_status "every test is in the man page and has help"
 
 for topic in main categories examples opts options tests; do
 	"$QPERF" --help "$topic" >/dev/null 2>&1
-	check "--help $topic"
+	check_status "--help $topic"
 done
 
 "$QPERF" --help nosuchtopic >/dev/null 2>"$tmp/err"
 test "$?" -ne 0 && grep -q 'cannot find help category nosuchtopic' "$tmp/err"
-check "--help of an unknown topic fails"
+check_status "--help of an unknown topic fails"
 
 if command -v groff >/dev/null 2>&1; then
 	test -z "$(groff -man -Tutf8 -ww -z "$MAN" 2>&1)"
-	check "man page renders without groff warnings"
+	check_status "man page renders without groff warnings"
 	GUIDE=${GUIDE:-docs/qperf-guide.7}
 	test -z "$(groff -man -Tutf8 -ww -z "$GUIDE" 2>&1)" &&
 		grep -q '^\.SH "CLUSTER MODE"' "$GUIDE" &&
 		grep -q '^\.SH SERVER' "$GUIDE"
-	check "qperf-guide(7) renders without groff warnings and has its sections"
+	check_status "qperf-guide(7) renders without groff warnings and has its sections"
 fi
 
 # The shipped systemd unit, as shipped and with its shared-secret lines
@@ -144,19 +138,18 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	sed "s|/usr/local/bin/qperf|$bin|" "$UNIT" >"$tmp/u1/qperf.service"
 	systemd-analyze verify "$tmp/u1/qperf.service" >"$tmp/u.err" 2>&1 &&
 		! grep -q . "$tmp/u.err"
-	check "systemd-analyze verify $UNIT"
+	check_status "systemd-analyze verify $UNIT"
 	grep -q '^#LoadCredential=qperf-secret:' "$UNIT" &&
 		grep -q '^#ExecStart=.* --secret_file %d/qperf-secret' "$UNIT"
-	check "$UNIT has the shared-secret lines"
+	check_status "$UNIT has the shared-secret lines"
 	sed -e '0,/^ExecStart=/{/^ExecStart=/d}' -e 's/^#LoadCredential=/LoadCredential=/' \
 		-e 's/^#ExecStart=/ExecStart=/' -e "s|/usr/local/bin/qperf|$bin|" \
 		"$UNIT" >"$tmp/u2/qperf.service"
 	systemd-analyze verify "$tmp/u2/qperf.service" >"$tmp/u.err" 2>&1 &&
 		! grep -q . "$tmp/u.err"
-	check "systemd-analyze verify $UNIT with the shared-secret lines"
+	check_status "systemd-analyze verify $UNIT with the shared-secret lines"
 else
-	echo "skip systemd-analyze verify (no systemd-analyze)"
+	skip "systemd-analyze verify" "no systemd-analyze"
 fi
 
-echo "$passed passed, $failed failed"
-test "$failed" -eq 0
+finish
