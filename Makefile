@@ -173,8 +173,10 @@ verbs-test:
 	@echo "verbs-test skipped (no rdma-core headers, or NO_RDMA=1)"
 endif
 
+# Two lanes of suites side by side (tests/run.sh -j); TEST_JOBS=1 for one.
+TEST_JOBS ?= 2
 check: all unit
-	$(Q)tests/run.sh
+	$(Q)tests/run.sh -j $(TEST_JOBS)
 
 # The quick tier, for developers between commits (under 3 minutes): the
 # unit tests, the docs checks and a loopback smoke of each transport kind.

@@ -4,13 +4,16 @@
 # suite's last line is "N passed, N failed"; this sums them.  The last
 # line printed here is the total; the exit status is 1 if anything failed.
 #
-#   tests/run.sh [SUITE | SUITE:PATTERN]...
+#   tests/run.sh [-j N] [SUITE | SUITE:PATTERN]...
 #	e.g. tests/run.sh unit interop
 #	     tests/run.sh unit:opts rdma:roce integration:json
 #
 # Suites (all of them, in this order, when none is named): unit docs smoke
 # build sanitize fuzz integration interop compat robust netns softverbs
 # softverbs-cm rdma cluster.
+#
+# -j N (or TEST_JOBS=N): run up to N suites side by side (see run_lanes);
+# `make check` uses two lanes.
 #
 # Narrowing, SUITE:PATTERN: PATTERN is a substring (case-sensitive; several
 # may be joined with "|") of the names to run:
@@ -33,9 +36,21 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh # checks_match
 
+JOBS=${TEST_JOBS:-1}
+if [ "${1-}" = -j ]; then
+	JOBS=${2-}
+	shift 2 || true
+fi
+case $JOBS in
+'' | *[!0-9]* | 0) echo "tests/run.sh: -j takes a number of lanes, not '$JOBS'" >&2; exit 2 ;;
+esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
 	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
+	# In lanes, the longest suites first (so the lanes end together),
+	# and the ones that must run alone at the end.
+	[ "$JOBS" -gt 1 ] &&
+		args=(rdma softverbs sanitize integration softverbs-cm robust build fuzz compat netns smoke docs unit interop cluster)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
@@ -120,7 +135,8 @@ part_cmd() {
 	esac
 }
 
-for arg in "${args[@]}"; do
+run_arg() { # SUITE or SUITE:PATTERN
+	local arg=$1 s pat fail_before units t parts
 	s=${arg%%:*}
 	pat=
 	case $arg in *:*) pat=${arg#*:} ;; esac
@@ -148,7 +164,7 @@ for arg in "${args[@]}"; do
 		else
 			echo "=== $s: no tests/$s/run.sh"; total_fail=$((total_fail + 1))
 			summary+=("$(printf '%-24s unknown suite: 1 failure' "$s")")
-			continue
+			return
 		fi ;;
 	esac
 	if [ -n "$pat" ] && [ "$arg_checks" -eq 0 ] && [ "$total_fail" -eq "$fail_before" ]; then
@@ -156,7 +172,83 @@ for arg in "${args[@]}"; do
 		total_fail=$((total_fail + 1))
 		summary+=("$(printf '%-24s matched no check: 1 failure' "$arg")")
 	fi
-done
+}
+
+# Lanes (-j N): up to N suites at once, each writing to its own log, which
+# is printed whole when the suite ends (so outputs never interleave), with
+# the summary kept in the order the suites were named.  Suites in ALONE
+# run with nothing beside them: their checks judge timing on purpose
+# (cluster's outlier search on shaped links, interop's race with 0.4.11's
+# error text on a busy CPU).
+ALONE=" cluster interop "
+run_lanes() {
+	local dir i n=${#args[@]} running=0 done_pid k
+	local -a pid=()
+	dir=$(mktemp -d)
+	# The ASan builds that several suites share are made once, first, so
+	# that no two lanes build into the same directory at once (each
+	# suite's own make then finds them up to date).
+	case " ${args[*]} " in *" sanitize"* | *" rdma"* | *" softverbs"*)
+		echo "=== lanes: the shared ASan+UBSan builds (softverbs, tests/.san-build)"
+		make -s -C softverbs SANITIZE=address,undefined >/dev/null &&
+			bash tests/san-build.sh qperf unit >/dev/null ||
+			echo "=== lanes: a shared ASan build failed; the suites will say more" ;;
+	esac
+	start_arg() { # index
+		(
+			total_pass=0 total_fail=0 summary=()
+			run_arg "${args[$1]}" >"$dir/$1.log" 2>&1
+			{
+				echo "$total_pass $total_fail"
+				printf '%s\n' "${summary[@]}"
+			} >"$dir/$1.res"
+		) &
+		pid[$1]=$!
+		running=$((running + 1))
+	}
+	reap() { # wait for one lane and print what it did
+		wait -n -p done_pid
+		running=$((running - 1))
+		for k in "${!pid[@]}"; do
+			[ "${pid[$k]}" = "$done_pid" ] || continue
+			cat "$dir/$k.log"
+			unset "pid[$k]"
+		done
+	}
+	for ((i = 0; i < n; i++)); do
+		case $ALONE in *" ${args[$i]%%:*} "*)
+			while [ "$running" -gt 0 ]; do reap; done
+			start_arg "$i"
+			reap
+			continue ;;
+		esac
+		while [ "$running" -ge "$JOBS" ]; do reap; done
+		start_arg "$i"
+	done
+	while [ "$running" -gt 0 ]; do reap; done
+	for ((i = 0; i < n; i++)); do
+		if [ ! -s "$dir/$i.res" ]; then
+			summary+=("$(printf '%-24s ended without a result: 1 failure' "${args[$i]}")")
+			total_fail=$((total_fail + 1))
+			continue
+		fi
+		{
+			read -r k t
+			total_pass=$((total_pass + k))
+			total_fail=$((total_fail + t))
+			while IFS= read -r t; do [ -n "$t" ] && summary+=("$t"); done
+		} <"$dir/$i.res"
+	done
+	rm -rf "$dir"
+}
+
+if [ "$JOBS" -gt 1 ]; then
+	run_lanes
+else
+	for arg in "${args[@]}"; do
+		run_arg "$arg"
+	done
+fi
 
 echo
 echo "=== summary"

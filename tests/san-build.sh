@@ -8,6 +8,9 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$root/tests/.san-build
+# Suites running side by side (tests/run.sh -j) take turns: a copy made
+# while another pass compiles from it would give that pass torn sources.
 mkdir -p "$dir" &&
+	exec 9>"$dir.lock" && flock 9 &&
 	(cd "$root" && git ls-files -z | xargs -0 cp -p --parents -t "$dir") &&
 	make -C "$dir" -s SANITIZE=address,undefined "$@"
