@@ -171,7 +171,7 @@ struct node_res {
 
 /*
  * Distribution of a latency (seconds), from a bounded histogram
- * (core/hist.h).  count == 0: not measured (e.g. a 0.4.11 peer's side, a
+ * (lib/hist.h).  count == 0: not measured (e.g. a 0.4.11 peer's side, a
  * bandwidth test).
  */
 struct lat_summary {

@@ -21,7 +21,6 @@ srcs="
 	core/param.c
 	core/help.c
 	core/ctl.c
-	core/hist.c
 	core/session.c
 	core/streams.c
 	core/cpu.c
