@@ -36,6 +36,7 @@ srcs="
 	output/report.c
 	output/report_x.c
 	output/plot.c
+	output/conf_text.c
 "
 # build every harness first, as many at once as there are CPUs
 build() { # harness
