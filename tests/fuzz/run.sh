@@ -37,6 +37,9 @@ srcs="
 	output/report_x.c
 	output/plot.c
 	output/conf_text.c
+	output/report_ival.c
+	output/report_streams.c
+	output/sink.c
 "
 # build every harness first, as many at once as there are CPUs
 build() { # harness
