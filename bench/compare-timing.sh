@@ -108,7 +108,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 micro=''
 if ${CC:-cc} -O2 -I"$here/.." -D_GNU_SOURCE -o "$work/timing_cost" \
-	"$here/timing_cost.c" "$here/../core/hist.c" "$here/../lib/clock.c" "$here/../lib/err.c" "$here/../lib/alloc.c" \
+	"$here/timing_cost.c" "$here/../lib/hist.c" "$here/../lib/clock.c" "$here/../lib/err.c" "$here/../lib/alloc.c" \
 	2>"$work/cc.log"; then
 	micro=$("$work/timing_cost" | awk '{ print $2 }')
 else

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/hist.h"
+#include "lib/hist.h"
 #include "lib/clock.h"
 
 #define ITER 1000000

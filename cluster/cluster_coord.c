@@ -356,7 +356,7 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	c.seed = p->cluster.seed;
 	c.text = p->json == JSON_OFF;
 	c.plot = plot;
-	json_start(p->json, p->argc, p->argv, NULL);
+	c.json = json_open(p->json, p->argc, p->argv, NULL);
 	c.r = xcalloc(c.n, sizeof(*c.r));
 	for (uint32_t k = 0; k < c.n; k++)
 		c.r[k].fd = -1;

@@ -79,6 +79,7 @@ struct coord {
 	uint32_t round; /* the one running, from 1; 0 during retests */
 	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
 	bool text; /* the text report on stdout (no JSON) */
+	struct json_doc *json; /* --json, --json_stream: rank 0's document */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
 	double rt_worst; /* retest: the worst goodness seen */
@@ -137,9 +138,10 @@ void coord_gone_line(const struct coord *c, uint32_t k, char *buf,
 /*
  * --json on rank 0: the whole run as the "cluster" member of the document
  * (cluster_json.c), after coord_run() (c->t may be NULL if it failed
- * early); status is the run's exit status.  Writes stdout.
+ * early); status is the run's exit status.  Writes stdout and ends
+ * c->json.
  */
-void coord_json(const struct coord *c, int status);
+void coord_json(struct coord *c, int status);
 
 /*
  * --json_stream on rank 0, as the run goes: a line per pair result

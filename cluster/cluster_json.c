@@ -45,6 +45,15 @@ static json_t *si(const struct test_desc *t, double g)
 	return json_num(t->measure == MEAS_LATENCY ? 1 / g : g);
 }
 
+/* The "loop" of plan item i: its --loop values. */
+static json_t *loop_json(const struct coord *c, size_t i)
+{
+	struct loop_val lv[LOOP_MAX];
+	int n = loop_vals(&c->p->tests[i].s, lv);
+
+	return json_loop(lv, n);
+}
+
 static json_t *str(const char *s)
 {
 	return s && *s ? json_string(s) : json_null();
@@ -109,7 +118,7 @@ static json_t *find_json(const struct coord *c, size_t item,
 	}
 	if (outlier) {
 		json_put(j, "test", json_string(t->name));
-		json_put(j, "loop", json_loop(&c->p->tests[item].s));
+		json_put(j, "loop", loop_json(c, item));
 	}
 	json_put(j, "kind", json_string(node ? "node" : "link"));
 	json_put(j, "ranks", ranks);
@@ -167,7 +176,7 @@ static json_t *test_json(const struct coord *c, size_t item)
 		json_array_append_new(rt, find_json(c, item, &ct->find[i],
 						    false));
 	json_put(o, "test", json_string(t->name));
-	json_put(o, "loop", json_loop(&c->p->tests[item].s));
+	json_put(o, "loop", loop_json(c, item));
 	json_put(o, "quantity", json_string(quantity(t)));
 	json_put(o, "unit", json_string(si_unit(t)));
 	json_put(o, "each_way", json_boolean(coord_one_way(t)));
@@ -196,7 +205,7 @@ static json_t *test_json(const struct coord *c, size_t item)
 	return o;
 }
 
-void coord_json(const struct coord *c, int status)
+void coord_json(struct coord *c, int status)
 {
 	json_t *cl = json_object(), *tests = json_array(), *out = json_array();
 	json_t *gone = json_array();
@@ -240,14 +249,15 @@ void coord_json(const struct coord *c, int status)
 	json_put(cl, "tests", tests);
 	json_put(cl, "outliers", out);
 	json_put(cl, "gone", gone);
-	json_cluster(cl);
+	json_cluster(c->json, cl);
 	xsnprintf(msg, sizeof(msg),
 		  "cluster: %d outlier%s, %u failed pair test%s, %d rank%s gone",
 		  found, found == 1 ? "" : "s", failed, failed == 1 ? "" : "s",
 		  ngone, ngone == 1 ? "" : "s");
-	json_finish(status, measure_interrupted(),
+	json_finish(c->json, status, measure_interrupted(),
 		    status == 0 ? NULL : !c->t ? "cluster: the run did not start"
 					       : msg);
+	c->json = NULL;
 }
 
 void coord_json_event(const struct coord *c, const char *type, uint32_t item,
@@ -262,7 +272,7 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 	e = json_object();
 	json_put(e, "type", json_string(type));
 	json_put(e, "test", json_string(t->name));
-	json_put(e, "loop", json_loop(&c->p->tests[item].s));
+	json_put(e, "loop", loop_json(c, item));
 	json_put(e, "round", c->round ? json_integer(c->round) : json_null());
 	json_put(e, "client", json_integer(client));
 	json_put(e, "server", json_integer(server));
@@ -277,7 +287,7 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 	if (!(g > 0))
 		json_put(e, "error", json_string(res->status ? res->err :
 							      "measured nothing"));
-	json_event(e);
+	json_event(c->json, e);
 }
 
 void coord_json_gone(const struct coord *c, uint32_t k)
@@ -291,5 +301,5 @@ void coord_json_gone(const struct coord *c, uint32_t k)
 	json_put(e, "rank", json_integer(k));
 	json_put(e, "host", str(c->r[k].host));
 	json_put(e, "reason", json_string(c->r[k].why));
-	json_event(e);
+	json_event(c->json, e);
 }

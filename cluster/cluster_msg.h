@@ -37,15 +37,7 @@ struct cmsg_run {
 	char addr[CMSG_HOST_MAX]; /* the peer's address as rank 0 saw it */
 };
 
-/* What a pair's test measured (SI units). */
-struct pair_res {
-	double send_bw, recv_bw; /* bytes/s */
-	double msg_rate; /* 1/s */
-	double latency; /* s */
-	struct lat_summary lat;
-	double ival_low; /* -I: the lowest interval's receive rate, B/s */
-	uint32_t ival_n; /* the intervals behind it; 0: none */
-};
+/* What a pair's test measured: struct pair_res, lib/types.h. */
 
 struct cmsg_result {
 	uint32_t job;

@@ -27,12 +27,11 @@
 #include "engine.h"
 #include "interval.h"
 #include "fabric.h"
-#include "output/json.h"
 #include "measure.h"
-#include "output/plot.h"
 #include "session.h"
 #include "lib/tlv.h"
 #include "output/report.h"
+#include "output/sink.h"
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/alloc.h"
@@ -47,14 +46,9 @@ struct client {
 	const struct plan *plan;
 	bool legacy; /* the server speaks only 0.4.11's dialect */
 	bool quit; /* a quit test ran: stop */
-	struct results *capture; /* cluster mode: results go here, unprinted */
-	char *err; /* cluster mode: the error goes here (errlen bytes) */
-	size_t errlen;
-	FILE *txt; /* the text report: stdout, or NULL with JSON */
+	struct outputs out; /* where every event goes (output/sink.h) */
 	char run_err[ERR_MAX]; /* the run's error: the first failure */
-	bool run_err_shown; /* ... already printed */
 	bool ival_warned; /* said once that the server sends no intervals */
-	struct plot *plot; /* --plot, or NULL */
 };
 
 /* 130 (128 + SIGINT): a run that SIGINT ended (JSON modes only). */
@@ -69,10 +63,8 @@ struct attempt {
 	struct req q; /* what the server gets */
 	struct req lq; /* the same for this side (loc_ values) */
 	struct hello h; /* a 0.5 server's answer */
-	struct results *capture; /* from struct client */
-	struct ival_low low; /* capture with -I: the lowest interval */
-	FILE *txt; /* the text report, or NULL */
-	bool run_conf; /* the run's own conf for JSON, not a conf test */
+	struct outputs *out; /* from struct client */
+	bool run_conf; /* the run's own conf (for JSON), not a conf test */
 	char err[ERR_MAX];
 };
 
@@ -249,31 +241,12 @@ static int send_request(struct attempt *a, const struct auth_secret *secret)
 	return auth_client(&a->c, secret, &tr, a->err, sizeof(a->err));
 }
 
-/* The -vx lines of both ends after conf's eight. */
-static void conf_text(FILE *f, const struct conf_info *loc,
-		      const struct conf_info *rem, const struct conf_ext *x)
-{
-	struct conf_line *cl = xcalloc(2 * CONF_LINES_MAX, sizeof(*cl));
-	struct report_note *nt = xcalloc(2 * CONF_LINES_MAX, sizeof(*nt));
-	int n[2];
-
-	n[0] = conf_ext_lines(&x[0], "loc_", cl, CONF_LINES_MAX);
-	n[1] = conf_ext_lines(&x[1], "rem_", cl + CONF_LINES_MAX,
-			      CONF_LINES_MAX);
-	for (int i = 0; i < 2 * CONF_LINES_MAX; i++) {
-		nt[i].name = cl[i].name;
-		nt[i].value = cl[i].value;
-	}
-	report_conf_more(f, loc, rem, nt, n[0], nt + CONF_LINES_MAX, n[1]);
-	free(nt);
-	free(cl);
-}
-
 static int run_conf(struct attempt *a)
 {
 	uint8_t b[CONF_SIZE];
 	struct conf_info loc, rem;
-	bool more = a->s->out.v_extra || json_on();
+	bool more = a->s->out.v_extra ||
+		    (outputs_flags(a->out) & SINK_CONF_EXT);
 	struct conf_ext *x = NULL; /* [0] this end, [1] the server */
 
 	if (ctl_recv(&a->c, b, sizeof(b), "configuration", a->err,
@@ -301,16 +274,8 @@ static int run_conf(struct attempt *a)
 			return -1;
 		}
 	}
-	if (a->run_conf) {
-		json_conf(&loc, &x[0], &rem, &x[1], false);
-	} else {
-		if (a->s->out.v_extra)
-			conf_text(a->txt, &loc, &rem, x);
-		else
-			report_conf(a->txt, &loc, &rem);
-		json_conf(&loc, x ? &x[0] : NULL, &rem, x ? &x[1] : NULL,
-			  true);
-	}
+	out_conf(a->out, &(struct out_conf){ &loc, &rem, x ? &x[0] : NULL,
+					     x ? &x[1] : NULL, a->run_conf });
 	free(x);
 	return 0;
 }
@@ -352,50 +317,44 @@ static const char *knob_given(const struct attempt *a)
 	return NULL;
 }
 
-/*
- * Interval reports: this side's as text (or JSON events with --json),
- * the server's too if it can send them.
- */
+/* An interval record of either side: to every output. */
+static int ival_out(void *arg, const struct ival_rec *r, char *err,
+		    size_t errlen)
+{
+	return out_interval(arg, r, err, errlen);
+}
+
+/* Interval reports: this side's, the server's too if it can send them. */
 static void ival_client(struct client *cl, struct attempt *a,
-			struct tside *sd, struct ival_text *txt)
+			struct tside *sd)
 {
 	if (!a->s->interval || !ival_applies(a->t, false))
 		return;
-	txt->t = a->t;
-	txt->o = &a->s->out;
 	sd->interval = a->s->interval;
-	sd->ival_out.emit = json_on() ? ival_json : ival_print;
-	sd->ival_out.arg = txt;
-	if (a->capture) { /* cluster mode: only the lowest interval */
-		ival_low_init(&a->low, a->s->interval);
-		sd->ival_out.emit = ival_low_emit;
-		sd->ival_out.arg = &a->low;
-	}
+	sd->ival_out.emit = ival_out;
+	sd->ival_out.arg = a->out;
 	sd->ival_peer = sd->ext && (sd->peer_caps & CAP_INTERVAL) &&
 			ival_applies(a->t, true);
-	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned &&
-	    !a->capture) {
+	if (!sd->ival_peer && ival_applies(a->t, true) && !cl->ival_warned) {
 		cl->ival_warned = true;
-		fprintf(stderr,
-			"qperf: warning: the server runs qperf %s, which sends no interval reports; showing this side's figures only\n",
-			sd->ext ? a->h.version : "0.4");
+		out_warning(a->out,
+			    "the server runs qperf %s, which sends no interval reports; showing this side's figures only",
+			    sd->ext ? a->h.version : "0.4");
 	}
 }
 
-/* --streams: each stream's figures, with -v and in JSON. */
-static void stream_results(struct attempt *a, const struct tside *sd)
+/* --streams: each stream's figures (free them), or NULL. */
+static struct results *stream_results(const struct tside *sd)
 {
 	struct results *r;
 
 	if (sd->nstreams < 2 || !sd->sst || !sd->peer_sst)
-		return;
+		return NULL;
 	r = xcalloc(sd->nstreams, sizeof(*r));
 	for (uint32_t i = 0; i < sd->nstreams; i++)
 		calc_stream_results(&sd->st, &sd->peer, &sd->sst[i],
 				    &sd->peer_sst[i], &r[i]);
-	report_streams(a->txt, a->t, r, sd->nstreams, &a->s->out);
-	json_test_streams(a->t, r, sd->nstreams);
-	free(r);
+	return r;
 }
 
 /* The option that asked for several streams or a CPU list, or NULL. */
@@ -413,7 +372,8 @@ static int run_data(struct client *cl, struct attempt *a)
 {
 	struct tside sd;
 	struct results res;
-	struct ival_text txt;
+	struct report_note notes[TNOTE_MAX];
+	struct out_result o;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -434,7 +394,7 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
-	ival_client(cl, a, &sd, &txt);
+	ival_client(cl, a, &sd);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -448,33 +408,22 @@ static int run_data(struct client *cl, struct attempt *a)
 	calc_extra(&res, a->t, sd.hist, sd.peer_hist);
 	if (check_measured(a, &sd, &res) < 0)
 		goto out;
-	if (a->capture) {
-		*a->capture = res;
-		if (sd.interval)
-			a->capture->ival_low = ival_low_result(
-				&a->low, &a->capture->ival_n);
-		rc = 0;
-		goto out;
-	}
 	if (sd.st.lost)
-		fprintf(stderr,
-			"qperf: warning: %s: %llu message%s lost; each time the exchange was restarted\n",
-			a->t->name, (unsigned long long)sd.st.lost,
-			sd.st.lost == 1 ? "" : "s");
-	{
-		struct report_note notes[TNOTE_MAX];
-
-		for (int i = 0; i < sd.nnotes; i++) {
-			notes[i].name = sd.notes[i].name;
-			notes[i].value = sd.notes[i].value;
-			notes[i].extra = sd.notes[i].extra;
-		}
-		report_test_notes(a->txt, a->t, &res, &a->par, &a->s->out,
-				  notes, sd.nnotes);
-		json_test_results(a->t, &res, notes, sd.nnotes);
+		out_warning(a->out,
+			    "%s: %llu message%s lost; each time the exchange was restarted",
+			    a->t->name, (unsigned long long)sd.st.lost,
+			    sd.st.lost == 1 ? "" : "s");
+	for (int i = 0; i < sd.nnotes; i++) {
+		notes[i].name = sd.notes[i].name;
+		notes[i].value = sd.notes[i].value;
+		notes[i].extra = sd.notes[i].extra;
 	}
-	stream_results(a, &sd);
-	plot_add(cl->plot, a->t, a->s, &res);
+	o = (struct out_result){ .res = &res, .notes = notes,
+				 .nnotes = sd.nnotes,
+				 .streams = stream_results(&sd),
+				 .nstreams = sd.nstreams };
+	out_result(a->out, &o);
+	free((void *)o.streams);
 	rc = 0;
 out:
 	session_release(&sd);
@@ -639,49 +588,44 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		    const struct settings *s, unsigned pos, unsigned iter)
 {
 	struct attempt *a = xcalloc(1, sizeof(*a));
+	struct loop_val lv[LOOP_MAX];
+	struct out_test ot;
 	char warn[2048];
 	int rc;
 
 	a->t = t;
 	a->s = s;
 	a->par = s->par;
-	a->capture = cl->capture;
-	a->txt = cl->capture ? NULL : cl->txt;
+	a->out = &cl->out;
 	param_prepare(t, &a->par);
-	json_test_begin(t, pos, iter, s);
-	if (t->kind != TK_CONF)
-		json_test_params(t, &a->par);
-	if (a->txt)
-		fprintf(a->txt, "%s:\n", t->name);
+	ot = (struct out_test){
+		.t = t, .pos = pos, .iter = iter, .loops = lv,
+		.nloops = loop_vals(s, lv), .o = &s->out,
+		.par = t->kind != TK_CONF ? &a->par : NULL,
+		.interval = ival_applies(t, false) ? s->interval : 0,
+	};
+	out_test_start(a->out, &ot);
 	out_flush();
-	if (t->kind != TK_CONF && !cl->capture &&
+	if (t->kind != TK_CONF &&
 	    param_unused(t, &a->par, warn, sizeof(warn))) {
 		char *save = NULL;
 
 		for (char *l = strtok_r(warn, "\n", &save); l;
 		     l = strtok_r(NULL, "\n", &save))
-			fprintf(stderr, "qperf: warning: %s\n", l);
+			out_warning(a->out, "%s", l);
 	}
-	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false) &&
-	    !cl->capture)
-		fprintf(stderr,
-			"qperf: warning: %s set but not used in test %s (interval reports are for bandwidth tests)\n",
-			s->interval_opt ? s->interval_opt : "-I", t->name);
+	if (s->interval && t->kind != TK_CONF && !ival_applies(t, false))
+		out_warning(a->out,
+			    "%s set but not used in test %s (interval reports are for bandwidth tests)",
+			    s->interval_opt ? s->interval_opt : "-I", t->name);
 	rc = test_local_checks(a);
 	if (rc == 0)
 		rc = attempt_dialects(cl, a);
-	if (rc < 0 && cl->err) {
-		size_t n = strlen(t->name);
-		bool named = strncmp(a->err, t->name, n) == 0 &&
-			     a->err[n] == ':';
-
-		xsnprintf(cl->err, cl->errlen, "%s%s%s", named ? "" : t->name,
-			  named ? "" : ": ", a->err);
-	} else if (rc < 0) {
-		fprintf(stderr, "qperf: %s\n", a->err);
-		json_test_error(a->err, fail_status());
+	if (rc < 0) {
+		out_test_error(a->out, &(struct out_error){
+			a->err, fail_status(),
+			strcmp(a->err, MEASURE_INTERRUPTED) == 0 });
 		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
-		cl->run_err_shown = true;
 	}
 	out_flush();
 	free(a);
@@ -701,6 +645,7 @@ static int run_conf_header(struct client *cl, const struct settings *s)
 	a->t = test_find("conf");
 	a->s = s;
 	a->par = s->par;
+	a->out = &cl->out;
 	a->run_conf = true;
 	param_prepare(a->t, &a->par);
 	rc = attempt_dialects(cl, a);
@@ -818,21 +763,21 @@ static int loop_cb(const struct settings *s, void *arg)
 	return run_test(la->cl, la->t, s, la->pos, la->iter++);
 }
 
-/* The run without the JSON framing: the exit status, cl->run_err the error. */
+/* The run between its start and end: the exit status, cl->run_err the error. */
 static int client_run(struct client *cl)
 {
 	const struct plan *p = cl->plan;
+	char ferr[ERR_MAX];
 	int rc;
 
 	rc = precheck_plan(p, cl->run_err, sizeof(cl->run_err));
 	/* Before any test: a sweep must not run for nothing. */
-	if (rc == 0 && p->plot_file) {
-		cl->plot = plot_open(p->plot_file, cl->run_err,
-				     sizeof(cl->run_err));
-		if (!cl->plot)
-			rc = 1;
-	}
-	if (rc == 0 && json_on())
+	if (rc == 0 && p->plot_file &&
+	    plot_sink(&cl->out, p->plot_file,
+		      p->ntests && p->tests[0].s.out.bits, cl->run_err,
+		      sizeof(cl->run_err)) < 0)
+		rc = 1;
+	if (rc == 0 && (outputs_flags(&cl->out) & SINK_RUN_CONF))
 		rc = run_conf_header(cl, &p->tests[0].s);
 	for (size_t i = 0; rc == 0 && i < p->ntests && !cl->quit; i++) {
 		const struct plan_item *it = &p->tests[i];
@@ -851,18 +796,12 @@ static int client_run(struct client *cl)
 		if (rc < 0)
 			rc = 1;
 	}
-	/* What ran is drawn even when a later test failed. */
-	if (cl->plot) {
-		char err[ERR_MAX];
-
-		if (plot_finish(cl->plot, p->ntests && p->tests[0].s.out.bits,
-				err, sizeof(err)) < 0) {
-			if (!cl->run_err[0])
-				xsnprintf(cl->run_err, sizeof(cl->run_err),
-					  "%s", err);
-			if (!rc)
-				rc = 1;
-		}
+	/* What ran is written even when a later test failed. */
+	if (out_finish(&cl->out, ferr, sizeof(ferr)) < 0) {
+		if (!cl->run_err[0])
+			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", ferr);
+		if (!rc)
+			rc = 1;
 	}
 	return rc;
 }
@@ -874,16 +813,21 @@ int client_main(const struct plan *p)
 
 	memset(&cl, 0, sizeof(cl));
 	cl.plan = p;
-	cl.txt = p->json ? NULL : stdout;
-	measure_init();
+	outputs_init(&cl.out);
+	diag_sink(&cl.out);
 	if (p->json)
+		json_sink(&cl.out, p->json);
+	else
+		text_sink(&cl.out, stdout);
+	measure_init();
+	if (outputs_flags(&cl.out) & SINK_ON_SIGINT)
 		measure_catch_interrupt();
-	json_start(p->json, p->argc, p->argv, p->host);
+	out_run_start(&cl.out, &(struct out_run){ p->argc, p->argv, p->host });
 	rc = client_run(&cl);
-	if (rc && cl.run_err[0] && !cl.run_err_shown)
-		fprintf(stderr, "qperf: %s\n", cl.run_err);
-	json_finish(rc, measure_interrupted(),
-		    rc && cl.run_err[0] ? cl.run_err : NULL);
+	out_end(&cl.out, &(struct out_end){
+		rc, measure_interrupted(),
+		rc && cl.run_err[0] ? cl.run_err : NULL });
+	outputs_release(&cl.out);
 	return rc;
 }
 
@@ -892,28 +836,19 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 		struct pair_res *out, char *err, size_t errlen)
 {
 	struct plan q = *p;
-	struct results res;
-	struct client cl = { .plan = &q, .capture = &res, .err = err,
-			     .errlen = errlen };
+	struct client cl = { .plan = &q };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	memset(&res, 0, sizeof(res));
 	err[0] = '\0';
 	q.host = host;
 	q.listen_port = port;
+	outputs_init(&cl.out);
+	capture_sink(&cl.out, out, err, errlen);
 	rc = run_test(&cl, t, s, 0, 0);
+	outputs_release(&cl.out);
 	if (rc && !err[0])
 		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
 			  t->name);
-	if (rc)
-		return rc;
-	out->send_bw = res.send_bw;
-	out->recv_bw = res.recv_bw;
-	out->msg_rate = res.msg_rate;
-	out->latency = res.latency;
-	out->lat = res.lat;
-	out->ival_low = res.ival_low;
-	out->ival_n = res.ival_n;
-	return 0;
+	return rc;
 }

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "hist.h"
+#include "lib/hist.h"
 #include "measure.h"
 #include "lib/tlv.h"
 #include "lib/err.h"

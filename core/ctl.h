@@ -100,7 +100,7 @@ enum statx_item {
 	STATX_LOST = 3,
 	STATX_PROC_USER = 4, /* u64 ns: the test process's user CPU */
 	STATX_PROC_SYS = 5, /* u64 ns: its system CPU */
-	STATX_HIST = 6, /* bytes: round-trip histogram (core/hist.h) */
+	STATX_HIST = 6, /* bytes: round-trip histogram (lib/hist.h) */
 	STATX_STREAM = 7 /* bytes, once per stream: STATX_STREAM_SIZE */
 };
 

@@ -15,10 +15,8 @@
 #include "transports/transport.h"
 #include "ctl.h"
 #include "interval.h"
-#include "output/report.h"
 #include "lib/tlv.h"
 #include "lib/err.h"
-#include "output/out.h"
 
 /* TLV items of a record block. */
 enum ivx_item {
@@ -336,116 +334,4 @@ int ival_decode(const uint8_t *in, size_t len, struct ival_rec *r)
 	if (k < 0 || (seen & need) != need || r->end < r->start)
 		return -1;
 	return 1;
-}
-
-/* Which of a side's counters its lines show. */
-static void ival_dirs(const struct test_desc *t, bool server, bool *send,
-		      bool *recv)
-{
-	*send = t->loop == LOOP_BI_BW ||
-		(t->loop == LOOP_STREAM_BW && !server);
-	*recv = t->loop == LOOP_BI_BW || t->loop == LOOP_ONESIDED ||
-		(t->loop == LOOP_STREAM_BW && server);
-}
-
-static size_t ival_line(char *buf, size_t len, const struct out_opts *o,
-			const struct ival_rec *r, const char *dir,
-			const struct ustat *u)
-{
-	double secs = (double)(r->end - r->start) / 1e9;
-	double v[3] = { (double)u->bytes, 0, 0 };
-	enum report_qty q[3] = { RQ_SIZE, RQ_BAND, RQ_RATE };
-	char num[3][64], msgs[40], when[48];
-	const char *unit[3];
-
-	if (secs > 0) {
-		v[1] = (double)u->bytes / secs;
-		v[2] = (double)u->msgs / secs;
-	}
-	for (int i = 0; i < 3; i++) {
-		unit[i] = report_unit(o, q[i], &v[i]);
-		fmt_number(num[i], sizeof(num[i]), v[i], o->precision,
-			   !o->unify_units);
-	}
-	fmt_number(msgs, sizeof(msgs), (double)u->msgs, 0, !o->unify_units);
-	xsnprintf(when, sizeof(when), "%.2f-%.2f", (double)r->start / 1e9,
-		  (double)r->end / 1e9);
-	return xsnprintf(buf, len,
-			 "    %-11s sec  %s %s  %6s %-5s  %7s msgs  %6s %-9s %6s %s\n",
-			 when, r->peer ? "rem" : "loc", dir, num[0], unit[0], msgs,
-			 num[1], unit[1],
-			 num[2], unit[2]);
-}
-
-size_t ival_format(char *buf, size_t len, const struct test_desc *t,
-		   const struct out_opts *o, const struct ival_rec *r)
-{
-	bool send, recv;
-	size_t n = 0;
-
-	if (!len)
-		return 0;
-	buf[0] = '\0';
-	ival_dirs(t, r->peer, &send, &recv);
-	if (send)
-		n += ival_line(buf + n, len - n, o, r, "send", &r->s);
-	if (recv && n < len)
-		n += ival_line(buf + n, len - n, o, r, "recv", &r->r);
-	return n;
-}
-
-int ival_print(void *arg, const struct ival_rec *r, char *err,
-	       size_t errlen)
-{
-	const struct ival_text *x = arg;
-	char buf[512];
-
-	(void)err;
-	(void)errlen;
-	ival_format(buf, sizeof(buf), x->t, x->o, r);
-	fputs(buf, stdout);
-	out_flush(); /* live; a write error is reported at the end */
-	return 0;
-}
-
-void ival_low_init(struct ival_low *l, uint64_t period)
-{
-	memset(l, 0, sizeof(*l));
-	l->period = period;
-	l->min[0] = l->min[1] = -1;
-}
-
-int ival_low_emit(void *arg, const struct ival_rec *r, char *err,
-		  size_t errlen)
-{
-	struct ival_low *l = arg;
-	int side = r->peer ? 1 : 0;
-	uint64_t len = r->end > r->start ? r->end - r->start : 0;
-	double rate;
-
-	(void)err;
-	(void)errlen;
-	if (!len || (r->last && l->n[side] && 2 * len < l->period))
-		return 0;
-	rate = (double)r->r.bytes * 1e9 / (double)len;
-	if (l->min[side] < 0 || rate < l->min[side])
-		l->min[side] = rate;
-	l->recv[side] += r->r.bytes;
-	l->n[side]++;
-	return 0;
-}
-
-double ival_low_result(const struct ival_low *l, uint32_t *n)
-{
-	double low = 0;
-
-	*n = 0;
-	for (int side = 0; side < 2; side++) {
-		if (!l->recv[side] || l->min[side] < 0)
-			continue; /* a sender's side, or no interval */
-		if (!*n || l->min[side] < low)
-			low = l->min[side];
-		*n += l->n[side];
-	}
-	return low;
 }

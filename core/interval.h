@@ -44,14 +44,7 @@
 struct ctl;
 struct test_desc;
 
-/* The figures of one interval of one side. */
-struct ival_rec {
-	uint32_t index; /* 0, 1, ... in this side's sequence */
-	bool peer; /* the server's figures (client: from the control conn.) */
-	bool last; /* the final interval of the test */
-	uint64_t start, end; /* ns from the start of that side's window */
-	struct ustat s, r; /* sent and received within the interval */
-};
+/* The figures of one interval of one side: struct ival_rec, lib/types.h. */
 
 /*
  * Where records go.  emit returns 0, or -1 with err filled (a server that
@@ -124,35 +117,6 @@ int ival_finish(struct ival *iv, const struct node_stat *st, char *err,
 int ival_send(void *arg, const struct ival_rec *r, char *err,
 	      size_t errlen);
 
-/* The client's text sink: arg is a struct ival_text; prints to stdout. */
-struct ival_text {
-	const struct test_desc *t;
-	const struct out_opts *o;
-};
-int ival_print(void *arg, const struct ival_rec *r, char *err,
-	       size_t errlen);
-
-/*
- * Cluster mode's sink (a pair's -I intervals, not printed): the lowest
- * receive rate of each side's intervals.  A final interval shorter than
- * half the period is left out (unless it is the only one), since its few
- * bytes say little.
- */
-struct ival_low {
-	uint64_t period; /* ns: -I */
-	double min[2]; /* B/s: this side [0] and the peer [1]; < 0: none */
-	uint64_t recv[2]; /* bytes received over the intervals */
-	uint32_t n[2];
-};
-void ival_low_init(struct ival_low *l, uint64_t period);
-int ival_low_emit(void *arg, const struct ival_rec *r, char *err,
-		  size_t errlen);
-/*
- * The lowest interval receive rate (B/s) of the sides that received, 0
- * with *n = 0 if none; *n is the intervals that went into it.
- */
-double ival_low_result(const struct ival_low *l, uint32_t *n);
-
 /*
  * Codec of one record block (pure).  encode returns the size (0 if cap is
  * too small); done encodes the end block instead (r unused).  decode
@@ -162,12 +126,7 @@ size_t ival_encode(const struct ival_rec *r, bool done, uint8_t *out,
 		   size_t cap);
 int ival_decode(const uint8_t *in, size_t len, struct ival_rec *r);
 
-/*
- * One text line for r (test t, output options o) into buf, ending in
- * '\n': "    0.00-1.00 sec  loc send  1.17 GB  17,853 msgs  1.17 GB/sec
- * 17.9 K/sec".  A bidirectional side gives two lines.  Returns strlen.
- */
-size_t ival_format(char *buf, size_t len, const struct test_desc *t,
-		   const struct out_opts *o, const struct ival_rec *r);
+/* Their text: ival_format(), output/report.h; cluster mode's lowest
+ * interval: output/capture.h. */
 
 #endif

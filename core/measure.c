@@ -13,7 +13,7 @@
 #include <sys/time.h>
 
 #include "transports/transport.h"
-#include "hist.h"
+#include "lib/hist.h"
 #include "interval.h"
 #include "measure.h"
 #include "progress.h"

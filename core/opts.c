@@ -852,7 +852,7 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 		return -1;
 	}
 	for (size_t i = 0; plan->plot_file && i < plan->ntests; i++)
-		if (plot_check(plan->tests[i].test, &plan->tests[i].s, err,
+		if (plot_check(plan->tests[i].test, plan->tests[i].s.nloops, err,
 			       errlen) < 0)
 			return -1;
 	if (plan->listen_port == 0)

@@ -134,9 +134,6 @@ struct cluster_opts {
 	uint32_t port_base; /* -lp given: servers on base + local rank */
 };
 
-/* --json (one document), --json_stream (one object per line): output/json.h */
-enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
-
 #define WARN_MAX 32
 
 /* Server defaults (docs/server.md "Limits", docs/qperf.1, --help options). */
@@ -218,6 +215,9 @@ int loops_run(const struct settings *s,
  * bytes, a count, or nanoseconds for a time.
  */
 uint64_t loop_value(const struct settings *s, int i);
+
+/* s's loops as the outputs see them into out[0..s->nloops); the count. */
+int loop_vals(const struct settings *s, struct loop_val out[LOOP_MAX]);
 
 /*
  * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is NULL),

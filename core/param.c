@@ -341,3 +341,22 @@ uint64_t loop_value(const struct settings *s, int i)
 		return (uint64_t)s->out.precision;
 	return s->par.val[side][o->par];
 }
+
+int loop_vals(const struct settings *s, struct loop_val out[LOOP_MAX])
+{
+	for (int i = 0; i < s->nloops; i++) {
+		const struct loop *lp = &s->loops[i];
+
+		out[i] = (struct loop_val){
+			.key = lp->opt,
+			.name = lp->opt->name + strspn(lp->opt->name, "-"),
+			.unit = lp->opt->type == OT_TIME   ? LOOP_UNIT_TIME
+				: lp->opt->type == OT_SIZE ? LOOP_UNIT_SIZE
+							   : LOOP_UNIT_COUNT,
+			.value = loop_value(s, i),
+			.incr = lp->incr,
+			.mult = lp->mult,
+		};
+	}
+	return s->nloops;
+}

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hist.h"
+#include "lib/hist.h"
 #include "measure.h"
 #include "lib/numa.h"
 #include "progress.h"

@@ -171,7 +171,7 @@ struct node_res {
 
 /*
  * Distribution of a latency (seconds), from a bounded histogram
- * (core/hist.h).  count == 0: not measured (e.g. a 0.4.11 peer's side, a
+ * (lib/hist.h).  count == 0: not measured (e.g. a 0.4.11 peer's side, a
  * bandwidth test).
  */
 struct lat_summary {
@@ -269,6 +269,42 @@ struct conf_ext {
 	int32_t numa_nodes; /* -1: unknown */
 	uint32_t cpus; /* online */
 	struct fabric fab;
+};
+
+/* --json (one document), --json_stream (one object per line): output/json.h */
+enum json_mode { JSON_OFF, JSON_DOC, JSON_STREAM };
+
+/* The figures of one interval of one side (-I: core/interval.h). */
+struct ival_rec {
+	uint32_t index; /* 0, 1, ... in this side's sequence */
+	bool peer; /* the server's figures (client: from the control conn.) */
+	bool last; /* the final interval of the test */
+	uint64_t start, end; /* ns from the start of that side's window */
+	struct ustat s, r; /* sent and received within the interval */
+};
+
+/*
+ * One --loop variable as the outputs see it in one iteration (a test's
+ * "loop" in JSON, a plot's x axis and series).
+ */
+enum loop_unit { LOOP_UNIT_COUNT, LOOP_UNIT_SIZE, LOOP_UNIT_TIME };
+struct loop_val {
+	const void *key; /* the same variable has the same key */
+	const char *name; /* "msg_size": the option without its dashes */
+	enum loop_unit unit; /* LOOP_UNIT_TIME: value in ns */
+	uint64_t value; /* this iteration's */
+	uint64_t incr; /* the step: times incr (mult), else plus incr */
+	bool mult;
+};
+
+/* Cluster mode: what a pair's test measured (SI units). */
+struct pair_res {
+	double send_bw, recv_bw; /* bytes/s */
+	double msg_rate; /* 1/s */
+	double latency; /* s */
+	struct lat_summary lat;
+	double ival_low; /* -I: the lowest interval's receive rate, B/s */
+	uint32_t ival_n; /* the intervals behind it; 0: none */
 };
 
 #endif

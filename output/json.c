@@ -11,24 +11,18 @@
 #include <string.h>
 
 #include "transports/transport.h"
-#include "core/fabric.h"
-#include "core/interval.h"
+#include "conf_text.h"
 #include "json.h"
-#include "core/measure.h"
-#include "core/opts.h"
+#include "sink.h"
 #include "lib/err.h"
+#include "lib/alloc.h"
 #include "out.h"
 
-static struct {
+struct json_doc {
 	enum json_mode mode;
 	json_t *root; /* --json: the document */
 	json_t *cur; /* the open test entry, or NULL */
-} J;
-
-bool json_on(void)
-{
-	return J.mode != JSON_OFF;
-}
+};
 
 /* A finite number, or null (jansson refuses NaN and infinities). */
 static json_t *num(double v)
@@ -81,32 +75,33 @@ static void emit_typed(const char *type, json_t *o)
 	json_decref(o);
 }
 
-void json_cluster(json_t *cl)
+void json_cluster(struct json_doc *J, json_t *cl)
 {
-	if (J.mode == JSON_STREAM) {
+	if (!J) {
+		json_decref(cl);
+		return;
+	}
+	if (J->mode == JSON_STREAM) {
 		json_t *l = json_object();
 
 		set(l, "cluster", cl);
 		emit_typed("cluster", l);
 		return;
 	}
-	if (J.mode != JSON_DOC || !J.root) {
-		json_decref(cl);
-		return;
-	}
-	set(J.root, "cluster", cl);
+	set(J->root, "cluster", cl);
 }
 
-void json_start(enum json_mode m, int argc, char *const *argv,
-		const char *host)
+struct json_doc *json_open(enum json_mode m, int argc, char *const *argv,
+			   const char *host)
 {
-	json_t *hdr, *cl = json_array();
+	struct json_doc *J;
+	json_t *hdr, *cl;
 
-	J.mode = m;
-	if (m == JSON_OFF) {
-		json_decref(cl);
-		return;
-	}
+	if (m == JSON_OFF)
+		return NULL;
+	J = xcalloc(1, sizeof(*J));
+	J->mode = m;
+	cl = json_array();
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cl, json_string(argv[i]));
 	hdr = json_object();
@@ -116,12 +111,13 @@ void json_start(enum json_mode m, int argc, char *const *argv,
 	set(hdr, "host", json_string(host ? host : ""));
 	if (m == JSON_STREAM) {
 		emit_typed("start", hdr);
-		return;
+		return J;
 	}
-	J.root = hdr;
-	set(J.root, "conf", json_null());
-	set(J.root, "tests", json_array());
-	set(J.root, "events", json_array());
+	J->root = hdr;
+	set(J->root, "conf", json_null());
+	set(J->root, "tests", json_array());
+	set(J->root, "events", json_array());
+	return J;
 }
 
 static json_t *str_or_null(const char *s)
@@ -199,76 +195,77 @@ static json_t *end_json(const struct conf_info *c, const struct conf_ext *x)
 	return o;
 }
 
-void json_conf(const struct conf_info *loc, const struct conf_ext *lx,
-	       const struct conf_info *rem, const struct conf_ext *rx,
-	       bool as_test)
+void json_conf(struct json_doc *J, const struct conf_info *loc,
+	       const struct conf_ext *lx, const struct conf_info *rem,
+	       const struct conf_ext *rx, bool as_test)
 {
 	json_t *o;
 
-	if (!json_on())
+	if (!J)
 		return;
 	o = json_object();
 	set(o, "loc", end_json(loc, lx));
 	set(o, "rem", rem ? end_json(rem, rx) : json_null());
-	if (as_test && J.cur) {
-		set(J.cur, "conf", o);
+	if (as_test && J->cur) {
+		set(J->cur, "conf", o);
 		return;
 	}
-	if (J.mode == JSON_STREAM) {
+	if (J->mode == JSON_STREAM) {
 		emit_typed("conf", o);
 		return;
 	}
-	set(J.root, "conf", o);
+	set(J->root, "conf", o);
 }
 
 /* Close the open test entry: into the document, or out as a line. */
-static void test_end(const char *status)
+static void test_end(struct json_doc *J, const char *status)
 {
-	if (!J.cur)
+	if (!J->cur)
 		return;
-	if (!json_object_get(J.cur, "status"))
-		set(J.cur, "status", json_string(status));
-	if (J.mode == JSON_STREAM)
-		emit_line(J.cur);
+	if (!json_object_get(J->cur, "status"))
+		set(J->cur, "status", json_string(status));
+	if (J->mode == JSON_STREAM)
+		emit_line(J->cur);
 	else
-		json_array_append(json_object_get(J.root, "tests"), J.cur);
-	json_decref(J.cur);
-	J.cur = NULL;
+		json_array_append(json_object_get(J->root, "tests"), J->cur);
+	json_decref(J->cur);
+	J->cur = NULL;
 }
 
-json_t *json_loop(const struct settings *s)
+json_t *json_loop(const struct loop_val *lv, int nloops)
 {
 	json_t *loops = json_array();
 
-	for (int i = 0; i < s->nloops; i++) {
-		const struct opt_desc *o = s->loops[i].opt;
-		uint64_t v = loop_value(s, i);
+	for (int i = 0; i < nloops; i++) {
+		enum loop_unit u = lv[i].unit;
+		uint64_t v = lv[i].value;
 		json_t *lo = json_object();
 
-		set(lo, "variable", json_string(o->name + 2));
-		set(lo, "value", o->type == OT_TIME ? num((double)v / 1e9) :
-						      jint(v));
-		set(lo, "unit", json_string(o->type == OT_TIME ? "s" :
-					    o->type == OT_SIZE ? "B" : ""));
+		set(lo, "variable", json_string(lv[i].name));
+		set(lo, "value", u == LOOP_UNIT_TIME ? num((double)v / 1e9) :
+						       jint(v));
+		set(lo, "unit", json_string(u == LOOP_UNIT_TIME ? "s" :
+					    u == LOOP_UNIT_SIZE ? "B" : ""));
 		json_array_append_new(loops, lo);
 	}
 	return loops;
 }
 
-void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
-		     const struct settings *s)
+void json_test_begin(struct json_doc *J, const struct test_desc *t,
+		     unsigned pos, unsigned iter, const struct loop_val *lv,
+		     int nloops)
 {
-	if (!json_on())
+	if (!J)
 		return;
-	test_end("ok");
-	J.cur = json_object();
-	if (J.mode == JSON_STREAM)
-		set(J.cur, "type", json_string("test"));
-	set(J.cur, "test", json_string(t->name));
-	set(J.cur, "position", jint(pos));
-	set(J.cur, "iteration", jint(iter));
-	set(J.cur, "loop", json_loop(s));
-	set(J.cur, "intervals", json_array());
+	test_end(J, "ok");
+	J->cur = json_object();
+	if (J->mode == JSON_STREAM)
+		set(J->cur, "type", json_string("test"));
+	set(J->cur, "test", json_string(t->name));
+	set(J->cur, "position", jint(pos));
+	set(J->cur, "iteration", jint(iter));
+	set(J->cur, "loop", json_loop(lv, nloops));
+	set(J->cur, "intervals", json_array());
 }
 
 /* One end's parameters: sizes in bytes (_B), times in seconds (_s). */
@@ -307,12 +304,11 @@ static json_t *params_side(const struct par_set *p, int side)
 	return o;
 }
 
-void json_test_params(const struct test_desc *t, const struct par_set *p)
+void json_test_params(struct json_doc *J, const struct par_set *p)
 {
 	json_t *o, *user;
 
-	(void)t;
-	if (!json_on() || !J.cur)
+	if (!J || !J->cur)
 		return;
 	o = json_object();
 	user = json_array();
@@ -326,7 +322,7 @@ void json_test_params(const struct test_desc *t, const struct par_set *p)
 					      json_string(report_params[i].name));
 	}
 	set(o, "set_by_user", user);
-	set(J.cur, "params", o);
+	set(J->cur, "params", o);
 }
 
 static json_t *lat_json(const struct lat_summary *l)
@@ -415,13 +411,14 @@ static const char *measure_name(enum measure m)
 	}
 }
 
-void json_test_results(const struct test_desc *t, const struct results *res,
+void json_test_results(struct json_doc *J, const struct test_desc *t,
+		       const struct results *res,
 		       const struct report_note *notes, int nnotes)
 {
 	json_t *o, *nt;
 	enum measure m = t->measure;
 
-	if (!json_on() || !J.cur)
+	if (!J || !J->cur)
 		return;
 	o = json_object();
 	nt = json_object();
@@ -453,8 +450,8 @@ void json_test_results(const struct test_desc *t, const struct results *res,
 	set(o, "rem", node_json(&res->r, &res->rn, &res->rp));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
-	set(J.cur, "notes", nt);
-	set(J.cur, "results", o);
+	set(J->cur, "notes", nt);
+	set(J->cur, "results", o);
 }
 
 /* One end of one stream: its counters. */
@@ -467,14 +464,14 @@ static json_t *stream_end_json(const struct node_stat *st)
 	return o;
 }
 
-void json_test_streams(const struct test_desc *t, const struct results *res,
-		       uint32_t n)
+void json_test_streams(struct json_doc *J, const struct test_desc *t,
+		       const struct results *res, uint32_t n)
 {
 	json_t *a, *r;
 
-	if (!json_on() || !J.cur || n < 2)
+	if (!J || !J->cur || n < 2)
 		return;
-	r = json_object_get(J.cur, "results");
+	r = json_object_get(J->cur, "results");
 	if (!r)
 		return;
 	a = json_array();
@@ -503,60 +500,61 @@ static json_t *error_json(const char *message, int status)
 	return e;
 }
 
-void json_test_error(const char *message, int status)
+void json_test_error(struct json_doc *J, const char *message, int status,
+		     bool interrupted)
 {
-	if (!json_on() || !J.cur || json_object_get(J.cur, "error"))
+	if (!J || !J->cur || json_object_get(J->cur, "error"))
 		return;
-	set(J.cur, "error", error_json(message, status));
-	set(J.cur, "status", json_string(strcmp(message, MEASURE_INTERRUPTED) ?
-						 "failed" :
-						 "interrupted"));
+	set(J->cur, "error", error_json(message, status));
+	set(J->cur, "status",
+	    json_string(interrupted ? "interrupted" : "failed"));
 }
 
-void json_event(json_t *ev)
+void json_event(struct json_doc *J, json_t *ev)
 {
 	json_t *type = ev ? json_object_get(ev, "type") : NULL;
 	json_t *arr;
 
-	if (!json_on() || !json_is_string(type)) {
+	if (!J || !json_is_string(type)) {
 		json_decref(ev);
 		return;
 	}
-	if (J.mode == JSON_STREAM) {
+	if (J->mode == JSON_STREAM) {
 		emit_line(ev);
 		json_decref(ev);
 		return;
 	}
-	if (J.cur && strcmp(json_string_value(type), "interval") == 0)
-		arr = json_object_get(J.cur, "intervals");
-	else if (J.cur)
-		arr = json_object_get(J.cur, "events");
+	if (J->cur && strcmp(json_string_value(type), "interval") == 0)
+		arr = json_object_get(J->cur, "intervals");
+	else if (J->cur)
+		arr = json_object_get(J->cur, "events");
 	else
-		arr = json_object_get(J.root, "events");
+		arr = json_object_get(J->root, "events");
 	if (!arr) {
 		arr = json_array();
-		set(J.cur, "events", arr);
+		set(J->cur, "events", arr);
 	}
 	json_array_append_new(arr, ev);
 }
 
-void json_finish(int status, bool interrupted, const char *message)
+void json_finish(struct json_doc *J, int status, bool interrupted,
+		 const char *message)
 {
 	json_t *o;
 
-	if (!json_on())
+	if (!J)
 		return;
-	test_end(interrupted ? "interrupted" : status ? "failed" : "ok");
-	if (J.mode == JSON_STREAM) {
+	test_end(J, interrupted ? "interrupted" : status ? "failed" : "ok");
+	if (J->mode == JSON_STREAM) {
 		o = json_object();
 		set(o, "type", json_string("end"));
 	} else {
-		o = J.root;
+		o = J->root;
 	}
 	set(o, "exit_status", json_integer(status));
 	set(o, "interrupted", json_boolean(interrupted));
 	set(o, "error", message ? error_json(message, status) : json_null());
-	if (J.mode == JSON_STREAM) {
+	if (J->mode == JSON_STREAM) {
 		emit_line(o);
 	} else {
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII |
@@ -565,20 +563,20 @@ void json_finish(int status, bool interrupted, const char *message)
 		out_flush();
 	}
 	json_decref(o);
-	J.root = NULL;
-	J.mode = JSON_OFF;
+	free(J);
 }
 
-int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen)
+void json_interval(struct json_doc *J, const struct test_desc *t,
+		   const struct ival_rec *r)
 {
-	const struct ival_text *t = arg;
 	double secs = r->end > r->start ? (double)(r->end - r->start) / 1e9 : 0;
-	json_t *o = json_object();
+	json_t *o;
 
-	(void)err;
-	(void)errlen;
+	if (!J)
+		return;
+	o = json_object();
 	set(o, "type", json_string("interval"));
-	set(o, "test", json_string(t->t->name));
+	set(o, "test", json_string(t->name));
 	set(o, "side", json_string(r->peer ? "rem" : "loc"));
 	set(o, "index", jint(r->index));
 	set(o, "last", json_boolean(r->last));
@@ -588,6 +586,94 @@ int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen)
 	set(o, "recv", counts_json(&r->r));
 	set(o, "send_bw_Bps", num(secs > 0 ? (double)r->s.bytes / secs : 0));
 	set(o, "recv_bw_Bps", num(secs > 0 ? (double)r->r.bytes / secs : 0));
-	json_event(o);
+	json_event(J, o);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The JSON sink (sink.h)                                                  */
+/* ---------------------------------------------------------------------- */
+
+struct json_sink {
+	enum json_mode mode;
+	struct json_doc *doc;
+	const struct test_desc *t; /* the current test */
+};
+
+static void js_run_start(void *self, const struct out_run *r)
+{
+	struct json_sink *j = self;
+
+	j->doc = json_open(j->mode, r->argc, r->argv, r->host);
+}
+
+static void js_conf(void *self, const struct out_conf *c)
+{
+	struct json_sink *j = self;
+
+	json_conf(j->doc, c->loc, c->lx, c->rem, c->rx, !c->run);
+}
+
+static void js_test_start(void *self, const struct out_test *t)
+{
+	struct json_sink *j = self;
+
+	j->t = t->t;
+	json_test_begin(j->doc, t->t, t->pos, t->iter, t->loops, t->nloops);
+	if (t->par)
+		json_test_params(j->doc, t->par);
+}
+
+static int js_interval(void *self, const struct ival_rec *r, char *err,
+		       size_t errlen)
+{
+	struct json_sink *j = self;
+
+	(void)err;
+	(void)errlen;
+	json_interval(j->doc, j->t, r);
 	return 0;
+}
+
+static void js_result(void *self, const struct out_result *r)
+{
+	struct json_sink *j = self;
+
+	json_test_results(j->doc, j->t, r->res, r->notes, r->nnotes);
+	if (r->streams)
+		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
+}
+
+static void js_error(void *self, const struct out_error *e)
+{
+	struct json_sink *j = self;
+
+	json_test_error(j->doc, e->message, e->status, e->interrupted);
+}
+
+static void js_end(void *self, const struct out_end *e)
+{
+	struct json_sink *j = self;
+
+	json_finish(j->doc, e->status, e->interrupted, e->message);
+	j->doc = NULL;
+}
+
+static const struct sink_ops json_ops = {
+	.flags = SINK_RUN_CONF | SINK_CONF_EXT | SINK_ON_SIGINT,
+	.run_start = js_run_start,
+	.conf = js_conf,
+	.test_start = js_test_start,
+	.interval = js_interval,
+	.result = js_result,
+	.error = js_error,
+	.end = js_end,
+	.release = free,
+};
+
+void json_sink(struct outputs *o, enum json_mode m)
+{
+	struct json_sink *j = xcalloc(1, sizeof(*j));
+
+	j->mode = m;
+	outputs_add(o, &json_ops, j);
 }

@@ -15,8 +15,10 @@
  * messages per second), whatever -ub/-uu say; names end with the unit
  * (_B, _s, _Bps, _per_s).
  *
- * The state is one per process (there is one stdout), kept in json.c;
- * none of these functions block except on writing stdout.
+ * A run's document is a struct json_doc: the JSON sink (sink.h) keeps
+ * one for the client, cluster mode's coordinator its own.  A NULL doc
+ * (JSON off) takes every call and does nothing.  None of these functions
+ * block except on writing stdout.
  */
 #ifndef QPERF_JSON_H
 #define QPERF_JSON_H
@@ -25,7 +27,6 @@
 
 #include <jansson.h>
 
-#include "core/opts.h"
 #include "report.h"
 #include "lib/types.h"
 
@@ -33,16 +34,15 @@
 
 struct test_desc;
 
-/*
- * Begin a run in mode m (JSON_OFF: every other function does nothing).
- * argv is kept for "command_line"; host is the server named.  Stream
- * mode writes the "start" line now.
- */
-void json_start(enum json_mode m, int argc, char *const *argv,
-		const char *host);
+struct json_doc;
 
-/* True between json_start(JSON_DOC or JSON_STREAM) and json_finish(). */
-bool json_on(void);
+/*
+ * Begin a run in mode m (JSON_OFF: NULL).  argv is kept for
+ * "command_line"; host is the server named.  Stream mode writes the
+ * "start" line now.
+ */
+struct json_doc *json_open(enum json_mode m, int argc, char *const *argv,
+			   const char *host);
 
 /*
  * Both ends' configuration (rem NULL: not known, e.g. the server could not
@@ -50,37 +50,41 @@ bool json_on(void);
  * run's "conf" (stream: a "conf" line); with as_test set it fills the
  * current test's "conf" instead (the conf test).
  */
-void json_conf(const struct conf_info *loc, const struct conf_ext *lx,
-	       const struct conf_info *rem, const struct conf_ext *rx,
-	       bool as_test);
+void json_conf(struct json_doc *d, const struct conf_info *loc,
+	       const struct conf_ext *lx, const struct conf_info *rem,
+	       const struct conf_ext *rx, bool as_test);
 
 /*
  * A test (or --loop iteration) begins: name, its position among the tests
- * named (0-based), the iteration (0-based) and the loop variables' values
- * from s.  Ends any test still open.
+ * named (0-based), the iteration (0-based) and the loop variables' values.
+ * Ends any test still open.
  */
-void json_test_begin(const struct test_desc *t, unsigned pos, unsigned iter,
-		     const struct settings *s);
+void json_test_begin(struct json_doc *d, const struct test_desc *t,
+		     unsigned pos, unsigned iter, const struct loop_val *lv,
+		     int nloops);
 
 /* The effective parameters of both ends (after param_prepare()). */
-void json_test_params(const struct test_desc *t, const struct par_set *p);
+void json_test_params(struct json_doc *d, const struct par_set *p);
 
 /* The figures of a finished test, with the transport's notes. */
-void json_test_results(const struct test_desc *t, const struct results *res,
+void json_test_results(struct json_doc *d, const struct test_desc *t,
+		       const struct results *res,
 		       const struct report_note *notes, int nnotes);
 
 /*
  * After json_test_results() of a --streams test: "streams" in its
  * results, one object per stream (res[0..n), calc_stream_results()).
  */
-void json_test_streams(const struct test_desc *t, const struct results *res,
-		       uint32_t n);
+void json_test_streams(struct json_doc *d, const struct test_desc *t,
+		       const struct results *res, uint32_t n);
 
 /*
- * The current test failed: message (without "qperf: ") and the exit
- * status the run ends with.  Only the first error of a test is kept.
+ * The current test failed: message (without "qperf: "), the exit status
+ * the run ends with, whether SIGINT ended it (status "interrupted", else
+ * "failed").  Only the first error of a test is kept.
  */
-void json_test_error(const char *message, int status);
+void json_test_error(struct json_doc *d, const char *message, int status,
+		     bool interrupted);
 
 /*
  * Publish one event object, e.g. an interval report:
@@ -89,29 +93,23 @@ void json_test_error(const char *message, int status);
  * anything else is dropped).  --json_stream writes it as one line at once;
  * --json adds it to the current test under "intervals" (type "interval")
  * or "events" (any other type), or to the run's "events" between tests.
- * Does nothing (but releases ev) when JSON is off.
+ * Does nothing (but releases ev) when d is NULL.
  */
-void json_event(json_t *ev);
+void json_event(struct json_doc *d, json_t *ev);
 
 /*
- * End the run: status is the exit status, message the run's error (NULL
- * if none).  Ends the open test (status "interrupted" when interrupted),
- * writes the document (--json) or the "end" line, flushes stdout.
+ * An interval record of the current test t as an event {"type":
+ * "interval", "test", "side" (loc or rem), "index", "last", "start_s",
+ * "end_s", "send" and "recv" counters, "send_bw_Bps", "recv_bw_Bps"}.
  */
-/*
- * An interval sink (interval.h) for --json and --json_stream: each record
- * becomes an event {"type": "interval", "test", "side" (loc or rem),
- * "index", "last", "start_s", "end_s", "send" and "recv" counters,
- * "send_bw_Bps", "recv_bw_Bps"}.  arg is a struct ival_text.
- */
+void json_interval(struct json_doc *d, const struct test_desc *t,
+		   const struct ival_rec *r);
+
 /* A finite number, or null (jansson refuses NaN and infinities). */
 json_t *json_num(double v);
 
-/*
- * The "loop" array of a test: one {"variable", "value", "unit"} per --loop
- * of s, with the value s has (an iteration's settings from loops_run).
- */
-json_t *json_loop(const struct settings *s);
+/* The "loop" array of a test: one {"variable", "value", "unit"} per loop. */
+json_t *json_loop(const struct loop_val *lv, int nloops);
 
 /* o[k] = v (NULL: null); takes ownership of v. */
 void json_put(json_t *o, const char *k, json_t *v);
@@ -120,13 +118,17 @@ void json_put(json_t *o, const char *k, json_t *v);
  * Cluster mode (rank 0): with --json cl becomes the document's "cluster"
  * member (its "tests" stay empty); with --json_stream it is written as
  * the line {"type": "cluster", "cluster": cl}.  Takes ownership of cl; does
- * nothing but release it when JSON is off.
+ * nothing but release it when d is NULL.
  */
-void json_cluster(json_t *cl);
+void json_cluster(struct json_doc *d, json_t *cl);
 
-struct ival_rec;
-int ival_json(void *arg, const struct ival_rec *r, char *err, size_t errlen);
-
-void json_finish(int status, bool interrupted, const char *message);
+/*
+ * End the run and free d: status is the exit status, message the run's
+ * error (NULL if none).  Ends the open test (status "interrupted" when
+ * interrupted), writes the document (--json) or the "end" line, flushes
+ * stdout.
+ */
+void json_finish(struct json_doc *d, int status, bool interrupted,
+		 const char *message);
 
 #endif

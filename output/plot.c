@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "transports/transport.h"
-#include "core/opts.h"
 #include "plot.h"
+#include "sink.h"
 #include "report.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
@@ -237,27 +237,27 @@ struct plot *plot_open(const char *path, char *err, size_t errlen)
 	return pl;
 }
 
-int plot_check(const struct test_desc *t, const struct settings *s,
-	       char *err, size_t errlen)
+int plot_check(const struct test_desc *t, int nloops, char *err,
+	       size_t errlen)
 {
-	if (t->measure == MEAS_NONE || s->nloops > 0)
+	if (t->measure == MEAS_NONE || nloops > 0)
 		return 0;
 	return seterr(err, errlen,
 		      "--plot: %s has no --loop; a plot draws each test's figure against a looped variable (put --loop before the test)",
 		      t->name);
 }
 
-/* The value loop i has in s, in its option's own unit (seconds for times). */
-static double loop_x(const struct settings *s, int i)
+/* A loop's value in its option's own unit (seconds for times). */
+static double loop_x(const struct loop_val *lv)
 {
-	uint64_t v = loop_value(s, i);
-
-	return s->loops[i].opt->type == OT_TIME ? (double)v / 1e9 : (double)v;
+	return lv->unit == LOOP_UNIT_TIME ? (double)lv->value / 1e9 :
+					    (double)lv->value;
 }
 
-static int panel_for(struct plot *pl, enum plot_qty q, const struct loop *lp)
+static int panel_for(struct plot *pl, enum plot_qty q,
+		     const struct loop_val *lp)
 {
-	const char *var = lp->opt->name + strspn(lp->opt->name, "-");
+	const char *var = lp->name;
 	struct plot_panel *p;
 
 	for (int i = 0; i < pl->npanels; i++)
@@ -271,9 +271,9 @@ static int panel_for(struct plot *pl, enum plot_qty q, const struct loop *lp)
 	p->xlog = lp->mult;
 	/* powers of two step by 2, 4, 8...: ticks at powers of 2 */
 	p->base = lp->mult && !(lp->incr & (lp->incr - 1)) ? 2 : 10;
-	p->k1024 = lp->opt->type == OT_SIZE && p->base == 2;
-	p->xunit = lp->opt->type == OT_SIZE ? "bytes"
-		   : lp->opt->type == OT_TIME ? "s" : "";
+	p->k1024 = lp->unit == LOOP_UNIT_SIZE && p->base == 2;
+	p->xunit = lp->unit == LOOP_UNIT_SIZE ? "bytes"
+		   : lp->unit == LOOP_UNIT_TIME ? "s" : "";
 	return pl->npanels++;
 }
 
@@ -309,18 +309,19 @@ static void add_point(struct plot *pl, int panel, const char *name,
 }
 
 void plot_add(struct plot *pl, const struct test_desc *t,
-	      const struct settings *s, const struct results *res)
+	      const struct loop_val *lv, int nloops,
+	      const struct results *res)
 {
-	const struct loop *lp;
+	const struct loop_val *lp;
 	struct plot_pt pt;
 	char name[128];
 	size_t n;
 	int panel;
 	enum plot_qty q;
 
-	if (!pl || t->measure == MEAS_NONE || s->nloops < 1)
+	if (!pl || t->measure == MEAS_NONE || nloops < 1)
 		return;
-	lp = &s->loops[s->nloops - 1];
+	lp = &lv[nloops - 1];
 	q = t->measure == MEAS_LATENCY ? PQ_LAT
 	    : t->measure == MEAS_MSG_RATE ? PQ_RATE : PQ_BAND;
 	panel = panel_for(pl, q, lp);
@@ -330,15 +331,12 @@ void plot_add(struct plot *pl, const struct test_desc *t,
 	}
 	/* the series: the test and the values of the outer loops */
 	n = xsnprintf(name, sizeof(name), "%s", t->name);
-	for (int i = 0; i < s->nloops - 1; i++)
-		if (s->loops[i].opt != lp->opt) /* else overridden by lp */
+	for (int i = 0; i < nloops - 1; i++)
+		if (lv[i].key != lp->key) /* else overridden by lp */
 			n += xsnprintf(name + n, sizeof(name) - n, " %s=%g",
-				       s->loops[i].opt->name +
-					       strspn(s->loops[i].opt->name,
-						      "-"),
-				       loop_x(s, i));
+				       lv[i].name, loop_x(&lv[i]));
 	memset(&pt, 0, sizeof(pt));
-	pt.x = loop_x(s, s->nloops - 1);
+	pt.x = loop_x(lp);
 	switch (t->measure) {
 	case MEAS_LATENCY:
 		pt.band = res->lat.count > 0;
@@ -529,4 +527,60 @@ int plot_finish(struct plot *pl, bool bits, char *err, size_t errlen)
 		free(pl->series[i].pt);
 	free(pl);
 	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The plot sink (sink.h)                                                  */
+/* ---------------------------------------------------------------------- */
+
+struct plot_sink {
+	struct plot *pl;
+	bool bits;
+	struct out_test cur;
+};
+
+static void ps_test_start(void *self, const struct out_test *t)
+{
+	struct plot_sink *ps = self;
+
+	ps->cur = *t;
+}
+
+static void ps_result(void *self, const struct out_result *r)
+{
+	struct plot_sink *ps = self;
+
+	plot_add(ps->pl, ps->cur.t, ps->cur.loops, ps->cur.nloops, r->res);
+}
+
+/* What ran is drawn even when a later test failed. */
+static int ps_finish(void *self, char *err, size_t errlen)
+{
+	struct plot_sink *ps = self;
+	struct plot *pl = ps->pl;
+
+	ps->pl = NULL;
+	return pl ? plot_finish(pl, ps->bits, err, errlen) : 0;
+}
+
+static const struct sink_ops plot_ops = {
+	.test_start = ps_test_start,
+	.result = ps_result,
+	.finish = ps_finish,
+	.release = free,
+};
+
+int plot_sink(struct outputs *o, const char *path, bool bits, char *err,
+	      size_t errlen)
+{
+	struct plot *pl = plot_open(path, err, errlen);
+	struct plot_sink *ps;
+
+	if (!pl)
+		return -1;
+	ps = xcalloc(1, sizeof(*ps));
+	ps->pl = pl;
+	ps->bits = bits;
+	outputs_add(o, &plot_ops, ps);
+	return 0;
 }

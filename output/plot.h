@@ -25,7 +25,6 @@
 #include "lib/types.h"
 
 struct test_desc;
-struct settings;
 
 #define PLOT_TICKS_MAX 16
 
@@ -83,9 +82,10 @@ struct plot;
  */
 struct plot *plot_open(const char *path, char *err, size_t errlen);
 
-/* Add the result of one finished test run (s: that run's settings). */
+/* Add the result of one finished test run (lv: that run's loop values). */
 void plot_add(struct plot *pl, const struct test_desc *t,
-	      const struct settings *s, const struct results *res);
+	      const struct loop_val *lv, int nloops,
+	      const struct results *res);
 
 /*
  * Draw what was added, close the file and free pl.  bits: bandwidth in
@@ -94,10 +94,10 @@ void plot_add(struct plot *pl, const struct test_desc *t,
 int plot_finish(struct plot *pl, bool bits, char *err, size_t errlen);
 
 /*
- * Check a plan for --plot: every test that measures has a --loop.
+ * Check a plan for --plot: a test that measures has a --loop (nloops).
  * Returns 0, or -1 with err filled.
  */
-int plot_check(const struct test_desc *t, const struct settings *s,
-	       char *err, size_t errlen);
+int plot_check(const struct test_desc *t, int nloops, char *err,
+	       size_t errlen);
 
 #endif

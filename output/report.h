@@ -116,6 +116,14 @@ enum report_qty {
 const char *report_unit(const struct out_opts *o, enum report_qty q,
 			double *v);
 
+/*
+ * One -I text line for r (test t, output options o) into buf, ending in
+ * '\n': "    0.00-1.00 sec  loc send  1.17 GB  17,853 msgs  1.17 GB/sec
+ * 17.9 K/sec".  A bidirectional side gives two lines.  Returns strlen.
+ */
+size_t ival_format(char *buf, size_t len, const struct test_desc *t,
+		   const struct out_opts *o, const struct ival_rec *r);
+
 /* Sample /proc/stat into t[CPU_USER..CPU_STEAL] (ticks).  0 or -1+err. */
 int cpu_sample(uint64_t t[CPU_COUNT], char *err, size_t errlen);
 

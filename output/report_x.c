@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "transports/transport.h"
-#include "core/hist.h"
+#include "lib/hist.h"
 #include "report.h"
 #include "report_tab.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer harness for the histogram decoder (core/hist.c), which reads
+ * libFuzzer harness for the histogram decoder (lib/hist.c), which reads
  * a peer's bytes from the STAT block: whatever it is given, it must not
  * crash or read out of bounds; what it accepts must be consistent and
  * re-encode to exactly the same bytes (the encoding is canonical).
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/hist.h"
+#include "lib/hist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,6 @@ srcs="
 	core/param.c
 	core/help.c
 	core/ctl.c
-	core/hist.c
 	core/session.c
 	core/streams.c
 	core/cpu.c
@@ -42,6 +41,10 @@ srcs="
 	output/report.c
 	output/report_x.c
 	output/plot.c
+	output/conf_text.c
+	output/report_ival.c
+	output/report_streams.c
+	output/sink.c
 "
 # build every harness first, as many at once as there are CPUs
 build() { # harness

@@ -143,7 +143,7 @@ TEST(json_document)
 	fflush(stdout);
 	CHECK(freopen(path, "w", stdout) != NULL);
 	plan.json = JSON_DOC;
-	json_start(JSON_DOC, 4, argv, NULL);
+	c.json = json_open(JSON_DOC, 4, argv, NULL);
 	coord_json(&c, 1);
 	fflush(stdout);
 	d = json_load_file(path, 0, &je);

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 
 #include "core/ctl.h"
-#include "core/hist.h"
+#include "lib/hist.h"
 #include "lib/tlv.h"
 #include "lib/clock.h"
 #include "lib/alloc.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of core/hist.c: exact bucket boundaries, merging, the 1 %
+ * Unit tests of lib/hist.c: exact bucket boundaries, merging, the 1 %
  * error bound, percentiles of known distributions, the wire encoding and
  * the rejection of malformed encodings.
  */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/hist.h"
+#include "lib/hist.h"
 #include "harness.h"
 
 static struct hist *mk(void)

@@ -11,6 +11,8 @@
 
 #include "core/ctl.h"
 #include "core/interval.h"
+#include "output/capture.h"
+#include "output/report.h"
 #include "lib/tlv.h"
 #include "lib/clock.h"
 #include "harness.h"

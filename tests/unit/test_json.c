@@ -58,19 +58,17 @@ static json_t *interval(double start)
 static void run(enum json_mode m)
 {
 	static char *argv[] = { "qperf", "h", "tcp_bw" };
-	struct settings s;
+	struct json_doc *d = json_open(m, 3, argv, "h");
 
-	memset(&s, 0, sizeof(s));
-	json_start(m, 3, argv, "h");
-	json_event(interval(-1)); /* between tests: the run's events */
-	json_test_begin(test_find("tcp_bw"), 0, 0, &s);
-	json_event(interval(0));
-	json_event(interval(1));
-	json_event(json_string("no object")); /* dropped */
-	json_event(json_object()); /* no type: dropped */
-	json_event(NULL);
-	json_test_error("server: boom", 1);
-	json_finish(1, false, "server: boom");
+	json_event(d, interval(-1)); /* between tests: the run's events */
+	json_test_begin(d, test_find("tcp_bw"), 0, 0, NULL, 0);
+	json_event(d, interval(0));
+	json_event(d, interval(1));
+	json_event(d, json_string("no object")); /* dropped */
+	json_event(d, json_object()); /* no type: dropped */
+	json_event(d, NULL);
+	json_test_error(d, "server: boom", 1, false);
+	json_finish(d, 1, false, "server: boom");
 }
 
 TEST(stream_events)
@@ -138,12 +136,14 @@ TEST(doc_events)
 /* JSON off: nothing is written, events are released (ASan checks). */
 TEST(off)
 {
+	struct json_doc *d;
 	char *text;
 
 	capture();
-	json_start(JSON_OFF, 0, NULL, NULL);
-	json_event(interval(0));
-	json_finish(0, false, NULL);
+	d = json_open(JSON_OFF, 0, NULL, NULL);
+	CHECK(d == NULL);
+	json_event(d, interval(0));
+	json_finish(d, 0, false, NULL);
 	text = captured();
 	CHECK_STR(text, "");
 	free(text);

@@ -7,7 +7,7 @@
  * tests.  The loops are checked against 0.4.11's counting rules (spec
  * §3.2-3.3).
  */
-#include "core/hist.h"
+#include "lib/hist.h"
 #include "loops_mem.h"
 #include "lib/alloc.h"
 

@@ -141,15 +141,12 @@ static const struct opt_desc *opt_named(const char *name)
 
 TEST(check_needs_loop)
 {
-	struct settings s;
 	char err[256];
 
-	memset(&s, 0, sizeof(s));
-	CHECK(plot_check(test_find("tcp_bw"), &s, err, sizeof(err)) < 0);
+	CHECK(plot_check(test_find("tcp_bw"), 0, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "tcp_bw has no --loop") != NULL);
-	CHECK(plot_check(test_find("conf"), &s, err, sizeof(err)) == 0);
-	s.nloops = 1;
-	CHECK(plot_check(test_find("tcp_bw"), &s, err, sizeof(err)) == 0);
+	CHECK(plot_check(test_find("conf"), 0, err, sizeof(err)) == 0);
+	CHECK(plot_check(test_find("tcp_bw"), 1, err, sizeof(err)) == 0);
 }
 
 TEST(open_unwritable)
@@ -166,6 +163,7 @@ static size_t sweep(const char *path, bool pct, char *svg, size_t cap)
 {
 	struct plot *pl;
 	struct settings s;
+	struct loop_val lv[LOOP_MAX];
 	struct results r;
 	char err[256];
 	FILE *f;
@@ -188,9 +186,9 @@ static size_t sweep(const char *path, bool pct, char *svg, size_t cap)
 		r.lat.count = pct ? 1000 : 0;
 		r.lat.p50 = r.latency * 0.9;
 		r.lat.p99 = r.latency * 2;
-		plot_add(pl, test_find("tcp_lat"), &s, &r);
+		plot_add(pl, test_find("tcp_lat"), lv, loop_vals(&s, lv), &r);
 		r.recv_bw = 1e6 * (double)m;
-		plot_add(pl, test_find("tcp_bw"), &s, &r);
+		plot_add(pl, test_find("tcp_bw"), lv, loop_vals(&s, lv), &r);
 	}
 	if (plot_finish(pl, false, err, sizeof(err)) < 0)
 		return 0;
