@@ -108,14 +108,14 @@ endif
 # The rooms, bottom up (docs/architecture.md): lib/ includes nothing above
 # it; transports/ includes only lib/; output/ and cluster/ sit under the
 # engine in core/; qperf.c is main().
-LIB_OBJS = lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
+LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/addr.o lib/numa.o lib/hist.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
-OUTPUT_OBJS = output/out.o output/report.o output/report_x.o \
+OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o \
 	output/report_streams.o output/json.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o
-CLUSTER_OBJS = cluster/sched.o cluster/outlier.o cluster/rank_env.o \
+CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o \
 	cluster/cluster_report.o cluster/cluster_json.o cluster/heatmap.o

@@ -26,7 +26,6 @@
 
 #define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
 #define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
-#define CLUSTER_JOIN_NS (30 * NS_PER_SEC) /* default join window */
 #define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
 
 #define CLUSTER_ITEMS_MAX 128 /* tests and --loop iterations of a run */
@@ -60,14 +59,6 @@ int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
  */
 int cluster_coord(const struct plan *p, const struct rank_info *ri,
 		  int lfd, FILE *plot);
-
-/*
- * Run test t with settings s as a client against host:port and return
- * its figures (client.c).  0, or the test's exit status with err filled.
- */
-int client_pair(const struct plan *p, const struct test_desc *t,
-		const struct settings *s, const char *host, uint16_t port,
-		struct pair_res *out, char *err, size_t errlen);
 
 /*
  * -i with a comma-separated list (one device per local rank, e.g.

@@ -13,7 +13,7 @@
 #include "cluster_msg.h"
 #include "core/opts.h"
 #include "outlier.h"
-#include "sched.h"
+#include "lib/sched.h"
 
 struct test_desc;
 

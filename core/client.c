@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "transports/transport.h"
-#include "cluster/cluster.h"
 #include "auth.h"
 #include "ctl.h"
 #include "engine.h"

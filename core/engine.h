@@ -29,4 +29,13 @@ int server_serve(const struct plan *p, int lfd);
  */
 int client_main(const struct plan *p);
 
+/*
+ * Run test t with settings s as a client against host:port and return
+ * its figures, for cluster mode (no report is printed).  0, or the
+ * test's exit status with err filled.
+ */
+int client_pair(const struct plan *p, const struct test_desc *t,
+		const struct settings *s, const char *host, uint16_t port,
+		struct pair_res *out, char *err, size_t errlen);
+
 #endif

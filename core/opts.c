@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster/cluster.h"
 #include "interval.h"
 #include "opts.h"
 #include "output/plot.h"

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "acl.h"
-#include "cluster/sched.h"
+#include "lib/sched.h"
 #include "lib/types.h"
 
 struct test_desc;
@@ -139,6 +139,7 @@ struct cluster_opts {
 /* Server defaults (docs/server.md "Limits", docs/qperf.1, --help options). */
 #define SERVER_MAX_CHILDREN 16 /* requests served at once */
 #define DEFAULT_MAX_PER_CLIENT 4 /* of them from one client address */
+#define CLUSTER_JOIN_NS (30 * NS_PER_SEC) /* cluster mode: default join window */
 #define DEFAULT_MAX_TIME (600 * NS_PER_SEC) /* -t; count-based tests too */
 #define DEFAULT_MAX_MSGS 100000000ULL /* -n */
 #define DEFAULT_MAX_SETUP (10 * NS_PER_SEC) /* request to first data */

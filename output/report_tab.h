@@ -17,6 +17,8 @@
 /* Enough for every entry a test can produce (about 120 with -vv -D). */
 #define REPORT_TABLE_MAX 192
 
+#define REPORT_NUNITS(a) (sizeof(a) / sizeof((a)[0]))
+
 struct report_entry {
 	const char *pref; /* "", "loc_" or "rem_" */
 	const char *name;
@@ -68,5 +70,15 @@ void report_extra(struct report_table *t, const struct results *res);
 
 /* Print the table (spec §5.2). */
 void report_print(FILE *f, const struct report_table *t);
+
+/* Is an entry of class c with value v shown with these options? */
+bool report_visible(const struct out_opts *o, enum report_class c, double v);
+/* A whole number, commified, with its unit. */
+void report_put_u64(struct report_table *t, const char *pref,
+		    const char *name, const char *unit, uint64_t v);
+/* A size shown as "<n> KiB (<bytes>)" when it is an exact multiple of
+ * 1024 at every step; false when that rule does not apply. */
+bool report_size_1024(struct report_table *t, const char *pref,
+		      const char *name, uint64_t v);
 
 #endif

@@ -32,13 +32,14 @@ srcs="
 	core/measure.c
 	core/interval.c
 	core/fabric.c
-	cluster/sched.c
+	lib/sched.c
 	cluster/cluster_msg.c
 	transports/table.c
 	transports/sock.c
 	transports/sock_io.c
 	output/out.c
 	output/report.c
+	output/report_tab.c
 	output/report_x.c
 	output/plot.c
 	output/conf_text.c

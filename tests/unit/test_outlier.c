@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cluster/outlier.h"
-#include "cluster/sched.h"
+#include "lib/sched.h"
 #include "harness.h"
 
 #define MAXP 4096

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cluster/sched.h"
+#include "lib/sched.h"
 #include "harness.h"
 
 /* Bit (a,b), a < b, in an N x N upper triangle. */
