@@ -152,4 +152,31 @@ else
 	skip "systemd-analyze verify" "no systemd-analyze"
 fi
 
+# docs/architecture.md's rooms: arrows point one way (qperf.c -> cluster
+# -> core -> output -> transports -> lib), softverbs includes none of
+# them, and HAVE_* conditionals stand only in the files that wrap an
+# optional library (and around table.c's entries).
+floor() {
+	case $1 in
+	lib) echo 0 ;; transports) echo 1 ;; output) echo 2 ;;
+	core) echo 3 ;; cluster) echo 4 ;; *) echo 9 ;;
+	esac
+}
+up=
+for f in lib/*.[ch] transports/*.[ch] output/*.[ch] core/*.[ch] cluster/*.[ch]; do
+	mine=$(floor "${f%%/*}")
+	for h in $(sed -n 's/^#include "\([a-z]*\)\/[^"]*"/\1/p' "$f"); do
+		[ "$(floor "$h")" -gt "$mine" ] && up="$up $f->$h"
+	done
+done
+test -z "$up"
+check_status "architecture: no file includes a room above its own${up:+ ($up)}"
+! grep -lE '#include "(\.\./)*(lib|core|output|cluster|transports)/' \
+	softverbs/*.[ch] >/dev/null 2>&1
+check_status "architecture: softverbs includes nothing of qperf"
+have=$(grep -lE '^#(if|ifdef|ifndef|elif).*HAVE_' qperf.c lib/*.[ch] \
+	transports/*.[ch] output/*.[ch] core/*.[ch] cluster/*.[ch] | sort | tr '\n' ' ')
+test "$have" = "cluster/pmix_boot.c core/auth.c lib/numa.c transports/table.c "
+check_status "architecture: HAVE_* only where an optional library is wrapped (have: $have)"
+
 finish
