@@ -54,7 +54,8 @@ static uint16_t bound_port(int fd)
 
 int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
 {
-	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false };
+	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false,
+			 measure_interrupt_flag() };
 	uint8_t b[TLV_MAX];
 	size_t n = cmsg_encode(m, b, sizeof(b));
 
@@ -66,7 +67,8 @@ int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
 int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
 		 size_t errlen)
 {
-	struct ctl c = { fd, true, timeout, false, false };
+	struct ctl c = { fd, true, timeout, false, false,
+			 measure_interrupt_flag() };
 	uint8_t b[TLV_MAX];
 	size_t n;
 

@@ -501,6 +501,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	a->c.timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
 	a->c.debug = a->s->out.debug;
 	a->c.peer_failed = false;
+	a->c.intr = measure_interrupt_flag();
 	if (legacy && legacy_adjust(a) < 0)
 		return -1;
 	fill_request(a, legacy);

@@ -20,7 +20,6 @@
 
 #include "ctl.h"
 #include "lib/hist.h"
-#include "measure.h"
 #include "lib/tlv.h"
 #include "lib/err.h"
 #include "lib/clock.h"
@@ -739,8 +738,8 @@ static int io(struct ctl *c, bool sending, void *buf, size_t len,
 		int ms = remaining_ms(deadline);
 		ssize_t r;
 
-		if (measure_interrupted())
-			return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
+		if (c->intr && *c->intr)
+			return seterr(err, errlen, "%s", CTL_INTERRUPTED);
 		if (ms == 0)
 			return seterr(err, errlen, "failed to %s %s: timed out",
 				      verb, item);

@@ -19,6 +19,7 @@
 #ifndef QPERF_CTL_H
 #define QPERF_CTL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,7 +190,12 @@ struct ctl {
 	uint64_t timeout; /* ns, per message */
 	bool debug;
 	bool peer_failed; /* the peer reported an error (text in err) */
+	/* Set once SIGINT ends the run (measure_interrupt_flag()), or NULL:
+	 * a wait then ends with CTL_INTERRUPTED. */
+	const volatile sig_atomic_t *intr;
 };
+
+#define CTL_INTERRUPTED "interrupted by SIGINT"
 
 /*
  * Send or receive exactly len bytes within c->timeout.  item names the

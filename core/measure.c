@@ -69,6 +69,11 @@ bool measure_interrupted(void)
 	return interrupted != 0;
 }
 
+const volatile sig_atomic_t *measure_interrupt_flag(void)
+{
+	return &interrupted;
+}
+
 void measure_init(void)
 {
 	struct sigaction sa;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl.h"
 #include "lib/types.h"
 
 /*
@@ -52,7 +53,9 @@ bool measure_lat_timing(void);
  */
 void measure_catch_interrupt(void);
 bool measure_interrupted(void);
-#define MEASURE_INTERRUPTED "interrupted by SIGINT"
+#define MEASURE_INTERRUPTED CTL_INTERRUPTED
+/* The flag behind measure_interrupted(), for struct ctl's intr. */
+const volatile sig_atomic_t *measure_interrupt_flag(void);
 
 /*
  * Start the window: sample CPU (system and this process) and clock, arm the timer for time ns (0 =

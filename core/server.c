@@ -253,7 +253,8 @@ static void log_refused(int fd, const char *why)
 /* Serve one connection in a child process.  Returns the exit status. */
 static int serve_one(int fd, const struct plan *p)
 {
-	struct ctl c = { fd, true, p->server_timeout, p->debug, false };
+	struct ctl c = { fd, true, p->server_timeout, p->debug, false,
+			 measure_interrupt_flag() };
 	const struct test_desc *t = NULL;
 	struct admit adm;
 	struct req q;
