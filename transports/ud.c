@@ -6,4 +6,12 @@
  */
 #include "verbs_int.h"
 
-VERBS_TRANSPORT(ud, "UD", TF_LOSSY | TF_RDMA, 4096, VQ_UD);
+const struct verbs_kind verbs_kind_ud = {
+	.qp_type = IBV_QPT_UD,
+	.rx_off = VERBS_GRH,
+	.mtu_bound = true,
+	.cm = true,
+	.id = VQ_UD,
+};
+
+VERBS_TRANSPORT(ud, "UD", TF_LOSSY | TF_RDMA, 4096);

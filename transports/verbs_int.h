@@ -103,10 +103,42 @@ struct verbs_gid_set {
 	struct verbs_gid_cand best[VG_SLOTS];
 };
 
+/*
+ * One QP kind (RC, UC, UD, XRC): what the shared code does differently
+ * for it.
+ */
+struct verbs_kind {
+	enum ibv_qp_type qp_type;
+	uint32_t rx_off; /* bytes before each receive's data (UD: the GRH) */
+	unsigned int access; /* INIT: remote access flags; 0: a Q_Key */
+	/* Issues reads and atomics: RTS gets timeout, retries and the
+	 * peer's read/atomic depth (NODE check: at most 255). */
+	bool reads;
+	/* The QP answers reads and atomics itself: RTR gets this side's
+	 * depth and the RNR timer; RDMA CM trades depths. */
+	bool responds;
+	bool alt_path; /* RTS: the alternate path, if both sides have one */
+	bool mtu_bound; /* a message must fit the path MTU */
+	/* RDMA CM connects the QP (not SIDR): port space TCP, disconnect
+	 * at close, path MTU from the QP; else NODE still names the QP. */
+	bool connected;
+	bool ext_only; /* only with a 0.5 peer (the NODE extension) */
+	/* Makes its own SRQ (NODE's srqn, checked to 24 bits): --use_srq
+	 * needs no SRQ support of the device. */
+	bool srq_own;
+	bool cm; /* can connect through RDMA CM (-cm1) ... */
+	bool cm_legacy; /* ... even with a 0.4.11 peer */
+
+	enum vqp id; /* for the code that still tests the kind */
+};
+
+extern const struct verbs_kind verbs_kind_rc, verbs_kind_uc, verbs_kind_ud,
+	verbs_kind_xrc;
+
 /* Per-session state: s->priv. */
 struct verbs_priv {
 	bool no_device; /* this host has no RDMA device at all */
-	enum vqp kind;
+	const struct verbs_kind *k;
 	bool opened_once; /* open() ran: close() has something to do */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -176,13 +208,14 @@ size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap);
 int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x);
 
 /*
- * Check the peer's NODE for this side: kind, whether this side posts
+ * Check the peer's NODE for this side: its QP kind, whether this side posts
  * operations on the peer's memory (rdma) or reads/atomics (rd), whether
  * the link is InfiniBand without GRH (lid_needed).  Returns 0, or -1 with
  * err filled.
  */
-int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
-		     bool rd, bool lid_needed, char *err, size_t errlen);
+int verbs_node_check(const struct verbs_node *n, const struct verbs_kind *k,
+		     bool rdma, bool rd, bool lid_needed, char *err,
+		     size_t errlen);
 
 /* MTU bytes -> enum (0 if not 256..4096, a power of two), and back. */
 enum ibv_mtu verbs_mtu_enum(uint32_t bytes);
@@ -257,7 +290,7 @@ void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
 
 /* ---- verbs_qp.c ---- */
 
-/* The creation attributes of v->kind's QP (not XRC), with inline data. */
+/* The creation attributes of an RC, UC or UD QP, with inline data. */
 void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
 			struct ibv_qp_init_attr *ia);
 /* --use_srq: create the shared receive queue (no-op without it). */
@@ -269,7 +302,7 @@ int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
 /* UD: the address handle to the peer (its NODE, on RoCE its GID). */
 int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
 		size_t errlen);
-/* Create the QP(s) of v->kind (and for XRC the domain and SRQ). */
+/* Create the QP(s) of v's kind (and for XRC the domain and SRQ). */
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen);
 /* RESET -> INIT. */
@@ -343,22 +376,28 @@ void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 
-int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
+	       size_t errlen);
 /* Check this side's parameters against its device only; see transport.h. */
-int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
+		size_t errlen);
+/* A kind whose messages must fit the path MTU (mtu_bound): is the
+ * message size within m bytes?  0, or -1 with err filled. */
+int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
+		   uint32_t m, char *err, size_t errlen);
 
 /*
- * Define transport_<x>: the verbs code above for QP kind k, with label,
- * TF_* flags and largest message (0: none of its own).
+ * Define transport_<x>: the verbs code above for QP kind verbs_kind_<x>,
+ * with label, TF_* flags and largest message (0: none of its own).
  */
-#define VERBS_TRANSPORT(x, lbl, fl, max, k)                                 \
+#define VERBS_TRANSPORT(x, lbl, fl, max)                                    \
 	static int x##_open(struct tsess *s, char *err, size_t errlen)      \
 	{                                                                   \
-		return verbs_open(s, k, err, errlen);                       \
+		return verbs_open(s, &verbs_kind_##x, err, errlen);         \
 	}                                                                   \
 	static int x##_check(struct tsess *s, char *err, size_t errlen)     \
 	{                                                                   \
-		return verbs_check(s, k, err, errlen);                      \
+		return verbs_check(s, &verbs_kind_##x, err, errlen);        \
 	}                                                                   \
 	const struct transport transport_##x = {                            \
 		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \

@@ -12,11 +12,6 @@
 
 #include "verbs_int.h"
 
-static enum ibv_qp_type qp_type(enum vqp k)
-{
-	return k == VQ_RC ? IBV_QPT_RC : k == VQ_UC ? IBV_QPT_UC : IBV_QPT_UD;
-}
-
 /* Inline bytes asked for at QP creation: --inline_size, or 0.4.11's. */
 static uint32_t inline_ask(const struct tsess *s)
 {
@@ -112,7 +107,7 @@ static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	v->me.srqn = srqn;
 
-	qa.qp_type = IBV_QPT_XRC_SEND;
+	qa.qp_type = v->k->qp_type;
 	qa.send_cq = v->cq;
 	qa.cap.max_send_wr = v->send_wr;
 	qa.cap.max_send_sge = 1;
@@ -149,7 +144,7 @@ void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
 	ia->send_cq = v->cq;
 	ia->recv_cq = v->cq;
 	ia->srq = v->srq;
-	ia->qp_type = qp_type(v->kind);
+	ia->qp_type = v->k->qp_type;
 	ia->cap.max_send_wr = v->send_wr;
 	ia->cap.max_recv_wr = v->srq ? 0 : v->recv_wr;
 	ia->cap.max_send_sge = 1;
@@ -170,7 +165,7 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 			  v->send_wr > v->recv_wr ? v->send_wr : v->recv_wr);
 		return -1;
 	}
-	if (v->kind == VQ_XRC) {
+	if (v->k->id == VQ_XRC) {
 		if (xrc_create(s, v, err, errlen))
 			return -1;
 	} else {
@@ -243,16 +238,12 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = (uint16_t)s->p.pkey_index; /* checked: in the table */
 	a.port_num = v->port;
-	if (v->kind == VQ_UD) {
+	if (v->k->access) {
+		a.qp_access_flags = v->k->access;
+		mask |= IBV_QP_ACCESS_FLAGS;
+	} else {
 		a.qkey = VERBS_QKEY;
 		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = v->kind == VQ_UC ?
-					    IBV_ACCESS_REMOTE_WRITE :
-					    IBV_ACCESS_REMOTE_READ |
-						    IBV_ACCESS_REMOTE_WRITE |
-						    IBV_ACCESS_REMOTE_ATOMIC;
-		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	if (modify(v->qp, &a, mask, "QP to INIT", err, errlen))
 		return -1;
@@ -332,9 +323,10 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	struct ibv_qp_attr a;
 	int mask;
 	uint32_t init_max = (uint32_t)v->dattr.max_qp_init_rd_atom;
-	uint32_t dest = v->kind == VQ_XRC ? v->xpeer.xrc_tgt_qpn : v->peer.qpn;
+	uint32_t dest = v->k->id == VQ_XRC ? v->xpeer.xrc_tgt_qpn :
+					       v->peer.qpn;
 
-	if (v->kind == VQ_UD)
+	if (v->k->id == VQ_UD)
 		return connect_ud(s, v, err, errlen);
 
 	/* RTR: the send QP (RC, UC, XRC INI) */
@@ -346,7 +338,7 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	a.rq_psn = v->peer.psn;
 	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 	       IBV_QP_RQ_PSN;
-	if (v->kind == VQ_RC) {
+	if (v->k->responds) {
 		a.max_dest_rd_atomic = (uint8_t)v->me.rd_atomic;
 		a.min_rnr_timer = 12;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -370,7 +362,7 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = v->me.psn;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (v->kind != VQ_UC) {
+	if (v->k->reads) {
 		a.timeout = 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
@@ -382,7 +374,7 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
-	if (v->kind != VQ_XRC)
+	if (v->k->alt_path)
 		alt_path(s, v, &a, &mask);
 	return modify(v->qp, &a, mask, "QP to RTS", err, errlen);
 }

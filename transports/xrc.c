@@ -7,4 +7,15 @@
  */
 #include "verbs_int.h"
 
-VERBS_TRANSPORT(xrc, "XRC", TF_RDMA | TF_XRC, 0, VQ_XRC);
+const struct verbs_kind verbs_kind_xrc = {
+	.qp_type = IBV_QPT_XRC_SEND,
+	.access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_ATOMIC,
+	.reads = true,
+	.connected = true,
+	.ext_only = true,
+	.srq_own = true,
+	.id = VQ_XRC,
+};
+
+VERBS_TRANSPORT(xrc, "XRC", TF_RDMA | TF_XRC, 0);
