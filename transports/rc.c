@@ -16,7 +16,8 @@ const struct verbs_kind verbs_kind_rc = {
 	.connected = true,
 	.cm = true,
 	.cm_legacy = true,
-	.id = VQ_RC,
+	.create = verbs_qp_create_one,
+	.connect = verbs_qp_connect,
 };
 
 VERBS_TRANSPORT(rc, "RC", TF_RDMA | TF_LEGACY_CM, 0);

@@ -12,7 +12,8 @@ const struct verbs_kind verbs_kind_uc = {
 	.alt_path = true,
 	.connected = true,
 	.cm = true,
-	.id = VQ_UC,
+	.create = verbs_qp_create_one,
+	.connect = verbs_qp_connect,
 };
 
 VERBS_TRANSPORT(uc, "UC", TF_LOSSY | TF_RDMA, 0);

@@ -363,12 +363,8 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 		x->have |= VXH_NUMA;
 		x->numa_node = (uint32_t)v->numa_node;
 	}
-	if (v->k->id == VQ_XRC) {
-		x->have |= VXH_XRC;
-		x->xrc_ini_qpn = v->qp->qp_num;
-		x->xrc_tgt_qpn = v->tgt->qp_num;
-		x->xrc_srqn = v->me.srqn;
-	}
+	if (v->k->ext_fill)
+		v->k->ext_fill(v, x);
 }
 
 static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
@@ -531,16 +527,8 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 	if (verbs_node_check(&v->peer, v->k, rdma, rd, !v->info.roce, err,
 			     errlen))
 		return -1;
-	if (v->k->id == VQ_XRC) {
-		if (!(x->have & VXH_XRC) || !x->xrc_ini_qpn ||
-		    x->xrc_ini_qpn > 0xffffff || !x->xrc_tgt_qpn ||
-		    x->xrc_tgt_qpn > 0xffffff || x->xrc_srqn > 0xffffff) {
-			seterr(err, errlen,
-				  "peer sent no valid XRC QP and SRQ numbers");
-			return -1;
-		}
-		v->peer.srqn = x->xrc_srqn;
-	}
+	if (v->k->peer_check && v->k->peer_check(s, v, err, errlen))
+		return -1;
 	if (v->info.roce) {
 		if (!(x->have & VXH_GID) || x->gid_type == VG_IB ||
 		    x->gid_type > VG_ROCE_V2) {
@@ -722,7 +710,7 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 		    mem_create(s, v, err, errlen) ||
 		    exchange(s, v, err, errlen) ||
 		    peer_check(s, v, err, errlen) ||
-		    verbs_cm_finish(s, v, err, errlen))
+		    (k->cm_finish && k->cm_finish(s, v, err, errlen)))
 			goto fail;
 	} else if (res_create(s, v, err, errlen) ||
 		   verbs_qp_create(s, v, err, errlen) ||
@@ -732,7 +720,7 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 		   verbs_addr_choose(s, v, err, errlen) ||
 		   exchange(s, v, err, errlen) ||
 		   peer_check(s, v, err, errlen) ||
-		   verbs_qp_connect(s, v, err, errlen)) {
+		   k->connect(s, v, err, errlen)) {
 		goto fail;
 	}
 	if (!s->p.poll_mode) {

@@ -167,11 +167,8 @@ static int cm_expect(struct tsess *s, struct verbs_priv *v,
 			rdma_ack_cm_event(ev);
 			return -1;
 		}
-		if (want == RDMA_CM_EVENT_ESTABLISHED && v->k->id == VQ_UD) {
-			v->cm_ah = ev->param.ud.ah_attr;
-			v->peer.qpn = ev->param.ud.qp_num;
-			v->peer_qkey = ev->param.ud.qkey;
-		}
+		if (want == RDMA_CM_EVENT_ESTABLISHED && v->k->cm_established)
+			v->k->cm_established(v, ev);
 		rdma_ack_cm_event(ev);
 		return 0;
 	}
@@ -558,28 +555,6 @@ int verbs_cm_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	if (v->k->connected &&
 	    !ibv_query_qp(v->qp, &a, IBV_QP_PATH_MTU, &ia))
 		v->info.path_mtu = verbs_mtu_bytes(a.path_mtu);
-	return 0;
-}
-
-int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
-		    size_t errlen)
-{
-	if (v->k->id != VQ_UD)
-		return 0;
-	if (verbs_mtu_fits(s, v, v->info.path_mtu, err, errlen))
-		return -1;
-	v->info.peer_qpn = v->peer.qpn;
-	if (s->server) { /* the client's QP is the CM's: its Q_Key */
-		v->peer_qkey = RDMA_UDP_QKEY;
-		return verbs_ud_ah(s, v, err, errlen);
-	}
-	v->cm_ah.port_num = v->port;
-	v->ah = ibv_create_ah(v->pd, &v->cm_ah);
-	if (!v->ah) {
-		seterr(err, errlen, "failed to create address handle: %s",
-			  strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 

@@ -118,13 +118,8 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	}
 	if (wr->op != OP_READ && len && len <= s->max_inline)
 		w->send_flags |= IBV_SEND_INLINE;
-	if (v->k->id == VQ_UD) {
-		w->wr.ud.ah = v->ah;
-		w->wr.ud.remote_qpn = v->peer.qpn;
-		w->wr.ud.remote_qkey = v->peer_qkey;
-	} else if (v->k->id == VQ_XRC) {
-		w->qp_type.xrc.remote_srqn = v->peer.srqn;
-	}
+	if (v->k->address)
+		v->k->address(v, w);
 	return 0;
 }
 
@@ -225,13 +220,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
-		/*
-		 * UD hears any QP that knows our QPN and Q_Key: a stranger's
-		 * datagram is neither counted nor answered (its receive is
-		 * posted again at once).
-		 */
-		if (v->k->id == VQ_UD && (wc[i].opcode & IBV_WC_RECV) &&
-		    v->info.peer_known && wc[i].src_qp != v->peer.qpn) {
+		if (v->k->stray && v->k->stray(v, &wc[i])) {
 			stray++;
 			continue;
 		}
