@@ -73,15 +73,13 @@ static void wr_counts(const struct tsess *s, uint32_t *snd, uint32_t *rcv)
 }
 
 /* Bytes to register (spec §2.9 "Memory"). */
-static size_t reg_size(const struct tsess *s, enum vqp kind)
+static size_t reg_size(const struct tsess *s, const struct verbs_kind *k)
 {
-	size_t n = s->p.msg_size;
+	size_t n = (size_t)s->p.msg_size + k->rx_off;
 
 	if (is_atomic(s->t->op) &&
 	    (s->server || s->t->loop == LOOP_ONESIDED))
 		return 8;
-	if (kind == VQ_UD)
-		n += VERBS_GRH;
 	return n ? n : 1;
 }
 
@@ -312,7 +310,7 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1; /* before the first touch: pages come from there */
 	memset(v->mem, 0, v->memlen);
 	s->buf = v->mem;
-	s->rx_off = v->kind == VQ_UD ? VERBS_GRH : 0;
+	s->rx_off = v->k->rx_off;
 	s->buflen = want;
 	v->mr = ibv_reg_mr(v->pd, v->mem, v->reglen,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
@@ -365,12 +363,8 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 		x->have |= VXH_NUMA;
 		x->numa_node = (uint32_t)v->numa_node;
 	}
-	if (v->kind == VQ_XRC) {
-		x->have |= VXH_XRC;
-		x->xrc_ini_qpn = v->qp->qp_num;
-		x->xrc_tgt_qpn = v->tgt->qp_num;
-		x->xrc_srqn = v->me.srqn;
-	}
+	if (v->k->ext_fill)
+		v->k->ext_fill(v, x);
 }
 
 static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
@@ -461,10 +455,16 @@ static int mtu_settle(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	v->path_mtu = verbs_mtu_enum(m);
 	v->info.path_mtu = m;
-	if (v->kind == VQ_UD && s->p.msg_size > m) {
+	return verbs_mtu_fits(s, v, m, err, errlen);
+}
+
+int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
+		   uint32_t m, char *err, size_t errlen)
+{
+	if (v->k->mtu_bound && s->p.msg_size > m) {
 		seterr(err, errlen,
-			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
-			  s->p.msg_size, m, m);
+			  "%s message size %u is larger than the path MTU %u; use -m %u or less",
+			  s->tp->label, s->p.msg_size, m, m);
 		return -1;
 	}
 	return 0;
@@ -520,23 +520,15 @@ static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1;
 	}
 	if (v->cm) /* the CM connected the QP: NODE's QP fields are 0 */
-		return v->kind == VQ_UD ?
-			       verbs_node_check(&v->peer, v->kind, false, false,
-						!v->info.roce, err, errlen) :
-			       0;
-	if (verbs_node_check(&v->peer, v->kind, rdma, rd, !v->info.roce, err,
+		return v->k->connected ?
+			       0 :
+			       verbs_node_check(&v->peer, v->k, false, false,
+						!v->info.roce, err, errlen);
+	if (verbs_node_check(&v->peer, v->k, rdma, rd, !v->info.roce, err,
 			     errlen))
 		return -1;
-	if (v->kind == VQ_XRC) {
-		if (!(x->have & VXH_XRC) || !x->xrc_ini_qpn ||
-		    x->xrc_ini_qpn > 0xffffff || !x->xrc_tgt_qpn ||
-		    x->xrc_tgt_qpn > 0xffffff || x->xrc_srqn > 0xffffff) {
-			seterr(err, errlen,
-				  "peer sent no valid XRC QP and SRQ numbers");
-			return -1;
-		}
-		v->peer.srqn = x->xrc_srqn;
-	}
+	if (v->k->peer_check && v->k->peer_check(s, v, err, errlen))
+		return -1;
 	if (v->info.roce) {
 		if (!(x->have & VXH_GID) || x->gid_type == VG_IB ||
 		    x->gid_type > VG_ROCE_V2) {
@@ -580,9 +572,10 @@ static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
 		seterr(err, errlen, "bad static rate: %s", s->p.static_rate);
 		return -1;
 	}
-	if (v->kind == VQ_XRC && !ext_wanted(s)) {
+	if (v->k->ext_only && !ext_wanted(s)) {
 		seterr(err, errlen,
-			  "XRC tests need a peer running qperf 0.5 or later");
+			  "%s tests need a peer running qperf 0.5 or later",
+			  s->tp->label);
 		return -1;
 	}
 	return parse_id(s, v, dev, devlen, err, errlen);
@@ -593,7 +586,8 @@ static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
  * involved: device, port and its state, MTU, static rate, read/atomic
  * depth, UD message size against the MTU the port allows.
  */
-int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
+int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
+		size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
 	char dev[64];
@@ -601,7 +595,7 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	int rc = -1;
 
 	memset(v, 0, sizeof(*v));
-	v->kind = kind;
+	v->k = k;
 	v->opened_once = true;
 	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
 	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
@@ -633,12 +627,8 @@ int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	mtu = s->p.mtu_size && s->p.mtu_size < v->info.active_mtu ?
 		      s->p.mtu_size :
 		      v->info.active_mtu;
-	if (kind == VQ_UD && s->p.msg_size > mtu) {
-		seterr(err, errlen,
-			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
-			  s->p.msg_size, mtu, mtu);
+	if (verbs_mtu_fits(s, v, mtu, err, errlen))
 		goto out;
-	}
 	if (v->dattr.max_mr_size && s->p.msg_size > v->dattr.max_mr_size) {
 		seterr(err, errlen,
 			  "message size %u is larger than the largest memory region %s can register (%llu)",
@@ -674,14 +664,15 @@ static void add_notes(struct tsess *s, const struct verbs_info *vi)
 	}
 }
 
-int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
+int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
+	       size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
 	char dev[64];
 	uint32_t max_rd;
 
 	memset(v, 0, sizeof(*v));
-	v->kind = kind;
+	v->k = k;
 	v->opened_once = true;
 	v->info.gid_index = -1;
 	v->info.peer_gid_index = -1;
@@ -711,7 +702,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 	seed_psn(v);
 	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
 	v->info.psn = v->me.psn;
-	v->reglen = reg_size(s, kind);
+	v->reglen = reg_size(s, k);
 	if (v->cm) {
 		if (res_create(s, v, err, errlen) ||
 		    verbs_cm_connect(s, v, err, errlen) ||
@@ -719,7 +710,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 		    mem_create(s, v, err, errlen) ||
 		    exchange(s, v, err, errlen) ||
 		    peer_check(s, v, err, errlen) ||
-		    verbs_cm_finish(s, v, err, errlen))
+		    (k->cm_finish && k->cm_finish(s, v, err, errlen)))
 			goto fail;
 	} else if (res_create(s, v, err, errlen) ||
 		   verbs_qp_create(s, v, err, errlen) ||
@@ -729,7 +720,7 @@ int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen)
 		   verbs_addr_choose(s, v, err, errlen) ||
 		   exchange(s, v, err, errlen) ||
 		   peer_check(s, v, err, errlen) ||
-		   verbs_qp_connect(s, v, err, errlen)) {
+		   k->connect(s, v, err, errlen)) {
 		goto fail;
 	}
 	if (!s->p.poll_mode) {

@@ -167,11 +167,8 @@ static int cm_expect(struct tsess *s, struct verbs_priv *v,
 			rdma_ack_cm_event(ev);
 			return -1;
 		}
-		if (want == RDMA_CM_EVENT_ESTABLISHED && v->kind == VQ_UD) {
-			v->cm_ah = ev->param.ud.ah_attr;
-			v->peer.qpn = ev->param.ud.qp_num;
-			v->peer_qkey = ev->param.ud.qkey;
-		}
+		if (want == RDMA_CM_EVENT_ESTABLISHED && v->k->cm_established)
+			v->k->cm_established(v, ev);
 		rdma_ack_cm_event(ev);
 		return 0;
 	}
@@ -179,7 +176,7 @@ static int cm_expect(struct tsess *s, struct verbs_priv *v,
 
 static enum rdma_port_space port_space(const struct verbs_priv *v)
 {
-	return v->kind == VQ_UD ? RDMA_PS_UDP : RDMA_PS_TCP;
+	return v->k->connected ? RDMA_PS_TCP : RDMA_PS_UDP;
 }
 
 /* v->ctx and the device facts from a bound or connected id. */
@@ -376,12 +373,12 @@ int verbs_cm_device(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen)
 {
 	v->cm = true;
-	if (v->kind == VQ_XRC) {
+	if (!v->k->cm) {
 		seterr(err, errlen,
 			  "%s cannot connect through RDMA CM (-cm1)", s->t->name);
 		return -1;
 	}
-	if (v->kind != VQ_RC && legacy(s)) {
+	if (!v->k->cm_legacy && legacy(s)) {
 		seterr(err, errlen,
 			  "%s over RDMA CM needs a peer running qperf 0.5 or later",
 			  s->t->name);
@@ -426,10 +423,10 @@ static void conn_param(struct tsess *s, struct verbs_priv *v,
 	memset(cp, 0, sizeof(*cp));
 	cp->retry_count = 7;
 	cp->rnr_retry_count = 7;
-	if (legacy(s) || v->kind != VQ_RC) {
+	if (legacy(s) || !v->k->responds) {
 		/* 0.4.11's fixed depths (UC has no reads or atomics) */
-		cp->responder_resources = v->kind == VQ_RC ? 1 : 0;
-		cp->initiator_depth = v->kind == VQ_RC ? 1 : 0;
+		cp->responder_resources = v->k->responds ? 1 : 0;
+		cp->initiator_depth = v->k->responds ? 1 : 0;
 		return;
 	}
 	if (s->server) { /* no more than the client asked for */
@@ -506,7 +503,7 @@ static int client_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		if (cm_resolve(s, v, &dst, err, errlen))
 			return -1;
 	}
-	v->cm_connected = v->kind != VQ_UD;
+	v->cm_connected = v->k->connected;
 	return 0;
 }
 
@@ -519,20 +516,20 @@ static int server_accept(struct tsess *s, struct verbs_priv *v, char *err,
 	if (qp_make(s, v, err, errlen))
 		return -1;
 	conn_param(s, v, &cp);
-	if (v->kind == VQ_UD)
+	if (!v->k->connected)
 		cp.qp_num = v->qp->qp_num;
 	if (rdma_accept(v->cm_id, &cp)) {
 		seterr(err, errlen, "rdma_accept failed: %s",
 			  strerror(errno));
 		return -1;
 	}
-	if (v->kind == VQ_UD)
+	if (!v->k->connected)
 		return 0; /* SIDR: no ESTABLISHED on this side */
 	if (cm_expect(s, v, RDMA_CM_EVENT_ESTABLISHED,
 		      now_ns() + s->p.timeout, NULL, err, errlen))
 		return -1;
 	v->cm_connected = true;
-	if (v->kind == VQ_RC) { /* as 0.4.11; iWARP refuses: ignored */
+	if (v->k->responds) { /* as 0.4.11; iWARP refuses: ignored */
 		memset(&a, 0, sizeof(a));
 		a.min_rnr_timer = 12;
 		ibv_modify_qp(v->qp, &a, IBV_QP_MIN_RNR_TIMER);
@@ -555,34 +552,9 @@ int verbs_cm_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		v->info.lid = v->info.qpn = v->info.psn = 0;
 	}
 	v->info.path_mtu = v->info.active_mtu;
-	if (v->kind != VQ_UD && !ibv_query_qp(v->qp, &a, IBV_QP_PATH_MTU, &ia))
+	if (v->k->connected &&
+	    !ibv_query_qp(v->qp, &a, IBV_QP_PATH_MTU, &ia))
 		v->info.path_mtu = verbs_mtu_bytes(a.path_mtu);
-	return 0;
-}
-
-int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
-		    size_t errlen)
-{
-	if (v->kind != VQ_UD)
-		return 0;
-	if (s->p.msg_size > v->info.path_mtu) {
-		seterr(err, errlen,
-			  "UD message size %u is larger than the path MTU %u; use -m %u or less",
-			  s->p.msg_size, v->info.path_mtu, v->info.path_mtu);
-		return -1;
-	}
-	v->info.peer_qpn = v->peer.qpn;
-	if (s->server) { /* the client's QP is the CM's: its Q_Key */
-		v->peer_qkey = RDMA_UDP_QKEY;
-		return verbs_ud_ah(s, v, err, errlen);
-	}
-	v->cm_ah.port_num = v->port;
-	v->ah = ibv_create_ah(v->pd, &v->cm_ah);
-	if (!v->ah) {
-		seterr(err, errlen, "failed to create address handle: %s",
-			  strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 

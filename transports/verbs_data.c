@@ -26,7 +26,7 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 	struct ibv_recv_wr w[VERBS_BATCH], *bad;
 	struct ibv_sge sg;
 	uint32_t done = 0;
-	uint32_t len = s->p.msg_size + (v->kind == VQ_UD ? VERBS_GRH : 0);
+	uint32_t len = s->p.msg_size + v->k->rx_off;
 
 	sg.addr = (uintptr_t)v->mem;
 	sg.length = len;
@@ -63,9 +63,9 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	uint32_t len = s->p.msg_size;
 
 	memset(w, 0, sizeof(*w));
-	/* UD sends what a receive left after its GRH: an echo echoes. */
-	sg->addr = (uintptr_t)v->mem +
-		   (v->kind == VQ_UD && wr->op == OP_SEND ? VERBS_GRH : 0);
+	/* A send starts where a receive's data does (UD: after its GRH):
+	 * an echo echoes. */
+	sg->addr = (uintptr_t)v->mem + (wr->op == OP_SEND ? v->k->rx_off : 0);
 	sg->length = len;
 	sg->lkey = v->mr->lkey;
 	w->sg_list = sg;
@@ -118,13 +118,8 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	}
 	if (wr->op != OP_READ && len && len <= s->max_inline)
 		w->send_flags |= IBV_SEND_INLINE;
-	if (v->kind == VQ_UD) {
-		w->wr.ud.ah = v->ah;
-		w->wr.ud.remote_qpn = v->peer.qpn;
-		w->wr.ud.remote_qkey = v->peer_qkey;
-	} else if (v->kind == VQ_XRC) {
-		w->qp_type.xrc.remote_srqn = v->peer.srqn;
-	}
+	if (v->k->address)
+		v->k->address(v, w);
 	return 0;
 }
 
@@ -225,13 +220,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
-		/*
-		 * UD hears any QP that knows our QPN and Q_Key: a stranger's
-		 * datagram is neither counted nor answered (its receive is
-		 * posted again at once).
-		 */
-		if (v->kind == VQ_UD && (wc[i].opcode & IBV_WC_RECV) &&
-		    v->info.peer_known && wc[i].src_qp != v->peer.qpn) {
+		if (v->k->stray && v->k->stray(v, &wc[i])) {
 			stray++;
 			continue;
 		}

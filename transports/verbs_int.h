@@ -5,6 +5,8 @@
  * NODE extension codecs, peer checks, GID choice, MTU and rate tables),
  * unit-tested on exact bytes; verbs.c opens and closes sessions,
  * verbs_qp.c creates and connects QPs, verbs_data.c posts and polls.
+ * What differs between the QP kinds is in each kind's struct verbs_kind
+ * (rc.c, uc.c, ud.c, xrc.c), never in a test of the kind here.
  */
 #ifndef QPERF_VERBS_INT_H
 #define QPERF_VERBS_INT_H
@@ -28,8 +30,6 @@
 #define VERBS_INLINE 128 /* bytes of inline data asked for at QP create */
 #define VERBS_EXT_MAX 512 /* bytes, our NODE extension block at most */
 #define VERBS_BATCH 32 /* WRs chained per post call, WCs per poll call */
-
-enum vqp { VQ_RC, VQ_UC, VQ_UD, VQ_XRC };
 
 /* 0.4.11's NODE (spec §2.10), decoded. */
 struct verbs_node {
@@ -103,10 +103,65 @@ struct verbs_gid_set {
 	struct verbs_gid_cand best[VG_SLOTS];
 };
 
+struct verbs_priv;
+struct rdma_cm_event;
+
+/*
+ * One QP kind (RC, UC, UD, XRC): what the shared code does differently
+ * for it, as values and operations.  A NULL operation does nothing.
+ */
+struct verbs_kind {
+	enum ibv_qp_type qp_type;
+	uint32_t rx_off; /* bytes before each receive's data (UD: the GRH) */
+	unsigned int access; /* INIT: remote access flags; 0: a Q_Key */
+	/* Issues reads and atomics: RTS gets timeout, retries and the
+	 * peer's read/atomic depth (NODE check: at most 255). */
+	bool reads;
+	/* The QP answers reads and atomics itself: RTR gets this side's
+	 * depth and the RNR timer; RDMA CM trades depths. */
+	bool responds;
+	bool alt_path; /* RTS: the alternate path, if both sides have one */
+	bool mtu_bound; /* a message must fit the path MTU */
+	/* RDMA CM connects the QP (not SIDR): port space TCP, disconnect
+	 * at close, path MTU from the QP; else NODE still names the QP. */
+	bool connected;
+	bool ext_only; /* only with a 0.5 peer (the NODE extension) */
+	/* Makes its own SRQ (NODE's srqn, checked to 24 bits): --use_srq
+	 * needs no SRQ support of the device. */
+	bool srq_own;
+	bool cm; /* can connect through RDMA CM (-cm1) ... */
+	bool cm_legacy; /* ... even with a 0.4.11 peer */
+
+	/* Make the QP(s), after the CQ; verbs_qp_made() follows. */
+	int (*create)(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen);
+	/* INIT -> RTR -> RTS with the peer's NODE (and extension). */
+	int (*connect)(struct tsess *s, struct verbs_priv *v, char *err,
+		       size_t errlen);
+	/* Add this kind's items to this side's NODE extension. */
+	void (*ext_fill)(const struct verbs_priv *v, struct verbs_ext *x);
+	/* Check and take the peer's extension items of this kind. */
+	int (*peer_check)(struct tsess *s, struct verbs_priv *v, char *err,
+			  size_t errlen);
+	/* Address a send WR to the peer. */
+	void (*address)(const struct verbs_priv *v, struct ibv_send_wr *w);
+	/* A completion of a stranger's datagram: not counted, its receive
+	 * posted again. */
+	bool (*stray)(const struct verbs_priv *v, const struct ibv_wc *wc);
+	/* RDMA CM: ESTABLISHED arrived (client); after the NODE exchange. */
+	void (*cm_established)(struct verbs_priv *v,
+			       const struct rdma_cm_event *ev);
+	int (*cm_finish)(struct tsess *s, struct verbs_priv *v, char *err,
+			 size_t errlen);
+};
+
+extern const struct verbs_kind verbs_kind_rc, verbs_kind_uc, verbs_kind_ud,
+	verbs_kind_xrc;
+
 /* Per-session state: s->priv. */
 struct verbs_priv {
 	bool no_device; /* this host has no RDMA device at all */
-	enum vqp kind;
+	const struct verbs_kind *k;
 	bool opened_once; /* open() ran: close() has something to do */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -176,13 +231,14 @@ size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap);
 int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x);
 
 /*
- * Check the peer's NODE for this side: kind, whether this side posts
+ * Check the peer's NODE for this side: its QP kind, whether this side posts
  * operations on the peer's memory (rdma) or reads/atomics (rd), whether
  * the link is InfiniBand without GRH (lid_needed).  Returns 0, or -1 with
  * err filled.
  */
-int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
-		     bool rd, bool lid_needed, char *err, size_t errlen);
+int verbs_node_check(const struct verbs_node *n, const struct verbs_kind *k,
+		     bool rdma, bool rd, bool lid_needed, char *err,
+		     size_t errlen);
 
 /* MTU bytes -> enum (0 if not 256..4096, a power of two), and back. */
 enum ibv_mtu verbs_mtu_enum(uint32_t bytes);
@@ -257,7 +313,7 @@ void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
 
 /* ---- verbs_qp.c ---- */
 
-/* The creation attributes of v->kind's QP (not XRC), with inline data. */
+/* The creation attributes of an RC, UC or UD QP, with inline data. */
 void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
 			struct ibv_qp_init_attr *ia);
 /* --use_srq: create the shared receive queue (no-op without it). */
@@ -266,16 +322,33 @@ int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
 /* After the QP is made: its inline size and number into s and v. */
 int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
 		  size_t errlen);
-/* UD: the address handle to the peer (its NODE, on RoCE its GID). */
-int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
-		size_t errlen);
-/* Create the QP(s) of v->kind (and for XRC the domain and SRQ). */
+/* Inline bytes asked for at QP creation: --inline_size, or 0.4.11's. */
+uint32_t verbs_inline_ask(const struct tsess *s);
+/* The address vector to the peer's dlid on port (own or alternate). */
+void verbs_make_av(const struct tsess *s, const struct verbs_priv *v,
+		   uint32_t dlid, uint8_t port, struct ibv_ah_attr *av);
+/* ibv_modify_qp, or -1 with "failed to modify <what>: ..." in err. */
+int verbs_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		 const char *what, char *err, size_t errlen);
+/* Create the QP(s) of v's kind (its create operation), then
+ * verbs_qp_made(). */
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen);
+/* The create operation of RC, UC, UD: the --use_srq SRQ and one QP. */
+int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
+			size_t errlen);
 /* RESET -> INIT. */
 int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 		  size_t errlen);
-/* INIT -> RTR -> RTS with the peer's NODE (and for UD the AH). */
+/* RTR of qp toward the peer's QP dest; responds: qp answers reads and
+ * atomics (this side's depth, the RNR timer). */
+int verbs_qp_rtr(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
+		 uint32_t dest, bool responds, const char *what, char *err,
+		 size_t errlen);
+/* RTS of v->qp, with what its kind issues (reads) and alt_path. */
+int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, char *err,
+		 size_t errlen);
+/* The connect operation of RC and UC: RTR, then RTS. */
 int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
 /* Choose this side's GID (RoCE) into v->gid and v->info. */
@@ -297,9 +370,6 @@ int verbs_cm_device(struct tsess *s, struct verbs_priv *v, char *err,
  * refused within the timeout) or accept (server).  0, or -1 with err. */
 int verbs_cm_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
-/* After the NODE exchange: UD address handle and peer QPN/Q_Key. */
-int verbs_cm_finish(struct tsess *s, struct verbs_priv *v, char *err,
-		    size_t errlen);
 /* Disconnect and destroy the QP (before the CQ goes), then the ids and
  * channel (after everything else).  Bounded; never fail. */
 void verbs_cm_close_qp(struct verbs_priv *v);
@@ -343,22 +413,28 @@ void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 
-int verbs_open(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
+	       size_t errlen);
 /* Check this side's parameters against its device only; see transport.h. */
-int verbs_check(struct tsess *s, enum vqp kind, char *err, size_t errlen);
+int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
+		size_t errlen);
+/* A kind whose messages must fit the path MTU (mtu_bound): is the
+ * message size within m bytes?  0, or -1 with err filled. */
+int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
+		   uint32_t m, char *err, size_t errlen);
 
 /*
- * Define transport_<x>: the verbs code above for QP kind k, with label,
- * TF_* flags and largest message (0: none of its own).
+ * Define transport_<x>: the verbs code above for QP kind verbs_kind_<x>,
+ * with label, TF_* flags and largest message (0: none of its own).
  */
-#define VERBS_TRANSPORT(x, lbl, fl, max, k)                                 \
+#define VERBS_TRANSPORT(x, lbl, fl, max)                                    \
 	static int x##_open(struct tsess *s, char *err, size_t errlen)      \
 	{                                                                   \
-		return verbs_open(s, k, err, errlen);                       \
+		return verbs_open(s, &verbs_kind_##x, err, errlen);         \
 	}                                                                   \
 	static int x##_check(struct tsess *s, char *err, size_t errlen)     \
 	{                                                                   \
-		return verbs_check(s, k, err, errlen);                      \
+		return verbs_check(s, &verbs_kind_##x, err, errlen);        \
 	}                                                                   \
 	const struct transport transport_##x = {                            \
 		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \

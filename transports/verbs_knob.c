@@ -39,7 +39,7 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 			  p->sq_depth, dev, max_wr);
 		return -1;
 	}
-	if (p->use_srq && v->kind != VQ_XRC && v->dattr.max_srq <= 0) {
+	if (p->use_srq && !v->k->srq_own && v->dattr.max_srq <= 0) {
 		seterr(err, errlen,
 			  "%s has no shared receive queues (max_srq 0); leave out --use_srq",
 			  dev);

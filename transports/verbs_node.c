@@ -205,8 +205,9 @@ int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
 	return 0;
 }
 
-int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
-		     bool rd, bool lid_needed, char *err, size_t errlen)
+int verbs_node_check(const struct verbs_node *n, const struct verbs_kind *k,
+		     bool rdma, bool rd, bool lid_needed, char *err,
+		     size_t errlen)
 {
 	if (n->qpn == 0 || n->qpn > 0xffffff) {
 		seterr(err, errlen,
@@ -219,7 +220,7 @@ int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
 			  "peer sent a bad PSN 0x%x (must fit 24 bits)", n->psn);
 		return -1;
 	}
-	if (kind == VQ_XRC && n->srqn > 0xffffff) {
+	if (k->srq_own && n->srqn > 0xffffff) {
 		seterr(err, errlen,
 			  "peer sent a bad XRC SRQ number 0x%x (must fit 24 bits)",
 			  n->srqn);
@@ -235,7 +236,7 @@ int verbs_node_check(const struct verbs_node *n, enum vqp kind, bool rdma,
 			  n->lid);
 		return -1;
 	}
-	if ((kind == VQ_RC || kind == VQ_XRC) && n->rd_atomic > 255) {
+	if (k->reads && n->rd_atomic > 255) {
 		seterr(err, errlen,
 			  "peer sent a bad RDMA read/atomic depth %u (must be 0..255)",
 			  n->rd_atomic);

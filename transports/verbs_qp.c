@@ -1,24 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Queue pairs of the verbs transports: creation (RC, UC, UD; for XRC the
- * domain, the XRC SRQ, a send (INI) and a receive (TGT) QP), the state
- * changes of spec §2.11 and the choice of this side's address (LID on
- * InfiniBand, a GID on RoCE).  Everything made here is released by
- * verbs_close().
+ * Queue pairs of the verbs transports: creation of one QP (RC, UC, UD;
+ * xrc.c makes XRC's), the state changes of spec §2.11 as the kinds'
+ * operations share them (ud.c and xrc.c own their own connect), and the
+ * choice of this side's address (LID on InfiniBand, a GID on RoCE).
+ * Everything made here is released by verbs_close().
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 #include "verbs_int.h"
 
-static enum ibv_qp_type qp_type(enum vqp k)
-{
-	return k == VQ_RC ? IBV_QPT_RC : k == VQ_UC ? IBV_QPT_UC : IBV_QPT_UD;
-}
-
-/* Inline bytes asked for at QP creation: --inline_size, or 0.4.11's. */
-static uint32_t inline_ask(const struct tsess *s)
+uint32_t verbs_inline_ask(const struct tsess *s)
 {
 	return s->p.inline_set ? s->p.inline_size
 				     : VERBS_INLINE;
@@ -75,73 +68,6 @@ int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
-static int xrc_create(struct tsess *s, struct verbs_priv *v, char *err,
-		      size_t errlen)
-{
-	struct ibv_xrcd_init_attr xa = { 0 };
-	struct ibv_srq_init_attr_ex sa = { 0 };
-	struct ibv_qp_init_attr_ex qa = { 0 };
-	uint32_t srqn;
-
-	xa.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
-	xa.fd = -1; /* a private domain */
-	xa.oflags = O_CREAT;
-	v->xrcd = ibv_open_xrcd(v->ctx, &xa);
-	if (!v->xrcd) {
-		seterr(err, errlen, "failed to open XRC domain: %s",
-			  strerror(errno));
-		return -1;
-	}
-	sa.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
-		       IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_XRCD;
-	sa.srq_type = IBV_SRQT_XRC;
-	sa.attr.max_wr = v->recv_wr ? v->recv_wr : 1;
-	sa.attr.max_sge = 1;
-	sa.pd = v->pd;
-	sa.cq = v->cq;
-	sa.xrcd = v->xrcd;
-	v->srq = ibv_create_srq_ex(v->ctx, &sa);
-	if (!v->srq) {
-		seterr(err, errlen, "failed to create XRC SRQ: %s",
-			  strerror(errno));
-		return -1;
-	}
-	if (ibv_get_srq_num(v->srq, &srqn)) {
-		seterr(err, errlen, "failed to get the XRC SRQ number");
-		return -1;
-	}
-	v->me.srqn = srqn;
-
-	qa.qp_type = IBV_QPT_XRC_SEND;
-	qa.send_cq = v->cq;
-	qa.cap.max_send_wr = v->send_wr;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_inline_data = inline_ask(s);
-	qa.comp_mask = IBV_QP_INIT_ATTR_PD;
-	qa.pd = v->pd;
-	v->qp = ibv_create_qp_ex(v->ctx, &qa);
-	if (!v->qp && !s->p.inline_set) {
-		qa.cap.max_inline_data = 0;
-		v->qp = ibv_create_qp_ex(v->ctx, &qa);
-	}
-	if (!v->qp) {
-		seterr(err, errlen, "failed to create XRC send QP: %s",
-			  strerror(errno));
-		return -1;
-	}
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_XRC_RECV;
-	qa.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	qa.xrcd = v->xrcd;
-	v->tgt = ibv_create_qp_ex(v->ctx, &qa);
-	if (!v->tgt) {
-		seterr(err, errlen, "failed to create XRC receive QP: %s",
-			  strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
 			struct ibv_qp_init_attr *ia)
 {
@@ -149,19 +75,17 @@ void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
 	ia->send_cq = v->cq;
 	ia->recv_cq = v->cq;
 	ia->srq = v->srq;
-	ia->qp_type = qp_type(v->kind);
+	ia->qp_type = v->k->qp_type;
 	ia->cap.max_send_wr = v->send_wr;
 	ia->cap.max_recv_wr = v->srq ? 0 : v->recv_wr;
 	ia->cap.max_send_sge = 1;
 	ia->cap.max_recv_sge = v->srq ? 0 : 1;
-	ia->cap.max_inline_data = inline_ask(s);
+	ia->cap.max_inline_data = verbs_inline_ask(s);
 }
 
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen)
 {
-	struct ibv_qp_init_attr ia;
-
 	if (v->send_wr > (uint32_t)v->dattr.max_qp_wr ||
 	    v->recv_wr > (uint32_t)v->dattr.max_qp_wr) {
 		seterr(err, errlen,
@@ -170,28 +94,33 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 			  v->send_wr > v->recv_wr ? v->send_wr : v->recv_wr);
 		return -1;
 	}
-	if (v->kind == VQ_XRC) {
-		if (xrc_create(s, v, err, errlen))
-			return -1;
-	} else {
-		if (verbs_srq_create(s, v, err, errlen))
-			return -1;
-		verbs_qp_init_attr(s, v, &ia);
-		v->qp = ibv_create_qp(v->pd, &ia);
-		if (!v->qp && !s->p.inline_set) {
-			/* some devices offer no inline data */
-			ia.cap.max_inline_data = 0;
-			v->qp = ibv_create_qp(v->pd, &ia);
-		}
-		if (!v->qp && s->p.inline_set)
-			return inline_refused(s, v, &ia, err, errlen);
-		if (!v->qp) {
-			seterr(err, errlen, "failed to create %s QP: %s",
-				  s->tp->label, strerror(errno));
-			return -1;
-		}
-	}
+	if (v->k->create(s, v, err, errlen))
+		return -1;
 	return verbs_qp_made(s, v, err, errlen);
+}
+
+int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
+			size_t errlen)
+{
+	struct ibv_qp_init_attr ia;
+
+	if (verbs_srq_create(s, v, err, errlen))
+		return -1;
+	verbs_qp_init_attr(s, v, &ia);
+	v->qp = ibv_create_qp(v->pd, &ia);
+	if (!v->qp && !s->p.inline_set) {
+		/* some devices offer no inline data */
+		ia.cap.max_inline_data = 0;
+		v->qp = ibv_create_qp(v->pd, &ia);
+	}
+	if (!v->qp && s->p.inline_set)
+		return inline_refused(s, v, &ia, err, errlen);
+	if (!v->qp) {
+		seterr(err, errlen, "failed to create %s QP: %s",
+			  s->tp->label, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
@@ -220,8 +149,8 @@ int verbs_qp_made(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
-static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
-		  const char *what, char *err, size_t errlen)
+int verbs_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		 const char *what, char *err, size_t errlen)
 {
 	int rc = ibv_modify_qp(qp, a, mask);
 
@@ -243,28 +172,23 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = (uint16_t)s->p.pkey_index; /* checked: in the table */
 	a.port_num = v->port;
-	if (v->kind == VQ_UD) {
+	if (v->k->access) {
+		a.qp_access_flags = v->k->access;
+		mask |= IBV_QP_ACCESS_FLAGS;
+	} else {
 		a.qkey = VERBS_QKEY;
 		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = v->kind == VQ_UC ?
-					    IBV_ACCESS_REMOTE_WRITE :
-					    IBV_ACCESS_REMOTE_READ |
-						    IBV_ACCESS_REMOTE_WRITE |
-						    IBV_ACCESS_REMOTE_ATOMIC;
-		mask |= IBV_QP_ACCESS_FLAGS;
 	}
-	if (modify(v->qp, &a, mask, "QP to INIT", err, errlen))
+	if (verbs_modify(v->qp, &a, mask, "QP to INIT", err, errlen))
 		return -1;
-	if (v->tgt &&
-	    modify(v->tgt, &a, mask, "XRC receive QP to INIT", err, errlen))
+	if (v->tgt && verbs_modify(v->tgt, &a, mask, "XRC receive QP to INIT",
+				   err, errlen))
 		return -1;
 	return 0;
 }
 
-/* The address vector to the peer on port (own or alternate). */
-static void make_av(const struct tsess *s, const struct verbs_priv *v,
-		    uint32_t dlid, uint8_t port, struct ibv_ah_attr *av)
+void verbs_make_av(const struct tsess *s, const struct verbs_priv *v,
+		   uint32_t dlid, uint8_t port, struct ibv_ah_attr *av)
 {
 	memset(av, 0, sizeof(*av));
 	av->dlid = (uint16_t)dlid;
@@ -286,7 +210,7 @@ static void alt_path(const struct tsess *s, const struct verbs_priv *v,
 {
 	if (!v->peer.alt_lid || !v->alt_port)
 		return;
-	make_av(s, v, v->peer.alt_lid, v->alt_port, &a->alt_ah_attr);
+	verbs_make_av(s, v, v->peer.alt_lid, v->alt_port, &a->alt_ah_attr);
 	a->alt_port_num = v->alt_port;
 	a->alt_pkey_index = 0;
 	a->alt_timeout = 14;
@@ -294,83 +218,39 @@ static void alt_path(const struct tsess *s, const struct verbs_priv *v,
 	*mask |= IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE;
 }
 
-static int connect_ud(struct tsess *s, struct verbs_priv *v, char *err,
-		      size_t errlen)
+int verbs_qp_rtr(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
+		 uint32_t dest, bool responds, const char *what, char *err,
+		 size_t errlen)
 {
 	struct ibv_qp_attr a;
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	if (modify(v->qp, &a, IBV_QP_STATE, "QP to RTR", err, errlen))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = v->me.psn;
-	if (modify(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "QP to RTS", err,
-		   errlen))
-		return -1;
-	return verbs_ud_ah(s, v, err, errlen);
-}
-
-int verbs_ud_ah(struct tsess *s, struct verbs_priv *v, char *err,
-		size_t errlen)
-{
-	struct ibv_ah_attr av;
-
-	make_av(s, v, v->peer.lid, v->port, &av);
-	v->ah = ibv_create_ah(v->pd, &av);
-	if (!v->ah) {
-		seterr(err, errlen, "failed to create address handle: %s",
-			  strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
-		     size_t errlen)
-{
-	struct ibv_qp_attr a;
-	int mask;
-	uint32_t init_max = (uint32_t)v->dattr.max_qp_init_rd_atom;
-	uint32_t dest = v->kind == VQ_XRC ? v->xpeer.xrc_tgt_qpn : v->peer.qpn;
-
-	if (v->kind == VQ_UD)
-		return connect_ud(s, v, err, errlen);
-
-	/* RTR: the send QP (RC, UC, XRC INI) */
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	make_av(s, v, v->peer.lid, v->port, &a.ah_attr);
+	verbs_make_av(s, v, v->peer.lid, v->port, &a.ah_attr);
 	a.path_mtu = v->path_mtu;
 	a.dest_qp_num = dest;
 	a.rq_psn = v->peer.psn;
-	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	       IBV_QP_RQ_PSN;
-	if (v->kind == VQ_RC) {
+	if (responds) {
 		a.max_dest_rd_atomic = (uint8_t)v->me.rd_atomic;
 		a.min_rnr_timer = 12;
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	}
-	if (modify(v->qp, &a, mask, "QP to RTR", err, errlen))
-		return -1;
+	return verbs_modify(qp, &a, mask, what, err, errlen);
+}
 
-	/* XRC receive QP: RTR from the peer's send QP is all it needs */
-	if (v->tgt) {
-		a.dest_qp_num = v->xpeer.xrc_ini_qpn;
-		a.max_dest_rd_atomic = (uint8_t)v->me.rd_atomic;
-		a.min_rnr_timer = 12;
-		if (modify(v->tgt, &a,
-			   mask | IBV_QP_MAX_DEST_RD_ATOMIC |
-				   IBV_QP_MIN_RNR_TIMER,
-			   "XRC receive QP to RTR", err, errlen))
-			return -1;
-	}
+int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, char *err,
+		 size_t errlen)
+{
+	struct ibv_qp_attr a;
+	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	uint32_t init_max = (uint32_t)v->dattr.max_qp_init_rd_atom;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = v->me.psn;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (v->kind != VQ_UC) {
+	if (v->k->reads) {
 		a.timeout = 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
@@ -382,9 +262,18 @@ int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
-	if (v->kind != VQ_XRC)
+	if (v->k->alt_path)
 		alt_path(s, v, &a, &mask);
-	return modify(v->qp, &a, mask, "QP to RTS", err, errlen);
+	return verbs_modify(v->qp, &a, mask, "QP to RTS", err, errlen);
+}
+
+int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen)
+{
+	if (verbs_qp_rtr(s, v, v->qp, v->peer.qpn, v->k->responds,
+			 "QP to RTR", err, errlen))
+		return -1;
+	return verbs_qp_rts(s, v, err, errlen);
 }
 
 static enum verbs_gid_type gid_type_of(enum ibv_gid_type t)

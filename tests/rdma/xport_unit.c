@@ -145,8 +145,9 @@ void u_ext(struct xside *sd)
 	      "encoding into too small a buffer fails");
 }
 
-static void node_err(const struct verbs_node *n, enum vqp k, bool rdma,
-		     bool rd, bool lid, const char *want, const char *what)
+static void node_err(const struct verbs_node *n, const struct verbs_kind *k,
+		     bool rdma, bool rd, bool lid, const char *want,
+		     const char *what)
 {
 	char err[256] = "";
 	int rc = verbs_node_check(n, k, rdma, rd, lid, err, sizeof(err));
@@ -161,48 +162,50 @@ void u_node_check(struct xside *sd)
 	char err[256] = "";
 
 	(void)sd;
-	CHECK(verbs_node_check(&ok, VQ_RC, true, true, true, err,
+	CHECK(verbs_node_check(&ok, &verbs_kind_rc, true, true, true, err,
 			       sizeof(err)) == 0,
 	      "a sane NODE passes");
 	n = ok;
 	n.qpn = 0x1000000;
-	node_err(&n, VQ_RC, false, false, true,
+	node_err(&n, &verbs_kind_rc, false, false, true,
 		 "peer sent a bad QP number 0x1000000", "QPN beyond 24 bits");
 	n = ok;
 	n.qpn = 0;
-	node_err(&n, VQ_UD, false, false, true, "bad QP number 0x0", "QPN 0");
+	node_err(&n, &verbs_kind_ud, false, false, true, "bad QP number 0x0",
+		 "QPN 0");
 	n = ok;
 	n.psn = 0x1000000;
-	node_err(&n, VQ_UC, false, false, true, "peer sent a bad PSN 0x1000000",
-		 "PSN beyond 24 bits");
+	node_err(&n, &verbs_kind_uc, false, false, true,
+		 "peer sent a bad PSN 0x1000000", "PSN beyond 24 bits");
 	n = ok;
 	n.lid = 0;
-	node_err(&n, VQ_RC, false, false, true, "peer sent LID 0",
+	node_err(&n, &verbs_kind_rc, false, false, true, "peer sent LID 0",
 		 "LID 0 on InfiniBand");
-	CHECK(verbs_node_check(&n, VQ_RC, false, false, false, err,
+	CHECK(verbs_node_check(&n, &verbs_kind_rc, false, false, false, err,
 			       sizeof(err)) == 0,
 	      "LID 0 is fine with a GRH (RoCE)");
 	n = ok;
 	n.rd_atomic = 300;
-	node_err(&n, VQ_RC, false, false, true, "depth 300 (must be 0..255)",
-		 "rd_atomic out of range");
+	node_err(&n, &verbs_kind_rc, false, false, true,
+		 "depth 300 (must be 0..255)", "rd_atomic out of range");
 	n = ok;
 	n.rd_atomic = 0;
-	node_err(&n, VQ_RC, true, true, true,
+	node_err(&n, &verbs_kind_rc, true, true, true,
 		 "peer accepts no RDMA reads or atomics", "rd_atomic 0 for reads");
 	n = ok;
 	n.rkey = 0;
-	node_err(&n, VQ_RC, true, false, true,
+	node_err(&n, &verbs_kind_rc, true, false, true,
 		 "peer sent no memory to access (rkey 0x0", "rkey 0 for writes");
 	n = ok;
 	n.vaddr = 0;
-	node_err(&n, VQ_UC, true, false, true, "address 0x0)", "vaddr 0");
-	CHECK(verbs_node_check(&n, VQ_UC, false, false, true, err,
+	node_err(&n, &verbs_kind_uc, true, false, true, "address 0x0)",
+		 "vaddr 0");
+	CHECK(verbs_node_check(&n, &verbs_kind_uc, false, false, true, err,
 			       sizeof(err)) == 0,
 	      "vaddr 0 is fine when this side does no RDMA");
 	n = ok;
 	n.srqn = 0x1000000;
-	node_err(&n, VQ_XRC, false, false, true, "bad XRC SRQ number",
+	node_err(&n, &verbs_kind_xrc, false, false, true, "bad XRC SRQ number",
 		 "SRQN beyond 24 bits");
 }
 
