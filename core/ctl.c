@@ -21,6 +21,7 @@
 #include "ctl.h"
 #include "hist.h"
 #include "measure.h"
+#include "opts.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -157,19 +158,12 @@ size_t ext_block_len(const uint8_t *hdr)
 
 uint32_t reqx_vk_max(int i)
 {
-	static const uint32_t max[PAR_VK_COUNT] = {
-		[PAR_SQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_RQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_INLINE - PAR_VK_FIRST] = PAR_VK_INLINE_MAX,
-		[PAR_CQ_MOD - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_POST_LIST - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_USE_SRQ - PAR_VK_FIRST] = UINT32_MAX,
-		[PAR_TCLASS - PAR_VK_FIRST] = 255,
-		[PAR_PKEY_INDEX - PAR_VK_FIRST] = 65535,
-		[PAR_NUMA_NODE - PAR_VK_FIRST] = PAR_VK_NODE_MAX,
-	};
+	uint64_t max;
 
-	return i >= 0 && i < PAR_VK_COUNT ? max[i] : 0;
+	if (i < 0 || i >= PAR_VK_COUNT)
+		return 0;
+	max = param_max(PAR_VK_FIRST + i);
+	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
 size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
