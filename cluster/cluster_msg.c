@@ -4,6 +4,7 @@
 
 #include "cluster_msg.h"
 #include "lib/tlv.h"
+#include "lib/alloc.h"
 
 /* Item types.  Doubles travel as their IEEE-754 bits in a u64. */
 enum {
@@ -110,167 +111,99 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
 	return tlv_finish(&w);
 }
 
-static int get_str(char *dst, size_t max, const uint8_t *v, uint16_t len)
+/* CI_LAT: the count, then 8 doubles. */
+static int lat_item(void *dst, const struct tlv_field *f, uint16_t type,
+		    const uint8_t *v, uint16_t len)
 {
-	if (len >= max || memchr(v, 0, len))
-		return -1;
-	memcpy(dst, v, len);
-	dst[len] = '\0';
-	return 0;
-}
-
-static void get_lat(struct lat_summary *l, const uint8_t *v)
-{
-	double *f[8] = { &l->min, &l->mean, &l->max, &l->p50,
+	struct lat_summary *l = &((struct cmsg *)dst)->u.result.r.lat;
+	double *d[8] = { &l->min, &l->mean, &l->max, &l->p50,
 			 &l->p90, &l->p99,  &l->p999, &l->p9999 };
 
+	(void)f, (void)type;
+	if (len != 72)
+		return -1;
 	for (int i = 0; i < 9; i++) {
 		uint64_t u = 0;
 
 		for (int k = 0; k < 8; k++)
 			u |= (uint64_t)v[i * 8 + k] << (8 * k);
 		if (i)
-			*f[i - 1] = bitsd(u);
+			*d[i - 1] = bitsd(u);
 		else
 			l->count = u;
 	}
-}
-
-/* Which items each type must carry, as a bit mask of item types. */
-static uint32_t needed(enum cmsg_type t)
-{
-	switch (t) {
-	case CMSG_JOIN:
-		return 1u << CI_RANK | 1u << CI_SIZE | 1u << CI_LOCAL |
-		       1u << CI_PORT | 1u << CI_HOST;
-	case CMSG_RUN:
-		return 1u << CI_JOB | 1u << CI_ITEM | 1u << CI_PEER |
-		       1u << CI_PEER_LOCAL | 1u << CI_PORT | 1u << CI_HOST;
-	case CMSG_RESULT:
-		return 1u << CI_JOB | 1u << CI_STATUS;
-	case CMSG_DONE:
-	case CMSG_PING:
-		return 0;
-	}
 	return 0;
 }
 
-/* Which items a type may carry beyond those it must. */
-static uint32_t optional(enum cmsg_type t)
-{
-	return t == CMSG_RESULT ? 1u << CI_ERR | 1u << CI_SEND_BW |
-					  1u << CI_RECV_BW | 1u << CI_MSG_RATE |
-					  1u << CI_LATENCY | 1u << CI_LAT |
-					  1u << CI_IVAL_LOW | 1u << CI_IVAL_N
-				: 0;
-}
+/*
+ * Each type's items: those it must carry (TLVF_REQ) and those it may.
+ * Items of other types, and unknown ones, are skipped.
+ */
+#define CM_F(t, k, field, ...)                                            \
+	{ .type = (t), .kind = (k), .off = offsetof(struct cmsg, u.field), \
+	  .size = sizeof(((struct cmsg *)0)->u.field), __VA_ARGS__ }
+#define CM_REQ(t, k, field, ...) CM_F(t, k, field, .flags = TLVF_REQ, __VA_ARGS__)
 
-/* One item into m; -1 if its size is wrong or its value out of range. */
-static int get_item(struct cmsg *m, uint16_t type, const uint8_t *v,
-		    uint16_t len)
-{
-	uint32_t x = 0;
-	uint64_t y = 0;
-	struct cmsg_result *r = &m->u.result;
+static const struct tlv_field join_tab[] = {
+	CM_REQ(CI_RANK, TLV_U32, join.rank),
+	CM_REQ(CI_SIZE, TLV_U32, join.size),
+	CM_REQ(CI_LOCAL, TLV_U32, join.local_rank),
+	CM_REQ(CI_PORT, TLV_U32, join.port, .max = 65535),
+	CM_F(CI_HOST, TLV_STR, join.host, .flags = TLVF_REQ | TLVF_NONUL),
+};
 
-	if (type == CI_HOST)
-		return get_str(m->type == CMSG_JOIN ? m->u.join.host
-						    : m->u.run.addr,
-			       CMSG_HOST_MAX, v, len);
-	if (type == CI_ERR)
-		return get_str(r->err, CMSG_ERR_MAX, v, len);
-	if (type == CI_LAT) {
-		if (len != 72)
-			return -1;
-		get_lat(&r->r.lat, v);
-		return 0;
-	}
-	if (type == CI_IVAL_LOW) {
-		if (!tlv_val_u64(v, len, &y))
-			return -1;
-		r->r.ival_low = bitsd(y);
-		return 0;
-	}
-	if (type >= CI_SEND_BW && type <= CI_LATENCY) {
-		double *d[] = { &r->r.send_bw, &r->r.recv_bw, &r->r.msg_rate,
-				&r->r.latency };
+static const struct tlv_field run_tab[] = {
+	CM_REQ(CI_JOB, TLV_U32, run.job),
+	CM_REQ(CI_ITEM, TLV_U32, run.item),
+	CM_REQ(CI_PEER, TLV_U32, run.peer),
+	CM_REQ(CI_PEER_LOCAL, TLV_U32, run.peer_local),
+	CM_REQ(CI_PORT, TLV_U32, run.port, .max = 65535),
+	CM_F(CI_HOST, TLV_STR, run.addr, .flags = TLVF_REQ | TLVF_NONUL),
+};
 
-		if (!tlv_val_u64(v, len, &y))
-			return -1;
-		*d[type - CI_SEND_BW] = bitsd(y);
-		return 0;
-	}
-	if (!tlv_val_u32(v, len, &x))
-		return -1;
-	switch (type) {
-	case CI_RANK:
-		m->u.join.rank = x;
-		break;
-	case CI_SIZE:
-		m->u.join.size = x;
-		break;
-	case CI_LOCAL:
-		m->u.join.local_rank = x;
-		break;
-	case CI_PORT:
-		if (x > 65535)
-			return -1;
-		if (m->type == CMSG_JOIN)
-			m->u.join.port = (uint16_t)x;
-		else
-			m->u.run.port = (uint16_t)x;
-		break;
-	case CI_JOB:
-		if (m->type == CMSG_RUN)
-			m->u.run.job = x;
-		else
-			r->job = x;
-		break;
-	case CI_ITEM:
-		m->u.run.item = x;
-		break;
-	case CI_PEER:
-		m->u.run.peer = x;
-		break;
-	case CI_PEER_LOCAL:
-		m->u.run.peer_local = x;
-		break;
-	case CI_STATUS:
-		r->status = x;
-		break;
-	case CI_IVAL_N:
-		r->r.ival_n = x;
-		break;
-	}
-	return 0;
-}
+static const struct tlv_field result_tab[] = {
+	CM_REQ(CI_JOB, TLV_U32, result.job),
+	CM_REQ(CI_STATUS, TLV_U32, result.status),
+	CM_F(CI_ERR, TLV_STR, result.err, .flags = TLVF_NONUL),
+	CM_F(CI_SEND_BW, TLV_F64, result.r.send_bw),
+	CM_F(CI_RECV_BW, TLV_F64, result.r.recv_bw),
+	CM_F(CI_MSG_RATE, TLV_F64, result.r.msg_rate),
+	CM_F(CI_LATENCY, TLV_F64, result.r.latency),
+	{ .type = CI_LAT, .kind = TLV_FN, .fn = lat_item },
+	CM_F(CI_IVAL_LOW, TLV_F64, result.r.ival_low),
+	CM_F(CI_IVAL_N, TLV_U32, result.r.ival_n),
+};
+
+static const struct {
+	const struct tlv_field *tab;
+	size_t n;
+} cmsg_tabs[] = {
+	[CMSG_JOIN] = { join_tab, ARRAY_SIZE(join_tab) },
+	[CMSG_RUN] = { run_tab, ARRAY_SIZE(run_tab) },
+	[CMSG_RESULT] = { result_tab, ARRAY_SIZE(result_tab) },
+	/* CMSG_DONE, CMSG_PING: no items */
+};
 
 int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 {
 	struct tlv_r r;
 	uint16_t type, ilen;
 	const uint8_t *v;
-	uint32_t t, have = 0;
-	int rc;
+	uint32_t t;
 
 	memset(m, 0, sizeof(*m));
 	if (len < TLV_HDR || tlv_header(buf) != len)
 		return -1;
 	tlv_rinit(&r, buf, len);
+	/* The type comes first: it says which items follow. */
 	if (tlv_next(&r, &type, &v, &ilen) != 1 || type != CI_TYPE ||
 	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_PING)
 		return -1;
 	m->type = (enum cmsg_type)t;
-	while ((rc = tlv_next(&r, &type, &v, &ilen)) == 1) {
-		/* Items of the other types, and unknown ones, are skipped. */
-		if (type >= 32 ||
-		    !((needed(m->type) | optional(m->type)) & (1u << type)))
-			continue;
-		if (get_item(m, type, v, ilen) < 0)
-			return -1;
-		have |= 1u << type;
-	}
-	if (rc < 0 || (have & needed(m->type)) != needed(m->type))
-		return -1;
-	return 0;
+	if (t >= ARRAY_SIZE(cmsg_tabs))
+		t = 0;
+	return tlv_decode_items(&r, cmsg_tabs[t].tab, cmsg_tabs[t].n, m,
+				NULL) < 0
+		       ? -1
+		       : 0;
 }

@@ -235,22 +235,21 @@ static int send_proof(struct ctl *c, const uint8_t mac[AUTH_MAC],
 	return ctl_send_block(c, blk, n, item, err, errlen);
 }
 
+/* A proof block's MAC; one of another length is not a proof. */
+static const struct tlv_field proof_tab[] = {
+	{ .type = AUTHX_MAC, .kind = TLV_BLOB, .size = AUTH_MAC,
+	  .flags = TLVF_LAX },
+};
+
 int auth_proof_decode(const uint8_t *blk, size_t len, uint8_t mac[AUTH_MAC])
 {
-	const uint8_t *val;
-	struct tlv_r r;
-	uint16_t type, n;
-	int k, found = 0;
+	uint64_t seen;
 
 	if (len < TLV_HDR || tlv_header(blk) != len)
 		return 1; /* an early block shape: no proof in it */
-	tlv_rinit(&r, blk, len);
-	while ((k = tlv_next(&r, &type, &val, &n)) > 0)
-		if (type == AUTHX_MAC && n == AUTH_MAC) {
-			memcpy(mac, val, AUTH_MAC);
-			found = 1;
-		}
-	return k < 0 || !found ? 1 : 0;
+	if (tlv_decode(blk, len, proof_tab, 1, mac, &seen) < 0)
+		return 1;
+	return seen & TLV_BIT(AUTHX_MAC) ? 0 : 1;
 }
 
 /* Receive a proof block; 0 and mac filled, 1 if it holds no MAC, -1. */

@@ -89,19 +89,21 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->ver_min = legacy ? 4 : QPERF_VER_MIN;
 	q->ver_inc = legacy ? 11 : QPERF_VER_INC;
 	q->req_index = a->t->index;
-	q->access_recv = u32(v[PAR_ACCESS_RECV]);
-	q->affinity = u32(v[PAR_AFFINITY]);
-	q->alt_port = u32(v[PAR_ALT_PORT]);
-	q->flip = u32(v[PAR_FLIP]);
-	q->msg_size = u32(v[PAR_MSG_SIZE]);
-	q->mtu_size = u32(v[PAR_MTU_SIZE]);
-	q->no_msgs = u32(v[PAR_NO_MSGS]);
-	q->poll_mode = u32(v[PAR_POLL_MODE]);
-	q->port = u32(v[PAR_PORT]);
-	q->rd_atomic = u32(v[PAR_RD_ATOMIC]);
-	q->sl = u32(v[PAR_SL]);
-	q->sock_buf_size = u32(v[PAR_SOCK_BUF_SIZE]);
-	q->src_path_bits = u32(v[PAR_SRC_PATH_BITS]);
+	for (size_t i = 0; i < param_count; i++) {
+		const struct par_row *r = &param_table[i];
+		uint32_t x = u32(v[r->par]);
+		int k = r->par - PAR_VK_FIRST;
+
+		if (r->fill_own)
+			continue;
+		if (r->wire == PW_LEGACY) {
+			memcpy((char *)q + r->req_off, &x, sizeof(x));
+		} else if (a->par.set[side][r->par] && a->par.used[r->par]) {
+			/* unset or unused: only a warning, as in 0.4.11 */
+			q->vk[k] = x;
+			q->vk_set |= 1u << k;
+		}
+	}
 	q->time = secs_up(v[PAR_TIME]);
 	q->timeout = secs_up(v[PAR_TIMEOUT]);
 	/* As 0.4.11: an RDMA test that cannot use the CM asks for none. */
@@ -121,13 +123,6 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 	q->gid_index = a->par.set[side][PAR_GID_INDEX]
 			       ? (int32_t)v[PAR_GID_INDEX]
 			       : -1;
-	for (int i = 0; i < PAR_VK_COUNT; i++) {
-		if (!a->par.set[side][PAR_VK_FIRST + i] ||
-		    !a->par.used[PAR_VK_FIRST + i])
-			continue; /* unused: only a warning, as in 0.4.11 */
-		q->vk[i] = u32(v[PAR_VK_FIRST + i]);
-		q->vk_set |= 1u << i;
-	}
 	q->interval_ns = legacy || !ival_applies(a->t, false) ? 0
 							       : a->s->interval;
 	if (!legacy && a->par.used[PAR_STREAMS]) {
@@ -564,14 +559,11 @@ static int attempt_dialects(struct client *cl, struct attempt *a)
 static int test_local_checks(struct attempt *a)
 {
 	const struct test_desc *t = a->t;
+	char msg[ERR_MAX - 64];
 
-	if (t->tp && t->tp->max_msg &&
-	    a->par.val[SIDE_LOC][PAR_MSG_SIZE] > t->tp->max_msg)
-		return seterr(a->err, sizeof(a->err),
-			      "%s: message size %llu is larger than %s can carry (%u)",
-			      t->name,
-			      (unsigned long long)a->par.val[SIDE_LOC][PAR_MSG_SIZE],
-			      t->tp->label, t->tp->max_msg);
+	if (param_msg_check(t, a->par.val[SIDE_LOC][PAR_MSG_SIZE], msg,
+			    sizeof(msg)) < 0)
+		return seterr(a->err, sizeof(a->err), "%s: %s", t->name, msg);
 	if (t->missing)
 		return seterr(a->err, sizeof(a->err), "%s: %s", t->name,
 			      t->missing);

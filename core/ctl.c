@@ -20,7 +20,9 @@
 
 #include "ctl.h"
 #include "lib/hist.h"
+#include "opts.h"
 #include "lib/tlv.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/wire.h"
@@ -155,19 +157,12 @@ size_t ext_block_len(const uint8_t *hdr)
 
 uint32_t reqx_vk_max(int i)
 {
-	static const uint32_t max[PAR_VK_COUNT] = {
-		[PAR_SQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_RQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_INLINE - PAR_VK_FIRST] = PAR_VK_INLINE_MAX,
-		[PAR_CQ_MOD - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_POST_LIST - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
-		[PAR_USE_SRQ - PAR_VK_FIRST] = UINT32_MAX,
-		[PAR_TCLASS - PAR_VK_FIRST] = 255,
-		[PAR_PKEY_INDEX - PAR_VK_FIRST] = 65535,
-		[PAR_NUMA_NODE - PAR_VK_FIRST] = PAR_VK_NODE_MAX,
-	};
+	uint64_t max;
 
-	return i >= 0 && i < PAR_VK_COUNT ? max[i] : 0;
+	if (i < 0 || i >= PAR_VK_COUNT)
+		return 0;
+	max = param_max(PAR_VK_FIRST + i);
+	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 
 size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
@@ -215,29 +210,61 @@ static int ext_req_decode_v1(const uint8_t *in, struct req *q)
 }
 
 /* A REQX_CPUS value: 1..CPUS_MAX u16 entries below CPUS_PN_MAX. */
-static bool req_cpus_decode(const uint8_t *val, uint16_t n,
-			    struct cpu_list *l)
+static int req_cpus_item(void *dst, const struct tlv_field *f, uint16_t type,
+			 const uint8_t *val, uint16_t n)
 {
+	struct cpu_list *l = &((struct req *)dst)->cpus;
 	const uint8_t *p = val;
 
+	(void)f, (void)type;
 	if (n == 0 || n % 2 || n / 2 > CPUS_MAX)
-		return false;
+		return -1;
 	l->n = n / 2;
 	for (uint32_t i = 0; i < l->n; i++) {
 		l->pn[i] = get16(&p);
 		if (l->pn[i] >= CPUS_PN_MAX)
-			return false;
+			return -1;
 	}
-	return true;
+	return 0;
 }
+
+/* A verbs knob: u32, at most reqx_vk_max() (vk_set follows from seen). */
+static int req_vk_item(void *dst, const struct tlv_field *f, uint16_t type,
+		       const uint8_t *val, uint16_t n)
+{
+	struct req *q = dst;
+	int i = type - f->type;
+
+	return tlv_val_u32(val, n, &q->vk[i]) && q->vk[i] <= reqx_vk_max(i)
+		       ? 0
+		       : -1;
+}
+
+#define REQ_U(t, k, field, ...)                                            \
+	{ .type = (t), .kind = (k), .off = offsetof(struct req, field),    \
+	  .size = sizeof(((struct req *)0)->field), __VA_ARGS__ }
+
+_Static_assert(REQX_VK_BASE + PAR_VK_COUNT <= 64,
+	       "the verbs knobs' items fit tlv_decode()'s seen mask");
+
+/* The request block's items (REQX_VERSION is informational: skipped). */
+static const struct tlv_field reqx_tab[] = {
+	REQ_U(REQX_TIME_NS, TLV_U64, time_ns),
+	REQ_U(REQX_TIMEOUT_NS, TLV_U64, timeout_ns),
+	REQ_U(REQX_CAPS, TLV_U32, caps),
+	REQ_U(REQX_MTU_EXPLICIT, TLV_U32, mtu_explicit, .flags = TLVF_BOOL),
+	REQ_U(REQX_GID_INDEX, TLV_U32, gid_index, .max = 0xffff),
+	REQ_U(REQX_INTERVAL_NS, TLV_U64, interval_ns),
+	REQ_U(REQX_STREAMS, TLV_U32, streams, .min = 1, .max = STREAMS_MAX),
+	REQ_U(REQX_NONCE, TLV_BLOB, nonce),
+	{ .type = REQX_CPUS, .kind = TLV_FN, .fn = req_cpus_item },
+	{ .type = REQX_VK_BASE, .count = PAR_VK_COUNT, .kind = TLV_FN,
+	  .fn = req_vk_item },
+};
 
 int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 {
-	struct tlv_r r;
-	const uint8_t *val;
-	uint16_t type, n;
-	uint32_t v32;
-	int k;
+	uint64_t seen;
 
 	if (len < TLV_HDR || ext_block_len(in) != len)
 		return -1;
@@ -251,60 +278,12 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 	q->vk_set = 0;
 	q->streams = 1;
 	q->cpus.n = 0;
-	tlv_rinit(&r, in, len);
-	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
-		bool ok = true;
-
-		switch (type) {
-		case REQX_TIME_NS:
-			ok = tlv_val_u64(val, n, &q->time_ns);
-			break;
-		case REQX_TIMEOUT_NS:
-			ok = tlv_val_u64(val, n, &q->timeout_ns);
-			break;
-		case REQX_CAPS:
-			ok = tlv_val_u32(val, n, &q->caps);
-			break;
-		case REQX_MTU_EXPLICIT:
-			ok = tlv_val_u32(val, n, &v32);
-			q->mtu_explicit = ok && v32;
-			break;
-		case REQX_GID_INDEX:
-			ok = tlv_val_u32(val, n, &v32) && v32 < 0x10000;
-			q->gid_index = ok ? (int32_t)v32 : -1;
-			break;
-		case REQX_INTERVAL_NS:
-			ok = tlv_val_u64(val, n, &q->interval_ns);
-			break;
-		case REQX_STREAMS:
-			ok = tlv_val_u32(val, n, &q->streams) &&
-			     q->streams >= 1 && q->streams <= STREAMS_MAX;
-			break;
-		case REQX_CPUS:
-			ok = req_cpus_decode(val, n, &q->cpus);
-			break;
-		case REQX_NONCE:
-			ok = n == CTL_NONCE;
-			if (ok)
-				memcpy(q->nonce, val, CTL_NONCE);
-			q->has_nonce = ok;
-			break;
-		default:
-			if (type >= REQX_VK_BASE &&
-			    type < REQX_VK_BASE + PAR_VK_COUNT) {
-				int i = type - REQX_VK_BASE;
-
-				ok = tlv_val_u32(val, n, &q->vk[i]) &&
-				     q->vk[i] <= reqx_vk_max(i);
-				q->vk_set |= 1u << i;
-			}
-			break; /* else a later build's item */
-		}
-		if (!ok)
-			return -1;
-	}
-	if (k < 0)
+	if (tlv_decode(in, len, reqx_tab, ARRAY_SIZE(reqx_tab), q, &seen) < 0)
 		return -1;
+	if (seen & TLV_BIT(REQX_NONCE))
+		q->has_nonce = true;
+	q->vk_set = (uint32_t)(seen >> REQX_VK_BASE) &
+		    ((1u << PAR_VK_COUNT) - 1);
 	q->ext = true;
 	q->ext_ver = 2;
 	return 0;
@@ -323,40 +302,28 @@ size_t hello_encode(const struct hello *h, uint8_t *out, size_t cap)
 	return tlv_finish(&w);
 }
 
+#define HELLO_F(t, k, field, ...)                                          \
+	{ .type = (t), .kind = (k), .off = offsetof(struct hello, field),  \
+	  .size = sizeof(((struct hello *)0)->field), __VA_ARGS__ }
+
+static const struct tlv_field hello_tab[] = {
+	HELLO_F(REPX_CAPS, TLV_U32, caps),
+	HELLO_F(REPX_NONCE, TLV_BLOB, nonce),
+	HELLO_F(REPX_VERSION, TLV_STR, version,
+		.flags = TLVF_TRUNC | TLVF_PRINT),
+};
+
 int hello_decode(const uint8_t *in, size_t len, struct hello *h)
 {
-	struct tlv_r r;
-	const uint8_t *val;
-	uint16_t type, n;
-	int k;
+	uint64_t seen;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
 	if (len < TLV_HDR || tlv_header(in) != len)
 		return -1;
-	tlv_rinit(&r, in, len);
-	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
-		if (type == REPX_CAPS && !tlv_val_u32(val, n, &h->caps))
-			return -1;
-		if (type == REPX_NONCE) {
-			if (n != CTL_NONCE)
-				return -1;
-			memcpy(h->nonce, val, CTL_NONCE);
-			h->auth = true;
-		}
-		if (type == REPX_VERSION) {
-			size_t m = n < sizeof(h->version) - 1
-					   ? n
-					   : sizeof(h->version) - 1;
-
-			memcpy(h->version, val, m);
-			h->version[m] = '\0';
-			for (size_t i = 0; i < m; i++)
-				if (!(h->version[i] >= 0x20 &&
-				      h->version[i] < 0x7f))
-					h->version[i] = '?';
-		}
-	}
-	return k < 0 ? -1 : 0;
+	rc = tlv_decode(in, len, hello_tab, ARRAY_SIZE(hello_tab), h, &seen);
+	h->auth = (seen & TLV_BIT(REPX_NONCE)) != 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* ns → ticks of the node's clock, as 0.4.11's times() would give. */
@@ -497,78 +464,102 @@ size_t ext_stat_encode_streams(const struct node_stat *s, int ver,
 	return ver < 2 ? 0 : stat_encode_all(s, ver, NULL, sc, n, out, cap);
 }
 
+/* What decoding a --streams STAT block fills and tracks. */
+struct stat_streams {
+	struct node_stat *sc;
+	uint32_t n, got;
+	uint64_t seen[(STREAMS_MAX + 63) / 64];
+};
+
+/* One STATX_STREAM item: its stream's counters, each index once. */
+static int stat_stream_item(void *dst, const struct tlv_field *f,
+			    uint16_t type, const uint8_t *val, uint16_t vn)
+{
+	struct stat_streams *d = dst;
+	const uint8_t *p = val;
+	struct ustat *u[2];
+	uint32_t i;
+
+	(void)f, (void)type;
+	if (vn != STATX_STREAM_SIZE)
+		return -1;
+	i = get32(&p);
+	if (i >= d->n || (d->seen[i / 64] >> (i % 64) & 1))
+		return -1;
+	d->seen[i / 64] |= 1ull << (i % 64);
+	u[0] = &d->sc[i].s;
+	u[1] = &d->sc[i].r;
+	for (int j = 0; j < 2; j++) {
+		u[j]->bytes = get64(&p);
+		u[j]->msgs = get64(&p);
+		u[j]->errs = get64(&p);
+	}
+	d->got++;
+	return 0;
+}
+
+static const struct tlv_field stat_streams_tab[] = {
+	{ .type = STATX_STREAM, .kind = TLV_FN, .fn = stat_stream_item },
+};
+
 int ext_stat_decode_streams(const uint8_t *in, size_t len,
 			    struct node_stat *sc, uint32_t n)
 {
-	uint64_t seen[(STREAMS_MAX + 63) / 64] = { 0 };
-	struct tlv_r r;
-	const uint8_t *val;
-	uint16_t type, vn;
-	uint32_t got = 0;
-	int k;
+	struct stat_streams d = { .sc = sc, .n = n };
 
 	if (n > STREAMS_MAX || len < TLV_HDR || ext_block_len(in) != len ||
 	    tlv_header(in) != len)
 		return -1;
-	tlv_rinit(&r, in, len);
-	while ((k = tlv_next(&r, &type, &val, &vn)) > 0) {
-		const uint8_t *p = val;
-		struct ustat *u[2];
-		uint32_t i;
-
-		if (type != STATX_STREAM)
-			continue;
-		if (vn != STATX_STREAM_SIZE)
-			return -1;
-		i = get32(&p);
-		if (i >= n || (seen[i / 64] >> (i % 64) & 1))
-			return -1;
-		seen[i / 64] |= 1ull << (i % 64);
-		u[0] = &sc[i].s;
-		u[1] = &sc[i].r;
-		for (int j = 0; j < 2; j++) {
-			u[j]->bytes = get64(&p);
-			u[j]->msgs = get64(&p);
-			u[j]->errs = get64(&p);
-		}
-		got++;
-	}
-	return k < 0 || got != n ? -1 : 0;
+	if (tlv_decode(in, len, stat_streams_tab,
+		       ARRAY_SIZE(stat_streams_tab), &d, NULL) < 0)
+		return -1;
+	return d.got != n ? -1 : 0;
 }
 
-/* The items of a TLV STAT block into s (and h).  0, or -1 if malformed. */
-static int ext_stat_items(const uint8_t *in, size_t len, struct node_stat *s,
-			  struct hist *h)
+/* What decoding a TLV STAT block fills: the window and counters, and the
+ * histogram when the caller wants one. */
+struct stat_items {
+	struct node_stat s;
+	struct hist *h;
+};
+
+static int stat_hist_decode(void *dst, const struct tlv_field *f,
+			    uint16_t type, const uint8_t *val, uint16_t n)
 {
-	bool have_s = false, have_e = false, have_u = false, have_y = false;
-	struct tlv_r r;
-	const uint8_t *val;
-	uint16_t type, n;
-	int k;
+	struct hist *h = ((struct stat_items *)dst)->h;
 
-	tlv_rinit(&r, in, len);
-	while ((k = tlv_next(&r, &type, &val, &n)) > 0) {
-		bool ok = true;
+	(void)f, (void)type;
+	return !h || hist_decode(val, n, h) == 0 ? 0 : -1;
+}
 
-		if (type == STATX_REAL_S)
-			ok = have_s = tlv_val_u64(val, n, &s->real_s);
-		else if (type == STATX_REAL_E)
-			ok = have_e = tlv_val_u64(val, n, &s->real_e);
-		else if (type == STATX_LOST)
-			ok = tlv_val_u64(val, n, &s->lost);
-		else if (type == STATX_PROC_USER)
-			ok = have_u = tlv_val_u64(val, n, &s->proc_user_e);
-		else if (type == STATX_PROC_SYS)
-			ok = have_y = tlv_val_u64(val, n, &s->proc_sys_e);
-		else if (type == STATX_HIST && h)
-			ok = hist_decode(val, n, h) == 0;
-		if (!ok)
-			return -1;
-	}
-	if (k < 0 || !have_s || !have_e || have_u != have_y)
+#define STAT_U64(t, field, ...)                                           \
+	{ .type = (t), .kind = TLV_U64,                                    \
+	  .off = offsetof(struct stat_items, s.field),                     \
+	  .size = sizeof(uint64_t), __VA_ARGS__ }
+
+static const struct tlv_field stat_tab[] = {
+	STAT_U64(STATX_REAL_S, real_s, .flags = TLVF_REQ),
+	STAT_U64(STATX_REAL_E, real_e, .flags = TLVF_REQ),
+	STAT_U64(STATX_LOST, lost),
+	STAT_U64(STATX_PROC_USER, proc_user_e),
+	STAT_U64(STATX_PROC_SYS, proc_sys_e),
+	{ .type = STATX_HIST, .kind = TLV_FN, .fn = stat_hist_decode },
+};
+
+/* The items of a TLV STAT block into d.  0, or -1 if malformed. */
+static int ext_stat_items(const uint8_t *in, size_t len, struct stat_items *d)
+{
+	uint64_t seen;
+	bool have_u, have_y;
+
+	if (tlv_decode(in, len, stat_tab, ARRAY_SIZE(stat_tab), d, &seen) < 0)
 		return -1;
-	s->proc_valid = have_u;
-	s->proc_user_s = s->proc_sys_s = 0;
+	have_u = (seen & TLV_BIT(STATX_PROC_USER)) != 0;
+	have_y = (seen & TLV_BIT(STATX_PROC_SYS)) != 0;
+	if (have_u != have_y)
+		return -1;
+	d->s.proc_valid = have_u;
+	d->s.proc_user_s = d->s.proc_sys_s = 0;
 	return 0;
 }
 
@@ -576,34 +567,35 @@ int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
 		    struct hist *h)
 {
 	const uint8_t *p = in;
-	struct node_stat d;
+	struct stat_items d;
 
 	if (h)
 		hist_init(h);
 	if (len < TLV_HDR || ext_block_len(in) != len)
 		return -1;
 	memset(&d, 0, sizeof(d));
+	d.h = h;
 	if (get32(&p) == EXT_MAGIC) {
 		p += 4;
-		d.real_s = get64(&p);
-		d.real_e = get64(&p);
-	} else if (ext_stat_items(in, len, &d, h) < 0) {
+		d.s.real_s = get64(&p);
+		d.s.real_e = get64(&p);
+	} else if (ext_stat_items(in, len, &d) < 0) {
 		if (h)
 			hist_init(h);
 		return -1;
 	}
-	if (d.real_e < d.real_s) {
+	if (d.s.real_e < d.s.real_s) {
 		if (h)
 			hist_init(h);
 		return -1;
 	}
-	s->real_s = d.real_s;
-	s->real_e = d.real_e;
-	s->lost = d.lost;
-	s->proc_valid = d.proc_valid;
+	s->real_s = d.s.real_s;
+	s->real_e = d.s.real_e;
+	s->lost = d.s.lost;
+	s->proc_valid = d.s.proc_valid;
 	s->proc_user_s = s->proc_sys_s = 0;
-	s->proc_user_e = d.proc_user_e;
-	s->proc_sys_e = d.proc_sys_e;
+	s->proc_user_e = d.s.proc_user_e;
+	s->proc_sys_e = d.s.proc_sys_e;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "fabric.h"
 #include "output/report.h"
 #include "lib/tlv.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/wire.h"
 
@@ -117,17 +118,6 @@ size_t conf_ext_encode(const struct conf_ext *x, uint8_t *out, size_t cap)
 	return tlv_finish(&w);
 }
 
-static void get_str(char *dst, size_t cap, const uint8_t *val, uint16_t len)
-{
-	size_t n = len < cap - 1 ? len : cap - 1;
-
-	memcpy(dst, val, n);
-	dst[n] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (dst[i] < 0x20 || dst[i] > 0x7e) /* a hostile peer */
-			dst[i] = '?';
-}
-
 /* One item of a device, port or GID; false if malformed. */
 static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
 		     uint16_t len)
@@ -146,7 +136,8 @@ static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
 		dv = &f->devs[f->ndevs++];
 		memset(dv, 0, sizeof(*dv));
 		dv->numa_node = -1;
-		get_str(dv->name, sizeof(dv->name), val, len);
+		(void)tlv_val_str(dv->name, sizeof(dv->name), val, len,
+				  TLVF_TRUNC | TLVF_PRINT);
 		return true;
 	case CONFX_DEV_NUMA:
 		if (!tlv_val_u32(val, len, &u) || u > 65535)
@@ -190,43 +181,38 @@ static bool fab_item(struct fabric *f, uint16_t type, const uint8_t *val,
 	}
 }
 
+/* The device, port and GID items (CONFX_DEV .. CONFX_GID). */
+static int fab_item_fn(void *dst, const struct tlv_field *f, uint16_t type,
+		       const uint8_t *val, uint16_t len)
+{
+	(void)f;
+	return fab_item(&((struct conf_ext *)dst)->fab, type, val, len) ? 0
+									: -1;
+}
+
+#define CONFX_F(t, k, field, ...)                                         \
+	{ .type = (t), .kind = (k), .off = offsetof(struct conf_ext, field), \
+	  .size = sizeof(((struct conf_ext *)0)->field), __VA_ARGS__ }
+
+static const struct tlv_field confx_tab[] = {
+	CONFX_F(CONFX_KERNEL, TLV_STR, kernel,
+		.flags = TLVF_TRUNC | TLVF_PRINT),
+	CONFX_F(CONFX_MACHINE, TLV_STR, machine,
+		.flags = TLVF_TRUNC | TLVF_PRINT),
+	CONFX_F(CONFX_NUMA_NODES, TLV_U32, numa_nodes, .max = 65535),
+	CONFX_F(CONFX_CPUS, TLV_U32, cpus),
+	CONFX_F(CONFX_TRUNCATED, TLV_FLAG, fab.truncated),
+	{ .type = CONFX_DEV, .count = CONFX_GID - CONFX_DEV + 1,
+	  .kind = TLV_FN, .fn = fab_item_fn },
+};
+
 int conf_ext_decode(const uint8_t *in, size_t len, struct conf_ext *x)
 {
-	struct tlv_r r;
-	uint16_t type, vl;
-	const uint8_t *val;
-	uint32_t u;
-	int k;
-
 	memset(x, 0, sizeof(*x));
 	x->valid = true;
 	x->numa_nodes = -1;
-	tlv_rinit(&r, in, len);
-	while ((k = tlv_next(&r, &type, &val, &vl)) == 1) {
-		switch (type) {
-		case CONFX_KERNEL:
-			get_str(x->kernel, sizeof(x->kernel), val, vl);
-			break;
-		case CONFX_MACHINE:
-			get_str(x->machine, sizeof(x->machine), val, vl);
-			break;
-		case CONFX_NUMA_NODES:
-			if (!tlv_val_u32(val, vl, &u) || u > 65535)
-				return -1;
-			x->numa_nodes = (int32_t)u;
-			break;
-		case CONFX_CPUS:
-			if (!tlv_val_u32(val, vl, &x->cpus))
-				return -1;
-			break;
-		case CONFX_TRUNCATED:
-			x->fab.truncated = true;
-			break;
-		default:
-			if (!fab_item(&x->fab, type, val, vl))
-				return -1;
-			break;
-		}
-	}
-	return k < 0 ? -1 : 0;
+	return tlv_decode(in, len, confx_tab, ARRAY_SIZE(confx_tab), x,
+			  NULL) < 0
+		       ? -1
+		       : 0;
 }

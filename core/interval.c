@@ -16,6 +16,7 @@
 #include "ctl.h"
 #include "interval.h"
 #include "lib/tlv.h"
+#include "lib/alloc.h"
 #include "lib/err.h"
 
 /* TLV items of a record block. */
@@ -296,42 +297,47 @@ size_t ival_encode(const struct ival_rec *r, bool done, uint8_t *out,
 	return tlv_finish(&w);
 }
 
+/* IVX_DONE: a true value ends the block (and the records). */
+static int ival_done_item(void *dst, const struct tlv_field *f,
+			  uint16_t type, const uint8_t *val, uint16_t n)
+{
+	uint32_t v;
+
+	(void)dst, (void)f, (void)type;
+	if (!tlv_val_u32(val, n, &v))
+		return -1;
+	return v ? TLV_STOP : 0;
+}
+
+#define IVX_F(t, k, field, ...)                                           \
+	{ .type = (t), .kind = (k), .off = offsetof(struct ival_rec, field), \
+	  .size = sizeof(((struct ival_rec *)0)->field), __VA_ARGS__ }
+
+static const struct tlv_field ivx_tab[] = {
+	IVX_F(IVX_INDEX, TLV_U32, index, .flags = TLVF_REQ),
+	IVX_F(IVX_START, TLV_U64, start, .flags = TLVF_REQ),
+	IVX_F(IVX_END, TLV_U64, end, .flags = TLVF_REQ),
+	IVX_F(IVX_S_BYTES, TLV_U64, s.bytes),
+	IVX_F(IVX_S_MSGS, TLV_U64, s.msgs),
+	IVX_F(IVX_S_ERRS, TLV_U64, s.errs),
+	IVX_F(IVX_R_BYTES, TLV_U64, r.bytes),
+	IVX_F(IVX_R_MSGS, TLV_U64, r.msgs),
+	IVX_F(IVX_R_ERRS, TLV_U64, r.errs),
+	IVX_F(IVX_LAST, TLV_U32, last, .flags = TLVF_BOOL),
+	{ .type = IVX_DONE, .kind = TLV_FN, .fn = ival_done_item },
+};
+
 int ival_decode(const uint8_t *in, size_t len, struct ival_rec *r)
 {
-	uint64_t *u64[] = { NULL,	  NULL,	       &r->start,  &r->end,
-			    &r->s.bytes, &r->s.msgs, &r->s.errs, &r->r.bytes,
-			    &r->r.msgs,	  &r->r.errs };
-	unsigned seen = 0, need = (1u << IVX_INDEX) | (1u << IVX_START) |
-				  (1u << IVX_END);
-	struct tlv_r rd;
-	const uint8_t *val;
-	uint16_t type, n;
-	uint32_t v32;
-	int k;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (len < TLV_HDR || tlv_header(in) != len)
 		return -1;
-	tlv_rinit(&rd, in, len);
-	while ((k = tlv_next(&rd, &type, &val, &n)) > 0) {
-		bool ok = true;
-
-		if (type == IVX_INDEX)
-			ok = tlv_val_u32(val, n, &r->index);
-		else if (type >= IVX_START && type <= IVX_R_ERRS)
-			ok = tlv_val_u64(val, n, u64[type]);
-		else if (type == IVX_LAST || type == IVX_DONE)
-			ok = tlv_val_u32(val, n, &v32);
-		if (!ok)
-			return -1;
-		if (type == IVX_LAST)
-			r->last = v32 != 0;
-		if (type == IVX_DONE && v32)
-			return 0;
-		if (type < 32)
-			seen |= 1u << type;
-	}
-	if (k < 0 || (seen & need) != need || r->end < r->start)
+	rc = tlv_decode(in, len, ivx_tab, ARRAY_SIZE(ivx_tab), r, NULL);
+	if (rc == TLV_STOP)
+		return 0;
+	if (rc < 0 || r->end < r->start)
 		return -1;
 	return 1;
 }

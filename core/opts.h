@@ -251,6 +251,47 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 
 /* The largest message test t can carry, or 0 for no limit. */
 uint64_t param_msg_max(const struct test_desc *t);
+/*
+ * The same rule for a message size about to be used (the client's own
+ * side before it connects, either side's session before it opens): 0, or
+ * -1 with err "message size N is larger than LABEL can carry (MAX)".
+ */
+int param_msg_check(const struct test_desc *t, uint64_t size, char *err,
+		    size_t errlen);
+
+/*
+ * The parameters the request carries and the transport receives, one row
+ * each: how it travels (a u32 field of 0.4.11's 200-byte request, or a
+ * verbs knob item REQX_VK_BASE + (par - PAR_VK_FIRST) of the 0.5 request
+ * block, sent only when given and used) and the struct tparams field it
+ * fills.  The client's fill_side(), the request block's codec and the
+ * session's session_params() are loops over it.  What is not a plain copy
+ * stays by hand beside those loops: time and timeout (whole seconds in
+ * 0.4.11's fields, ns in the block), use_cm (0 for an RDMA test that
+ * cannot use the CM), id and static_rate (strings), gid_index, streams
+ * and the -ca list (their own items, 0.5 peers only).
+ */
+enum par_wire {
+	PW_LEGACY, /* a uint32_t of struct req (0.4.11's field) */
+	PW_VK /* a verbs knob: vk[par - PAR_VK_FIRST] of struct req */
+};
+
+struct par_row {
+	int par; /* enum par_id */
+	enum par_wire wire;
+	size_t req_off; /* PW_LEGACY: its uint32_t in struct req */
+	bool fill_own; /* fill_side() sets it by a rule of its own */
+	size_t tp_off, tp_size; /* its field of struct tparams (a uint32_t
+				 * or uint64_t; tp_size 0: none) */
+	size_t tp_set_off; /* PW_VK: a bool of struct tparams, true when
+			    * the knob was given (0: none) */
+};
+extern const struct par_row param_table[];
+extern const size_t param_count;
+
+/* The largest value parameter par takes: its option's range, the bound
+ * the server checks a request's item against too (0: no option). */
+uint64_t param_max(int par);
 
 /*
  * Per-test preparation (spec §4.7): mark the parameters the test uses,

@@ -13,13 +13,17 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opts.h"
+#include "lib/err.h"
 #include "transports/transport.h"
+#include "ctl.h"
+#include "lib/alloc.h"
 
 #define U32 ((uint64_t)UINT32_MAX)
 
@@ -275,6 +279,66 @@ int param_unused(const struct test_desc *t, const struct par_set *p,
 uint64_t param_msg_max(const struct test_desc *t)
 {
 	return t->tp ? t->tp->max_msg : 0;
+}
+
+int param_msg_check(const struct test_desc *t, uint64_t size, char *err,
+		    size_t errlen)
+{
+	uint64_t max = param_msg_max(t);
+
+	if (!max || size <= max)
+		return 0;
+	return seterr(err, errlen,
+		      "message size %" PRIu64 " is larger than %s can carry (%" PRIu64 ")",
+		      size, t->tp->label, max);
+}
+
+/* A 0.4.11 field: par, its struct req field, its struct tparams field. */
+#define LEGACY(p, q, ...)                                                 \
+	{ .par = (p), .wire = PW_LEGACY, .req_off = offsetof(struct req, q), \
+	  __VA_ARGS__ }
+#define TPF(f) .tp_off = offsetof(struct tparams, f),                     \
+	       .tp_size = sizeof(((struct tparams *)0)->f)
+/* A verbs knob: par, its struct tparams field, and "set" flag if any. */
+#define VKNOB(p, f, ...) { .par = (p), .wire = PW_VK, TPF(f), __VA_ARGS__ }
+
+const struct par_row param_table[] = {
+	LEGACY(PAR_ACCESS_RECV, access_recv, TPF(access_recv)),
+	LEGACY(PAR_AFFINITY, affinity, TPF(affinity)),
+	LEGACY(PAR_ALT_PORT, alt_port, TPF(alt_port)),
+	LEGACY(PAR_FLIP, flip), /* the server's part: core/server.c */
+	LEGACY(PAR_MSG_SIZE, msg_size, TPF(msg_size)),
+	LEGACY(PAR_MTU_SIZE, mtu_size, TPF(mtu_size)),
+	LEGACY(PAR_NO_MSGS, no_msgs, TPF(no_msgs)),
+	LEGACY(PAR_POLL_MODE, poll_mode, TPF(poll_mode)),
+	LEGACY(PAR_PORT, port, TPF(port)),
+	LEGACY(PAR_RD_ATOMIC, rd_atomic, TPF(rd_atomic)),
+	LEGACY(PAR_SL, sl, TPF(sl)),
+	LEGACY(PAR_SOCK_BUF_SIZE, sock_buf_size, TPF(sock_buf_size)),
+	LEGACY(PAR_SRC_PATH_BITS, src_path_bits, TPF(src_path_bits)),
+	LEGACY(PAR_USE_CM, use_cm, TPF(use_cm), .fill_own = true),
+	VKNOB(PAR_SQ_DEPTH, sq_depth),
+	VKNOB(PAR_RQ_DEPTH, rq_depth),
+	VKNOB(PAR_INLINE, inline_size,
+	      .tp_set_off = offsetof(struct tparams, inline_set)),
+	VKNOB(PAR_CQ_MOD, cq_mod),
+	VKNOB(PAR_POST_LIST, post_list),
+	VKNOB(PAR_USE_SRQ, use_srq),
+	VKNOB(PAR_TCLASS, tclass),
+	VKNOB(PAR_PKEY_INDEX, pkey_index),
+	VKNOB(PAR_NUMA_NODE, numa_node,
+	      .tp_set_off = offsetof(struct tparams, numa_set)),
+};
+const size_t param_count = ARRAY_SIZE(param_table);
+
+uint64_t param_max(int par)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < opt_count; i++)
+		if (opt_table[i].par == par && opt_table[i].max > max)
+			max = opt_table[i].max;
+	return max;
 }
 
 /* The largest value loop lp reaches (it never passes lp->last). */

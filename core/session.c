@@ -14,6 +14,7 @@
 
 #include "lib/hist.h"
 #include "measure.h"
+#include "opts.h"
 #include "lib/numa.h"
 #include "progress.h"
 #include "session.h"
@@ -78,53 +79,40 @@ static void chan_init(struct chan *ch, struct tside *sd)
 	ch->ctx = sd->c;
 }
 
-/* The verbs knobs of q into p: unset ones keep 0.4.11's behaviour. */
-static void session_knobs(const struct req *q, struct tparams *p)
+/* One row of param_table from q into p: a knob not given keeps 0.4.11's
+ * behaviour (0, its "set" flag false). */
+static void session_param(const struct par_row *r, const struct req *q,
+			  struct tparams *p)
 {
-	uint32_t v[PAR_VK_COUNT];
+	int i = r->par - PAR_VK_FIRST;
+	bool set = r->wire == PW_VK && (q->vk_set & (1u << i));
+	uint32_t v = 0;
+	uint64_t v64;
 
-	for (int i = 0; i < PAR_VK_COUNT; i++)
-		v[i] = (q->vk_set & (1u << i)) ? q->vk[i] : 0;
-#define VK(par) v[(par) - PAR_VK_FIRST]
-#define VK_SET(par) ((q->vk_set >> ((par) - PAR_VK_FIRST)) & 1u)
-	p->sq_depth = VK(PAR_SQ_DEPTH);
-	p->rq_depth = VK(PAR_RQ_DEPTH);
-	p->inline_set = VK_SET(PAR_INLINE);
-	p->inline_size = VK(PAR_INLINE);
-	p->cq_mod = VK(PAR_CQ_MOD);
-	p->post_list = VK(PAR_POST_LIST);
-	p->use_srq = VK(PAR_USE_SRQ);
-	p->tclass = VK(PAR_TCLASS);
-	p->pkey_index = VK(PAR_PKEY_INDEX);
-	p->numa_set = VK_SET(PAR_NUMA_NODE);
-	p->numa_node = VK(PAR_NUMA_NODE);
-#undef VK
-#undef VK_SET
+	if (r->wire == PW_LEGACY)
+		memcpy(&v, (const char *)q + r->req_off, sizeof(v));
+	else if (set)
+		v = q->vk[i];
+	v64 = v;
+	if (r->tp_size == sizeof(v64))
+		memcpy((char *)p + r->tp_off, &v64, sizeof(v64));
+	else if (r->tp_size == sizeof(v))
+		memcpy((char *)p + r->tp_off, &v, sizeof(v));
+	if (r->tp_set_off)
+		memcpy((char *)p + r->tp_set_off, &set, sizeof(set));
 }
 
 void session_params(const struct req *q, struct tparams *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->msg_size = q->msg_size;
-	p->mtu_size = q->mtu_size;
+	for (size_t i = 0; i < param_count; i++)
+		session_param(&param_table[i], q, p);
 	p->mtu_explicit = q->mtu_explicit;
-	p->poll_mode = q->poll_mode;
-	p->port = q->port;
-	p->rd_atomic = q->rd_atomic;
-	p->sl = q->sl;
-	p->sock_buf_size = q->sock_buf_size;
-	p->src_path_bits = q->src_path_bits;
-	p->alt_port = q->alt_port;
-	p->use_cm = q->use_cm;
-	p->access_recv = q->access_recv;
 	p->gid_index = q->gid_index;
-	p->affinity = q->affinity;
 	p->streams = q->streams > 1 ? q->streams : 1;
 	p->cpus = q->cpus;
-	session_knobs(q, p);
 	p->time = q->time_ns;
 	p->timeout = q->timeout_ns;
-	p->no_msgs = q->no_msgs;
 	memcpy(p->id, q->id, sizeof(p->id));
 	memcpy(p->static_rate, q->static_rate, sizeof(p->static_rate));
 	p->id[sizeof(p->id) - 1] = '\0';
@@ -295,10 +283,8 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		v[i].lr.s = s;
 		v[i].lr.wait_peer = wait_peer;
 		v[i].lr.wait_arg = sd;
-		if (tp->max_msg && s->p.msg_size > tp->max_msg)
-			return seterr(err, errlen,
-				      "message size %u is larger than %s can carry (%u)",
-				      s->p.msg_size, tp->label, tp->max_msg);
+		if (param_msg_check(sd->t, s->p.msg_size, err, errlen) < 0)
+			return -1;
 		v[i].open = true;
 		if (tp->open(s, err, errlen) < 0)
 			return -1;

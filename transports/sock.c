@@ -582,26 +582,26 @@ static int send_secret(struct chan *c, struct sock_priv *sp, char *err,
 	return c->send_ext(c, blk, n, "data secret", err, errlen);
 }
 
+/* The data secret block's one item (type 1); one of another length is
+ * not a secret, and what follows it does not matter. */
+static const struct tlv_field secret_tab[] = {
+	{ .type = 1, .kind = TLV_BLOB, .off = offsetof(struct sock_priv, secret),
+	  .size = DATA_SECRET, .flags = TLVF_LAX },
+};
+
 static int recv_secret(struct chan *c, struct sock_priv *sp, char *err,
 		       size_t errlen)
 {
 	uint8_t blk[64];
-	const uint8_t *val;
-	struct tlv_r r;
-	uint16_t type, len;
+	uint64_t seen;
 	size_t n;
-	bool have = false;
 
 	if (c->recv_ext(c, blk, sizeof(blk), &n, "data secret", err,
 			errlen) < 0)
 		return -1;
-	tlv_rinit(&r, blk, n);
-	while (tlv_next(&r, &type, &val, &len) > 0)
-		if (type == 1 && len == sizeof(sp->secret)) {
-			memcpy(sp->secret, val, len);
-			have = true;
-		}
-	return have ? 0 : seterr(err, errlen, "bad data secret");
+	(void)tlv_decode(blk, n, secret_tab, 1, sp, &seen);
+	return seen & TLV_BIT(1) ? 0
+				 : seterr(err, errlen, "bad data secret");
 }
 
 static int server_open(struct tsess *s, const struct xport *xp,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
 #include "verbs_int.h"
@@ -88,120 +89,73 @@ size_t verbs_ext_encode(const struct verbs_ext *x, uint8_t *buf, size_t cap)
 	return tlv_finish(&w);
 }
 
-/* One u32 item into *out, setting have bit h; false if malformed. */
-static bool ext_u32(const uint8_t *val, uint16_t len, uint32_t *out,
-		    uint32_t *have, uint32_t h)
+/* VX_GID_CAND: up to VG_SLOTS candidates are kept. */
+static int gid_cand_item(void *dst, const struct tlv_field *f, uint16_t type,
+			 const uint8_t *val, uint16_t vl)
 {
-	if (!tlv_val_u32(val, len, out))
-		return false;
-	*have |= h;
-	return true;
+	struct verbs_ext *x = dst;
+	struct verbs_gid_cand *c;
+
+	(void)f, (void)type;
+	if (vl != 24)
+		return -1;
+	if (x->ncand < VG_SLOTS) {
+		c = &x->cand[x->ncand++];
+		c->index = (uint32_t)wire_get(val, 4);
+		c->type = (enum verbs_gid_type)wire_get(val + 4, 4);
+		memcpy(c->gid, val + 8, 16);
+	}
+	return 0;
 }
+
+#define VX_F(t, k, field)                                                 \
+	{ .type = (t), .kind = (k), .off = offsetof(struct verbs_ext, field), \
+	  .size = sizeof(((struct verbs_ext *)0)->field) }
+
+static const struct tlv_field vx_tab[] = {
+	VX_F(VX_GID, TLV_BLOB, gid),
+	VX_F(VX_GID_INDEX, TLV_U32, gid_index),
+	VX_F(VX_GID_TYPE, TLV_U32, gid_type),
+	VX_F(VX_ACTIVE_MTU, TLV_U32, active_mtu),
+	VX_F(VX_LINK_LAYER, TLV_U32, link_layer),
+	VX_F(VX_MTU_SIZE, TLV_U32, mtu_size),
+	VX_F(VX_MTU_EXPLICIT, TLV_U32, mtu_explicit),
+	VX_F(VX_XRC_INI_QPN, TLV_U32, xrc_ini_qpn),
+	VX_F(VX_XRC_TGT_QPN, TLV_U32, xrc_tgt_qpn),
+	VX_F(VX_XRC_SRQN, TLV_U32, xrc_srqn),
+	VX_F(VX_DEVICE, TLV_STR, device),
+	VX_F(VX_PORT, TLV_U32, port),
+	VX_F(VX_GID_FORCED, TLV_U32, gid_forced),
+	VX_F(VX_NUMA_NODE, TLV_U32, numa_node),
+	{ .type = VX_GID_CAND, .kind = TLV_FN, .fn = gid_cand_item },
+};
 
 int verbs_ext_decode(const uint8_t *blk, size_t len, struct verbs_ext *x)
 {
-	struct tlv_r r;
-	uint16_t type, vl;
-	const uint8_t *val;
-	uint32_t seen = 0; /* which of GID, index, type, ... came */
-	int rc;
-	bool ok = true;
+	/* Which items make each VXH_* group (a group counts when whole). */
+	static const struct {
+		uint32_t have;
+		uint64_t items;
+	} groups[] = {
+		{ VXH_GID, TLV_BIT(VX_GID) | TLV_BIT(VX_GID_INDEX) |
+				   TLV_BIT(VX_GID_TYPE) },
+		{ VXH_MTU, TLV_BIT(VX_ACTIVE_MTU) | TLV_BIT(VX_MTU_SIZE) |
+				   TLV_BIT(VX_MTU_EXPLICIT) },
+		{ VXH_XRC, TLV_BIT(VX_XRC_INI_QPN) | TLV_BIT(VX_XRC_TGT_QPN) |
+				   TLV_BIT(VX_XRC_SRQN) },
+		{ VXH_LINK, TLV_BIT(VX_LINK_LAYER) },
+		{ VXH_NUMA, TLV_BIT(VX_NUMA_NODE) },
+	};
+	uint64_t seen;
 
 	memset(x, 0, sizeof(*x));
 	if (len < TLV_HDR || tlv_header(blk) != len)
 		return -1;
-	tlv_rinit(&r, blk, len);
-	while (ok && (rc = tlv_next(&r, &type, &val, &vl)) == 1) {
-		switch (type) {
-		case VX_GID:
-			ok = vl == 16;
-			if (ok) {
-				memcpy(x->gid, val, 16);
-				seen |= 1u << VX_GID;
-			}
-			break;
-		case VX_GID_INDEX:
-			ok = ext_u32(val, vl, &x->gid_index, &seen,
-				     1u << VX_GID_INDEX);
-			break;
-		case VX_GID_TYPE:
-			ok = ext_u32(val, vl, &x->gid_type, &seen,
-				     1u << VX_GID_TYPE);
-			break;
-		case VX_ACTIVE_MTU:
-			ok = ext_u32(val, vl, &x->active_mtu, &seen,
-				     1u << VX_ACTIVE_MTU);
-			break;
-		case VX_LINK_LAYER:
-			ok = ext_u32(val, vl, &x->link_layer, &x->have,
-				     VXH_LINK);
-			break;
-		case VX_MTU_SIZE:
-			ok = ext_u32(val, vl, &x->mtu_size, &seen,
-				     1u << VX_MTU_SIZE);
-			break;
-		case VX_MTU_EXPLICIT:
-			ok = ext_u32(val, vl, &x->mtu_explicit, &seen,
-				     1u << VX_MTU_EXPLICIT);
-			break;
-		case VX_XRC_INI_QPN:
-			ok = ext_u32(val, vl, &x->xrc_ini_qpn, &seen,
-				     1u << VX_XRC_INI_QPN);
-			break;
-		case VX_XRC_TGT_QPN:
-			ok = ext_u32(val, vl, &x->xrc_tgt_qpn, &seen,
-				     1u << VX_XRC_TGT_QPN);
-			break;
-		case VX_XRC_SRQN:
-			ok = ext_u32(val, vl, &x->xrc_srqn, &seen,
-				     1u << VX_XRC_SRQN);
-			break;
-		case VX_DEVICE:
-			ok = vl < sizeof(x->device);
-			if (ok) {
-				memcpy(x->device, val, vl);
-				x->device[vl] = '\0';
-			}
-			break;
-		case VX_PORT:
-			ok = tlv_val_u32(val, vl, &x->port);
-			break;
-		case VX_GID_FORCED:
-			ok = tlv_val_u32(val, vl, &x->gid_forced);
-			break;
-		case VX_NUMA_NODE:
-			ok = tlv_val_u32(val, vl, &x->numa_node);
-			if (ok)
-				x->have |= VXH_NUMA;
-			break;
-		case VX_GID_CAND:
-			ok = vl == 24;
-			if (ok && x->ncand < VG_SLOTS) {
-				struct verbs_gid_cand *c = &x->cand[x->ncand++];
-
-				c->index = (uint32_t)wire_get(val, 4);
-				c->type = (enum verbs_gid_type)wire_get(val + 4, 4);
-				memcpy(c->gid, val + 8, 16);
-			}
-			break;
-		default: /* a later version's item */
-			break;
-		}
-	}
-	if (!ok || rc < 0)
+	if (tlv_decode(blk, len, vx_tab, ARRAY_SIZE(vx_tab), x, &seen) < 0)
 		return -1;
-	/* Groups count only when complete. */
-#define ALL3(a, b, c) ((1u << (a)) | (1u << (b)) | (1u << (c)))
-	if ((seen & ALL3(VX_GID, VX_GID_INDEX, VX_GID_TYPE)) ==
-	    ALL3(VX_GID, VX_GID_INDEX, VX_GID_TYPE))
-		x->have |= VXH_GID;
-	if ((seen & ALL3(VX_ACTIVE_MTU, VX_MTU_SIZE, VX_MTU_EXPLICIT)) ==
-	    ALL3(VX_ACTIVE_MTU, VX_MTU_SIZE, VX_MTU_EXPLICIT))
-		x->have |= VXH_MTU;
-	if ((seen & ALL3(VX_XRC_INI_QPN, VX_XRC_TGT_QPN, VX_XRC_SRQN)) ==
-	    ALL3(VX_XRC_INI_QPN, VX_XRC_TGT_QPN, VX_XRC_SRQN))
-		x->have |= VXH_XRC;
-#undef ALL3
+	for (size_t i = 0; i < ARRAY_SIZE(groups); i++)
+		if ((seen & groups[i].items) == groups[i].items)
+			x->have |= groups[i].have;
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 
 #include "core/ctl.h"
 #include "lib/hist.h"
+#include "core/opts.h"
+#include "core/session.h"
 #include "lib/tlv.h"
 #include "lib/clock.h"
 #include "lib/alloc.h"
@@ -203,6 +205,47 @@ TEST(ext_req_tlv_verbs_knobs)
 	}
 	CHECK(reqx_vk_max(sq) == PAR_VK_DEPTH_MAX && reqx_vk_max(-1) == 0 &&
 	      reqx_vk_max(PAR_VK_COUNT) == 0);
+}
+
+/* Each knob's largest value on the wire is its option's (the values
+ * the server has always checked), and the parameter table takes every
+ * knob and each plain 0.4.11 field into struct tparams. */
+TEST(param_table_rows)
+{
+	static const uint32_t max[PAR_VK_COUNT] = {
+		[PAR_SQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_RQ_DEPTH - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_INLINE - PAR_VK_FIRST] = PAR_VK_INLINE_MAX,
+		[PAR_CQ_MOD - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_POST_LIST - PAR_VK_FIRST] = PAR_VK_DEPTH_MAX,
+		[PAR_USE_SRQ - PAR_VK_FIRST] = UINT32_MAX,
+		[PAR_TCLASS - PAR_VK_FIRST] = 255,
+		[PAR_PKEY_INDEX - PAR_VK_FIRST] = 65535,
+		[PAR_NUMA_NODE - PAR_VK_FIRST] = PAR_VK_NODE_MAX,
+	};
+	struct req q;
+	struct tparams p;
+	int vk = 0;
+
+	for (int i = 0; i < PAR_VK_COUNT; i++)
+		CHECK(reqx_vk_max(i) == max[i]);
+	memset(&q, 0, sizeof(q));
+	q.msg_size = 1;
+	q.no_msgs = 7;
+	q.sl = 3;
+	q.flip = 1;
+	q.vk[PAR_CQ_MOD - PAR_VK_FIRST] = 8;
+	q.vk[PAR_INLINE - PAR_VK_FIRST] = 64;
+	q.vk[PAR_NUMA_NODE - PAR_VK_FIRST] = 2; /* not set: not taken */
+	q.vk_set = 1u << (PAR_CQ_MOD - PAR_VK_FIRST) |
+		   1u << (PAR_INLINE - PAR_VK_FIRST);
+	session_params(&q, &p);
+	CHECK(p.msg_size == 1 && p.no_msgs == 7 && p.sl == 3);
+	CHECK(p.cq_mod == 8 && p.inline_set && p.inline_size == 64);
+	CHECK(!p.numa_set && p.numa_node == 0 && p.sq_depth == 0);
+	for (size_t i = 0; i < param_count; i++)
+		vk += param_table[i].wire == PW_VK;
+	CHECK(vk == PAR_VK_COUNT);
 }
 
 /* Items a later build adds are skipped, not refused. */
@@ -579,6 +622,7 @@ int main(void)
 	RUN(ext_req_v1_block);
 	RUN(ext_req_tlv_roundtrip_and_rejects);
 	RUN(ext_req_tlv_verbs_knobs);
+	RUN(param_table_rows);
 	RUN(ext_req_tlv_unknown_items);
 	RUN(tlv_bounds);
 	RUN(hello_roundtrip);
