@@ -20,7 +20,7 @@
 
 #include "ctl.h"
 #include "lib/hist.h"
-#include "opts.h"
+#include "opt_table.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -161,7 +161,7 @@ uint32_t reqx_vk_max(int i)
 
 	if (i < 0 || i >= PAR_VK_COUNT)
 		return 0;
-	max = param_max(PAR_VK_FIRST + i);
+	max = opt_max(PAR_VK_FIRST + i);
 	return max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
 }
 

@@ -9,7 +9,8 @@
  */
 #include <stdint.h>
 
-#include "opts.h"
+#include "opt_table.h"
+#include "lib/types.h"
 
 #define LOC (1u << SIDE_LOC)
 #define REM (1u << SIDE_REM)
@@ -513,3 +514,14 @@ const struct opt_desc opt_table[] = {
 };
 
 const size_t opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
+
+uint64_t opt_max(int par)
+{
+	uint64_t max = 0;
+
+	for (size_t i = 0; i < opt_count; i++)
+		if (opt_table[i].par == par && opt_table[i].max > max)
+			max = opt_table[i].max;
+	return max;
+}
+

@@ -32,7 +32,6 @@
 #define DEFAULT_LISTEN_PORT 19765
 #define DEFAULT_WAIT (5 * NS_PER_SEC)
 #define DEFAULT_PRECISION 3
-#define CLIP_MAX 60
 
 /* Static rate names accepted by -sr (spec §4.4); "" means the default. */
 static const char *const static_rates[] = {
@@ -41,45 +40,6 @@ static const char *const static_rates[] = {
 	"20",	 "30",	  "40",	   "60",    "80",    "120",
 };
 
-/* A value cut for quoting in a message. */
-struct clip {
-	char s[CLIP_MAX + 4];
-};
-
-static const char *clip(struct clip *c, const char *v)
-{
-	size_t n = strlen(v);
-
-	if (n <= CLIP_MAX)
-		return v;
-	memcpy(c->s, v, CLIP_MAX);
-	memcpy(c->s + CLIP_MAX, "...", 4);
-	return c->s;
-}
-
-/*
- * Fill err with "<opt>: <v>: <what>" (or "<opt>: <what>" when v is
- * NULL), opt and v clipped.  Returns -1.
- */
-int opts_fail(char *err, size_t errlen, const char *opt, const char *v,
-	      const char *fmt, ...)
-{
-	struct clip co, cv;
-	char what[256];
-	va_list ap;
-
-	if (!err || !errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (v)
-		snprintf(err, errlen, "%s: %s: %s", clip(&co, opt), clip(&cv, v),
-			 what);
-	else
-		snprintf(err, errlen, "%s: %s", clip(&co, opt), what);
-	return -1;
-}
 
 /* Exact-name lookup; obsolete spellings are returned as such. */
 static const struct opt_desc *opt_lookup(const char *name, bool dashes)

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
+#include "opt_table.h"
+#include "param.h"
 #include "lib/err.h"
 #include "transports/transport.h"
 #include "ctl.h"
@@ -330,16 +331,6 @@ const struct par_row param_table[] = {
 	      .tp_set_off = offsetof(struct tparams, numa_set)),
 };
 const size_t param_count = ARRAY_SIZE(param_table);
-
-uint64_t param_max(int par)
-{
-	uint64_t max = 0;
-
-	for (size_t i = 0; i < opt_count; i++)
-		if (opt_table[i].par == par && opt_table[i].max > max)
-			max = opt_table[i].max;
-	return max;
-}
 
 /* The largest value loop lp reaches (it never passes lp->last). */
 static uint64_t loop_top(const struct loop *lp)

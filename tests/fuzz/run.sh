@@ -20,6 +20,7 @@ srcs="
 	$(ls lib/*.c)
 	core/opts.c
 	core/opt_table.c
+	core/opt_err.c
 	core/acl.c
 	core/auth.c
 	core/supervise.c
