@@ -14,6 +14,7 @@
 #include <rdma/rsocket.h>
 
 #include "sock.h"
+#include "sock_io.h"
 #include "lib/err.h"
 
 static int rs_socket(int domain, int type, int protocol)

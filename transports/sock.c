@@ -32,7 +32,7 @@
 #include "lib/sockcall.h"
 #include "lib/random.h"
 #include "sock.h"
-#include "sock_priv.h"
+#include "sock_io.h"
 #include "transport.h"
 
 #ifndef AF_INET_SDP

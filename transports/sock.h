@@ -30,15 +30,12 @@ struct xport {
 	const struct sock_calls *k; /* socket calls (lib/sockcall.h) */
 };
 
-/* The operations of every socket transport (transports/sock.c); open
- * is sock_open() with the transport's xport. */
+/* The operations of every socket transport (sock.c; post and poll are
+ * sock_io.c's, sock_io.h); open is sock_open() with the transport's
+ * xport. */
 int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	      size_t errlen);
 void sock_close(struct tsess *s);
-int sock_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
-	      size_t errlen);
-int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
-	      char *err, size_t errlen);
 #define SOCK_PRIV_MAX 1024 /* bytes of s->priv a socket transport needs */
 
 extern const struct transport transport_rs; /* rsockets (rsock.c) */

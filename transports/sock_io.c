@@ -49,7 +49,7 @@
 #include "lib/clock.h"
 #include "lib/alloc.h"
 #include "lib/sockcall.h"
-#include "sock_priv.h"
+#include "sock_io.h"
 #include "transport.h"
 
 #define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What transports/sock.c (data socket setup) and transports/sock_io.c (the
- * data path: send, receive, post, poll) share.  Private to the socket
- * transports.
+ * The socket transports' data path (sock_io.c: send, receive, post,
+ * poll, the fast paths), and the per-session state it shares with the
+ * data socket's setup (sock.c).  Private to the socket transports.
  */
-#ifndef QPERF_SOCK_PRIV_H
-#define QPERF_SOCK_PRIV_H
+#ifndef QPERF_SOCK_IO_H
+#define QPERF_SOCK_IO_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,6 +58,13 @@ void sock_tune(struct tsess *s, struct sock_priv *sp);
 
 /* Free what sock_tune allocated besides s->buf (idempotent). */
 void sock_untune(struct sock_priv *sp);
+
+/* The data path of every socket transport: post and poll (struct
+ * transport's operations; errors into err). */
+int sock_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
+	      size_t errlen);
+int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
+	      char *err, size_t errlen);
 
 /* Set SO_SNDTIMEO or SO_RCVTIMEO of fd to ns (0 = none); a no-op for
  * non-blocking calls (rsockets), whose every wait is a poll. */
