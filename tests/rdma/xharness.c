@@ -16,6 +16,8 @@
 
 #include "../../core/tlv.h"
 #include "xharness.h"
+#define KIT_IMPLEMENTATION
+#define KIT_OWN_CHECK
 #include "../kit/check.h"
 
 #define CASE_TIMEOUT_MS 60000

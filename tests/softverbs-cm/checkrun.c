@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define KIT_IMPLEMENTATION
 #include "../kit/check.h"
 #include "checkrun.h"
 

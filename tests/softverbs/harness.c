@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define KIT_IMPLEMENTATION
+#define KIT_OWN_CHECK
 #include "../kit/check.h"
 #include "harness.h"
 #include "vhelp.h"
