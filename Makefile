@@ -166,7 +166,7 @@ core/pmix_boot.o: ALL_CFLAGS += $(PMIX_CFLAGS)
 %.o: %.c $(wildcard core/*.h transports/*.h) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h)
+tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h tests/kit/*.h)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS) -lm
 
 unit: $(UNIT_TESTS)
