@@ -150,7 +150,7 @@ HEADERS = $(wildcard lib/*.h core/*.h output/*.h cluster/*.h transports/*.h)
 %.o: %.c $(HEADERS) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h)
+tests/unit/test_%: tests/unit/test_%.c libqperf.a $(wildcard tests/unit/*.h tests/kit/*.h)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libqperf.a $(LIBS) -lm
 
 unit: $(UNIT_TESTS)

@@ -18,8 +18,9 @@
 # Narrowing, SUITE:PATTERN: PATTERN is a substring (case-sensitive; several
 # may be joined with "|") of the names to run:
 #  - where a suite has several programs or files (unit: tests/unit/test_*;
-#    integration: tests/integration/*.sh; softverbs-cm: its ASan pass),
-#    those whose name contains PATTERN run whole, and only they:
+#    integration: basic options polling memory errors interval_plot json
+#    streams, its files; softverbs-cm: its ASan pass; rdma: xport qperf
+#    json), those whose name contains PATTERN run whole, and only they:
 #    unit:test_opts runs that one binary, integration:json json.sh;
 #  - otherwise every part of the suite runs with QPERF_CHECKS=PATTERN in
 #    its environment, and only checks whose name (or section, or case)
@@ -27,7 +28,10 @@
 #    (tests/kit/check.h) skip the other test functions and cases, the
 #    shell library (tests/lib.sh checks_match) the other checks, and the
 #    softverbs suites (tests/softverbs/lib.sh selected) the other cases;
-#    unit programs with no such test are not started at all.
+#    unit programs with no such test are not started at all.  Shell
+#    suites may name sections (section NAME, e.g. tests/rdma/run.sh's
+#    "RoCE ..."): a pattern in a section's name selects all its checks.
+# A rerun of one failing check: tests/run.sh 'integration:tcp_bw layout'.
 # Each program also takes --list (the names it would run) and patterns of
 # its own; see tests/unit/harness.h, tests/softverbs/run.sh --help,
 # tests/rdma/xport.sh --help.  A SUITE:PATTERN that matches no check is a

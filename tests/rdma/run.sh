@@ -16,6 +16,9 @@
 #                  RDMA_PASS=plain, one pass)
 #   RDMA_ASAN=1    then the whole suite again on ASan+UBSan builds of this
 #                  qperf and of softverbs (the default when CI=true)
+#   QPERF_CHECKS   narrowing (tests/run.sh rdma:PATTERN): a PATTERN naming
+#                  parts (xport, qperf, json) runs them alone and whole;
+#                  any other narrows the checks and cases of every part
 
 # The two passes: this script runs itself once per pass and adds up.
 if [ -z "${RDMA_PASS:-}" ]; then
@@ -31,18 +34,36 @@ if [ -z "${RDMA_PASS:-}" ]; then
 		l=${l#*passed, }
 		tf=$((tf + ${l%% failed*}))
 	}
+	# Narrowing (QPERF_CHECKS, tests/run.sh rdma:PATTERN): a pattern that
+	# names parts (xport, qperf, json) runs them whole, and only them;
+	# otherwise every part runs and narrows its own checks.
+	. "$ROOT/tests/lib.sh" # checks_match
+	parts=()
+	for p in xport qperf json; do
+		[ -n "${QPERF_CHECKS:-}" ] && checks_match "$p" && parts+=("$p")
+	done
+	[ ${#parts[@]} -gt 0 ] && unset QPERF_CHECKS
+	part() { # NAME: does part NAME run?
+		[ ${#parts[@]} -eq 0 ] || [[ " ${parts[*]} " == *" $1 "* ]]
+	}
 	log=$(mktemp)
-	echo "=== the verbs transports' driver (tests/rdma/xport.sh)"
-	bash "$HERE/xport.sh" $([ "$want_asan" = 1 ] && echo --with-asan) 2>&1 |
-		tee "$log"
-	add "$log"
-	echo "=== qperf's RDMA tests"
-	RDMA_PASS=plain bash "$0" 2>&1 | tee "$log"
-	add "$log"
-	echo "=== --json over softverbs (tests/rdma/json.sh)"
-	bash "$HERE/json.sh" 2>&1 | tee "$log"
-	add "$log"
-	if [ "$want_asan" = 1 ]; then
+	if part xport; then
+		echo "=== the verbs transports' driver (tests/rdma/xport.sh)"
+		bash "$HERE/xport.sh" $([ "$want_asan" = 1 ] && echo --with-asan) 2>&1 |
+			tee "$log"
+		add "$log"
+	fi
+	if part qperf; then
+		echo "=== qperf's RDMA tests"
+		RDMA_PASS=plain bash "$0" 2>&1 | tee "$log"
+		add "$log"
+	fi
+	if part json; then
+		echo "=== --json over softverbs (tests/rdma/json.sh)"
+		bash "$HERE/json.sh" 2>&1 | tee "$log"
+		add "$log"
+	fi
+	if [ "$want_asan" = 1 ] && part qperf; then
 		san=$(mktemp -d)
 		echo "=== ASan+UBSan pass"
 		# qperf's ASan build is tests/sanitize's (tests/san-build.sh),

@@ -7,7 +7,8 @@
  * gets SOFTVERBS_NODE=1/2, a fabric of its own and the case's extra
  * environment before its first verbs call.  A crash, hang, sanitizer
  * report or failed check in either role fails the case; the others
- * still run.  The last line is "N passed, N failed".
+ * still run.  The last line is "N passed, N failed".  The roles are run
+ * by the test kit (tests/kit/check.h, kit_run_roles).
  */
 #ifndef XHARNESS_H
 #define XHARNESS_H
@@ -37,9 +38,9 @@ struct xcase {
 
 extern const struct xcase xcases[];
 
-int check_at(const char *file, int line, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-#define CHECK(ok, ...) check_at(__FILE__, __LINE__, (ok), __VA_ARGS__)
+/* The checks, the running and the selection are the test kit's
+ * (tests/kit/check.h): CHECK(ok [, fmt, ...]) prints one ok/FAIL line. */
+#include "../kit/check.h"
 
 /* Out-of-band: both roles meet (each waits at most 20 s). */
 void barrier(struct xside *sd);

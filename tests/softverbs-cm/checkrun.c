@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* checkrun.c: see checkrun.h */
+/* checkrun.c: see checkrun.h; the selection, the counts and the closing
+ * line are the test kit's (tests/kit/check.h) */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define KIT_IMPLEMENTATION
 #include "../kit/check.h"
 #include "checkrun.h"
 
@@ -74,37 +76,27 @@ static int check_case(const struct check_prog *p, size_t k)
 
 int check_main(int argc, char **argv, const struct check_prog *p)
 {
-	int pass = 0, fail = 0, i;
 	size_t k;
 	const char *name;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 1 &&
-	    (!strcmp(argv[1], "-l") || !strcmp(argv[1], "--list"))) {
-		for (k = 0; k < p->ncases; k++)
-			if (kit_env_selected(field(p, k, p->name_off)))
-				printf("%-*s %s\n", p->width,
-				       field(p, k, p->name_off),
-				       field(p, k, p->what_off));
-		return 0;
-	}
+	kit.glob = 1; /* names, or shell patterns */
+	if (kit_args(argc, argv, 1) < 0)
+		return 2;
 	for (k = 0; k < p->ncases; k++) {
 		name = field(p, k, p->name_off);
-		if (!kit_env_selected(name))
+		if (!kit_selected(name))
 			continue;
-		if (argc > 1) {
-			for (i = 1; i < argc; i++)
-				if (!strcmp(argv[i], name))
-					break;
-			if (i == argc)
-				continue;
+		if (kit.list) {
+			printf("%-*s %s\n", p->width, name,
+			       field(p, k, p->what_off));
+			continue;
 		}
+		kit.ran++;
 		if (check_case(p, k))
-			pass++;
+			kit.passed++;
 		else
-			fail++;
+			kit.failed++;
 	}
-	kit_none_note(pass + fail);
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail ? 1 : 0;
+	return kit_done();
 }

@@ -29,9 +29,10 @@ struct check_prog {
 };
 
 /*
- * check_main: the program's main: -l lists the cases; names given select
- * them; each prints "ok   NAME" or "FAIL NAME: why"; the last line is
- * "N passed, N failed", the exit status 1 on any failure.
+ * check_main: the program's main, on the test kit (tests/kit/check.h):
+ * -l/--list lists the cases; names (or shell patterns) given select them,
+ * and so does QPERF_CHECKS; each prints "ok   NAME" or "FAIL NAME: why";
+ * the last line is "N passed, N failed", the exit status 1 on any failure.
  */
 int check_main(int argc, char **argv, const struct check_prog *p);
 

@@ -9,12 +9,12 @@
  * exec, so knobs read when the library loads are honoured.  A crash, a hang
  * or a failed check in either role is one failure of the case; the other
  * cases still run.  Every check prints one "ok"/"FAIL" line; the
- * orchestrator's last line is "N passed, N failed".
+ * orchestrator's last line is "N passed, N failed".  The running and the
+ * checks are the test kit's (tests/kit/check.h, kit_run_roles); the roles
+ * are exec'ed afresh here.
  */
 #ifndef SV_HARNESS_H
 #define SV_HARNESS_H
-
-#include <stdarg.h>
 
 enum { ROLE_A, ROLE_B };
 
@@ -33,25 +33,17 @@ struct sv_test {
 extern const struct sv_test sv_tests[];
 
 /*
- * check_at - record one check of the current role; prints an ok/FAIL line.
- * Returns ok (0 or 1) so callers can stop a case after a failed setup step.
+ * The checks are the test kit's (tests/kit/check.h): CHECK(ok [, fmt, ...])
+ * records one check of the current role, prints an ok/FAIL line and
+ * returns ok (0 or 1), so callers can stop a case after a failed setup
+ * step; SETUP(ok, fmt, ...) is silent and not counted when it succeeds,
+ * one FAIL when it does not; note() prints a diagnostic line ("# ...").
  */
-int check_at(const char *file, int line, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-#define CHECK(ok, ...) check_at(__FILE__, __LINE__, !!(ok), __VA_ARGS__)
+#include "../kit/check.h"
 
-/*
- * setup_at - like check_at for a setup step: silent and not counted when it
- * succeeds, one FAIL when it does not.  Returns ok.
- */
-int setup_at(const char *file, int line, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-#define SETUP(ok, ...) setup_at(__FILE__, __LINE__, !!(ok), __VA_ARGS__)
-
-/* note - a diagnostic line ("# ...") that is not a check. */
-void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define note kit_note
 
 /* Monotonic time in milliseconds (double). */
-double now_ms(void);
+#define now_ms kit_now_ms
 
 #endif
