@@ -24,8 +24,6 @@
 #include "core/opts.h"
 #include "rank_env.h"
 
-#define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
-#define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
 #define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
 
 #define CLUSTER_ITEMS_MAX 128 /* tests and --loop iterations of a run */
@@ -47,11 +45,6 @@ const char *cluster_item_name(const struct plan_item *it);
 
 /* Run this rank.  Returns the exit status; prints its own errors. */
 int cluster_main(const struct plan *p);
-
-/* One message to / from a rank; 0, or -1 with err filled. */
-int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
-int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
-		 size_t errlen);
 
 /*
  * The coordinator on rank 0, given the listening rendezvous socket and
