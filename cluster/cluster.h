@@ -26,23 +26,6 @@
 
 #define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
 
-#define CLUSTER_ITEMS_MAX 128 /* tests and --loop iterations of a run */
-
-/*
- * Expand the plan's --loop tests into one item per iteration, each with
- * its label (cluster/cluster_plan.c).  Every rank does this before it starts.
- * Returns 0, or -1 with err filled (a bad loop; more than
- * CLUSTER_ITEMS_MAX items).
- */
-int cluster_expand(struct plan *p, char *err, size_t errlen);
-
-/* "rc_bw msg_size=64KiB,sock_buf_size=1MiB": a test and s's loop values. */
-void cluster_item_label(const struct test_desc *t, const struct settings *s,
-			char *out, size_t len);
-
-/* How the reports name an item: its label, else its test's name. */
-const char *cluster_item_name(const struct plan_item *it);
-
 /* Run this rank.  Returns the exit status; prints its own errors. */
 int cluster_main(const struct plan *p);
 

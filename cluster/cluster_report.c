@@ -18,6 +18,7 @@
 
 #include "transports/transport.h"
 #include "cluster.h"
+#include "cluster_plan.h"
 #include "cluster_coord.h"
 #include "heatmap.h"
 #include "core/interval.h"
