@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cluster.h"
+#include "cluster_coord.h"
 #include "core/engine.h"
 #include "core/measure.h"
 #include "output/plot.h"

@@ -10,7 +10,7 @@
  * server) and a worker that connects to rank 0's rendezvous address
  * (--rendezvous, or found through the launcher's PMIx: pmix_boot.h), says
  * JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
- * 0 also runs the coordinator (cluster_coord.c): it collects the joins,
+ * 0 also runs the coordinator (cluster_coord.h): it collects the joins,
  * walks the schedule (sched.h) round by round, gathers each pair's
  * figures, finds and retests outliers (outlier.h) and prints the report.
  */
@@ -28,13 +28,6 @@
 
 /* Run this rank.  Returns the exit status; prints its own errors. */
 int cluster_main(const struct plan *p);
-
-/*
- * The coordinator on rank 0, given the listening rendezvous socket and
- * --plot's file (NULL: none; closed here).
- */
-int cluster_coord(const struct plan *p, const struct rank_info *ri,
-		  int lfd, FILE *plot);
 
 /*
  * -i with a comma-separated list (one device per local rank, e.g.
