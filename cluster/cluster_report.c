@@ -25,7 +25,6 @@
 #include "heatmap.h"
 #include "core/interval.h"
 #include "outlier.h"
-#include "output/report.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
 #include "lib/sched.h"
