@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_plan.h"
 #include "core/auth.h"
 #include "core/engine.h"
 #include "lib/numa.h"

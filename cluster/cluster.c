@@ -24,12 +24,11 @@
 #include <unistd.h>
 
 #include "cluster.h"
-#include "core/ctl.h"
+#include "cluster_coord.h"
 #include "core/engine.h"
 #include "core/measure.h"
 #include "output/plot.h"
 #include "pmix_boot.h"
-#include "lib/tlv.h"
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/sockcall.h"
@@ -50,34 +49,6 @@ static uint16_t bound_port(int fd)
 	if (ss.ss_family == AF_INET6)
 		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
-{
-	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false,
-			 measure_interrupt_flag() };
-	uint8_t b[TLV_MAX];
-	size_t n = cmsg_encode(m, b, sizeof(b));
-
-	if (!n)
-		return seterr(err, errlen, "cluster message too long");
-	return ctl_send_block(&c, b, n, "cluster message", err, errlen);
-}
-
-int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
-		 size_t errlen)
-{
-	struct ctl c = { fd, true, timeout, false, false,
-			 measure_interrupt_flag() };
-	uint8_t b[TLV_MAX];
-	size_t n;
-
-	if (ctl_recv_block(&c, b, sizeof(b), &n, "cluster message", err,
-			   errlen) < 0)
-		return -1;
-	if (cmsg_decode(b, n, m) < 0)
-		return seterr(err, errlen, "bad cluster message");
-	return 0;
 }
 
 /* Connect to rank 0, retrying until the join window closes. */

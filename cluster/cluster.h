@@ -10,7 +10,7 @@
  * server) and a worker that connects to rank 0's rendezvous address
  * (--rendezvous, or found through the launcher's PMIx: pmix_boot.h), says
  * JOIN and then runs, as a client, the tests rank 0 hands it.  Rank
- * 0 also runs the coordinator (cluster_coord.c): it collects the joins,
+ * 0 also runs the coordinator (cluster_coord.h): it collects the joins,
  * walks the schedule (sched.h) round by round, gathers each pair's
  * figures, finds and retests outliers (outlier.h) and prints the report.
  */
@@ -24,41 +24,10 @@
 #include "core/opts.h"
 #include "rank_env.h"
 
-#define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
-#define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
 #define CLUSTER_DEFAULT_PORT 19766 /* --rendezvous without a port */
-
-#define CLUSTER_ITEMS_MAX 128 /* tests and --loop iterations of a run */
-
-/*
- * Expand the plan's --loop tests into one item per iteration, each with
- * its label (cluster/cluster_plan.c).  Every rank does this before it starts.
- * Returns 0, or -1 with err filled (a bad loop; more than
- * CLUSTER_ITEMS_MAX items).
- */
-int cluster_expand(struct plan *p, char *err, size_t errlen);
-
-/* "rc_bw msg_size=64KiB,sock_buf_size=1MiB": a test and s's loop values. */
-void cluster_item_label(const struct test_desc *t, const struct settings *s,
-			char *out, size_t len);
-
-/* How the reports name an item: its label, else its test's name. */
-const char *cluster_item_name(const struct plan_item *it);
 
 /* Run this rank.  Returns the exit status; prints its own errors. */
 int cluster_main(const struct plan *p);
-
-/* One message to / from a rank; 0, or -1 with err filled. */
-int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
-int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
-		 size_t errlen);
-
-/*
- * The coordinator on rank 0, given the listening rendezvous socket and
- * --plot's file (NULL: none; closed here).
- */
-int cluster_coord(const struct plan *p, const struct rank_info *ri,
-		  int lfd, FILE *plot);
 
 /*
  * -i with a comma-separated list (one device per local rank, e.g.

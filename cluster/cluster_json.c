@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * --json in cluster mode (cluster_coord.h): rank 0's results become the
+ * --json in cluster mode (cluster_json.h): rank 0's results become the
  * "cluster" member of the --json document of output/json.c (schema:
  * docs/qperf-schema.json, definitions "cluster*").  Figures are in SI
  * base units, as everywhere in the JSON: bandwidth in bytes/s, message
@@ -17,10 +17,12 @@
 #include <string.h>
 
 #include "transports/transport.h"
-#include "cluster_coord.h"
+#include "cluster_json.h"
+#include "coord_fig.h"
 #include "output/json.h"
 #include "core/measure.h"
 #include "lib/err.h"
+#include "lib/sched.h"
 
 /* The unit of a test's figures in the JSON, and the quantity. */
 static const char *si_unit(const struct test_desc *t)

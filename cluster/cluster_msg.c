@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Cluster mode's message codec (see cluster_msg.h). */
+/*
+ * Cluster mode's message codec, and one message over a connection (see
+ * cluster_msg.h).
+ */
 #include <string.h>
 
 #include "cluster_msg.h"
+#include "core/ctl.h"
+#include "core/measure.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
+#include "lib/err.h"
 
 /* Item types.  Doubles travel as their IEEE-754 bits in a u64. */
 enum {
@@ -206,4 +212,32 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 				NULL) < 0
 		       ? -1
 		       : 0;
+}
+
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
+{
+	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false,
+			 measure_interrupt_flag() };
+	uint8_t b[TLV_MAX];
+	size_t n = cmsg_encode(m, b, sizeof(b));
+
+	if (!n)
+		return seterr(err, errlen, "cluster message too long");
+	return ctl_send_block(&c, b, n, "cluster message", err, errlen);
+}
+
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen)
+{
+	struct ctl c = { fd, true, timeout, false, false,
+			 measure_interrupt_flag() };
+	uint8_t b[TLV_MAX];
+	size_t n;
+
+	if (ctl_recv_block(&c, b, sizeof(b), &n, "cluster message", err,
+			   errlen) < 0)
+		return -1;
+	if (cmsg_decode(b, n, m) < 0)
+		return seterr(err, errlen, "bad cluster message");
+	return 0;
 }

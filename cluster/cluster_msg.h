@@ -2,7 +2,8 @@
 /*
  * Cluster mode's messages between each rank and rank 0, over qperf's own
  * TCP connections (never through the launcher).  Each message is one TLV
- * block (tlv.h) whose first item is CM_TYPE.  Pure codecs.
+ * block (tlv.h) whose first item is CM_TYPE.  The codecs are pure;
+ * cluster_send() and cluster_recv() move one message over a connection.
  *
  *   JOIN    rank -> 0   rank, size, local rank, qperf server port, host
  *   RUN     0 -> rank   job, test (plan item), peer rank, address, port
@@ -22,6 +23,9 @@ enum cmsg_type { CMSG_JOIN = 1, CMSG_RUN, CMSG_RESULT, CMSG_DONE, CMSG_PING };
 
 #define CMSG_HOST_MAX 256 /* host names and addresses, NUL included */
 #define CMSG_ERR_MAX 512
+
+#define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
+#define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
 
 struct cmsg_join {
 	uint32_t rank, size, local_rank;
@@ -63,5 +67,10 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap);
  * wrong size, a missing item, a string without room for its NUL).
  */
 int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m);
+
+/* One message to / from a rank; 0, or -1 with err filled. */
+int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
+int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
+		 size_t errlen);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster.h"
+#include "cluster_plan.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "transports/transport.h"

@@ -5,7 +5,7 @@
  * order, each with its loop's values and its label; too many items are
  * one usage error; tests without --loop stay as they are.
  */
-#include "cluster/cluster.h"
+#include "cluster/cluster_plan.h"
 #include "lib/err.h"
 #include "opts_util.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Cluster mode's report data on rank 0 (cluster/cluster_coord.h) without a
+ * Cluster mode's report data on rank 0 (cluster/coord_state.h) without a
  * cluster: a coordinator state of 4 ranks, one tcp_bw test with two
  * figures, a failed pair and a gone rank, one confirmed outlier.  Checks
  * why each missing pair is missing, the figures both ways of a test
@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cluster/cluster_coord.h"
+#include "cluster/cluster_json.h"
+#include "cluster/coord_fig.h"
 #include "output/json.h"
 #include "lib/err.h"
 #include "transports/transport.h"

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Rank 0's coordinator state (types only, no .c): the ranks, each test's
+ * figures, failures and retested suspects.  Filled by cluster_coord.c
+ * (joins), coord_round.c (rounds) and cluster_report.c (the run); read by
+ * coord_fig.c and cluster_json.c.
+ */
+#ifndef QPERF_COORD_STATE_H
+#define QPERF_COORD_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cluster_msg.h"
+#include "core/opts.h"
+#include "outlier.h"
+
+struct test_desc;
+
+struct crank {
+	int fd; /* connection to its worker, -1 once gone */
+	bool joined, alive;
+	uint32_t local;
+	uint16_t port; /* its qperf server */
+	char host[CMSG_HOST_MAX]; /* its host name */
+	char addr[CMSG_HOST_MAX]; /* its address as rank 0 sees it */
+	char why[320]; /* why it is gone */
+};
+
+#define COORD_RETEST_MAX 16 /* suspects retested per test */
+#define COORD_FAILS_KEPT 256 /* failed pairs kept per test, with why */
+
+/* A pair test that failed: client against server, and why. */
+struct cfail {
+	uint32_t client, server;
+	char err[CMSG_ERR_MAX];
+};
+
+/* A suspect and its retest. */
+struct cfind {
+	struct outlier o; /* as outlier_find() found it */
+	int partner; /* node: the rank it was retested against; -1: none */
+	double retest; /* goodness of the retest; -1: it measured nothing */
+	bool confirmed; /* reported as an outlier */
+	char line[1024]; /* the report's "outlier: ..." line, no newline */
+};
+
+/* What one plan item (test) gave across the cluster. */
+struct ctest {
+	float *fig; /* n x n goodness, row = client; NAN: none */
+	float *low; /* -I: n x n lowest interval receive rate, B/s; or NULL */
+	double *med; /* n: each node's median goodness; 0: no figure */
+	double fabric_med; /* median of the node medians; 0: none */
+	uint32_t nfail; /* failed jobs */
+	uint32_t nkept; /* of which in fail[] (COORD_FAILS_KEPT at most) */
+	struct cfail *fail;
+	int nsuspects; /* as outlier_find() counted them */
+	int nfinds; /* retested, in find[] */
+	struct cfind find[COORD_RETEST_MAX];
+};
+
+struct coord;
+
+/* Where a job's result goes: the matrix, or a retest's list. */
+typedef void (*coord_record)(struct coord *c, uint32_t item,
+			     uint32_t client, uint32_t server,
+			     const struct cmsg_result *res);
+
+struct coord {
+	const struct plan *p;
+	uint32_t n;
+	uint64_t seed;
+	struct crank *r;
+	uint32_t job_seq;
+	uint32_t cur_item;
+	uint32_t item_lo, item_hi; /* the plan items a round runs */
+	coord_record record;
+	uint32_t rounds; /* of the schedule */
+	uint32_t round; /* the one running, from 1; 0 during retests */
+	uint32_t *idle; /* per round: the rank that sat out, or UINT32_MAX */
+	bool text; /* the text report on stdout (no JSON) */
+	struct json_doc *json; /* --json, --json_stream: rank 0's document */
+	FILE *plot; /* --plot's file, or NULL */
+	struct ctest *t; /* per plan item */
+	double rt_worst; /* retest: the worst goodness seen */
+	uint32_t rt_count; /* retest: results that came back ok */
+};
+
+#endif
