@@ -33,7 +33,6 @@ srcs="
 	core/measure.c
 	core/interval.c
 	core/fabric.c
-	lib/sched.c
 	cluster/cluster_msg.c
 	transports/table.c
 	transports/sock.c
