@@ -51,10 +51,11 @@ esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
 	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
-	# In lanes, the longest suites first (so the lanes end together),
-	# and the ones that must run alone at the end.
+	# In lanes, the longest suites first (so the lanes end together;
+	# integration first, beside the shared ASan builds the next ones
+	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(rdma softverbs sanitize integration softverbs-cm robust build fuzz compat netns smoke docs unit interop cluster)
+		args=(integration rdma softverbs sanitize softverbs-cm robust build fuzz compat netns smoke docs unit interop cluster)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
@@ -189,14 +190,20 @@ run_lanes() {
 	local dir i n=${#args[@]} running=0 done_pid k
 	local -a pid=()
 	dir=$(mktemp -d)
-	# The ASan builds that several suites share are made once, first, so
-	# that no two lanes build into the same directory at once (each
-	# suite's own make then finds them up to date).
-	case " ${args[*]} " in *" sanitize"* | *" rdma"* | *" softverbs"*)
-		echo "=== lanes: the shared ASan+UBSan builds (softverbs, tests/.san-build)"
-		make -s -C softverbs SANITIZE=address,undefined >/dev/null &&
-			bash tests/san-build.sh qperf unit >/dev/null ||
-			echo "=== lanes: a shared ASan build failed; the suites will say more" ;;
+	# The ASan builds that several suites share are made once, in a lane
+	# of their own, before any suite that uses them starts (so no two
+	# lanes build into the same directory at once; each suite's own make
+	# then finds them up to date).  Other suites run beside it.
+	local san_users=" sanitize rdma softverbs softverbs-cm " prebuild=
+	case " ${args[*]%%:*} " in *" sanitize "* | *" rdma "* | *" softverbs "* | *" softverbs-cm "*)
+		(
+			echo "=== lanes: the shared ASan+UBSan builds (softverbs, tests/.san-build)"
+			make -s -C softverbs SANITIZE=address,undefined >/dev/null &&
+				bash tests/san-build.sh qperf unit >/dev/null ||
+				echo "=== lanes: a shared ASan build failed; the suites will say more"
+		) >"$dir/prebuild.log" 2>&1 &
+		prebuild=$!
+		running=1 ;;
 	esac
 	start_arg() { # index
 		(
@@ -213,6 +220,10 @@ run_lanes() {
 	reap() { # wait for one lane and print what it did
 		wait -n -p done_pid
 		running=$((running - 1))
+		if [ "$done_pid" = "$prebuild" ]; then
+			cat "$dir/prebuild.log"
+			prebuild=
+		fi
 		for k in "${!pid[@]}"; do
 			[ "${pid[$k]}" = "$done_pid" ] || continue
 			cat "$dir/$k.log"
@@ -225,6 +236,9 @@ run_lanes() {
 			start_arg "$i"
 			reap
 			continue ;;
+		esac
+		case $san_users in *" ${args[$i]%%:*} "*)
+			while [ -n "$prebuild" ]; do reap; done ;;
 		esac
 		while [ "$running" -ge "$JOBS" ]; do reap; done
 		start_arg "$i"
