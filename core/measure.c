@@ -27,6 +27,11 @@
 #define LOSS_WAIT_MIN (50 * 1000000ULL) /* 50 ms: above scheduling noise */
 #define LOSS_WAIT_MAX NS_PER_SEC
 #define LOSS_WAIT_FIRST (100 * 1000000ULL)
+/* A lossy count responder of a ping-pong gives up after this much quiet:
+ * well above the initiator's longest loss wait, so an initiator waiting
+ * out a lost answer (and stalled a while by a busy CPU) is never taken
+ * for one that has finished. */
+#define LOSSY_PP_IDLE_END (3 * LOSS_WAIT_MAX)
 #define SPIN_CHECK 1024 /* memory-poll spins between clock reads */
 #define ATOMIC_VER_BASE 0x0123456789abcdefULL /* 0.4.11's M */
 #define WP_CLIENT_ID 0x55
@@ -466,7 +471,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 			continue;
 		}
 		wait = recover && !got ? loss_wait(srtt)
-		       : quiet_end   ? LOSSY_IDLE_END
+		       : quiet_end   ? LOSSY_PP_IDLE_END
 				     : UINT64_MAX;
 		k = poll_some(lr, c, wait, err, errlen);
 		if (k < 0)
