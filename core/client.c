@@ -78,32 +78,16 @@ static uint32_t secs_up(uint64_t ns)
 	return u32((ns + NS_PER_SEC - 1) / NS_PER_SEC);
 }
 
-/* The request for one side's values (SIDE_REM: what the server gets). */
-static void fill_side(struct attempt *a, int side, bool legacy,
-		      struct req *q)
+/*
+ * The parameters that are not a plain copy of a value into the request
+ * (param_table[]'s PW_OWN rows and fill_own rows), and the block's own
+ * items.  core/session.c session_own() is the server's half.
+ */
+static void fill_own(struct attempt *a, int side, bool legacy,
+		     struct req *q)
 {
 	const uint64_t *v = a->par.val[side];
 
-	memset(q, 0, sizeof(*q));
-	q->ver_maj = legacy ? 0 : QPERF_VER_MAJ;
-	q->ver_min = legacy ? 4 : QPERF_VER_MIN;
-	q->ver_inc = legacy ? 11 : QPERF_VER_INC;
-	q->req_index = a->t->index;
-	for (size_t i = 0; i < param_count; i++) {
-		const struct par_row *r = &param_table[i];
-		uint32_t x = u32(v[r->par]);
-		int k = r->par - PAR_VK_FIRST;
-
-		if (r->fill_own)
-			continue;
-		if (r->wire == PW_LEGACY) {
-			memcpy((char *)q + r->req_off, &x, sizeof(x));
-		} else if (a->par.set[side][r->par] && a->par.used[r->par]) {
-			/* unset or unused: only a warning, as in 0.4.11 */
-			q->vk[k] = x;
-			q->vk_set |= 1u << k;
-		}
-	}
 	q->time = secs_up(v[PAR_TIME]);
 	q->timeout = secs_up(v[PAR_TIMEOUT]);
 	/* As 0.4.11: an RDMA test that cannot use the CM asks for none. */
@@ -111,9 +95,10 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 			    !(a->t->uses & PAR_BIT(PAR_USE_CM)) ?
 			    0 :
 			    u32(v[PAR_USE_CM]);
-	xsnprintf(q->id, sizeof(q->id), "%s", a->par.str[side][0]);
+	xsnprintf(q->id, sizeof(q->id), "%s",
+		  a->par.str[side][par_str_index(PAR_ID)]);
 	xsnprintf(q->static_rate, sizeof(q->static_rate), "%s",
-		  a->par.str[side][1]);
+		  a->par.str[side][par_str_index(PAR_STATIC_RATE)]);
 	q->ext = !legacy;
 	q->ext_ver = legacy ? 0 : 2;
 	q->time_ns = legacy ? (uint64_t)q->time * NS_PER_SEC : v[PAR_TIME];
@@ -129,6 +114,37 @@ static void fill_side(struct attempt *a, int side, bool legacy,
 		q->streams = u32(v[PAR_STREAMS]);
 		q->cpus = a->par.cpus[side];
 	}
+}
+
+/*
+ * The request for one side's values (SIDE_REM: what the server gets): a
+ * loop over param_table[], then fill_own().
+ */
+static void fill_side(struct attempt *a, int side, bool legacy,
+		      struct req *q)
+{
+	const uint64_t *v = a->par.val[side];
+
+	memset(q, 0, sizeof(*q));
+	q->ver_maj = legacy ? 0 : QPERF_VER_MAJ;
+	q->ver_min = legacy ? 4 : QPERF_VER_MIN;
+	q->ver_inc = legacy ? 11 : QPERF_VER_INC;
+	q->req_index = a->t->index;
+	for (size_t i = 0; i < param_count; i++) {
+		const struct par_row *r = &param_table[i];
+		uint32_t x = u32(v[r->par]);
+		int k = r->par - PAR_VK_FIRST;
+
+		if (r->wire == PW_LEGACY && !r->fill_own) {
+			memcpy((char *)q + r->req_off, &x, sizeof(x));
+		} else if (r->wire == PW_VK && a->par.set[side][r->par] &&
+			   a->par.used[r->par]) {
+			/* unset or unused: only a warning, as in 0.4.11 */
+			q->vk[k] = x;
+			q->vk_set |= 1u << k;
+		}
+	}
+	fill_own(a, side, legacy, q);
 }
 
 static void fill_request(struct attempt *a, bool legacy)

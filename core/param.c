@@ -193,6 +193,8 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 {
 	bool cm = (t->uses & PAR_BIT(PAR_USE_CM)) && p->val[SIDE_LOC][PAR_USE_CM];
 
+	p->rows = param_table;
+	p->nrows = param_count;
 	memset(p->used, 0, sizeof(p->used));
 	for (int i = 0; i < PAR_COUNT; i++)
 		p->used[i] = (t->uses & PAR_BIT(i)) != 0;
@@ -294,42 +296,80 @@ int param_msg_check(const struct test_desc *t, uint64_t size, char *err,
 		      size, t->tp->label, max);
 }
 
-/* A 0.4.11 field: par, its struct req field, its struct tparams field. */
-#define LEGACY(p, q, ...)                                                 \
-	{ .par = (p), .wire = PW_LEGACY, .req_off = offsetof(struct req, q), \
-	  __VA_ARGS__ }
+/* A 0.4.11 u32 field: par, report name and kind, its struct req field,
+ * then its struct tparams field (TPF) and flags. */
+#define LEGACY(p, n, k, q, ...)                                           \
+	{ .par = (p), .name = (n), .kind = (k), .wire = PW_LEGACY,         \
+	  .req_off = offsetof(struct req, q), __VA_ARGS__ }
 #define TPF(f) .tp_off = offsetof(struct tparams, f),                     \
 	       .tp_size = sizeof(((struct tparams *)0)->f)
-/* A verbs knob: par, its struct tparams field, and "set" flag if any. */
-#define VKNOB(p, f, ...) { .par = (p), .wire = PW_VK, TPF(f), __VA_ARGS__ }
+/* A verbs knob: par, report name and kind, its struct tparams field, and
+ * its "set" flag if any. */
+#define VKNOB(p, n, k, f, ...)                                            \
+	{ .par = (p), .name = (n), .kind = (k), .wire = PW_VK, TPF(f),    \
+	  __VA_ARGS__ }
+/* Carried by its own code: core/client.c fill_own() puts it in the
+ * request, core/session.c session_own() into struct tparams. */
+#define OWN(p, n, k, ...)                                                 \
+	{ .par = (p), .name = (n), .kind = (k), .wire = PW_OWN, __VA_ARGS__ }
 
+/*
+ * Every parameter, one row each, in 0.4.11's show_used order (the -vu
+ * lines and JSON's params follow it); static_rate, which show_used
+ * leaves out, is last.  Defaults: param_prepare() above.  A row's range
+ * is its options' (core/opt_table.c, opt_max()).
+ */
 const struct par_row param_table[] = {
-	LEGACY(PAR_ACCESS_RECV, access_recv, TPF(access_recv)),
-	LEGACY(PAR_AFFINITY, affinity, TPF(affinity)),
-	LEGACY(PAR_ALT_PORT, alt_port, TPF(alt_port)),
-	LEGACY(PAR_FLIP, flip), /* the server's part: core/server.c */
-	LEGACY(PAR_MSG_SIZE, msg_size, TPF(msg_size)),
-	LEGACY(PAR_MTU_SIZE, mtu_size, TPF(mtu_size)),
-	LEGACY(PAR_NO_MSGS, no_msgs, TPF(no_msgs)),
-	LEGACY(PAR_POLL_MODE, poll_mode, TPF(poll_mode)),
-	LEGACY(PAR_PORT, port, TPF(port)),
-	LEGACY(PAR_RD_ATOMIC, rd_atomic, TPF(rd_atomic)),
-	LEGACY(PAR_SL, sl, TPF(sl)),
-	LEGACY(PAR_SOCK_BUF_SIZE, sock_buf_size, TPF(sock_buf_size)),
-	LEGACY(PAR_SRC_PATH_BITS, src_path_bits, TPF(src_path_bits)),
-	LEGACY(PAR_USE_CM, use_cm, TPF(use_cm), .fill_own = true),
-	VKNOB(PAR_SQ_DEPTH, sq_depth),
-	VKNOB(PAR_RQ_DEPTH, rq_depth),
-	VKNOB(PAR_INLINE, inline_size,
+	LEGACY(PAR_ACCESS_RECV, "access_recv", RPK_COUNT, access_recv,
+	       TPF(access_recv)),
+	/* A -ca list travels with streams: fill_own(), session_own(). */
+	LEGACY(PAR_AFFINITY, "affinity", RPK_COUNT, affinity, TPF(affinity)),
+	LEGACY(PAR_ALT_PORT, "alt_port", RPK_COUNT, alt_port, TPF(alt_port)),
+	/* The server's part: core/server.c. */
+	LEGACY(PAR_FLIP, "flip", RPK_COUNT, flip),
+	/* 0.4.11's id string. */
+	OWN(PAR_ID, "id", RPK_STR),
+	LEGACY(PAR_MSG_SIZE, "msg_size", RPK_SIZE, msg_size, TPF(msg_size)),
+	/* Whether it was given (mtu_explicit): fill_own(), session_own(). */
+	LEGACY(PAR_MTU_SIZE, "mtu_size", RPK_SIZE, mtu_size, TPF(mtu_size)),
+	LEGACY(PAR_NO_MSGS, "no_msgs", RPK_COUNT, no_msgs, TPF(no_msgs)),
+	LEGACY(PAR_POLL_MODE, "poll_mode", RPK_COUNT, poll_mode,
+	       TPF(poll_mode)),
+	LEGACY(PAR_PORT, "port", RPK_COUNT, port, TPF(port)),
+	LEGACY(PAR_RD_ATOMIC, "rd_atomic", RPK_COUNT, rd_atomic,
+	       TPF(rd_atomic)),
+	LEGACY(PAR_SL, "service_level", RPK_COUNT, sl, TPF(sl)),
+	LEGACY(PAR_SOCK_BUF_SIZE, "sock_buf_size", RPK_SIZE, sock_buf_size,
+	       TPF(sock_buf_size)),
+	LEGACY(PAR_SRC_PATH_BITS, "src_path_bits", RPK_SIZE /* sic, 0.4.11 */,
+	       src_path_bits, TPF(src_path_bits)),
+	/* Whole seconds in 0.4.11's field, ns in the block. */
+	OWN(PAR_TIME, "time", RPK_TIME),
+	OWN(PAR_TIMEOUT, "timeout", RPK_TIME),
+	/* 0 for an RDMA test that cannot use the CM: fill_own(). */
+	LEGACY(PAR_USE_CM, "use_cm", RPK_COUNT, use_cm, TPF(use_cm),
+	       .fill_own = true),
+	/* Its own item, only when given (0.5 peers). */
+	OWN(PAR_GID_INDEX, "gid_index", RPK_COUNT),
+	VKNOB(PAR_SQ_DEPTH, "sq_depth", RPK_COUNT, sq_depth),
+	VKNOB(PAR_RQ_DEPTH, "rq_depth", RPK_COUNT, rq_depth),
+	VKNOB(PAR_INLINE, "inline_size", RPK_SIZE, inline_size,
 	      .tp_set_off = offsetof(struct tparams, inline_set)),
-	VKNOB(PAR_CQ_MOD, cq_mod),
-	VKNOB(PAR_POST_LIST, post_list),
-	VKNOB(PAR_USE_SRQ, use_srq),
-	VKNOB(PAR_TCLASS, tclass),
-	VKNOB(PAR_PKEY_INDEX, pkey_index),
-	VKNOB(PAR_NUMA_NODE, numa_node,
+	VKNOB(PAR_CQ_MOD, "cq_moderation", RPK_COUNT, cq_mod),
+	VKNOB(PAR_POST_LIST, "post_list", RPK_COUNT, post_list),
+	VKNOB(PAR_USE_SRQ, "use_srq", RPK_COUNT, use_srq),
+	VKNOB(PAR_TCLASS, "traffic_class", RPK_COUNT, tclass),
+	VKNOB(PAR_PKEY_INDEX, "pkey_index", RPK_COUNT, pkey_index),
+	VKNOB(PAR_NUMA_NODE, "numa_node", RPK_COUNT, numa_node,
 	      .tp_set_off = offsetof(struct tparams, numa_set)),
+	/* Its own item, with the -ca list (0.5 peers); -vu lists it only
+	 * when more than one stream runs, keeping 0.4.11's list. */
+	OWN(PAR_STREAMS, "streams", RPK_COUNT, .list_above_one = true),
+	/* 0.4.11's static_rate string. */
+	OWN(PAR_STATIC_RATE, "static_rate", RPK_STR, .unlisted = true),
 };
+_Static_assert(ARRAY_SIZE(param_table) == PAR_COUNT,
+	       "one parameter-table row per enum par_id");
 const size_t param_count = ARRAY_SIZE(param_table);
 
 /* The largest value loop lp reaches (it never passes lp->last). */

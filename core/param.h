@@ -2,8 +2,8 @@
 /*
  * Parameter values: the parsers of sizes, times and counts, the per-test
  * defaults and checks (the largest message a test carries), the values of
- * --loop iterations, and the table of the parameters a request carries
- * (param_table[]).  No I/O.
+ * --loop iterations, and the parameter table (param_table[]: one row per
+ * parameter).  No I/O.
  */
 #ifndef QPERF_PARAM_H
 #define QPERF_PARAM_H
@@ -56,45 +56,39 @@ int param_msg_check(const struct test_desc *t, uint64_t size, char *err,
 		    size_t errlen);
 
 /*
- * The parameters the request carries and the transport receives, one row
- * each: how it travels (a u32 field of 0.4.11's 200-byte request, or a
- * verbs knob item REQX_VK_BASE + (par - PAR_VK_FIRST) of the 0.5 request
- * block, sent only when given and used) and the struct tparams field it
- * fills.  The client's fill_side(), the request block's codec and the
- * session's session_params() are loops over it.  What is not a plain copy
- * stays by hand beside those loops: time and timeout (whole seconds in
+ * The parameter table: one row (struct par_row, lib/types.h) for every
+ * enum par_id, in 0.4.11's show_used order.  A row gives the name and
+ * kind -vu and JSON show, how the parameter travels (a u32 field of
+ * 0.4.11's 200-byte request; a verbs knob, item REQX_VK_BASE + (par -
+ * PAR_VK_FIRST) of the 0.5 request block, sent only when given and used;
+ * or by its own code) and the struct tparams field it fills.  The
+ * client's fill_side(), the session's session_params(), the -vu lines
+ * (output/report.c) and JSON's params (output/json.c) are loops over it;
+ * the outputs get it through struct par_set (param_prepare() names it).
+ *
+ * What is not a plain copy is by hand in one pair of functions,
+ * core/client.c fill_own() and core/session.c session_own(), each row
+ * saying so (PW_OWN, fill_own): time and timeout (whole seconds in
  * 0.4.11's fields, ns in the block), use_cm (0 for an RDMA test that
- * cannot use the CM), id and static_rate (strings), gid_index, streams
- * and the -ca list (their own items, 0.5 peers only).
+ * cannot use the CM), id and static_rate (strings), gid_index and streams
+ * with the -ca list (their own items, 0.5 peers only), and whether the
+ * MTU was given.  Defaults are param_prepare()'s; ranges are the options'
+ * (opt_max()).  param_count == PAR_COUNT.
  */
-enum par_wire {
-	PW_LEGACY, /* a uint32_t of struct req (0.4.11's field) */
-	PW_VK /* a verbs knob: vk[par - PAR_VK_FIRST] of struct req */
-};
-
-struct par_row {
-	int par; /* enum par_id */
-	enum par_wire wire;
-	size_t req_off; /* PW_LEGACY: its uint32_t in struct req */
-	bool fill_own; /* fill_side() sets it by a rule of its own */
-	size_t tp_off, tp_size; /* its field of struct tparams (a uint32_t
-				 * or uint64_t; tp_size 0: none) */
-	size_t tp_set_off; /* PW_VK: a bool of struct tparams, true when
-			    * the knob was given (0: none) */
-};
 extern const struct par_row param_table[];
 extern const size_t param_count;
 
 /*
  * Per-test preparation (spec §4.7): mark the parameters the test uses,
- * fill test defaults (time 2 s unless -n, timeout 5 s, msg_size) without
- * marking them user-set.
+ * fill test defaults (time 2 s unless -n, timeout 5 s, msg_size,
+ * streams 1, the RDMA MTU) without marking them user-set, and name the
+ * parameter table in p (p->rows) for the outputs.
  */
 void param_prepare(const struct test_desc *t, struct par_set *p);
 
 /*
  * Write into buf one "<opt> set but not used in test <name>" line per
- * user-set, unused parameter, in parameter-table order, separated by
+ * user-set, unused parameter, in enum par_id order (0.4.11's), separated by
  * '\n'.  Returns the number of warnings.
  */
 int param_unused(const struct test_desc *t, const struct par_set *p,

@@ -80,7 +80,7 @@ static void chan_init(struct chan *ch, struct tside *sd)
 }
 
 /* One row of param_table from q into p: a knob not given keeps 0.4.11's
- * behaviour (0, its "set" flag false). */
+ * behaviour (0, its "set" flag false); a PW_OWN row is session_own()'s. */
 static void session_param(const struct par_row *r, const struct req *q,
 			  struct tparams *p)
 {
@@ -89,6 +89,8 @@ static void session_param(const struct par_row *r, const struct req *q,
 	uint32_t v = 0;
 	uint64_t v64;
 
+	if (r->wire == PW_OWN)
+		return;
 	if (r->wire == PW_LEGACY)
 		memcpy(&v, (const char *)q + r->req_off, sizeof(v));
 	else if (set)
@@ -102,11 +104,10 @@ static void session_param(const struct par_row *r, const struct req *q,
 		memcpy((char *)p + r->tp_set_off, &set, sizeof(set));
 }
 
-void session_params(const struct req *q, struct tparams *p)
+/* The parameters that are not a plain copy (param_table[]'s PW_OWN rows):
+ * core/client.c fill_own() is the client's half. */
+static void session_own(const struct req *q, struct tparams *p)
 {
-	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < param_count; i++)
-		session_param(&param_table[i], q, p);
 	p->mtu_explicit = q->mtu_explicit;
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
@@ -117,6 +118,14 @@ void session_params(const struct req *q, struct tparams *p)
 	memcpy(p->static_rate, q->static_rate, sizeof(p->static_rate));
 	p->id[sizeof(p->id) - 1] = '\0';
 	p->static_rate[sizeof(p->static_rate) - 1] = '\0';
+}
+
+void session_params(const struct req *q, struct tparams *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < param_count; i++)
+		session_param(&param_table[i], q, p);
+	session_own(q, p);
 }
 
 uint32_t session_caps(void)

@@ -52,7 +52,7 @@ struct tside {
 };
 
 /* This side's parameters from a request (the server's, or the client's
- * local request). */
+ * local request): a loop over param_table[] (core/param.h). */
 void session_params(const struct req *q, struct tparams *p);
 
 /*

@@ -91,6 +91,44 @@ struct cpu_list {
 #define PAR_STR_MAX 64 /* wire size of id and static_rate, NUL included */
 
 /*
+ * One row of the parameter table (core/param.c param_table[], one row per
+ * enum par_id, in 0.4.11's show_used order): how the parameter is
+ * reported, how it travels in a request and what the transport receives.
+ * The type lives here, below every room that loops over the table: the
+ * engine fills requests and session parameters from it, the outputs
+ * (which cannot include core/) get it through struct par_set.
+ */
+enum report_par_kind {
+	RPK_COUNT, /* a number */
+	RPK_SIZE, /* bytes: "_B" in JSON */
+	RPK_TIME, /* ns: seconds ("_s") in JSON */
+	RPK_STR /* a string of par_set.str (par_str_index()) */
+};
+enum par_wire {
+	PW_LEGACY, /* a uint32_t of struct req (0.4.11's field, req_off) */
+	PW_VK, /* a verbs knob: vk[par - PAR_VK_FIRST] of struct req, the
+		* block's item REQX_VK_BASE + (par - PAR_VK_FIRST), sent
+		* only when given and used */
+	PW_OWN /* by its own code: core/client.c fill_own() and
+		* core/session.c session_own() */
+};
+struct par_row {
+	int par; /* enum par_id */
+	const char *name; /* as -vu and JSON name it: "service_level" */
+	enum report_par_kind kind;
+	bool unlisted; /* not in 0.4.11's show_used: no -vu line, not in
+			* JSON's set_by_user (JSON's params still give it) */
+	bool list_above_one; /* -vu lists it only when its value is above 1 */
+	enum par_wire wire;
+	size_t req_off; /* PW_LEGACY: its uint32_t in struct req */
+	bool fill_own; /* PW_LEGACY: fill_own() sets it by a rule */
+	size_t tp_off, tp_size; /* its field of struct tparams (a uint32_t
+				 * or uint64_t; tp_size 0: none or by hand) */
+	size_t tp_set_off; /* PW_VK: a bool of struct tparams, true when
+			    * the knob was given (0: none) */
+};
+
+/*
  * The parameter set of one test run: a local (client) and a remote
  * (server) value for each parameter.
  */
@@ -101,6 +139,10 @@ struct par_set {
 	bool set[2][PAR_COUNT]; /* set by the user (or by --loop) */
 	const char *spelling[2][PAR_COUNT]; /* option as typed, for warnings */
 	bool used[PAR_COUNT]; /* marked by the running test */
+	/* The parameter table, rows[0..nrows), named by param_prepare():
+	 * the outputs' -vu lines and JSON params loop over it. */
+	const struct par_row *rows;
+	size_t nrows;
 };
 
 /* Index into par_set.str[side][] for a string parameter, or -1. */

@@ -268,22 +268,23 @@ void json_test_begin(struct json_doc *J, const struct test_desc *t,
 	set(J->cur, "intervals", json_array());
 }
 
-/* One end's parameters: sizes in bytes (_B), times in seconds (_s). */
+/* One end's parameters, a loop over p's table (p->rows), unlisted rows
+ * included: sizes in bytes (_B), times in seconds (_s). */
 static json_t *params_side(const struct par_set *p, int side)
 {
 	json_t *o = json_object();
 	char key[48];
 
-	for (size_t i = 0; i < report_nparams; i++) {
-		const struct report_par *rp = &report_params[i];
-		uint64_t v = p->val[side][rp->id];
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct par_row *rp = &p->rows[i];
+		uint64_t v = p->val[side][rp->par];
 
-		if (!p->used[rp->id])
+		if (!p->used[rp->par])
 			continue;
 		switch (rp->kind) {
 		case RPK_STR:
 			set(o, rp->name, json_string(
-				p->str[side][par_str_index(rp->id)]));
+				p->str[side][par_str_index(rp->par)]));
 			break;
 		case RPK_SIZE:
 			xsnprintf(key, sizeof(key), "%s_B", rp->name);
@@ -298,9 +299,6 @@ static json_t *params_side(const struct par_set *p, int side)
 			break;
 		}
 	}
-	if (p->used[PAR_STATIC_RATE])
-		set(o, "static_rate", json_string(
-			p->str[side][par_str_index(PAR_STATIC_RATE)]));
 	return o;
 }
 
@@ -314,12 +312,12 @@ void json_test_params(struct json_doc *J, const struct par_set *p)
 	user = json_array();
 	set(o, "loc", params_side(p, SIDE_LOC));
 	set(o, "rem", params_side(p, SIDE_REM));
-	for (size_t i = 0; i < report_nparams; i++) {
-		enum par_id id = report_params[i].id;
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct par_row *rp = &p->rows[i];
 
-		if (p->set[SIDE_LOC][id] || p->set[SIDE_REM][id])
-			json_array_append_new(user,
-					      json_string(report_params[i].name));
+		if (!rp->unlisted &&
+		    (p->set[SIDE_LOC][rp->par] || p->set[SIDE_REM][rp->par]))
+			json_array_append_new(user, json_string(rp->name));
 	}
 	set(o, "set_by_user", user);
 	set(J->cur, "params", o);

@@ -253,39 +253,6 @@ static void report_str(struct report_table *t, enum report_class c,
 /* report_test                                                             */
 /* ---------------------------------------------------------------------- */
 
-/* The parameter list of show_used, in its order; static_rate is absent. */
-const struct report_par report_params[] = {
-	{ PAR_ACCESS_RECV, "access_recv", RPK_COUNT },
-	{ PAR_AFFINITY, "affinity", RPK_COUNT },
-	{ PAR_ALT_PORT, "alt_port", RPK_COUNT },
-	{ PAR_FLIP, "flip", RPK_COUNT },
-	{ PAR_ID, "id", RPK_STR },
-	{ PAR_MSG_SIZE, "msg_size", RPK_SIZE },
-	{ PAR_MTU_SIZE, "mtu_size", RPK_SIZE },
-	{ PAR_NO_MSGS, "no_msgs", RPK_COUNT },
-	{ PAR_POLL_MODE, "poll_mode", RPK_COUNT },
-	{ PAR_PORT, "port", RPK_COUNT },
-	{ PAR_RD_ATOMIC, "rd_atomic", RPK_COUNT },
-	{ PAR_SL, "service_level", RPK_COUNT },
-	{ PAR_SOCK_BUF_SIZE, "sock_buf_size", RPK_SIZE },
-	{ PAR_SRC_PATH_BITS, "src_path_bits", RPK_SIZE }, /* sic, 0.4.11 */
-	{ PAR_TIME, "time", RPK_TIME },
-	{ PAR_TIMEOUT, "timeout", RPK_TIME },
-	{ PAR_USE_CM, "use_cm", RPK_COUNT },
-	{ PAR_GID_INDEX, "gid_index", RPK_COUNT },
-	{ PAR_SQ_DEPTH, "sq_depth", RPK_COUNT },
-	{ PAR_RQ_DEPTH, "rq_depth", RPK_COUNT },
-	{ PAR_INLINE, "inline_size", RPK_SIZE },
-	{ PAR_CQ_MOD, "cq_moderation", RPK_COUNT },
-	{ PAR_POST_LIST, "post_list", RPK_COUNT },
-	{ PAR_USE_SRQ, "use_srq", RPK_COUNT },
-	{ PAR_TCLASS, "traffic_class", RPK_COUNT },
-	{ PAR_PKEY_INDEX, "pkey_index", RPK_COUNT },
-	{ PAR_NUMA_NODE, "numa_node", RPK_COUNT },
-	{ PAR_STREAMS, "streams", RPK_COUNT },
-};
-const size_t report_nparams = REPORT_NUNITS(report_params);
-
 static void report_par_val(struct report_table *t, enum report_par_kind k,
 			   const char *pref, const char *name, uint64_t v)
 {
@@ -302,16 +269,17 @@ static void report_used(struct report_table *t, const struct par_set *p)
 {
 	if (!p || t->o->v_used < 1)
 		return;
-	for (size_t i = 0; i < report_nparams; i++) {
-		enum par_id id = report_params[i].id;
-		const char *name = report_params[i].name;
-		enum report_par_kind k = report_params[i].kind;
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct par_row *row = &p->rows[i];
+		int id = row->par;
+		const char *name = row->name;
+		enum report_par_kind k = row->kind;
 
-		if (!p->used[id])
+		if (row->unlisted || !p->used[id])
 			continue;
-		/* Beyond 0.4.11, streams is listed only when more than one
-		 * runs: one stream keeps 0.4.11's list, even with -vv. */
-		if (id == PAR_STREAMS && p->val[SIDE_LOC][id] < 2)
+		/* Beyond 0.4.11 (streams): one stream keeps 0.4.11's list,
+		 * even with -vv. */
+		if (row->list_above_one && p->val[SIDE_LOC][id] < 2)
 			continue;
 		if (t->o->v_used < 2 && !p->set[SIDE_LOC][id] &&
 		    !p->set[SIDE_REM][id])

@@ -36,21 +36,13 @@ void calc_extra(struct results *res, const struct test_desc *t,
 
 /*
  * Print the table of one finished test (headline, parameters, costs,
- * per-node block, -D block), without the "<name>:" header line.
+ * per-node block, -D block), without the "<name>:" header line.  The
+ * parameter lines (-vu, -vvu) loop over p's table (p->rows, in 0.4.11's
+ * show_used order); p NULL: none.
  */
 void report_test(FILE *f, const struct test_desc *t,
 		 const struct results *res, const struct par_set *p,
 		 const struct out_opts *o);
-
-/* The parameters of the -vu/-vvu lists (and JSON), in 0.4.11's order. */
-enum report_par_kind { RPK_COUNT, RPK_SIZE, RPK_TIME, RPK_STR };
-struct report_par {
-	enum par_id id;
-	const char *name; /* "msg_size" */
-	enum report_par_kind kind; /* RPK_SIZE: bytes, RPK_TIME: ns */
-};
-extern const struct report_par report_params[];
-extern const size_t report_nparams;
 
 /* A string a transport asks to show with -v (e.g. the GID of each end). */
 struct report_note {

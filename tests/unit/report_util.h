@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/param.h"
 #include "output/report.h"
 #include "harness.h"
 #include "transports/transport.h"
@@ -81,6 +82,8 @@ static struct par_set mkp(const struct test_desc *t, bool t1)
 	struct par_set p;
 
 	memset(&p, 0, sizeof(p));
+	p.rows = param_table;
+	p.nrows = param_count;
 	for (int i = 0; i < PAR_COUNT; i++)
 		p.used[i] = (t->uses >> i) & 1;
 	for (int s = 0; s < 2; s++) {

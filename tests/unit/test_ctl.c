@@ -248,6 +248,36 @@ TEST(param_table_rows)
 	CHECK(vk == PAR_VK_COUNT);
 }
 
+/* One row per parameter; the listed ones in 0.4.11's show_used order
+ * (enum par_id's), each with a name of its own. */
+TEST(param_table_one_row_each)
+{
+	int seen[PAR_COUNT] = { 0 }, last = -1;
+
+	CHECK(param_count == PAR_COUNT);
+	for (size_t i = 0; i < param_count; i++) {
+		const struct par_row *r = &param_table[i];
+
+		CHECK(r->par >= 0 && r->par < PAR_COUNT);
+		if (r->par < 0 || r->par >= PAR_COUNT)
+			continue;
+		seen[r->par]++;
+		CHECK(r->name && r->name[0]);
+		CHECK((r->wire == PW_VK) ==
+		      (r->par >= PAR_VK_FIRST && r->par <= PAR_VK_LAST));
+		CHECK(r->wire != PW_OWN || (!r->tp_size && !r->tp_set_off));
+		CHECK((r->kind == RPK_STR) == (par_str_index(r->par) >= 0));
+		if (!r->unlisted) {
+			CHECK(r->par > last);
+			last = r->par;
+		}
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(param_table[j].name, r->name) != 0);
+	}
+	for (int i = 0; i < PAR_COUNT; i++)
+		CHECK(seen[i] == 1);
+}
+
 /* Items a later build adds are skipped, not refused. */
 TEST(ext_req_tlv_unknown_items)
 {
@@ -623,6 +653,7 @@ int main(void)
 	RUN(ext_req_tlv_roundtrip_and_rejects);
 	RUN(ext_req_tlv_verbs_knobs);
 	RUN(param_table_rows);
+	RUN(param_table_one_row_each);
 	RUN(ext_req_tlv_unknown_items);
 	RUN(tlv_bounds);
 	RUN(hello_roundtrip);

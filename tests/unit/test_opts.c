@@ -293,6 +293,39 @@ TEST(table_consistent)
 	}
 }
 
+/*
+ * A parameter's range is its options' (opt_max()): every spelling that
+ * takes a value has the same type and range, and the parameter table
+ * reports it in the kind of that type.  On/off forms (-ar1) are 1..1.
+ */
+TEST(par_one_range)
+{
+	for (size_t r = 0; r < param_count; r++) {
+		const struct par_row *row = &param_table[r];
+		const struct opt_desc *first = NULL;
+
+		for (size_t i = 0; i < opt_count; i++) {
+			const struct opt_desc *o = &opt_table[i];
+
+			if (o->par != row->par || o->obsolete_for ||
+			    o->type == OT_SET1)
+				continue;
+			if (!first)
+				first = o;
+			CHECK(o->type == first->type && o->min == first->min &&
+			      o->max == first->max);
+		}
+		CHECK(first != NULL);
+		if (!first)
+			continue;
+		CHECK(opt_max(row->par) == first->max);
+		CHECK(row->kind == (first->type == OT_SIZE   ? RPK_SIZE
+				    : first->type == OT_TIME ? RPK_TIME
+				    : first->type == OT_STR  ? RPK_STR
+							     : RPK_COUNT));
+	}
+}
+
 TEST(loc_rem_targets)
 {
 	struct plan p;
@@ -738,6 +771,7 @@ int main(void)
 	RUN(parse_int_values);
 	RUN(every_option_parses);
 	RUN(table_consistent);
+	RUN(par_one_range);
 	RUN(loc_rem_targets);
 	RUN(set1_forms);
 	RUN(obsolete_spellings);

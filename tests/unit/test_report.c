@@ -328,6 +328,8 @@ TEST(params_vu_levels)
 
 	tcp_bw_nodes(&l, &r, (struct cpu_d){ 0 }, 1000, 1, 1000, 1);
 	memset(&p, 0, sizeof(p));
+	p.rows = param_table;
+	p.nrows = param_count;
 	for (int i = 0; i < PAR_COUNT; i++)
 		p.used[i] = true;
 	for (int s = 0; s < 2; s++) {
