@@ -589,6 +589,7 @@ static int diecon_active(struct peer *c)
  * non-blocking fd gives EAGAIN when empty */
 static int pollable(struct peer *c)
 {
+	struct ibv_context **devs;
 	struct sockaddr_storage dst;
 	struct rdma_cm_event *ev;
 	struct pollfd p;
@@ -614,8 +615,10 @@ static int pollable(struct peer *c)
 	rdma_ack_cm_event(ev);
 	if (poll(&p, 1, 0) != 0)
 		return bad("drained channel still readable");
-	if (rdma_get_devices(NULL) == NULL)
+	devs = rdma_get_devices(NULL);
+	if (devs == NULL)
 		return bad("rdma_get_devices");
+	rdma_free_devices(devs);
 	return 0;
 }
 

@@ -54,6 +54,7 @@ int ud_active(struct peer *c)
 	struct rdma_cm_event *ev;
 	struct ibv_ah *ah;
 	uint32_t qpn, qkey;
+	int ret;
 
 	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_UDP) ||
 	    make_qp(c, c->id, IBV_QPT_UD))
@@ -80,7 +81,9 @@ int ud_active(struct peer *c)
 	rdma_ack_cm_event(ev);
 	if (!ah)
 		return bad("ibv_create_ah from the event: %s", strerror(errno));
-	return send_msg(c, c->id, "hello over UD", ah, qpn, qkey);
+	ret = send_msg(c, c->id, "hello over UD", ah, qpn, qkey);
+	ibv_destroy_ah(ah);
+	return ret;
 }
 
 /* synchronous ids: rdma_create_ep, rdma_get_request, blocking connect */
