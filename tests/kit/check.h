@@ -28,7 +28,8 @@
  * "|"-separated substrings, case-sensitive, all when unset or empty.  Both
  * must select a name (kit_selected).  kit_done() prints the closing
  * "N passed, N failed" (after a note when narrowing selected nothing) and
- * returns the exit status.
+ * returns the exit status.  kit_main_roles() is all of main for a program
+ * whose cases are a table of two-role cases.
  */
 #ifndef QPERF_KIT_CHECK_H
 #define QPERF_KIT_CHECK_H
@@ -93,11 +94,31 @@ struct kit_roles {
 	 */
 	void (*child)(const struct kit_roles *k, int role, int fd, int resfd);
 	const void *arg;
+	const char *doc;		/* its line in a --list, or NULL */
 };
 void kit_run_roles(const struct kit_roles *k);
+/*
+ * main for a program of n two-role cases t[]: kit_args from argv[1] (set
+ * kit.glob first for shell patterns); --list prints the selected ones,
+ * "NAME DOC" with NAME in a column of width; else kit_run_roles runs them.
+ * Returns kit_done()'s status, or 2 on a usage error.
+ */
+int kit_main_roles(int argc, char **argv, const struct kit_roles *t, size_t n,
+		   int width);
 /* A role's end: its counts to the orchestrator, then exit(0) (exit(),
  * not _exit(): LeakSanitizer runs at exit). */
 void kit_role_exit(int resfd) __attribute__((noreturn));
+/* Its counts only (0 or -1), for a role that then ends with _exit(): a
+ * process that dies with no atexit handlers or destructors run. */
+int kit_role_report(int resfd);
+/*
+ * A role's outcome when case k is one check (whatever the roles did):
+ * role 0's is the check ("ok   NAME[TAG]: DOC", or why it failed); the
+ * other role's is a FAIL of its own when it failed, nothing when it did
+ * not, so a case that passes counts once.
+ */
+void kit_role_outcome(const struct kit_roles *k, int role, int ok,
+		      const char *why);
 
 /* Out of band, on a role's fd: exact I/O with a deadline (ms); 0 or -1
  * with why set.  kit_barrier: both roles meet. */
@@ -412,14 +433,25 @@ void kit_env_apply(const char *spec)
 	free(copy);
 }
 
-void kit_role_exit(int resfd)
+int kit_role_report(int resfd)
 {
 	int counts[2] = { kit.passed, kit.failed };
 
 	fflush(stdout);
-	if (write(resfd, counts, sizeof(counts)) != sizeof(counts))
-		exit(1);
-	exit(0);
+	return write(resfd, counts, sizeof(counts)) == sizeof(counts) ? 0 : -1;
+}
+
+void kit_role_exit(int resfd)
+{
+	exit(kit_role_report(resfd) ? 1 : 0);
+}
+
+void kit_role_outcome(const struct kit_roles *k, int role, int ok,
+		      const char *why)
+{
+	if (role == 0 || !ok)
+		kit_check_at(__FILE__, __LINE__, ok, "role", "%s",
+			     ok ? (k->doc ? k->doc : "") : why);
 }
 
 void kit_run_roles(const struct kit_roles *k)
@@ -515,6 +547,25 @@ void kit_run_roles(const struct kit_roles *k)
 			      n != (ssize_t)sizeof(counts) ? ", no result" : "");
 	}
 	kit.role = NULL;
+}
+
+int kit_main_roles(int argc, char **argv, const struct kit_roles *t, size_t n,
+		   int width)
+{
+	size_t i;
+
+	if (kit_args(argc, argv, 1) < 0)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (!kit_selected(t[i].name))
+			continue;
+		if (kit.list)
+			printf("%-*s %s\n", width, t[i].name,
+			       t[i].doc ? t[i].doc : "");
+		else
+			kit_run_roles(&t[i]);
+	}
+	return kit_done();
 }
 
 #endif /* KIT_IMPLEMENTATION */

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * cmcheck: rdma_cm semantics over softverbs' librdmacm, two processes per
- * case (forked before either touches the CM; the passive side binds port 0
- * and hands the real port to the active side through a pipe).
+ * case, the two roles of the test kit's kit_run_roles (tests/kit/check.h:
+ * forked before either touches the CM; the passive role binds port 0 and
+ * hands the real port to the active role over the kit's socketpair).
  *
  *   cmcheck -l          list the cases
- *   cmcheck [CASE...]   run them (default: all); each in its own child
+ *   cmcheck [CASE...]   run them (default: all; names or shell patterns)
  *
- * Every check prints "ok" or "FAIL <case>: <why>"; the last line is
- * "N passed, N failed" and the exit status is 1 on any failure.
+ * A case is one check, the active role's: "ok   CASE[active]: what it
+ * checks" or "FAIL CASE[ROLE]: why"; a passive role that fails, crashes
+ * or hangs fails the case too.  The last line is "N passed, N failed" and
+ * the exit status is 1 on any failure.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkrun.h"
+#define KIT_IMPLEMENTATION
 #include "cmcheck.h"
 
 char why[512];
@@ -118,21 +121,36 @@ void sa_make(struct sockaddr_storage *ss, const char *ip,
 
 /* ---- the two roles ------------------------------------------------------ */
 
-int pipe_put(int fd, uint32_t v)
+int peer_put(struct peer *p, uint32_t v)
 {
-	return write(fd, &v, sizeof(v)) == sizeof(v) ? 0 : bad("pipe write");
-}
+	const char *w;
 
-int pipe_get(int fd, uint32_t *v)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (poll(&p, 1, TMO) != 1 || read(fd, v, sizeof(*v)) != sizeof(*v))
-		return bad("peer process sent nothing");
+	if (kit_send(p->fd, &v, sizeof(v), TMO, &w))
+		return bad("sending to the peer process: %s", w);
 	return 0;
 }
 
-/* passive: listen on ip, port 0; publish the port */
+int peer_get(struct peer *p, uint32_t *v)
+{
+	const char *w;
+
+	if (kit_recv(p->fd, v, sizeof(*v), TMO, &w))
+		return bad("peer process sent nothing (%s)", w);
+	return 0;
+}
+
+/* the result descriptor of this role (the kit's), for die() */
+static int role_resfd = -1;
+
+/* the role's process dies: its counts to the kit, then _exit (no atexit
+ * handlers, no destructors: softverbs' at-exit flush does not run) */
+static void die(void) __attribute__((noreturn));
+static void die(void)
+{
+	_exit(kit_role_report(role_resfd) ? 1 : 0);
+}
+
+/* passive: listen on ip, port 0; publish the port to the active role */
 int passive_listen(struct peer *s, const char *ip,
 			  enum rdma_port_space ps)
 {
@@ -148,17 +166,17 @@ int passive_listen(struct peer *s, const char *ip,
 		return bad("rdma_bind_addr: %s", strerror(errno));
 	if (rdma_listen(s->listen, 8))
 		return bad("rdma_listen: %s", strerror(errno));
-	return pipe_put(s->up, ntohs(rdma_get_src_port(s->listen)));
+	return peer_put(s, ntohs(rdma_get_src_port(s->listen)));
 }
 
-/* active: resolve ip:port (port from the pipe when 0) */
+/* active: resolve ip:port (port from the passive role when 0) */
 int active_resolve(struct peer *c, const char *ip, uint16_t port,
 			  enum rdma_port_space ps)
 {
 	struct sockaddr_storage ss;
 	uint32_t p = port;
 
-	if (!port && pipe_get(c->up, &p))
+	if (!port && peer_get(c, &p))
 		return -1;
 	sa_make(&ss, ip, (uint16_t)p);
 	c->ch = rdma_create_event_channel();
@@ -373,7 +391,7 @@ static int rej_passive(struct peer *s)
 		bad("rdma_reject: %s", strerror(errno));
 	rdma_destroy_id(ev->id);
 	rdma_ack_cm_event(ev);
-	return pipe_get(s->down, &done);
+	return peer_get(s, &done);
 }
 
 static int rej_active(struct peer *c)
@@ -394,7 +412,7 @@ static int rej_active(struct peer *c)
 		"REJ private data (len %u)", ev->param.conn.private_data_len))
 		ret = -1;
 	rdma_ack_cm_event(ev);
-	pipe_put(c->down, 1);
+	peer_put(c, 1);
 	return ret;
 }
 
@@ -414,9 +432,9 @@ static int nolisten_passive(struct peer *s)
 		if (rdma_bind_addr(s->listen, (struct sockaddr *)&ss))
 			return bad("rdma_bind_addr: %s", strerror(errno));
 	}
-	if (pipe_put(s->up, ntohs(rdma_get_src_port(s->listen))))
+	if (peer_put(s, ntohs(rdma_get_src_port(s->listen))))
 		return -1;
-	return pipe_get(s->down, &done);
+	return peer_get(s, &done);
 }
 
 static int nolisten_active(struct peer *c)
@@ -433,7 +451,7 @@ static int nolisten_active(struct peer *c)
 	ret = want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 8, TMO);
 	if (!ret && now_ms() - t0 > 2000)
 		ret = bad("REJECTED took %ld ms", now_ms() - t0);
-	pipe_put(c->down, 1);
+	peer_put(c, 1);
 	return ret;
 }
 
@@ -487,7 +505,7 @@ static int silent_passive(struct peer *s)
 
 	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
 		return -1;
-	return pipe_get(s->down, &done);	/* the request stays queued */
+	return peer_get(s, &done);	/* the request stays queued */
 }
 
 static int silent_active(struct peer *c)
@@ -505,7 +523,7 @@ static int silent_active(struct peer *c)
 	dt = now_ms() - t0;
 	if (!ret && (dt < 250 || dt > 3000))
 		ret = bad("UNREACHABLE after %ld ms (timeout 300)", dt);
-	pipe_put(c->down, 1);
+	peer_put(c, 1);
 	return ret;
 }
 
@@ -516,7 +534,7 @@ static int diereq_passive(struct peer *s)
 	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP) ||
 	    !want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO))
 		return -1;
-	_exit(0);
+	die();
 }
 
 static int diereq_active(struct peer *c)
@@ -544,7 +562,7 @@ static int diecon_passive(struct peer *s)
 	if (make_qp(s, s->id, IBV_QPT_RC) || rdma_accept(s->id, NULL) ||
 	    want_ack(s->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
 		return bad("accept: %s", strerror(errno));
-	_exit(0);
+	die();
 }
 
 static int diecon_active(struct peer *c)
@@ -571,6 +589,7 @@ static int diecon_active(struct peer *c)
  * non-blocking fd gives EAGAIN when empty */
 static int pollable(struct peer *c)
 {
+	struct ibv_context **devs;
 	struct sockaddr_storage dst;
 	struct rdma_cm_event *ev;
 	struct pollfd p;
@@ -596,48 +615,64 @@ static int pollable(struct peer *c)
 	rdma_ack_cm_event(ev);
 	if (poll(&p, 1, 0) != 0)
 		return bad("drained channel still readable");
-	if (rdma_get_devices(NULL) == NULL)
+	devs = rdma_get_devices(NULL);
+	if (devs == NULL)
 		return bad("rdma_get_devices");
+	rdma_free_devices(devs);
 	return 0;
 }
 
 /* ---- harness ----------------------------------------------------------- */
 
+/* a case's roles: fn[0] active, fn[1] passive (a case of one role has
+ * none); env "VAR=VAL" for both, or NULL */
 struct cmcase {
-	const char *name;
-	int (*passive)(struct peer *);	/* NULL: one process */
-	int (*active)(struct peer *);
-	const char *env;		/* "VAR=VAL" for both, or NULL */
-	const char *what;
+	int (*fn[2])(struct peer *);
+	const char *env;
 };
 
-static const struct cmcase cases[] = {
-	{ "rc_ipv4", rc4_passive, rc4_active, NULL,
-	  "RC connect/accept/send/disconnect, conn params and private data, IPv4" },
-	{ "rc_ipv6", rc6_passive, rc6_active, NULL, "the same over IPv6 ::1" },
-	{ "reject", rej_passive, rej_active, NULL,
-	  "rdma_reject with private data: REJECTED status 28" },
-	{ "no_listener", nolisten_passive, nolisten_active, NULL,
-	  "connect to a bound, not listening port: REJECTED status 8" },
-	{ "addr_errors", NULL, addr_errors, NULL,
-	  "unreachable address: ADDR_ERROR -ETIMEDOUT; bind errors" },
-	{ "connect_timeout", silent_passive, silent_active,
-	  "SOFTVERBS_CM_TIMEOUT_MS=300",
-	  "a listener that never answers: UNREACHABLE -ETIMEDOUT" },
-	{ "peer_dies_connecting", diereq_passive, diereq_active, NULL,
-	  "passive dies after CONNECT_REQUEST: REJECTED, no hang" },
-	{ "peer_dies_connected", diecon_passive, diecon_active, NULL,
-	  "passive dies when connected: DISCONNECTED, QP in ERR" },
-	{ "pollable", NULL, pollable, NULL,
-	  "channel fd readiness, O_NONBLOCK EAGAIN" },
-	{ "ud", ud_passive, ud_active, NULL,
-	  "RDMA_PS_UDP: AH attributes, QPN and QKey in ESTABLISHED" },
-	{ "sync_ep", ep_passive, ep_active, NULL,
-	  "rdma_create_ep, rdma_get_request, synchronous connect/accept" },
-	{ "migrate", migrate_passive, migrate_active, NULL,
-	  "rdma_migrate_id: the child's events come on the new channel" },
-	{ "listener_gone", lgone_passive, lgone_active, NULL,
-	  "listener destroyed with an unreported request: REJECTED 28" },
+static void role(const struct kit_roles *k, int r, int fd, int resfd);
+
+/* CASE2: the two roles, forked; CASE1: the active role alone */
+#define CASE2(nm, passive, active, env_, what)				\
+	{ .name = nm, .roles = 2, .timeout_ms = 20000,			\
+	  .tags = { "active", "passive" }, .child = role,		\
+	  .arg = &(const struct cmcase){ { active, passive }, env_ },	\
+	  .doc = what }
+#define CASE1(nm, active, what)						\
+	{ .name = nm, .roles = 1, .timeout_ms = 20000,			\
+	  .tags = { "active", NULL }, .child = role,			\
+	  .arg = &(const struct cmcase){ { active, NULL }, NULL },	\
+	  .doc = what }
+
+static const struct kit_roles cases[] = {
+	CASE2("rc_ipv4", rc4_passive, rc4_active, NULL,
+	      "RC connect/accept/send/disconnect, conn params and private data, IPv4"),
+	CASE2("rc_ipv6", rc6_passive, rc6_active, NULL,
+	      "the same over IPv6 ::1"),
+	CASE2("reject", rej_passive, rej_active, NULL,
+	      "rdma_reject with private data: REJECTED status 28"),
+	CASE2("no_listener", nolisten_passive, nolisten_active, NULL,
+	      "connect to a bound, not listening port: REJECTED status 8"),
+	CASE1("addr_errors", addr_errors,
+	      "unreachable address: ADDR_ERROR -ETIMEDOUT; bind errors"),
+	CASE2("connect_timeout", silent_passive, silent_active,
+	      "SOFTVERBS_CM_TIMEOUT_MS=300",
+	      "a listener that never answers: UNREACHABLE -ETIMEDOUT"),
+	CASE2("peer_dies_connecting", diereq_passive, diereq_active, NULL,
+	      "passive dies after CONNECT_REQUEST: REJECTED, no hang"),
+	CASE2("peer_dies_connected", diecon_passive, diecon_active, NULL,
+	      "passive dies when connected: DISCONNECTED, QP in ERR"),
+	CASE1("pollable", pollable,
+	      "channel fd readiness, O_NONBLOCK EAGAIN"),
+	CASE2("ud", ud_passive, ud_active, NULL,
+	      "RDMA_PS_UDP: AH attributes, QPN and QKey in ESTABLISHED"),
+	CASE2("sync_ep", ep_passive, ep_active, NULL,
+	      "rdma_create_ep, rdma_get_request, synchronous connect/accept"),
+	CASE2("migrate", migrate_passive, migrate_active, NULL,
+	      "rdma_migrate_id: the child's events come on the new channel"),
+	CASE2("listener_gone", lgone_passive, lgone_active, NULL,
+	      "listener destroyed with an unreported request: REJECTED 28"),
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -660,40 +695,29 @@ static void release(struct peer *p)
 		rdma_destroy_event_channel(p->ch);
 }
 
-/* run one role in a child; its exit status is 0 on success, and it
- * writes its reason (if any) to errfd */
-static pid_t role(const struct cmcase *c, int (*fn)(struct peer *), int up[2],
-		  int down[2], int errfd)
+/*
+ * Role r of case k (0 active, 1 passive) in its forked child; fd joins it
+ * to the other role.  The case is one check (kit_role_outcome); the kit
+ * then sends the counts (kit_role_exit).
+ */
+static void role(const struct kit_roles *k, int r, int fd, int resfd)
 {
-	pid_t pid = fork();
+	const struct cmcase *c = k->arg;
+	struct peer p;
+	int ret;
 
-	if (pid == 0) {
-		struct peer p;
-		int ret;
-
-		memset(&p, 0, sizeof(p));
-		p.up = fn == c->passive ? up[1] : up[0];
-		p.down = fn == c->passive ? down[0] : down[1];
-		if (c->env)
-			putenv((char *)c->env);
-		alarm(20);
-		ret = fn(&p);
-		release(&p);
-		if (ret && write(errfd, why, strlen(why)) < 0)
-			_exit(3);
-		_exit(ret ? 1 : 0);
-	}
-	return pid;
+	memset(&p, 0, sizeof(p));
+	p.fd = fd;
+	role_resfd = resfd;
+	kit_env_apply(c->env);
+	ret = c->fn[r](&p);
+	release(&p);
+	kit_role_outcome(k, r, !ret, why);
 }
 
-/* start case k's roles, each in a process of its own */
-static void start(size_t k, int up[2], int down[2], int errfd, pid_t pid[2])
+int main(int argc, char **argv)
 {
-	const struct cmcase *c = &cases[k];
-
-	pid[0] = role(c, c->active, up, down, errfd);
-	if (c->passive)
-		pid[1] = role(c, c->passive, up, down, errfd);
+	signal(SIGPIPE, SIG_IGN);
+	kit.glob = 1; /* names, or shell patterns */
+	return kit_main_roles(argc, argv, cases, NCASES, 22);
 }
-
-CHECK_MAIN(struct cmcase, 22, "active", "passive", start)

@@ -6,6 +6,8 @@
 #include <rdma/rdma_cma.h>
 #include <sys/socket.h>
 
+#include "../kit/check.h"
+
 #define TMO 5000	/* ms: no expected event takes longer */
 #define CHK(cond, ...) ((cond) ? 0 : bad(__VA_ARGS__))
 
@@ -18,8 +20,8 @@ struct peer {
 	struct ibv_mr *mr;
 	int cq_borrowed;	/* cq is the endpoint's, not ours */
 	char buf[4096];
-	int up;		/* pipe: passive -> active (the port, then bytes) */
-	int down;	/* pipe: active -> passive */
+	int fd;		/* to the other role (the kit's socketpair): the port,
+			 * "done" */
 };
 
 extern char why[512];
@@ -36,11 +38,12 @@ struct rdma_cm_event *want_event(struct rdma_event_channel *ch,
 int want_ack(struct rdma_event_channel *ch, enum rdma_cm_event_type type,
 	     int status, int ms);
 void sa_make(struct sockaddr_storage *ss, const char *ip, uint16_t port);
-int pipe_put(int fd, uint32_t v);
-int pipe_get(int fd, uint32_t *v);
-/* passive: listen on ip, port 0, publish the port on the pipe */
+/* a u32 to or from the other role, within TMO */
+int peer_put(struct peer *p, uint32_t v);
+int peer_get(struct peer *p, uint32_t *v);
+/* passive: listen on ip, port 0, publish the port to the active role */
 int passive_listen(struct peer *s, const char *ip, enum rdma_port_space ps);
-/* active: resolve ip:port (0: from the pipe), address and route */
+/* active: resolve ip:port (0: from the passive role), address and route */
 int active_resolve(struct peer *c, const char *ip, uint16_t port,
 		   enum rdma_port_space ps);
 int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t);

@@ -54,6 +54,7 @@ int ud_active(struct peer *c)
 	struct rdma_cm_event *ev;
 	struct ibv_ah *ah;
 	uint32_t qpn, qkey;
+	int ret;
 
 	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_UDP) ||
 	    make_qp(c, c->id, IBV_QPT_UD))
@@ -80,7 +81,9 @@ int ud_active(struct peer *c)
 	rdma_ack_cm_event(ev);
 	if (!ah)
 		return bad("ibv_create_ah from the event: %s", strerror(errno));
-	return send_msg(c, c->id, "hello over UD", ah, qpn, qkey);
+	ret = send_msg(c, c->id, "hello over UD", ah, qpn, qkey);
+	ibv_destroy_ah(ah);
+	return ret;
 }
 
 /* synchronous ids: rdma_create_ep, rdma_get_request, blocking connect */
@@ -106,7 +109,7 @@ int ep_passive(struct peer *s)
 	if (rdma_listen(s->listen, 2))
 		return bad("rdma_listen: %s", strerror(errno));
 	snprintf(port, sizeof(port), "%u", ntohs(rdma_get_src_port(s->listen)));
-	if (pipe_put(s->up, (uint32_t)atoi(port)))
+	if (peer_put(s, (uint32_t)atoi(port)))
 		return -1;
 	if (rdma_get_request(s->listen, &s->id))
 		return bad("rdma_get_request: %s", strerror(errno));
@@ -142,7 +145,7 @@ int ep_active(struct peer *c)
 	char port[16];
 	uint32_t p;
 
-	if (pipe_get(c->up, &p))
+	if (peer_get(c, &p))
 		return -1;
 	snprintf(port, sizeof(port), "%u", p);
 	memset(&hints, 0, sizeof(hints));
@@ -239,7 +242,7 @@ int lgone_passive(struct peer *s)
 		return bad("no CONNECT_REQUEST queued");
 	rdma_destroy_id(s->listen);
 	s->listen = NULL;
-	return pipe_get(s->down, &done);
+	return peer_get(s, &done);
 }
 
 int lgone_active(struct peer *c)
@@ -252,6 +255,6 @@ int lgone_active(struct peer *c)
 	if (rdma_connect(c->id, NULL))
 		return bad("rdma_connect: %s", strerror(errno));
 	ret = want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
-	pipe_put(c->down, 1);
+	peer_put(c, 1);
 	return ret;
 }

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * rscheck: rsockets semantics over softverbs' librdmacm, two processes per
- * case (forked first; the server binds port 0 and passes the port through a
- * pipe).  What a TCP socket does is what is checked: end of file after the
- * data, reset, non-blocking EAGAIN, rpoll, half-close, refused connect,
- * flow control, a peer that dies mid-stream.
+ * case, the two roles of the test kit's kit_run_roles (tests/kit/check.h:
+ * forked first; the server binds port 0 and passes the port over the kit's
+ * socketpair).  What a TCP socket does is what is checked: end of file
+ * after the data, reset, non-blocking EAGAIN, rpoll, half-close, refused
+ * connect, flow control, a peer that dies mid-stream.
  *
  *   rscheck -l          list the cases
- *   rscheck [CASE...]   run them (default: all)
+ *   rscheck [CASE...]   run them (default: all; names or shell patterns)
  *
- * The last line is "N passed, N failed"; the exit status is 1 on failure.
+ * A case is one check, the client's: "ok   CASE[client]: what it checks"
+ * or "FAIL CASE[ROLE]: why"; a server that fails, crashes or hangs fails
+ * the case too.  The last line is "N passed, N failed"; the exit status
+ * is 1 on failure.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkrun.h"
+#define KIT_IMPLEMENTATION
+#include "../kit/check.h"
 
 static char why[512];
 
@@ -51,20 +56,29 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static int up[2], down[2];	/* server -> client, client -> server */
+/* the kit's socketpair to the other role, and the result descriptor */
+static int sock = -1, resfd = -1;
 
-static int put(int fd, uint32_t v)
+/* a u32 to (send) or from the other role, within 10 s */
+static int xfer(int send, uint32_t *v)
 {
-	return write(fd, &v, 4) == 4 ? 0 : bad("pipe write");
+	const char *w;
+
+	if (send ? kit_send(sock, v, 4, 10000, &w) :
+		   kit_recv(sock, v, 4, 10000, &w))
+		return bad("the other process: %s %s", send ? "send" : "receive",
+			   w);
+	return 0;
 }
 
-static int get(int fd, uint32_t *v)
+static int put(uint32_t v)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return xfer(1, &v);
+}
 
-	if (poll(&p, 1, 10000) != 1 || read(fd, v, 4) != 4)
-		return bad("the other process sent nothing");
-	return 0;
+static int get(uint32_t *v)
+{
+	return xfer(0, v);
 }
 
 static uint8_t pat(size_t i)
@@ -84,7 +98,7 @@ static int serve(void)
 	if (l < 0 || rbind(l, (struct sockaddr *)&sin, sizeof(sin)) ||
 	    rlisten(l, 4) || rgetsockname(l, (struct sockaddr *)&sin, &len))
 		return bad("listen: %s", strerror(errno));
-	if (put(up[1], ntohs(sin.sin_port)))
+	if (put(ntohs(sin.sin_port)))
 		return -1;
 	s = raccept(l, NULL, NULL);
 	if (s < 0)
@@ -99,7 +113,7 @@ static int dial(void)
 	uint32_t port;
 	int s;
 
-	if (get(up[0], &port))
+	if (get(&port))
 		return -1;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons((uint16_t)port);
@@ -181,7 +195,7 @@ static int reset_srv(void)
 
 	if (s < 0 || rsetsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
 		return bad("SO_LINGER: %s", strerror(errno));
-	if (get(down[0], &v))
+	if (get(&v))
 		return -1;
 	rclose(s);
 	return 0;
@@ -193,7 +207,7 @@ static int reset_cli(void)
 	int s = dial();
 	ssize_t r;
 
-	if (s < 0 || put(down[1], 1))
+	if (s < 0 || put(1))
 		return -1;
 	r = rrecv(s, &c, 1, 0);
 	if (r != -1 || errno != ECONNRESET)
@@ -208,11 +222,11 @@ static int nonblock_srv(void)
 	uint32_t v;
 	int s = serve();
 
-	if (s < 0 || get(down[0], &v))
+	if (s < 0 || get(&v))
 		return -1;
 	if (rsend(s, "0123456789", 10, 0) != 10)
 		return bad("rsend: %s", strerror(errno));
-	if (get(down[0], &v))
+	if (get(&v))
 		return -1;
 	rclose(s);
 	return 0;
@@ -247,7 +261,7 @@ static int nonblock_cli(void)
 		if (rselect(s + 1, &rd, NULL, NULL, &tv) != 0)
 			return bad("rselect on no data did not time out");
 	}
-	if (put(down[1], 1))
+	if (put(1))
 		return -1;
 	if (rpoll(&p, 1, 5000) != 1 || !(p.revents & POLLIN))
 		return bad("rpoll did not see the data");
@@ -267,7 +281,7 @@ static int nonblock_cli(void)
 		return bad("partial read of 3");
 	if (rrecv(s, buf, sizeof(buf), 0) != 7 || memcmp(buf, "3456789", 7))
 		return bad("the rest (7 bytes)");
-	put(down[1], 2);
+	put(2);
 	rclose(s);
 	return 0;
 }
@@ -278,7 +292,8 @@ static int dies_srv(void)
 
 	if (s < 0 || send_all(s, 50000))
 		return -1;
-	_exit(0);	/* no rclose: the process just ends */
+	/* no rclose: the process just ends (its counts to the kit first) */
+	_exit(kit_role_report(resfd) ? 1 : 0);
 }
 
 static int dies_cli(void)
@@ -371,7 +386,7 @@ static int flow_srv(void)
 	uint32_t v;
 	int s = serve();
 
-	if (s < 0 || get(down[0], &v))
+	if (s < 0 || get(&v))
 		return -1;
 	if (recv_all(s, v))
 		return -1;
@@ -403,7 +418,7 @@ static int flow_cli(void)
 		return bad("rsend: %s (want EAGAIN)", strerror(errno));
 	if (!sent)
 		return bad("nothing accepted");
-	if (put(down[1], (uint32_t)(sent + 100000)))
+	if (put((uint32_t)(sent + 100000)))
 		return -1;
 	rfcntl(s, F_SETFL, 0);
 	/* the rest, blocking: the receiver now drains the window */
@@ -474,57 +489,59 @@ static int iov_cli(void)
 	return 0;
 }
 
+/* a case's roles: fn[0] the client, fn[1] the server (none: one role) */
 struct rscase {
-	const char *name;
-	int (*srv)(void);
-	int (*cli)(void);
-	const char *what;
+	int (*fn[2])(void);
 };
 
-static const struct rscase cases[] = {
-	{ "eof", eof_srv, eof_cli,
-	  "300 kB in odd-sized partial reads, then end of file (rclose)" },
-	{ "reset", reset_srv, reset_cli,
-	  "SO_LINGER 0 close: the peer's rrecv fails with ECONNRESET" },
-	{ "nonblock", nonblock_srv, nonblock_cli,
-	  "O_NONBLOCK EAGAIN, rpoll/rselect timeout and readiness, MSG_PEEK, partial reads" },
-	{ "peer_dies", dies_srv, dies_cli,
-	  "the peer process ends mid-stream: EOF or ECONNRESET, no hang" },
-	{ "halfclose", halfclose_srv, halfclose_cli,
-	  "rshutdown(SHUT_WR): EOF at the peer, EPIPE here, replies still come" },
-	{ "refused", NULL, refused_cli, "rconnect to no listener: ECONNREFUSED" },
-	{ "iov", iov_srv, iov_cli,
-	  "rwritev gathers 3 buffers, rreadv scatters, rwrite/rread" },
-	{ "flow", flow_srv, flow_cli,
-	  "non-blocking writer stops at the window (EAGAIN), all data arrives" },
+static void role(const struct kit_roles *k, int r, int fd, int rfd);
+
+/* CASE2: the two roles, forked; CASE1: the client alone */
+#define CASE2(nm, srv, cli, what)					\
+	{ .name = nm, .roles = 2, .timeout_ms = 30000,			\
+	  .tags = { "client", "server" }, .child = role,		\
+	  .arg = &(const struct rscase){ { cli, srv } }, .doc = what }
+#define CASE1(nm, cli, what)						\
+	{ .name = nm, .roles = 1, .timeout_ms = 30000,			\
+	  .tags = { "client", NULL }, .child = role,			\
+	  .arg = &(const struct rscase){ { cli, NULL } }, .doc = what }
+
+static const struct kit_roles cases[] = {
+	CASE2("eof", eof_srv, eof_cli,
+	      "300 kB in odd-sized partial reads, then end of file (rclose)"),
+	CASE2("reset", reset_srv, reset_cli,
+	      "SO_LINGER 0 close: the peer's rrecv fails with ECONNRESET"),
+	CASE2("nonblock", nonblock_srv, nonblock_cli,
+	      "O_NONBLOCK EAGAIN, rpoll/rselect timeout and readiness, MSG_PEEK, partial reads"),
+	CASE2("peer_dies", dies_srv, dies_cli,
+	      "the peer process ends mid-stream: EOF or ECONNRESET, no hang"),
+	CASE2("halfclose", halfclose_srv, halfclose_cli,
+	      "rshutdown(SHUT_WR): EOF at the peer, EPIPE here, replies still come"),
+	CASE1("refused", refused_cli, "rconnect to no listener: ECONNREFUSED"),
+	CASE2("iov", iov_srv, iov_cli,
+	      "rwritev gathers 3 buffers, rreadv scatters, rwrite/rread"),
+	CASE2("flow", flow_srv, flow_cli,
+	      "non-blocking writer stops at the window (EAGAIN), all data arrives"),
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-static pid_t role(int (*fn)(void), int errfd)
+/* Role r of case k (0 client, 1 server) in its forked child; the case is
+ * one check (kit_role_outcome); the kit then sends the counts. */
+static void role(const struct kit_roles *k, int r, int fd, int rfd)
 {
-	pid_t pid = fork();
+	const struct rscase *c = k->arg;
+	int ret;
 
-	if (pid == 0) {
-		int ret;
-
-		alarm(30);
-		ret = fn();
-		if (ret && write(errfd, why, strlen(why)) < 0)
-			_exit(3);
-		_exit(ret ? 1 : 0);
-	}
-	return pid;
+	sock = fd;
+	resfd = rfd;
+	ret = c->fn[r]();
+	kit_role_outcome(k, r, !ret, why);
 }
 
-/* start case k's roles, in processes (the pipes become the globals) */
-static void start(size_t k, int u[2], int d[2], int errfd, pid_t pid[2])
+int main(int argc, char **argv)
 {
-	memcpy(up, u, sizeof(up));
-	memcpy(down, d, sizeof(down));
-	pid[0] = role(cases[k].cli, errfd);
-	if (cases[k].srv)
-		pid[1] = role(cases[k].srv, errfd);
+	signal(SIGPIPE, SIG_IGN);
+	kit.glob = 1; /* names, or shell patterns */
+	return kit_main_roles(argc, argv, cases, NCASES, 12);
 }
-
-CHECK_MAIN(struct rscase, 12, "client", "server", start)
