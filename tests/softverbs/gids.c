@@ -531,6 +531,10 @@ static void gid_ud(struct sv_side *s, int sa, int sb, int bad_sa,
 		      "post the second datagram (sgid index %d)", sa);
 		expect_wc(s->cq, 2, IBV_WC_SUCCESS, "A's second datagram",
 			  NULL);
+		/* B answers only now: else its answer could complete
+		 * before the send above and be skipped while A waits for
+		 * wr_id 2 (seen on a loaded machine). */
+		ctl_sync(s, 'A');
 		if (expect_wc(s->cq, 9, IBV_WC_SUCCESS, "A receives B's "
 			      "answer", &wc))
 			CHECK(wc.byte_len == 64 + 40 &&
@@ -577,6 +581,7 @@ static void gid_ud(struct sv_side *s, int sa, int sb, int bad_sa,
 		      "ibv_init_ah_from_wc: sgid_index %d, dgid = A's GID "
 		      "(got index %u)", sb, back.grh.sgid_index);
 		ah = ibv_create_ah_from_wc(s->pd, &wc, (struct ibv_grh *)g, 1);
+		ctl_sync(s, 'A'); /* A has its send completions */
 		if (SETUP(ah, "ibv_create_ah_from_wc")) {
 			pattern_fill(b.p + 3 * SLOT, 64, 3);
 			CHECK(!post_ud(qp, ah, &peer, SV_QKEY, 7, &b, 3 * SLOT,
