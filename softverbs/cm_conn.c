@@ -451,6 +451,8 @@ void cm_conn_input(struct cm_id *p)
 	}
 }
 
+static void req_retry(struct cm_id *p);
+
 void cm_conn_timeout(struct cm_id *p)
 {
 	switch (p->state) {
@@ -459,6 +461,9 @@ void cm_conn_timeout(struct cm_id *p)
 		break;
 	case CM_ADDR_QUERY:
 		cm_enter(p, CM_BOUND, RDMA_CM_EVENT_ADDR_ERROR, -ETIMEDOUT);
+		break;
+	case CM_REQ_WAIT:
+		req_retry(p);
 		break;
 	case CM_REQ_SENT:
 		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT);
@@ -520,6 +525,62 @@ static int conn_open(struct cm_id *p)
 	return err;
 }
 
+/* the handshake failed before a REQ went out: REJECTED (RC) or UNREACHABLE
+ * (UD) with status st */
+static void req_failed(struct cm_id *p, int st)
+{
+	cm_enter(p, CM_DEAD, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
+					RDMA_CM_EVENT_REJECTED, st);
+}
+
+/*
+ * Send the REQ (or SIDR REQ) m to the destination port's listener.  With
+ * nobody listening there the CM answers with a reject at once; but with
+ * SOFTVERBS_CM_REQ_WAIT_MS the REQ is tried again every millisecond (state
+ * CM_REQ_WAIT) until a listener appears or that time is over.  A client
+ * that connects a second time as soon as its server said it would listen
+ * again (perftest -R) then does not race the server's rdma_listen.
+ * 0 or -errno.
+ */
+static int req_send(struct cm_id *p, struct cm_msg *m)
+{
+	int err = conn_open(p);
+
+	if (err < 0)
+		return err;
+	if (err > 0) {
+		if (!p->req_wait_end || sv_now_ns() >= p->req_wait_end) {
+			req_failed(p, is_ud(p) ? CM_SIDR_UNSUPPORTED :
+						 CM_REJ_INVALID_SERVICE_ID);
+			return 0;
+		}
+		if (!p->req) {
+			p->req = malloc(sizeof(*p->req));
+			if (!p->req)
+				return -ENOMEM;
+			*p->req = *m;
+		}
+		cm_enter_timed(p, CM_REQ_WAIT, CM_MS_NS(1));
+		return 0;
+	}
+	err = cm_send(p, m);
+	if (err)
+		return err;
+	free(p->req);
+	p->req = NULL;
+	cm_enter_timed(p, CM_REQ_SENT, CM_MS_NS(cm.connect_ms));
+	return 0;
+}
+
+/* CM_REQ_WAIT: try the REQ again */
+static void req_retry(struct cm_id *p)
+{
+	int err = req_send(p, p->req);
+
+	if (err)
+		req_failed(p, err);
+}
+
 CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 			   struct rdma_conn_param *conn_param)
 {
@@ -547,22 +608,9 @@ CM_EXPORT int rdma_connect(struct rdma_cm_id *id,
 			conn_param ? conn_param->private_data_len : 0);
 	if (err)
 		goto out;
-	err = conn_open(p);
-	if (err < 0)
-		goto out;
-	if (err > 0) {
-		/* nobody listens on the port: the CM answers with a reject */
-		err = 0;
-		cm_enter(p, CM_DEAD, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
-						RDMA_CM_EVENT_REJECTED,
-			 is_ud(p) ? CM_SIDR_UNSUPPORTED :
-				    CM_REJ_INVALID_SERVICE_ID);
-		goto out;
-	}
-	err = cm_send(p, &m);
-	if (err)
-		goto out;
-	cm_enter_timed(p, CM_REQ_SENT, CM_MS_NS(cm.connect_ms));
+	p->req_wait_end = cm.req_wait_ms ?
+				  sv_now_ns() + CM_MS_NS(cm.req_wait_ms) : 0;
+	err = req_send(p, &m);
 out:
 	return cm_unlock_sync(p, err,
 			      is_ud(p) || p->id.qp ? RDMA_CM_EVENT_ESTABLISHED :

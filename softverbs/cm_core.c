@@ -61,6 +61,7 @@ static void cm_init_once(void)
 	cm.drain_ms = (unsigned int)env_ulong("SOFTVERBS_CM_DRAIN_MS", 50);
 	cm.listen_delay_ms =
 		(unsigned int)env_ulong("SOFTVERBS_FAULT_CM_LISTEN_MS", 0);
+	cm.req_wait_ms = (unsigned int)env_ulong("SOFTVERBS_CM_REQ_WAIT_MS", 0);
 	cm.debug = (unsigned int)env_ulong("SOFTVERBS_DEBUG", 0);
 	list = ibv_get_device_list(&n);
 	if (!list || n <= 0) {
@@ -618,6 +619,7 @@ void cm_id_free(struct cm_id *p)
 	if (p->sync)
 		cm_channel_free(p->chan);
 	free(p->ep_qp_attr);
+	free(p->req);
 	pthread_cond_destroy(&p->acked);
 	free(p);
 }

@@ -119,6 +119,7 @@ enum cm_state {
 	CM_ROUTE_RESOLVED,
 	CM_LISTEN,
 	CM_PENDING,		/* passive, connection accepted, no REQ yet */
+	CM_REQ_WAIT,		/* active, no listener yet: REQ tried again */
 	CM_REQ_SENT,		/* active, waiting for REP / SIDR REP */
 	CM_REQ_RCVD,		/* passive, CONNECT_REQUEST reported */
 	CM_REP_RCVD,		/* active, no QP: CONNECT_RESPONSE reported */
@@ -158,6 +159,8 @@ struct cm_id {
 	bool own_cqs;			/* rdma_create_qp made the CQs */
 	bool drep_pending;		/* answer the DREQ when drained */
 	bool reported;			/* its CONNECT_REQUEST was handed out */
+	struct cm_msg *req;		/* CM_REQ_WAIT: the REQ to send */
+	uint64_t req_wait_end;		/* until then (ns), 0: no wait */
 };
 
 struct cm_global {
@@ -176,6 +179,7 @@ struct cm_global {
 	unsigned int drain_ms;		/* DREQ received -> QP in ERR */
 	unsigned int route_us;		/* rdma_resolve_route latency */
 	unsigned int listen_delay_ms;	/* fault: rdma_listen sleeps first */
+	unsigned int req_wait_ms;	/* a REQ waits this long for a listener */
 	unsigned int debug;
 };
 

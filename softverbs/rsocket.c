@@ -415,9 +415,15 @@ CM_EXPORT int rclose(int socket)
 			rs_ctrl(rs, RS_RST, 0);	/* abortive close */
 		else if (!rs->fin_sent)
 			rs->fin_sent = !rs_ctrl(rs, RS_FIN, 0);
-		/* what was written is delivered, as on a socket */
-		rs_drain(rs, rs->linger.l_onoff ? rs->linger.l_linger * 1000 :
-						  5000);
+		/*
+		 * What was written is delivered, as on a socket; so is the RST
+		 * of an abortive close (SO_LINGER 0): the peer must have it
+		 * before our DREQ, which moves the peer's QP to ERR once
+		 * SOFTVERBS_CM_DRAIN_MS have passed whether or not it has
+		 * read the RST by then (it then saw end of file, not a reset).
+		 */
+		rs_drain(rs, rs->linger.l_onoff && rs->linger.l_linger ?
+				     rs->linger.l_linger * 1000 : 5000);
 		rdma_disconnect(rs->id);
 	}
 	rs_remove(socket);

@@ -204,11 +204,17 @@ kind_cmtime() {
 	expect_nolog client 'failed|error'
 }
 
-# perftest -R: both ends get the same options; the client prints the table
+# perftest -R: both ends get the same options; the client prints the table.
+# perftest connects twice to the port: the server listens again only after
+# the handshake on the first connection, and the client connects right
+# after it; a REJECTED there makes perftest 4.5 retry on freed ids and
+# crash.  So the client's REQ waits for the second listener
+# (SOFTVERBS_CM_REQ_WAIT_MS), as it waits for the first one here.
 kind_perftest() {
 	local spid
 
 	split_args "$@"
+	ENV_BOTH+=(SOFTVERBS_CM_REQ_WAIT_MS=$((TMO * 1000 / 2)))
 	pick_port
 	spawn server "${ENV_BOTH[@]}" -- "${ARGV[@]}" -R -d softv0 -p "$PORT"
 	spid=$LAST_PID
