@@ -498,6 +498,8 @@ cat >"$T/stranger.py" <<'PYEOF'
 import socket, sys, time
 kind, src, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 end = time.monotonic() + secs
+if len(sys.argv) > 5:
+    open(sys.argv[5], "w").close()  # looping from now on
 held, sent, answers = [], 0, 0
 while time.monotonic() < end:
     if kind == "tcp":
@@ -529,20 +531,27 @@ while time.monotonic() < end:
         s.close()
 print("stranger %s done connects_held=%d sent=%d answers=%d" % (kind, len(held), sent, answers))
 PYEOF
+# stranger KIND SRC PORT SECS: start stranger.py (its PID in spy) and wait
+# until it loops (a fixed sleep was too short for python3 to start on a
+# loaded machine: a TCP stranger then missed the data port's window).
+stranger() {
+	rm -f "$T/stranger.ready"
+	python3 "$T/stranger.py" "$@" "$T/stranger.ready" >"$T/stranger.out" 2>&1 &
+	spy=$!
+	track_pid "$spy"
+	wait_for 10 test -e "$T/stranger.ready"
+}
 if start_server -- --max_per_client 16; then
 	for src in 127.0.0.1 127.0.0.2; do
 		dport=$(free_port)
-		python3 "$T/stranger.py" tcp "$src" "$dport" 4 >"$T/stranger.out" 2>&1 &
-		spy=$!
-		track_pid "$spy"
-		sleep 0.3 # the stranger is already looping when the test starts
-		# strace holds the client's data connect() back 400 ms, so the
+		stranger tcp "$src" "$dport" 5
+		# strace holds the client's data connect() back 800 ms, so the
 		# stranger surely connects first (the case the defect was).
 		# (LeakSanitizer cannot run under ptrace: off for this run.)
 		# The trace (connects, exits, writes, signals) is shown if it fails.
 		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o "$T/strace.log" \
 			-e trace=connect,write,exit_group,kill,tgkill -e signal=all \
-			-e inject=connect:delay_enter=400000:when=2 \
+			-e inject=connect:delay_enter=800000:when=2 \
 			"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 		expect "a stranger on $src loops connect() on the data port: the real client still gets its test" \
 			0 '^    bw  = '
@@ -554,10 +563,7 @@ if start_server -- --max_per_client 16; then
 				"$(cat "$T/stranger.out")"
 	done
 	dport=$(free_port)
-	python3 "$T/stranger.py" udp 127.0.0.2 "$dport" 3 >"$T/stranger.out" 2>&1 &
-	spy=$!
-	track_pid "$spy"
-	sleep 0.3
+	stranger udp 127.0.0.2 "$dport" 3
 	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 -uu -vvs udp_bw
 	expect "a stranger floods the UDP data port: udp_bw runs" 0 '^    recv_bw +='	
 	msgs=$(sed -n 's/^    recv_msgs *= *\([0-9]*\) *$/\1/p' "$OUT_FILE")
@@ -567,10 +573,7 @@ if start_server -- --max_per_client 16; then
 		fail "udp_bw counts only the client's 32 KiB datagrams" "msgs=$msgs bytes=$bytes" "$(ctx)"
 	wait "$spy"
 	dport=$(free_port)
-	python3 "$T/stranger.py" udp 127.0.0.2 "$dport" 3 >"$T/stranger.out" 2>&1 &
-	spy=$!
-	track_pid "$spy"
-	sleep 0.3
+	stranger udp 127.0.0.2 "$dport" 3
 	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 udp_lat
 	expect "a stranger floods during udp_lat: the test runs" 0 '^    latency  = '
 	wait "$spy"
@@ -580,12 +583,9 @@ if start_server -- --max_per_client 16; then
 	run timeout 10 env "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_bw udp_lat
 	expect "a 0.4.11 client still works against the filtering server" 0 '^    latency  = '
 	dport=$(free_port)
-	python3 "$T/stranger.py" tcp 127.0.0.2 "$dport" 4 >"$T/stranger.out" 2>&1 &
-	spy=$!
-	track_pid "$spy"
-	sleep 0.3
+	stranger tcp 127.0.0.2 "$dport" 4
 	run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null -e trace=connect \
-		-e inject=connect:delay_enter=400000:when=2 \
+		-e inject=connect:delay_enter=800000:when=2 \
 		"$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 	expect "a 0.4.11 client: a stranger from another host first on the data port is refused" \
 		0 '^    bw  = '
