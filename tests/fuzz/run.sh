@@ -47,27 +47,36 @@ srcs="
 	output/report_streams.c
 	output/sink.c
 "
-# build every harness first, as many at once as there are CPUs
+# The product sources are compiled once (for every harness; in parallel,
+# as many at once as there are CPUs), then each harness is linked.
+CFL=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=address,undefined
+	-fno-sanitize-recover=undefined)
+mkdir -p "$out/obj"
+objs=()
+for f in $srcs; do
+	objs+=("$out/obj/${f//\//_}.o")
+done
+cc_one() { # source: its object, or a .err file
+	clang "${CFL[@]}" -fsanitize=fuzzer-no-link -c -o "$out/obj/${1//\//_}.o" "$1" \
+		2>"$out/obj/${1//\//_}.err"
+}
+export -f cc_one
+export out
+printf '%s\n' $srcs | CFL_S="${CFL[*]}" xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} \
+	bash -c 'CFL=($CFL_S); cc_one "$1"' _ {}
 build() { # harness
 	local name
 	name=$(basename "$1" .c)
-	if clang -std=gnu11 -g -O1 -D_GNU_SOURCE -I. \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o "$out/$name" "$1" $srcs -lm -pthread 2>"$out/$name.build"; then
+	if clang "${CFL[@]}" -fsanitize=fuzzer -o "$out/$name" "$1" "${objs[@]}" \
+		-lm -pthread 2>"$out/$name.build"; then
 		touch "$out/$name.built"
+	else
+		cat "$out"/obj/*.err >>"$out/$name.build"
 	fi
 }
-jobs=$(nproc 2>/dev/null || echo 2)
-running=0
 for h in "${harnesses[@]}"; do
-	build "$h" &
-	running=$((running + 1))
-	if [ "$running" -ge "$jobs" ]; then
-		wait -n
-		running=$((running - 1))
-	fi
+	build "$h"
 done
-wait
 for h in "${harnesses[@]}"; do
 	name=$(basename "$h" .c)
 	mkdir -p "$out/corpus-$name"
