@@ -189,7 +189,7 @@ static int recv_port(struct chan *c, uint16_t *port, const char *item,
 	return 0;
 }
 
-#define MAX_CANDIDATES 64 /* connections read at once for the secret */
+#define MAX_CANDIDATES 256 /* connections read at once for the secret */
 
 /*
  * Drop candidate i, keeping the others in the order they came, so that
@@ -207,6 +207,35 @@ static void cand_drop(const struct xport *xp, int *cand,
 	memmove(got[i], got[i + 1], rest * sizeof(*got));
 	memmove(&have[i], &have[i + 1], rest * sizeof(*have));
 	(*n)--;
+}
+
+/*
+ * Read what candidate i sent so far (without waiting): its fd when that
+ * completes the secret (the winner; its slot is then -1), else -1, the
+ * candidate dropped if it hung up, failed or sent something else.
+ */
+static int cand_read(const struct xport *xp, int *cand,
+		     uint8_t (*got)[DATA_SECRET], size_t *have, int *n, int i,
+		     const uint8_t *secret, unsigned *strangers)
+{
+	ssize_t k = xp->k->recv(cand[i], got[i] + have[i],
+				DATA_SECRET - have[i], MSG_DONTWAIT);
+	int fd;
+
+	if (k > 0)
+		have[i] += (size_t)k;
+	if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR) ||
+	    (have[i] == DATA_SECRET &&
+	     memcmp(got[i], secret, DATA_SECRET) != 0)) {
+		(*strangers)++;
+		cand_drop(xp, cand, got, have, n, i);
+		return -1;
+	}
+	if (have[i] < DATA_SECRET)
+		return -1;
+	fd = cand[i];
+	cand[i] = -1;
+	return fd;
 }
 
 /*
@@ -259,27 +288,10 @@ static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
 			       "failed to accept data connection: client not responding");
 			goto out;
 		}
-		for (int i = n - 1; i >= 0; i--) {
-			ssize_t k;
-
-			if (!pfd[2 + i].revents)
-				continue;
-			k = sk->recv(cand[i], got[i] + have[i],
-				     DATA_SECRET - have[i], MSG_DONTWAIT);
-			if (k > 0)
-				have[i] += (size_t)k;
-			if (k == 0 || (k < 0 && errno != EAGAIN &&
-				       errno != EINTR) ||
-			    (have[i] == DATA_SECRET &&
-			     memcmp(got[i], secret, DATA_SECRET) != 0)) {
-				strangers++;
-				cand_drop(xp, cand, got, have, &n, i);
-			} else if (have[i] == DATA_SECRET) {
-				winner = cand[i];
-				cand[i] = -1;
-				break;
-			}
-		}
+		for (int i = n - 1; i >= 0 && winner < 0; i--)
+			if (pfd[2 + i].revents)
+				winner = cand_read(xp, cand, got, have, &n, i,
+						   secret, &strangers);
 		if (winner >= 0 || !(pfd[0].revents & POLLIN))
 			continue;
 		/*
@@ -306,7 +318,19 @@ static int accept_bounded(const struct xport *xp, int lfd, const struct chan *c,
 			} else if (!secret) {
 				winner = fd;
 			} else {
-				if (n == MAX_CANDIDATES) { /* the oldest goes */
+				/* Full: the oldest goes, unless what it sent
+				 * meanwhile is the secret (read it first: a
+				 * flood must not push out a real client whose
+				 * secret came after the last poll). */
+				if (n == MAX_CANDIDATES)
+					winner = cand_read(xp, cand, got, have,
+							   &n, 0, secret,
+							   &strangers);
+				if (winner >= 0) {
+					sk->close(fd);
+					break;
+				}
+				if (n == MAX_CANDIDATES) {
 					strangers++;
 					cand_drop(xp, cand, got, have, &n, 0);
 				}
