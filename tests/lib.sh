@@ -342,11 +342,17 @@ port_free() {
 		! ss -uanH "sport = :$1" 2>/dev/null | grep -q .
 }
 
-# Pick a free port for a server that cannot publish port 0 (0.4.11).
+# Pick a free port for a server that cannot publish port 0 (0.4.11), below
+# the kernel's ephemeral range: a port from that range can be taken at any
+# moment as the local port of some outgoing connection (suites run side by
+# side; tests/robust's stranger makes thousands), and the server's bind
+# then fails with "Address already in use".
+EPHEMERAL_LO=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[ "${EPHEMERAL_LO:-0}" -gt 12000 ] 2>/dev/null || EPHEMERAL_LO=32768
 free_port() {
 	local p
 	for _ in $(seq 200); do
-		p=$((20000 + RANDOM % 30000))
+		p=$((10000 + RANDOM % (EPHEMERAL_LO - 10000)))
 		if port_free "$p"; then
 			echo "$p"
 			return 0
