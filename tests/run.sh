@@ -55,11 +55,19 @@ if [ ${#args[@]} -eq 0 ]; then
 	# integration first, beside the shared ASan builds the next ones
 	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(integration rdma softverbs robust sanitize interop softverbs-cm build fuzz compat netns smoke docs unit cluster)
+		args=(integration rdma softverbs robust sanitize interop softverbs-cm build fuzz cluster compat netns smoke docs unit)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
 INTEGRATION=(basic options polling memory errors interval_plot json streams)
+# In CI (CI=true) the sanitize suite runs tests/integration/json.sh,
+# streams.sh and tests/robust/harden.sh whole on the ASan+UBSan build;
+# when it is part of this run, their plain runs are left out (the same
+# checks of the same code; the ASan run is the one that can fail on more).
+if [ "${CI:-}" = true ] && [[ " ${args[*]} " == *" sanitize "* ]]; then
+	INTEGRATION=(basic options polling memory errors interval_plot)
+	export QPERF_HARDEN_IN_SANITIZE=1
+fi
 
 # The suites' own builds (scratch copies, sanitizer builds) use every CPU;
 # each make started by a suite gets its own job slots.
@@ -181,12 +189,14 @@ run_arg() { # SUITE or SUITE:PATTERN
 
 # Lanes (-j N): up to N suites at once, each writing to its own log, which
 # is printed whole when the suite ends (so outputs never interleave), with
-# the summary kept in the order the suites were named.  Suites in ALONE
-# run with nothing beside them: their checks judge timing on purpose
+# the summary kept in the order the suites were named.  A suite in ALONE
+# starts when everything before it has ended, and only QUIET suites (short,
+# light on the CPU) run beside it: its checks judge timing on purpose
 # (cluster's outlier search on shaped links and its 70 and 100 ranks).
 # interop runs in a lane: its cases of 0.4.11's error-text race (our
 # server's sends at real-time priority) passed beside a busy CPU.
 ALONE=" cluster "
+QUIET=" compat netns smoke docs unit "
 run_lanes() {
 	local dir i n=${#args[@]} running=0 done_pid k
 	local -a pid=()
@@ -221,6 +231,7 @@ run_lanes() {
 	reap() { # wait for one lane and print what it did
 		wait -n -p done_pid
 		running=$((running - 1))
+		[ "$done_pid" = "${alone:-}" ] && alone=
 		if [ "$done_pid" = "$prebuild" ]; then
 			cat "$dir/prebuild.log"
 			prebuild=
@@ -231,13 +242,19 @@ run_lanes() {
 			unset "pid[$k]"
 		done
 	}
+	local alone= # the PID of a running ALONE suite
 	for ((i = 0; i < n; i++)); do
 		case $ALONE in *" ${args[$i]%%:*} "*)
 			while [ "$running" -gt 0 ]; do reap; done
 			start_arg "$i"
-			reap
+			alone=${pid[$i]}
 			continue ;;
 		esac
+		if [ -n "$alone" ]; then
+			case $QUIET in *" ${args[$i]%%:*} "*) ;; *)
+				while [ -n "${alone}" ]; do reap; done ;;
+			esac
+		fi
 		case $san_users in *" ${args[$i]%%:*} "*)
 			while [ -n "$prebuild" ]; do reap; done ;;
 		esac
