@@ -49,25 +49,26 @@ srcs="
 "
 # The product sources are compiled once (for every harness; in parallel,
 # as many at once as there are CPUs), then each harness is linked.
-CFL=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=address,undefined
-	-fno-sanitize-recover=undefined)
+# (the flags: words without spaces, so one exported string)
+FUZZ_CFLAGS="-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$out/obj"
 objs=()
 for f in $srcs; do
 	objs+=("$out/obj/${f//\//_}.o")
 done
 cc_one() { # source: its object, or a .err file
-	clang "${CFL[@]}" -fsanitize=fuzzer-no-link -c -o "$out/obj/${1//\//_}.o" "$1" \
+	# shellcheck disable=SC2086 # FUZZ_CFLAGS is a list of words
+	clang $FUZZ_CFLAGS -fsanitize=fuzzer-no-link -c -o "$out/obj/${1//\//_}.o" "$1" \
 		2>"$out/obj/${1//\//_}.err"
 }
 export -f cc_one
-export out
-printf '%s\n' $srcs | CFL_S="${CFL[*]}" xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} \
-	bash -c 'CFL=($CFL_S); cc_one "$1"' _ {}
+export out FUZZ_CFLAGS
+printf '%s\n' $srcs | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c 'cc_one "$1"' _ {}
 build() { # harness
 	local name
 	name=$(basename "$1" .c)
-	if clang "${CFL[@]}" -fsanitize=fuzzer -o "$out/$name" "$1" "${objs[@]}" \
+	# shellcheck disable=SC2086 # FUZZ_CFLAGS is a list of words
+	if clang $FUZZ_CFLAGS -fsanitize=fuzzer -o "$out/$name" "$1" "${objs[@]}" \
 		-lm -pthread 2>"$out/$name.build"; then
 		touch "$out/$name.built"
 	else
