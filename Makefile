@@ -3,7 +3,10 @@
 # config.mak.autogen (written by ./configure, optional) and then config.mak
 # (yours).  Knobs: NO_RDMA=1, NO_NUMA=1, NO_AUTH=1 (no --secret_file, no
 # libcrypto), NO_PMIX=1 (cluster mode only with --rendezvous),
-# SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.
+# SANITIZE=address,undefined, V=1, CC=clang, PREFIX, DESTDIR.  `make install`
+# puts the binary, both man pages and the systemd unit (its ExecStart set to
+# BINDIR) under DESTDIR+PREFIX (/usr/local: ahead of Debian's /usr/bin/qperf,
+# 0.4.11, in PATH).
 
 -include config.mak.autogen
 -include config.mak
@@ -13,6 +16,8 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# systemd reads units from /usr/local/lib/systemd/system as from /usr/lib/...
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL ?= install
 
 CFLAGS ?= -O2 -g
@@ -191,6 +196,10 @@ install: qperf
 	$(INSTALL) -m 755 qperf $(DESTDIR)$(BINDIR)/qperf
 	$(INSTALL) -m 644 docs/qperf.1 $(DESTDIR)$(MANDIR)/man1/qperf.1
 	$(INSTALL) -m 644 docs/qperf-guide.7 $(DESTDIR)$(MANDIR)/man7/qperf-guide.7
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/local/bin/qperf|$(BINDIR)/qperf|g' scripts/qperf.service \
+		>$(DESTDIR)$(UNITDIR)/qperf.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/qperf.service
 
 clean:
 	rm -f qperf libqperf.a .build-flags $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)

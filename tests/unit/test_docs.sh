@@ -46,6 +46,15 @@ sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$MAN" |
 test -s "$tmp/man_words"
 check_status "man page has an OPTIONS section with option names"
 
+# Each option's entry opens with .TP (a name line right after a paragraph
+# runs into it when rendered); the obsolete names' table pairs two name
+# lines under one .TP 20.
+untagged=$(awk '/^\.SH OPTIONS/ { o = 1; next } /^\.SH/ { o = 0 }
+	o && /^\\fB\\-/ && prev !~ /^\.TP/ && prev !~ /^\\fB\\-/ { print NR }
+	{ prev = $0 }' "$MAN" | tr '\n' ' ')
+test -z "$untagged"
+check_status "every option of the man page's OPTIONS opens with .TP${untagged:+ (not at line $untagged)}"
+
 missing=0
 while read -r name; do
 	if ! grep -qxF -- "$name" "$tmp/help_names"; then
@@ -134,6 +143,11 @@ fi
 UNIT=${UNIT:-scripts/qperf.service}
 if command -v systemd-analyze >/dev/null 2>&1; then
 	bin=$(cd "$(dirname "$QPERF")" && pwd)/$(basename "$QPERF")
+	# verify looks up the unit's Documentation= man pages: ours, as
+	# `make install` puts them down (PREFIX in a scratch directory), not
+	# Debian's 0.4.11 qperf(1).
+	make -s -o qperf install PREFIX="$tmp/p" >"$tmp/i.err" 2>&1
+	export MANPATH=$tmp/p/share/man
 	mkdir -p "$tmp/u1" "$tmp/u2"
 	sed "s|/usr/local/bin/qperf|$bin|" "$UNIT" >"$tmp/u1/qperf.service"
 	systemd-analyze verify "$tmp/u1/qperf.service" >"$tmp/u.err" 2>&1 &&
@@ -148,6 +162,16 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	systemd-analyze verify "$tmp/u2/qperf.service" >"$tmp/u.err" 2>&1 &&
 		! grep -q . "$tmp/u.err"
 	check_status "systemd-analyze verify $UNIT with the shared-secret lines"
+	# What `make install` puts down works as installed: the unit's
+	# ExecStart is the installed binary (PREFIX in a scratch directory).
+	! grep . "$tmp/i.err" >&2 &&
+		grep -qx "ExecStart=$tmp/p/bin/qperf --no_quit" "$tmp/p/lib/systemd/system/qperf.service" &&
+		cmp -s qperf "$tmp/p/bin/qperf" &&
+		test -f "$tmp/p/share/man/man7/qperf-guide.7" &&
+		systemd-analyze verify "$tmp/p/lib/systemd/system/qperf.service" >"$tmp/u.err" 2>&1 &&
+		! grep -q . "$tmp/u.err"
+	check_status "make install: the unit runs the installed binary and verifies"
+	unset MANPATH
 else
 	skip "systemd-analyze verify" "no systemd-analyze"
 fi
