@@ -14,16 +14,17 @@ RUNS=${RUNS:-1000000}
 case $RUNS in ''|*[!0-9]*|0) echo "fuzz-depth: RUNS must be a positive number, got '$RUNS'" >&2; exit 2 ;; esac
 command -v clang >/dev/null || { echo "fuzz-depth: clang is not installed" >&2; exit 2; }
 if [ -z "${HARNESSES-}" ]; then
-	HARNESSES=$(cd "$here/../tests/fuzz" && ls fuzz_*.c | sed 's/\.c$//')
+	HARNESSES=$(cd "$here/../tests/fuzz" && printf '%s\n' fuzz_*.c | sed 's/\.c$//')
 fi
+read -ra hs <<<"${HARNESSES//$'\n'/ }"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-depth.XXXXXX") || exit 2
 trap 'rm -rf "$logs"' EXIT
 rows=() failed=0
-echo "fuzz-depth: $(echo $HARNESSES), $RUNS runs each" >&2
+echo "fuzz-depth: ${hs[*]}, $RUNS runs each" >&2
 # one build, then each harness in turn (tests/fuzz/run.sh)
-QPERF_CHECKS=$(echo $HARNESSES | tr ' ' '|') FUZZ_RUNS=$RUNS FUZZ_LOG_DIR=$logs \
+QPERF_CHECKS=$(IFS='|'; echo "${hs[*]}") FUZZ_RUNS=$RUNS FUZZ_LOG_DIR=$logs \
 	bash "$here/../tests/fuzz/run.sh" >"$logs/run.out" 2>&1 || failed=1
-for h in $HARNESSES; do
+for h in "${hs[@]}"; do
 	log=$logs/$h.log
 	if [ ! -s "$log" ]; then
 		rows+=("| $h | build or run failed | | | | | | |")
