@@ -174,6 +174,7 @@ sample() {
 
 # --- the run -----------------------------------------------------------------
 START=$SECONDS
+rev=$(git -C "$here/.." describe --always --dirty 2>/dev/null)
 fd_start=$(nfds) rss_start=$(rss_kb)
 unset FD0
 step=$(((N + SAMPLES - 1) / SAMPLES))
@@ -251,7 +252,7 @@ cat <<EOF
 
 - date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(hostname), $(nproc) CPUs,
   $(uname -r); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)
-- qperf: $QPERF ($(git -C "$here/.." describe --always --dirty 2>/dev/null))
+- qperf: $QPERF (source $rev at the start)
 - tests: ${MIX[*]} in turn, $BATCH per client run, each \`-n $MSGS -m $SIZE\`;
   $PAR client runs at a time; RDMA over softverbs: $([ "$RDMA" = 1 ] && echo "yes (fabric $SOFTVERBS_FABRIC)" || echo no)
 - aborted clients (one job in $ABORT_EVERY): $(for a in "${ABORTS[@]}"; do printf '%s %s, ' "$a" "${abort_kind[$a]:-0}"; done | sed 's/, $//')
