@@ -4,6 +4,11 @@
  * rank (or a stranger on the rendezvous port) sends, decoding must not
  * crash or read out of bounds, strings must end inside their buffers, and
  * what decodes must encode and decode again to the same message.
+ *
+ * Every message type (JOIN, RUN, RESULT, DONE, PING) is also built from
+ * the input (its first byte picks the type, the rest fills the fields,
+ * strings included) and must survive encode and decode field for field,
+ * so each run covers every type whatever the fuzzer finds by itself.
  */
 #include <stdint.h>
 #include <string.h>
@@ -13,19 +18,109 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* take N bytes of the input (zeros once it is used up) */
+static void take(const uint8_t **d, size_t *left, void *dst, size_t n)
+{
+	size_t k = *left < n ? *left : n;
+
+	memset(dst, 0, n);
+	memcpy(dst, *d, k);
+	*d += k;
+	*left -= k;
+}
+
+/* a string of the input's bytes (no NUL inside), at most cap - 1 long */
+static void take_str(const uint8_t **d, size_t *left, char *s, size_t cap)
+{
+	uint8_t len = 0;
+	size_t n = 0;
+
+	take(d, left, &len, 1);
+	memset(s, 0, cap);
+	while (n < len && n < cap - 1 && *left) {
+		s[n] = (char)(**d ? **d : 'x');
+		n++;
+		(*d)++;
+		(*left)--;
+	}
+}
+
+static void built(const uint8_t *d, size_t left)
+{
+	struct cmsg m, m2;
+	uint8_t b[TLV_MAX], b2[TLV_MAX];
+	uint8_t t = 0;
+	size_t n;
+
+	memset(&m, 0, sizeof(m));
+	take(&d, &left, &t, 1);
+	m.type = (enum cmsg_type)(CMSG_JOIN + t % 5);
+	switch (m.type) {
+	case CMSG_JOIN:
+		take(&d, &left, &m.u.join.rank, 12);
+		take(&d, &left, &m.u.join.port, 2);
+		take_str(&d, &left, m.u.join.host, CMSG_HOST_MAX);
+		break;
+	case CMSG_RUN:
+		take(&d, &left, &m.u.run.job, 16);
+		take(&d, &left, &m.u.run.port, 2);
+		take_str(&d, &left, m.u.run.addr, CMSG_HOST_MAX);
+		break;
+	case CMSG_RESULT:
+		take(&d, &left, &m.u.result.job, 8);
+		take_str(&d, &left, m.u.result.err, CMSG_ERR_MAX);
+		take(&d, &left, &m.u.result.r, sizeof(m.u.result.r));
+		break;
+	case CMSG_DONE:
+	case CMSG_PING:
+		break;
+	}
+	n = cmsg_encode(&m, b, sizeof(b));
+	if (!n || cmsg_decode(b, n, &m2) < 0 || m2.type != m.type)
+		__builtin_trap();
+	switch (m.type) {
+	case CMSG_JOIN:
+		if (m2.u.join.rank != m.u.join.rank ||
+		    m2.u.join.size != m.u.join.size ||
+		    m2.u.join.local_rank != m.u.join.local_rank ||
+		    m2.u.join.port != m.u.join.port ||
+		    strcmp(m2.u.join.host, m.u.join.host))
+			__builtin_trap();
+		break;
+	case CMSG_RUN:
+		if (memcmp(&m2.u.run, &m.u.run, sizeof(m.u.run)))
+			__builtin_trap();
+		break;
+	case CMSG_RESULT:
+		if (m2.u.result.job != m.u.result.job ||
+		    m2.u.result.status != m.u.result.status ||
+		    strcmp(m2.u.result.err, m.u.result.err))
+			__builtin_trap();
+		break;
+	case CMSG_DONE:
+	case CMSG_PING:
+		break;
+	}
+	/* what decoded encodes to the same bytes again */
+	if (cmsg_encode(&m2, b2, sizeof(b2)) != n || memcmp(b, b2, n))
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cmsg m, m2;
-	uint8_t b[TLV_MAX];
+	uint8_t b[TLV_MAX], b2[TLV_MAX];
 	size_t n;
 
+	built(data, size);
 	if (cmsg_decode(data, size, &m) < 0)
 		return 0;
 	if (strnlen(m.u.join.host, CMSG_HOST_MAX) >= CMSG_HOST_MAX ||
 	    strnlen(m.u.result.err, CMSG_ERR_MAX) >= CMSG_ERR_MAX)
 		__builtin_trap();
 	n = cmsg_encode(&m, b, sizeof(b));
-	if (!n || cmsg_decode(b, n, &m2) < 0 || m2.type != m.type)
+	if (!n || cmsg_decode(b, n, &m2) < 0 || m2.type != m.type ||
+	    cmsg_encode(&m2, b2, sizeof(b2)) != n || memcmp(b, b2, n))
 		__builtin_trap();
 	return 0;
 }

@@ -609,6 +609,8 @@ else
 	. "$LIB_ROOT/tests/robust/harden.sh"
 fi
 
+. "$LIB_ROOT/tests/robust/soak.sh"
+
 # --- the main server survived everything ------------------------------------------------
 settled "at the end"
 stop_server "$MAIN_PORT" "$MAIN_PID" "quit stops the main server (exit 0)"
