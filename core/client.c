@@ -191,6 +191,7 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 				freeaddrinfo(res);
 				fcntl(fd, F_SETFL,
 				      fcntl(fd, F_GETFL) | O_NONBLOCK);
+				ctl_nodelay(fd);
 				a->c.fd = fd;
 				return 0;
 			}

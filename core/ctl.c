@@ -809,6 +809,20 @@ int ctl_sync(struct ctl *c, const char *text, char *err, size_t errlen)
 }
 
 /*
+ * The control connection carries small messages that each side writes
+ * back to back (a STAT then its extension, a request then its block)
+ * before reading: with Nagle's algorithm the second write waits for the
+ * peer's delayed ACK, about 40 ms per test on Linux.  Control messages
+ * are few and already whole, so send each at once.  Not a wire change.
+ */
+void ctl_nodelay(int fd)
+{
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/*
  * Filler sent in-band before the urgent byte of an error notice, in the same
  * segment.  A 0.4.11 reader, woken by SIGURG, skips in-band bytes up to the
  * mark and then reads the text once, without waiting: when the text was a

@@ -228,6 +228,8 @@ void ctl_send_error(struct ctl *c, const char *text);
  * sent (the caller may send the rest), or -1 if the urgent byte was not.
  */
 ssize_t ctl_urgent_notice(int fd, const char *text, size_t n);
+/* No Nagle delay on a control connection (see ctl.c). */
+void ctl_nodelay(int fd);
 
 /*
  * Send one extension block / receive one (header checked, at most cap

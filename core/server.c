@@ -262,6 +262,7 @@ static int serve_one(int fd, const struct plan *p)
 	int rc = -1;
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	ctl_nodelay(fd);
 	rc = read_request(&c, p->secret, &q, err, sizeof(err));
 	if (rc > 0) {
 		log_refused(fd, err);
