@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Sourced by tests/interop/run.sh (after its socket checks): the report
+# layout of every RDMA test 0.4.11 has (the 21 of spec §2 that Debian's
+# build has: no XRC), at the default verbosity, -v and -vv, over
+# softverbs.  For each, 0.4.11's client against 0.4.11's server gives the
+# reference: the names of the report lines, in order; our client against
+# 0.4.11's server (X), 0.4.11's client against our server (Y) and ours
+# against ours must print the same names in the same order.  Figures
+# differ from run to run, so only names are compared, and the lines whose
+# value may be zero by chance (hidden, spec §3.6) are left out: the
+# system's interrupt and iowait shares, and error counts.
+#
+# 0.4.11 counts whole seconds, so each run takes 1 s; the twelve runs of a
+# test go side by side (about 30 s in all).
+#   SV_LIB=DIR  softverbs library directory (default softverbs/build)
+
+section "rdma layout"
+SV_LIB=${SV_LIB:-$LIB_ROOT/softverbs/build}
+RDMA_LAYOUT_TESTS="rc_bi_bw rc_bw rc_lat uc_bi_bw uc_bw uc_lat ud_bi_bw ud_bw
+ud_lat rc_rdma_read_bw rc_rdma_read_lat rc_rdma_write_bw rc_rdma_write_lat
+rc_rdma_write_poll_lat uc_rdma_write_bw uc_rdma_write_lat
+uc_rdma_write_poll_lat rc_compare_swap_mr rc_fetch_add_mr
+ver_rc_compare_swap ver_rc_fetch_add"
+
+# rdma_names FILE: the report's line names, one line, space-separated.
+rdma_names() {
+	sed -n 's/^    \([a-z_]*\) *  =  .*/\1/p' "$1" |
+		grep -vE '(iowait|intr|errors)$' | tr '\n' ' '
+}
+
+rdma_layout() {
+	local lport oport t v pair who cl port f pids ref got
+	export LD_LIBRARY_PATH=$SV_LIB
+	export SOFTVERBS_FABRIC=qperf-interop-$$ SOFTVERBS_NODE=1
+	if ! start_legacy_server; then
+		fail "rdma layout: 0.4.11 server starts over softverbs"
+		return
+	fi
+	lport=$LEGACY_PORT
+	# twelve clients at once, six of them ours from one address
+	if ! start_server -- --max_per_client 16; then
+		fail "rdma layout: our server starts over softverbs"
+		return
+	fi
+	oport=$SERVER_PORT
+	for t in $RDMA_LAYOUT_TESTS; do
+		checks_match "rdma layout" "$t" || continue
+		pids=()
+		for v in "" -v -vv; do
+			for pair in LL:$LEGACY_QPERF:$lport X:$QPERF:$lport \
+				Y:$LEGACY_QPERF:$oport ours:$QPERF:$oport; do
+				IFS=: read -r who cl port <<<"$pair"
+				SOFTVERBS_NODE=2 timeout -k 2 20 "$cl" localhost \
+					-lp "$port" -t 1 $v "$t" \
+					>"$T/rl.$t$v.$who" 2>&1 </dev/null &
+				pids+=($!)
+			done
+		done
+		wait "${pids[@]}"
+		for v in "" -v -vv; do
+			f=$T/rl.$t$v
+			ref=$(rdma_names "$f.LL")
+			for who in X Y ours; do
+				got=$(rdma_names "$f.$who")
+				if [ -n "$ref" ] && [ "$got" = "$ref" ]; then
+					pass "rdma layout: $who: $t${v:+ $v} as 0.4.11's"
+				else
+					fail "rdma layout: $who: $t${v:+ $v} as 0.4.11's" \
+						"ours:   $got" "0.4.11: $ref" \
+						"$(cat "$f.$who")" "--- 0.4.11:" \
+						"$(cat "$f.LL")"
+				fi
+			done
+		done
+	done
+	stop_server "$lport" "$LEGACY_PID"
+	stop_server "$oport" "$SERVER_PID"
+	unset LD_LIBRARY_PATH SOFTVERBS_FABRIC SOFTVERBS_NODE
+}
+
+if [ ! -e "$SV_LIB/libibverbs.so.1" ]; then
+	fail "rdma layout: softverbs is built ($SV_LIB/libibverbs.so.1)" "run make first"
+elif ! "$QPERF" --version | grep -q 'rdma: built'; then
+	fail "rdma layout: this qperf has the RDMA tests" "$("$QPERF" --version)"
+else
+	rdma_layout
+fi
