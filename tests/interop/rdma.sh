@@ -11,7 +11,8 @@
 # system's interrupt and iowait shares, and error counts.
 #
 # 0.4.11 counts whole seconds, so each run takes 1 s; the twelve runs of a
-# test go side by side (about 30 s in all).
+# test go side by side, 0.4.11's against six 0.4.11 servers (it serves
+# one test at a time).
 #   SV_LIB=DIR  softverbs library directory (default softverbs/build)
 
 section "rdma layout"
@@ -29,15 +30,20 @@ rdma_names() {
 }
 
 rdma_layout() {
-	local lport oport t v pair who cl port f pids ref got
+	local lports=() lpids=() oport t v i pair who cl port f pids ref got
 	export LD_LIBRARY_PATH=$SV_LIB
 	export SOFTVERBS_FABRIC=qperf-interop-$$ SOFTVERBS_NODE=1
-	if ! start_legacy_server; then
-		fail "rdma layout: 0.4.11 server starts over softverbs"
-		return
-	fi
-	lport=$LEGACY_PORT
-	# twelve clients at once, six of them ours from one address
+	# 0.4.11's server runs one test at a time (spec §1): one server for
+	# each of the six runs of a test that use one
+	for i in 0 1 2 3 4 5; do
+		if ! start_legacy_server; then
+			fail "rdma layout: 0.4.11 servers start over softverbs"
+			return
+		fi
+		lports+=("$LEGACY_PORT")
+		lpids+=("$LEGACY_PID")
+	done
+	# six clients at once from one address
 	if ! start_server -- --max_per_client 16; then
 		fail "rdma layout: our server starts over softverbs"
 		return
@@ -46,15 +52,18 @@ rdma_layout() {
 	for t in $RDMA_LAYOUT_TESTS; do
 		checks_match "rdma layout" "$t" || continue
 		pids=()
+		i=0
 		for v in "" -v -vv; do
-			for pair in LL:$LEGACY_QPERF:$lport X:$QPERF:$lport \
-				Y:$LEGACY_QPERF:$oport ours:$QPERF:$oport; do
+			for pair in "LL:$LEGACY_QPERF:${lports[i]}" \
+				"X:$QPERF:${lports[i + 1]}" \
+				"Y:$LEGACY_QPERF:$oport" "ours:$QPERF:$oport"; do
 				IFS=: read -r who cl port <<<"$pair"
 				SOFTVERBS_NODE=2 timeout -k 2 20 "$cl" localhost \
 					-lp "$port" -t 1 $v "$t" \
 					>"$T/rl.$t$v.$who" 2>&1 </dev/null &
 				pids+=($!)
 			done
+			i=$((i + 2))
 		done
 		wait "${pids[@]}"
 		for v in "" -v -vv; do
@@ -73,7 +82,9 @@ rdma_layout() {
 			done
 		done
 	done
-	stop_server "$lport" "$LEGACY_PID"
+	for i in 0 1 2 3 4 5; do
+		stop_server "${lports[i]}" "${lpids[i]}"
+	done
 	stop_server "$oport" "$SERVER_PID"
 	unset LD_LIBRARY_PATH SOFTVERBS_FABRIC SOFTVERBS_NODE
 }
