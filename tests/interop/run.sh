@@ -8,6 +8,8 @@
 # both directions), remote errors both ways, the version-mismatch texts,
 # and the exact bytes of our legacy request (a python fake server records
 # them; they must equal the spec's layout and 0.4.11's own request).
+# Then, over softverbs, the report lines of the 21 RDMA tests 0.4.11 has
+# at the default verbosity, -v and -vv, both ways (tests/interop/rdma.sh).
 #
 # Usage: bash tests/interop/run.sh   (QPERF=..., LEGACY_QPERF=... override)
 # Needs the Debian package qperf (apt-get install qperf) and python3.
@@ -604,5 +606,8 @@ else
 fi
 [ "$st" = 0 ] && pass "Y: 0.4.11's quit stops our server (exit 0)" ||
 	fail "Y: 0.4.11's quit stops our server (exit 0)" "status $st"
+
+# --- the RDMA tests' report layouts, over softverbs ------------------------------
+. "$(dirname "$0")/rdma.sh"
 
 finish

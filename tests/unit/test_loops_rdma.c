@@ -64,15 +64,36 @@ TEST(onesided_atomics)
 	CHECK_STR(F.err, "");
 	CHECK(ST->rem_r.msgs == 50 && ST->rem_r.bytes == 400);
 	CHECK(ST->r.msgs == 0 && ST->r.bytes == 0);
-	CHECK(ST->rem_s.msgs == 0 && ST->s.msgs == 0);
+	/* each one posted is 8 bytes sent, as 0.4.11 counts it: its -v
+	 * report shows send_cost and send/recv_cpus_used (srmode) */
+	CHECK(ST->s.msgs == 50 && ST->s.bytes == 400);
+	CHECK(ST->rem_s.msgs == 0);
 	CHECK(M->posted[OP_FADD] == 50);
 
 	setup(LOOP_ONESIDED, OP_CSWAP, 4, false, false, 0, 2000);
 	M->lazy = true;
 	CHECK(prep_run() == 0);
 	CHECK(ST->rem_r.msgs == 2000 && ST->rem_r.bytes == 16000);
+	CHECK(ST->s.msgs == 2000 && ST->s.bytes == 16000);
 	CHECK(M->posted[OP_CSWAP] == 2000);
 	CHECK(M->out_max == 4);
+}
+
+/* 0.4.11 records max_cqe in its bandwidth and atomic loops only: a
+ * latency test's (here a read, one outstanding) ends with none. */
+TEST(max_cqe_latency_none)
+{
+	setup(LOOP_ONESIDED, OP_READ, 16, false, false, 64, 100);
+	CHECK(prep_run() == 0);
+	CHECK(F.s.max_cqes > 0);
+	setup(LOOP_ONESIDED, OP_FADD, 16, false, false, 0, 100);
+	CHECK(prep_run() == 0);
+	CHECK(F.s.max_cqes > 0);
+	setup(LOOP_ONESIDED, OP_READ, 1, false, false, 1, 10);
+	F.t.measure = MEAS_LATENCY;
+	CHECK(prep_run() == 0);
+	CHECK(ST->r.msgs == 10);
+	CHECK(F.s.max_cqes == 0);
 }
 
 TEST(onesided_reliable_idle)
@@ -127,6 +148,7 @@ TEST(ver_fetch_add_ok)
 	CHECK(prep_run() == 0);
 	CHECK_STR(F.err, "");
 	CHECK(ST->rem_r.msgs == 3000 && ST->rem_r.bytes == 24000);
+	CHECK(ST->s.msgs == 3000 && ST->s.bytes == 24000);
 	CHECK(ST->r.msgs == 0);
 	CHECK(M->posted[OP_FADD] == 3000);
 	CHECK(M->word == 3000);
@@ -146,6 +168,7 @@ TEST(ver_compare_swap_ok)
 	CHECK(prep_run() == 0);
 	CHECK_STR(F.err, "");
 	CHECK(ST->rem_r.msgs == 5000 && ST->rem_r.bytes == 40000);
+	CHECK(ST->s.msgs == 5000 && ST->s.bytes == 40000);
 	CHECK(M->posted[OP_CSWAP] == 5000);
 	CHECK(M->word == VER_M + 4999);
 	CHECK(M->out_max == 1024); /* min(65536 / 8, depth) */
@@ -352,6 +375,7 @@ int main(void)
 	RUN(onesided_read);
 	RUN(onesided_read_timed);
 	RUN(onesided_atomics);
+	RUN(max_cqe_latency_none);
 	RUN(onesided_reliable_idle);
 	RUN(onesided_server_idles);
 	RUN(ver_fetch_add_ok);
