@@ -32,7 +32,6 @@ s17_stop() {
 	[ "$st" = 0 ] || fail "server with a secret: quit with it (exit 0)" "status $st"
 }
 
-echo "# t=$SECONDS"
 # --- 16. -lh with an IPv4-mapped IPv6 address -----------------------------------
 # A v6-only socket cannot bind ::ffff:a.b.c.d (EINVAL): it is a.b.c.d.
 if start_server -- -lh ::ffff:127.0.0.1; then
@@ -47,7 +46,6 @@ else
 	fail "-lh ::ffff:127.0.0.1: the server starts" "$(cat "$SERVER_LOG")"
 fi
 
-echo "# t=$SECONDS"
 # --- 16. the largest secret, followed by its newline -----------------------------
 S17_KEY=$T/s17.key
 { head -c 4096 /dev/zero | tr '\0' k; echo; } >"$S17_KEY"
@@ -66,7 +64,6 @@ run "$QPERF" -lp 0 -sf "$T/s17.long"
 expect "a 4097-byte secret: refused, naming the limit" 1 '^$' \
 	"^qperf: --secret_file: \"$T/s17\\.long\" is longer than 4096 bytes, the most a secret may have"
 
-echo "# t=$SECONDS"
 # --- 9. every quit in the log, with the client's address -------------------------
 if start_server; then
 	run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" quit
@@ -92,21 +89,20 @@ else
 	fail "server with --no_quit starts (quit log)"
 fi
 
-echo "# t=$SECONDS"
 # --- 8. out of descriptors: no spinning on accept() ----------------------------
 # Under ulimit -n 32 the parent holds two descriptors per child; 20 idle
-# connections use them up.  The old server retried accept() at once,
+# connections (that never read what the server says) use them up.  The old server retried accept() at once,
 # forever: 444,446 log lines and 3.1 s of CPU in 4 s.
 if start_server sh -c 'ulimit -n 32 && exec "$@"' sh -- -lto 3 --max_per_client 16; then
 	c0=$(cpu_ticks "$SERVER_PID")
-	run -t 20 python3 "$HOLD" 127.0.0.1 "$SERVER_PORT" 127.0.0.1 20 2
+	run -t 20 python3 "$HOLD" 127.0.0.1 "$SERVER_PORT" 127.0.0.1 20 2 deaf
 	c1=$(cpu_ticks "$SERVER_PID")
 	lines=$(wc -l <"$SERVER_LOG")
 	used=$((c1 - c0))
-	if has '^held 20 opened' && [ "$used" -le $((HZ / 2)) ]; then
+	if has '^held 20 opened' && [ "$used" -le $((HZ / 4)) ]; then
 		pass "ulimit -n 32, 20 idle connections for 2 s: the server used $used/$HZ s of CPU"
 	else
-		fail "ulimit -n 32, 20 idle connections for 2 s: at most 0.5 s of CPU" \
+		fail "ulimit -n 32, 20 idle connections for 2 s: at most 0.25 s of CPU" \
 			"used $used ticks of $HZ/s" "$(ctx)" "$(head -n 5 "$SERVER_LOG")"
 	fi
 	# One line, and one per connection at most besides.
@@ -132,7 +128,6 @@ else
 	fail "server under ulimit -n 32 starts" "$(cat "$SERVER_LOG")"
 fi
 
-echo "# t=$SECONDS"
 # --- 7. without the secret, no slot ------------------------------------------
 # Eight addresses with no secret keep 48 silent connections open and
 # reopen each one dropped; the old server gave each a slot until
