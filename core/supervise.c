@@ -44,13 +44,13 @@
 /*
  * With --secret_file a connection holds one of the SERVER_MAX_CHILDREN
  * slots only once it has proved the secret.  Until then it is one of at
- * most PREAUTH_MAX unauthenticated ones (PREAUTH_PER_CLIENT per client
- * address), each with PREAUTH_TIME to authenticate.  When they are all
+ * most PREAUTH_MAX unauthenticated ones (--max_per_client per client
+ * address, so whatever a client may run it may also authenticate at
+ * once), each with PREAUTH_TIME to authenticate.  When they are all
  * taken, a newcomer displaces the oldest of the address that has most,
  * so a few addresses without the secret cannot keep others out.
  */
 #define PREAUTH_MAX 32
-#define PREAUTH_PER_CLIENT 4
 #define PREAUTH_TIME (2 * NS_PER_SEC)
 #define SHED_LOG_GAP (10 * NS_PER_SEC) /* one line per gap for dropped ones */
 /* Slots: the served, the unauthenticated, and as many killed, not reaped. */
@@ -608,13 +608,13 @@ static bool out_of_resources(int e)
 static bool preauth_room(struct superv *sv, const uint8_t *key,
 			 const char *who, char *msg, size_t len)
 {
+	int per = (int)sv->p->lim.max_per_client, most = 0;
 	struct slot *victim = NULL;
-	int most = 0;
 
-	if (npreauth(sv, key) >= PREAUTH_PER_CLIENT) {
+	if (npreauth(sv, key) >= per) {
 		xsnprintf(msg, len,
-			  "server busy: %d connections from %s are authenticating (at most %d per client); try again in %u s",
-			  npreauth(sv, key), who, PREAUTH_PER_CLIENT,
+			  "server busy: %d connections from %s are authenticating (at most %d per client, --max_per_client); try again in %u s",
+			  npreauth(sv, key), who, per,
 			  (unsigned)(PREAUTH_TIME / NS_PER_SEC));
 		return false;
 	}
