@@ -106,18 +106,8 @@ struct auth_secret *auth_load(const char *path, const char *from, char *err,
 		return NULL;
 	}
 	s = xcalloc(1, sizeof(*s));
-	/* A full buffer: one byte more tells a file that is too long. */
+	/* The whole file, newline included; a full buffer is too long. */
 	n = read_all(fd, s->key, sizeof(s->key));
-	if (n == (ssize_t)sizeof(s->key)) {
-		uint8_t extra;
-
-		if (read_all(fd, &extra, 1) == 1) {
-			seterr(err, errlen,
-			       "%s: \"%.200s\" is longer than %d bytes", from,
-			       path, AUTH_SECRET_MAX);
-			goto fail;
-		}
-	}
 	if (n < 0) {
 		seterr_errno(err, errlen, errno, "%s: cannot read \"%.200s\"",
 			     from, path);
@@ -128,6 +118,12 @@ struct auth_secret *auth_load(const char *path, const char *from, char *err,
 		s->len--;
 		if (s->len && s->key[s->len - 1] == '\r')
 			s->len--;
+	}
+	if (s->len > AUTH_SECRET_MAX) {
+		seterr(err, errlen,
+		       "%s: \"%.200s\" is longer than %d bytes, the most a secret may have (a trailing newline is not counted)",
+		       from, path, AUTH_SECRET_MAX);
+		goto fail;
 	}
 	if (s->len == 0) {
 		seterr(err, errlen, "%s: \"%.200s\" is empty; put the secret in it (e.g. head -c 32 /dev/urandom | base64)",

@@ -31,8 +31,10 @@
 #define AUTH_ENV "QPERF_SECRET_FILE" /* used when --secret_file is absent */
 
 struct auth_secret {
-	size_t len; /* bytes of key, at least 1 */
-	uint8_t key[AUTH_SECRET_MAX];
+	size_t len; /* bytes of key, 1 to AUTH_SECRET_MAX */
+	/* Room for the trailing "\r\n" and one byte more, to tell a file
+	 * that is too long: the whole file is read into the wiped block. */
+	uint8_t key[AUTH_SECRET_MAX + 3];
 };
 
 /* Is shared-secret support compiled in? */

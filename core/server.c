@@ -118,9 +118,11 @@ static int read_request(struct ctl *c, const struct auth_secret *secret,
 	struct auth_transcript tr;
 	size_t n, hn;
 
+	memset(b, 0, sizeof(b));
 	if (ctl_recv(c, b, REQ_VER_SIZE, "request version", err, errlen) < 0)
 		return -1;
 	req_decode(b, q); /* the version fields only, for now */
+	q->req_index = UINT16_MAX; /* not known yet: no test's index */
 	if (check_version(q, err, errlen) < 0)
 		return -1;
 	if (secret && q->ver_min != QPERF_VER_MIN) {
@@ -238,8 +240,12 @@ static int send_conf_ext(struct ctl *c, char *err, size_t errlen)
 	return rc;
 }
 
-/* The server's log line for a client refused before its request ran. */
-static void log_refused(int fd, const char *why)
+/*
+ * The server's log line for a client refused before its request ran;
+ * what names the request when it is known to be quit (every quit refused
+ * is logged with the client's address, as every quit served is).
+ */
+static void log_refused(int fd, const char *what, const char *why)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -247,7 +253,12 @@ static void log_refused(int fd, const char *why)
 
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
 		acl_addr_str((struct sockaddr *)&ss, who, sizeof(who));
-	fprintf(stderr, "qperf: refused %s: %s\n", who, why);
+	fprintf(stderr, "qperf: refused %s%s: %s\n", what, who, why);
+}
+
+static bool is_quit(const struct test_desc *t)
+{
+	return t && t->kind == TK_QUIT;
 }
 
 /* Serve one connection in a child process.  Returns the exit status. */
@@ -265,7 +276,9 @@ static int serve_one(int fd, const struct plan *p)
 	ctl_nodelay(fd);
 	rc = read_request(&c, p->secret, &q, err, sizeof(err));
 	if (rc > 0) {
-		log_refused(fd, err);
+		log_refused(fd, is_quit(test_by_index(q.req_index)) ? "quit from "
+								      : "",
+			    err);
 		ctl_send_error(&c, err);
 		close(fd);
 		return 1;
@@ -274,8 +287,17 @@ static int serve_one(int fd, const struct plan *p)
 		goto fail;
 	t = test_by_index(q.req_index);
 	debugf(p->debug, "received request: %s", t ? t->name : "?");
-	if (validate(t, &q, &p->lim, err, sizeof(err)) < 0)
+	if (validate(t, &q, &p->lim, err, sizeof(err)) < 0) {
+		if (is_quit(t)) {
+			log_refused(fd, "quit from ",
+				    p->lim.no_quit ? "the server runs with --no_quit"
+						   : err);
+			ctl_send_error(&c, err);
+			close(fd);
+			return 1;
+		}
 		goto fail;
+	}
 	c.timeout = q.timeout_ns;
 	/* The parent keeps the memory budget and the watchdog's figures. */
 	memset(&adm, 0, sizeof(adm));
@@ -397,19 +419,42 @@ static int listen_host(const char *host, uint16_t port, char *err,
 		return seterr(err, errlen, "-lh: \"%.100s\": %s", host,
 			      gai_strerror(e));
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-				ai->ai_protocol);
+		const struct sockaddr *sa = ai->ai_addr;
+		socklen_t salen = ai->ai_addrlen;
+		int family = ai->ai_family, fd;
+		struct sockaddr_in s4;
 
+		/*
+		 * An IPv4-mapped address (::ffff:a.b.c.d) is IPv4: a v6-only
+		 * socket cannot bind it (EINVAL), and a dual-stack one
+		 * would serve exactly a.b.c.d anyway.  Bind that instead.
+		 */
+		if (family == AF_INET6) {
+			const struct sockaddr_in6 *m =
+				(const struct sockaddr_in6 *)(const void *)sa;
+
+			if (IN6_IS_ADDR_V4MAPPED(&m->sin6_addr)) {
+				memset(&s4, 0, sizeof(s4));
+				s4.sin_family = AF_INET;
+				s4.sin_port = m->sin6_port;
+				memcpy(&s4.sin_addr, m->sin6_addr.s6_addr + 12,
+				       4);
+				family = AF_INET;
+				sa = (const struct sockaddr *)&s4;
+				salen = sizeof(s4);
+			}
+		}
+		fd = socket(family, ai->ai_socktype | SOCK_CLOEXEC,
+			    ai->ai_protocol);
 		if (fd < 0) {
 			last = errno;
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (ai->ai_family == AF_INET6)
+		if (family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 				   sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-		    listen(fd, 64) == 0) {
+		if (bind(fd, sa, salen) == 0 && listen(fd, 64) == 0) {
 			freeaddrinfo(res);
 			return fd;
 		}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,23 @@
 #define ADMIT_WAIT_MS 5000
 #define BUDGET_MIN (64ULL << 20)
 #define CELL 64 /* bytes per progress counter: one cache line each */
+/*
+ * With --secret_file a connection holds one of the SERVER_MAX_CHILDREN
+ * slots only once it has proved the secret.  Until then it is one of at
+ * most PREAUTH_MAX unauthenticated ones (--max_per_client per client
+ * address, so whatever a client may run it may also authenticate at
+ * once), each with PREAUTH_TIME to authenticate.  When they are all
+ * taken, a newcomer displaces the oldest of the address that has most,
+ * so a few addresses without the secret cannot keep others out.
+ */
+#define PREAUTH_MAX 32
+#define PREAUTH_TIME (2 * NS_PER_SEC)
+#define SHED_LOG_GAP (10 * NS_PER_SEC) /* one line per gap for dropped ones */
+/* Slots: the served, the unauthenticated, and as many killed, not reaped. */
+#define NSLOT (SERVER_MAX_CHILDREN + 2 * PREAUTH_MAX)
+/* Out of descriptors (EMFILE, ENFILE): how long the listener rests. */
+#define ACCEPT_PAUSE (250 * 1000000ULL)
+#define ACCEPT_LOG_GAP (30 * NS_PER_SEC)
 
 uint64_t *progress_counter;
 
@@ -66,6 +84,7 @@ struct slot {
 	char who[64]; /* client address as text */
 	uint64_t start; /* ns: accepted */
 	bool admitted;
+	bool counted; /* holds one of the SERVER_MAX_CHILDREN slots */
 	struct admit a;
 	uint64_t progress, progress_at; /* last count seen, and when */
 	bool killed;
@@ -79,12 +98,19 @@ struct drain {
 struct superv {
 	const struct plan *p;
 	int lfd;
-	struct slot slot[SERVER_MAX_CHILDREN];
+	struct slot slot[NSLOT];
 	uint8_t *cells; /* shared: one progress counter per slot */
 	struct drain drain[DRAIN_MAX];
 	uint64_t budget, used; /* bytes */
 	bool stopping;
 	uint64_t stop_at; /* ns: when the grace for running children ends */
+	/* Unauthenticated connections dropped: one log line per gap. */
+	uint64_t shed_log_at;
+	unsigned shed_quiet; /* dropped since the last line */
+	/* accept() failing: the listener rests until accept_at. */
+	uint64_t accept_at, accept_log_at;
+	int accept_err; /* errno of the episode that was logged, or 0 */
+	unsigned accept_waits; /* pauses since that line */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -215,14 +241,38 @@ static uint64_t *cell(struct superv *sv, int i)
 	return (uint64_t *)(void *)(sv->cells + (size_t)i * CELL);
 }
 
+/* Children that hold one of the SERVER_MAX_CHILDREN slots (of key). */
 static int nlive(const struct superv *sv, const uint8_t *key)
 {
 	int n = 0;
 
-	for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
-		if (sv->slot[i].pid &&
+	for (int i = 0; i < NSLOT; i++)
+		if (sv->slot[i].pid && sv->slot[i].counted &&
 		    (!key || memcmp(sv->slot[i].key, key, 16) == 0))
 			n++;
+	return n;
+}
+
+/* Unauthenticated connections (of key), not counting those killed. */
+static int npreauth(const struct superv *sv, const uint8_t *key)
+{
+	int n = 0;
+
+	for (int i = 0; i < NSLOT; i++)
+		if (sv->slot[i].pid && !sv->slot[i].counted &&
+		    !sv->slot[i].killed &&
+		    (!key || memcmp(sv->slot[i].key, key, 16) == 0))
+			n++;
+	return n;
+}
+
+/* Every child not yet reaped. */
+static int nchildren(const struct superv *sv)
+{
+	int n = 0;
+
+	for (int i = 0; i < NSLOT; i++)
+		n += sv->slot[i].pid != 0;
 	return n;
 }
 
@@ -236,6 +286,11 @@ static uint64_t slot_deadline(const struct superv *sv, const struct slot *s,
 	const struct server_limits *l = &sv->p->lim;
 
 	*why = "setup";
+	if (!s->counted) {
+		*why = "auth";
+		return s->start + (l->max_setup < PREAUTH_TIME ? l->max_setup
+							 : PREAUTH_TIME);
+	}
 	if (!s->admitted || !s->a.data || s->progress == 0)
 		return s->start + l->max_setup;
 	if (s->a.time_ns) {
@@ -254,6 +309,30 @@ static const char *slot_test(const struct slot *s)
 	return t ? t->name : "request";
 }
 
+/*
+ * The log line for an unauthenticated connection dropped: at most one per
+ * SHED_LOG_GAP, which counts the others, so a flood cannot fill the log.
+ */
+static void log_shed(struct superv *sv, const struct slot *s, const char *why)
+{
+	uint64_t now = now_ns();
+
+	if (now < sv->shed_log_at) {
+		sv->shed_quiet++;
+		return;
+	}
+	if (sv->shed_quiet)
+		fprintf(stderr,
+			"qperf: dropped unauthenticated connection from %s: %s (and %u more unauthenticated connections dropped since the last such line)\n",
+			s->who, why, sv->shed_quiet);
+	else
+		fprintf(stderr,
+			"qperf: dropped unauthenticated connection from %s: %s\n",
+			s->who, why);
+	sv->shed_quiet = 0;
+	sv->shed_log_at = now + SHED_LOG_GAP;
+}
+
 /* SIGKILL our child in slot s, and say why in the log and to its client. */
 static void kill_child(struct superv *sv, struct slot *s, const char *why)
 {
@@ -263,8 +342,11 @@ static void kill_child(struct superv *sv, struct slot *s, const char *why)
 		return;
 	kill(s->pid, SIGKILL);
 	s->killed = true;
-	fprintf(stderr, "qperf: stopped %s from %s (pid %d): %s\n",
-		slot_test(s), s->who, (int)s->pid, why);
+	if (s->counted)
+		fprintf(stderr, "qperf: stopped %s from %s (pid %d): %s\n",
+			slot_test(s), s->who, (int)s->pid, why);
+	else
+		log_shed(sv, s, why);
 	xsnprintf(msg, sizeof(msg), "%s stopped by the server: %s",
 		  slot_test(s), why);
 	if (s->ctl >= 0) {
@@ -277,7 +359,7 @@ static void watchdog(struct superv *sv, uint64_t now)
 {
 	const struct server_limits *l = &sv->p->lim;
 
-	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+	for (int i = 0; i < NSLOT; i++) {
 		struct slot *s = &sv->slot[i];
 		uint64_t p, idle;
 		const char *rule;
@@ -295,9 +377,17 @@ static void watchdog(struct superv *sv, uint64_t now)
 			continue;
 		}
 		if (now >= slot_deadline(sv, s, &rule)) {
-			fmt_time(t1, sizeof(t1), l->max_setup);
+			fmt_time(t1, sizeof(t1),
+				 !strcmp(rule, "auth") &&
+						 l->max_setup > PREAUTH_TIME
+					 ? PREAUTH_TIME
+					 : l->max_setup);
 			fmt_time(t2, sizeof(t2), l->max_time);
-			if (!strcmp(rule, "setup"))
+			if (!strcmp(rule, "auth"))
+				xsnprintf(why, sizeof(why),
+					  "no proof of the shared secret within %s",
+					  t1);
+			else if (!strcmp(rule, "setup"))
 				xsnprintf(why, sizeof(why),
 					  s->admitted && s->a.data
 						  ? "no data within %s of the request (the server's --max_setup)"
@@ -329,7 +419,7 @@ static void reap(struct superv *sv)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) {
-		for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+		for (int i = 0; i < NSLOT; i++) {
 			struct slot *s = &sv->slot[i];
 
 			if (s->pid != pid)
@@ -347,6 +437,28 @@ static void reap(struct superv *sv)
 	}
 }
 
+/* Seconds until one of the slots that match key (all if NULL) is free. */
+static unsigned retry_secs(const struct superv *sv, const uint8_t *key)
+{
+	uint64_t now = now_ns(), best = UINT64_MAX;
+
+	for (int i = 0; i < NSLOT; i++) {
+		const struct slot *s = &sv->slot[i];
+		const char *why;
+		uint64_t d;
+
+		if (!s->pid || !s->counted ||
+		    (key && memcmp(s->key, key, 16) != 0))
+			continue;
+		d = s->killed ? now : slot_deadline(sv, s, &why);
+		if (d < best)
+			best = d;
+	}
+	if (best == UINT64_MAX || best <= now)
+		return 1;
+	return (unsigned)((best - now + NS_PER_SEC - 1) / NS_PER_SEC);
+}
+
 /* A message from the child in slot s. */
 static void on_message(struct superv *sv, struct slot *s,
 		       const struct chan_msg *m)
@@ -355,8 +467,9 @@ static void on_message(struct superv *sv, struct slot *s,
 	char need[32], freeb[32], all[32];
 
 	if (m->type == CH_QUIT) {
-		if (!sv->stopping)
-			debugf(sv->p->debug, "quit from %s: stopping", s->who);
+		/* Always in the log: who stopped the server. */
+		fprintf(stderr, "qperf: quit from %s: %s\n", s->who,
+			sv->stopping ? "already stopping" : "stopping the server");
 		sv->stopping = true;
 		sv->stop_at = now_ns() + STOP_GRACE;
 		return;
@@ -366,6 +479,17 @@ static void on_message(struct superv *sv, struct slot *s,
 	memset(&r, 0, sizeof(r));
 	if (sv->stopping) {
 		xsnprintf(r.text, sizeof(r.text), "the server is shutting down");
+	} else if (!s->counted &&
+		   nlive(sv, s->key) >= (int)sv->p->lim.max_per_client) {
+		/* Authenticated (--secret_file): now it needs a slot. */
+		xsnprintf(r.text, sizeof(r.text),
+			  "server busy: %d tests from %s running (at most %u per client); try again in %u s",
+			  nlive(sv, s->key), s->who, sv->p->lim.max_per_client,
+			  retry_secs(sv, s->key));
+	} else if (!s->counted && nlive(sv, NULL) >= SERVER_MAX_CHILDREN) {
+		xsnprintf(r.text, sizeof(r.text),
+			  "server busy: %d tests running (the most it runs at once); try again in %u s",
+			  SERVER_MAX_CHILDREN, retry_secs(sv, NULL));
 	} else if (m->a.mem > sv->budget - sv->used) {
 		xsnprintf(need, sizeof(need), "%" PRIu64, m->a.mem);
 		xsnprintf(freeb, sizeof(freeb), "%" PRIu64, sv->budget - sv->used);
@@ -380,6 +504,7 @@ static void on_message(struct superv *sv, struct slot *s,
 				  need, freeb, all);
 	} else {
 		r.ok = 1;
+		s->counted = true;
 		s->admitted = true;
 		s->a = m->a;
 		sv->used += m->a.mem;
@@ -403,27 +528,6 @@ static void chan_read(struct superv *sv, struct slot *s)
 
 /* --- parent: accepting ---------------------------------------------------- */
 
-/* Seconds until one of the slots that match key (all if NULL) is free. */
-static unsigned retry_secs(const struct superv *sv, const uint8_t *key)
-{
-	uint64_t now = now_ns(), best = UINT64_MAX;
-
-	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
-		const struct slot *s = &sv->slot[i];
-		const char *why;
-		uint64_t d;
-
-		if (!s->pid || (key && memcmp(s->key, key, 16) != 0))
-			continue;
-		d = s->killed ? now : slot_deadline(sv, s, &why);
-		if (d < best)
-			best = d;
-	}
-	if (best == UINT64_MAX || best <= now)
-		return 1;
-	return (unsigned)((best - now + NS_PER_SEC - 1) / NS_PER_SEC);
-}
-
 static void child_setup(struct superv *sv, int me, int chan, int fd)
 {
 	struct sigaction sa;
@@ -438,7 +542,7 @@ static void child_setup(struct superv *sv, int me, int chan, int fd)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (sv->lfd >= 0)
 		close(sv->lfd);
-	for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+	for (int i = 0; i < NSLOT; i++) {
 		if (sv->slot[i].chan >= 0)
 			close(sv->slot[i].chan);
 		if (sv->slot[i].ctl >= 0 && sv->slot[i].ctl != fd)
@@ -451,13 +555,102 @@ static void child_setup(struct superv *sv, int me, int chan, int fd)
 	progress_counter = cell(sv, me);
 }
 
+/*
+ * accept() (or the socketpair or fork a connection needs) failed for want
+ * of descriptors or memory: rest the listener for ACCEPT_PAUSE, so the
+ * loop does not spin on a connection it cannot take, and say so once per
+ * ACCEPT_LOG_GAP.  Waiting clients stay in the listen queue.
+ */
+static void accept_pause(struct superv *sv, int e)
+{
+	uint64_t now = now_ns();
+	struct rlimit rl;
+	char lim[64] = "";
+
+	sv->accept_at = now + ACCEPT_PAUSE;
+	if (now < sv->accept_log_at) {
+		sv->accept_waits++;
+		return;
+	}
+	if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		xsnprintf(lim, sizeof(lim), " (ulimit -n is %llu)",
+			  (unsigned long long)rl.rlim_cur);
+	fprintf(stderr,
+		"qperf: cannot take new connections: %s%s; until running tests end, new clients wait or are told the server is busy%s\n",
+		strerror(e), lim,
+		sv->accept_waits ? " (still so since the last such line)" : "");
+	sv->accept_err = e;
+	sv->accept_waits = 0;
+	sv->accept_log_at = now + ACCEPT_LOG_GAP;
+}
+
+/* A connection was taken: end a logged episode of accept_pause(). */
+static void accept_ok(struct superv *sv)
+{
+	if (!sv->accept_err)
+		return;
+	fprintf(stderr, "qperf: taking new connections again\n");
+	sv->accept_err = 0;
+}
+
+static bool out_of_resources(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM ||
+	       e == EAGAIN;
+}
+
+/*
+ * With --secret_file: room for one more unauthenticated connection from
+ * key, displacing the oldest of the address with most when all
+ * PREAUTH_MAX are taken.  Returns false (msg says why) to refuse it.
+ */
+static bool preauth_room(struct superv *sv, const uint8_t *key,
+			 const char *who, char *msg, size_t len)
+{
+	int per = (int)sv->p->lim.max_per_client, most = 0;
+	struct slot *victim = NULL;
+
+	if (npreauth(sv, key) >= per) {
+		xsnprintf(msg, len,
+			  "server busy: %d connections from %s are authenticating (at most %d per client, --max_per_client); try again in %u s",
+			  npreauth(sv, key), who, per,
+			  (unsigned)(PREAUTH_TIME / NS_PER_SEC));
+		return false;
+	}
+	if (npreauth(sv, NULL) < PREAUTH_MAX)
+		return true;
+	for (int i = 0; i < NSLOT; i++) {
+		struct slot *s = &sv->slot[i];
+		int n;
+
+		if (!s->pid || s->counted || s->killed)
+			continue;
+		n = npreauth(sv, s->key);
+		if (n > most || (n == most && victim && s->start < victim->start)) {
+			most = n;
+			victim = s;
+		}
+	}
+	if (!victim || most <= npreauth(sv, key)) {
+		xsnprintf(msg, len,
+			  "server busy: %d connections are authenticating; try again in %u s",
+			  PREAUTH_MAX, (unsigned)(PREAUTH_TIME / NS_PER_SEC));
+		return false;
+	}
+	kill_child(sv, victim,
+		   "not authenticated while the server was full of connections that had not");
+	return true;
+}
+
 static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 			int (*serve)(int, const struct plan *))
 {
 	const struct server_limits *l = &sv->p->lim;
+	bool preauth = sv->p->secret != NULL;
 	uint8_t key[16];
 	char who[64], msg[240];
-	int me = -1, sp[2], pfd = -1;
+	int me = -1, sp[2], pfd = -1, e;
 	pid_t ppid = getpid(), pid;
 
 	memset(key, 0, sizeof(key));
@@ -474,7 +667,8 @@ static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 		notice(sv, fd, msg);
 		return;
 	}
-	if (nlive(sv, key) >= (int)l->max_per_client) {
+	/* Without a secret a connection holds its slot from now on. */
+	if (!preauth && nlive(sv, key) >= (int)l->max_per_client) {
 		xsnprintf(msg, sizeof(msg),
 			  "server busy: %d tests from %s running (at most %u per client); try again in %u s",
 			  nlive(sv, key), who, l->max_per_client,
@@ -483,10 +677,7 @@ static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 		notice(sv, fd, msg);
 		return;
 	}
-	for (int i = 0; i < SERVER_MAX_CHILDREN && me < 0; i++)
-		if (!sv->slot[i].pid)
-			me = i;
-	if (me < 0) {
+	if (!preauth && nlive(sv, NULL) >= SERVER_MAX_CHILDREN) {
 		xsnprintf(msg, sizeof(msg),
 			  "server busy: %d tests running (the most it runs at once); try again in %u s",
 			  SERVER_MAX_CHILDREN, retry_secs(sv, NULL));
@@ -494,9 +685,26 @@ static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 		notice(sv, fd, msg);
 		return;
 	}
+	if (preauth && !preauth_room(sv, key, who, msg, sizeof(msg))) {
+		debugf(sv->p->debug, "%s", msg);
+		notice(sv, fd, msg);
+		return;
+	}
+	for (int i = 0; i < NSLOT && me < 0; i++)
+		if (!sv->slot[i].pid)
+			me = i;
+	if (me < 0) { /* only while killed children are not yet reaped */
+		notice(sv, fd, "server busy: try again in 1 s");
+		return;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
-		fprintf(stderr, "qperf: socketpair failed: %s\n", strerror(errno));
-		notice(sv, fd, "server error: cannot start a test");
+		e = errno;
+		if (out_of_resources(e))
+			accept_pause(sv, e);
+		else
+			fprintf(stderr, "qperf: socketpair failed: %s\n",
+				strerror(e));
+		notice(sv, fd, "server busy: out of resources to start a test; try again later");
 		return;
 	}
 	__atomic_store_n(cell(sv, me), 0, __ATOMIC_RELAXED);
@@ -512,17 +720,23 @@ static void start_child(struct superv *sv, int fd, const struct sockaddr *sa,
 	}
 	close(sp[1]);
 	if (pid < 0) {
-		fprintf(stderr, "qperf: fork failed: %s\n", strerror(errno));
+		e = errno;
+		if (out_of_resources(e))
+			accept_pause(sv, e);
+		else
+			fprintf(stderr, "qperf: fork failed: %s\n", strerror(e));
 		close(sp[0]);
-		notice(sv, fd, "server error: cannot start a test");
+		notice(sv, fd, "server busy: cannot start a test now; try again later");
 		return;
 	}
+	accept_ok(sv);
 	pfd = sp[0];
 	fcntl(pfd, F_SETFL, fcntl(pfd, F_GETFL) | O_NONBLOCK);
 	memset(&sv->slot[me], 0, sizeof(sv->slot[me]));
 	sv->slot[me].pid = pid;
 	sv->slot[me].chan = pfd;
 	sv->slot[me].ctl = fd;
+	sv->slot[me].counted = !preauth;
 	memcpy(sv->slot[me].key, key, 16);
 	xsnprintf(sv->slot[me].who, sizeof(sv->slot[me].who), "%s", who);
 	sv->slot[me].start = now_ns();
@@ -538,13 +752,23 @@ static void accept_some(struct superv *sv,
 				 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0) {
-			if (errno != EINTR && errno != EAGAIN &&
-			    errno != EWOULDBLOCK && errno != ECONNABORTED)
-				fprintf(stderr, "qperf: accept failed: %s\n",
-					strerror(errno));
+			int e = errno;
+
+			if (e == EAGAIN || e == EWOULDBLOCK)
+				return;
+			/* That connection's trouble (accept(2)): the next. */
+			if (e == EINTR || e == ECONNABORTED || e == EPROTO ||
+			    e == ENETDOWN || e == ENETUNREACH ||
+			    e == EHOSTUNREACH || e == EHOSTDOWN ||
+			    e == ENONET || e == ENOPROTOOPT || e == EOPNOTSUPP)
+				continue;
+			/* EMFILE, ENFILE, ENOBUFS, ENOMEM, or worse. */
+			accept_pause(sv, e);
 			return;
 		}
 		start_child(sv, fd, (struct sockaddr *)&ss, serve);
+		if (now_ns() < sv->accept_at)
+			return;
 	}
 }
 
@@ -560,17 +784,17 @@ int superv_run(const struct plan *p, int lfd,
 {
 	struct superv *sv = xcalloc(1, sizeof(*sv));
 	struct sigaction sa;
-	struct pollfd pfd[1 + SERVER_MAX_CHILDREN + DRAIN_MAX];
+	struct pollfd pfd[1 + NSLOT + DRAIN_MAX];
 
 	sv->p = p;
 	sv->lfd = lfd;
 	sv->budget = p->lim.max_memory ? p->lim.max_memory
 				       : superv_default_budget();
-	for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
+	for (int i = 0; i < NSLOT; i++)
 		sv->slot[i].chan = sv->slot[i].ctl = -1;
 	for (int i = 0; i < DRAIN_MAX; i++)
 		sv->drain[i].fd = -1;
-	sv->cells = mmap(NULL, (size_t)SERVER_MAX_CHILDREN * CELL,
+	sv->cells = mmap(NULL, (size_t)NSLOT * CELL,
 			 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
 	if (sv->cells == MAP_FAILED) {
@@ -588,7 +812,7 @@ int superv_run(const struct plan *p, int lfd,
 	debugf(p->debug, "memory budget %" PRIu64 " bytes", sv->budget);
 
 	for (;;) {
-		int n = 0, nslot[SERVER_MAX_CHILDREN], ndrain[DRAIN_MAX];
+		int n = 0, nslot[NSLOT], ndrain[DRAIN_MAX], lidx = -1;
 		uint64_t now;
 
 		if (stop_signal && !sv->stopping) {
@@ -599,11 +823,14 @@ int superv_run(const struct plan *p, int lfd,
 		if (sv->stopping)
 			stop_accepting(sv);
 		reap(sv);
-		if (sv->stopping && nlive(sv, NULL) == 0)
+		if (sv->stopping && nchildren(sv) == 0)
 			break;
-		if (sv->lfd >= 0)
+		/* Resting after EMFILE and the like: see accept_pause(). */
+		if (sv->lfd >= 0 && now_ns() >= sv->accept_at) {
+			lidx = n;
 			pfd[n++] = (struct pollfd){ sv->lfd, POLLIN, 0 };
-		for (int i = 0; i < SERVER_MAX_CHILDREN; i++) {
+		}
+		for (int i = 0; i < NSLOT; i++) {
 			nslot[i] = -1;
 			if (sv->slot[i].pid && sv->slot[i].chan >= 0) {
 				nslot[i] = n;
@@ -624,20 +851,22 @@ int superv_run(const struct plan *p, int lfd,
 		 * signal that lands just before poll() waits that long).
 		 */
 		if (poll(pfd, (nfds_t)n,
-			 nlive(sv, NULL) || n > 1 || sv->stopping ? TICK_MS
-								  : IDLE_MS) < 0 &&
+			 nchildren(sv) || n > 1 || lidx < 0 || sv->stopping
+				 ? TICK_MS
+				 : IDLE_MS) < 0 &&
 		    errno != EINTR)
 			fprintf(stderr, "qperf: poll failed: %s\n",
 				strerror(errno));
 		now = now_ns();
-		for (int i = 0; i < SERVER_MAX_CHILDREN; i++)
+		for (int i = 0; i < NSLOT; i++)
 			if (nslot[i] >= 0 && pfd[nslot[i]].revents)
 				chan_read(sv, &sv->slot[i]);
 		for (int i = 0; i < DRAIN_MAX; i++)
 			if (ndrain[i] >= 0 &&
 			    (pfd[ndrain[i]].revents || now >= sv->drain[i].deadline))
 				drain_step(&sv->drain[i], now);
-		if (sv->lfd >= 0 && !sv->stopping && (pfd[0].revents & POLLIN))
+		if (lidx >= 0 && sv->lfd >= 0 && !sv->stopping &&
+		    (pfd[lidx].revents & POLLIN))
 			accept_some(sv, serve);
 		watchdog(sv, now);
 	}
@@ -651,7 +880,7 @@ int superv_run(const struct plan *p, int lfd,
 		if (left)
 			sleep_ns(TICK_MS * 1000000ULL / 4);
 	}
-	munmap(sv->cells, (size_t)SERVER_MAX_CHILDREN * CELL);
+	munmap(sv->cells, (size_t)NSLOT * CELL);
 	free(sv);
 	return 0;
 }

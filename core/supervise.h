@@ -16,7 +16,15 @@
  * does not is killed, and the parent writes why to its log and to the
  * client, on its own copy of the control connection.  After quit,
  * SIGTERM, SIGINT or SIGQUIT the parent stops accepting, gives running
- * children a short grace, ends the rest the same way and exits 0.
+ * children a short grace, ends the rest the same way and exits 0; every
+ * quit is logged with the client's address.
+ *
+ * With --secret_file a connection takes one of the 16 slots only when it
+ * is admitted, which is after it proved the secret; until then it is one
+ * of a separate, smaller pool of unauthenticated connections with 2 s to
+ * authenticate (supervise.c, PREAUTH_*).  Out of descriptors (EMFILE,
+ * ENFILE) the parent says so once and rests the listener a while instead
+ * of retrying accept() at once.
  */
 #ifndef QPERF_SUPERVISE_H
 #define QPERF_SUPERVISE_H

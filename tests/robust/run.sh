@@ -611,6 +611,9 @@ fi
 
 . "$LIB_ROOT/tests/robust/soak.sh"
 
+# --- issue 17: secret-protected slots, EMFILE, quit log, -lh, secret size -------
+. "$LIB_ROOT/tests/robust/server17.sh"
+
 # --- the main server survived everything ------------------------------------------------
 settled "at the end"
 stop_server "$MAIN_PORT" "$MAIN_PID" "quit stops the main server (exit 0)"

@@ -54,7 +54,7 @@ static struct auth_secret *load(const char *path, char *err, size_t len)
 
 TEST(secret_file_rules)
 {
-	static uint8_t big[AUTH_SECRET_MAX + 1];
+	static uint8_t big[AUTH_SECRET_MAX + 1], big2[AUTH_SECRET_MAX + 8];
 	struct auth_secret *s;
 	char err[512], want[512];
 	const char *p;
@@ -97,6 +97,28 @@ TEST(secret_file_rules)
 	CHECK(s && s->len == AUTH_SECRET_MAX);
 	auth_free(s);
 	p = file("big", big, sizeof(big), 0600);
+	CHECK(load(p, err, sizeof(err)) == NULL &&
+	      strstr(err, "is longer than 4096 bytes, the most a secret may have"));
+	/* The largest secret and its newline (as echo writes it) is fine. */
+	big[AUTH_SECRET_MAX] = '\n';
+	p = file("maxnl", big, AUTH_SECRET_MAX + 1, 0600);
+	s = load(p, err, sizeof(err));
+	CHECK(s && s->len == AUTH_SECRET_MAX);
+	auth_free(s);
+	memcpy(big2, big, AUTH_SECRET_MAX);
+	memcpy(big2 + AUTH_SECRET_MAX, "\r\n", 2);
+	p = file("maxcrlf", big2, AUTH_SECRET_MAX + 2, 0600);
+	s = load(p, err, sizeof(err));
+	CHECK(s && s->len == AUTH_SECRET_MAX);
+	auth_free(s);
+	/* One byte more than the limit, before the newline: refused. */
+	memset(big2, 'k', sizeof(big2));
+	big2[AUTH_SECRET_MAX + 1] = '\n';
+	p = file("bignl", big2, AUTH_SECRET_MAX + 2, 0600);
+	CHECK(load(p, err, sizeof(err)) == NULL &&
+	      strstr(err, "is longer than 4096 bytes"));
+	/* A long file is refused whole, whatever it ends with. */
+	p = file("huge", big2, sizeof(big2), 0600);
 	CHECK(load(p, err, sizeof(err)) == NULL &&
 	      strstr(err, "is longer than 4096 bytes"));
 	/* Missing, a directory, a FIFO (must not block). */
