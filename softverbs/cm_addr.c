@@ -510,6 +510,10 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 			   (enum rdma_port_space)res->ai_port_space))
 		return -1;
 	p = (struct cm_id *)cid;
+	/* the id and its QP are of the type the address info says (a QP
+	 * attribute's own qp_type is ignored, as librdmacm does) */
+	if (res->ai_qp_type)
+		cid->qp_type = (enum ibv_qp_type)res->ai_qp_type;
 	if (res->ai_flags & RAI_PASSIVE) {
 		if (rdma_bind_addr(cid, res->ai_src_addr))
 			goto err;
@@ -518,6 +522,7 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 			if (!p->ep_qp_attr)
 				goto err;
 			*p->ep_qp_attr = *qp_init_attr;
+			p->ep_qp_attr->qp_type = cid->qp_type;
 		}
 		p->ep_pd = pd;
 		*id = cid;
@@ -527,8 +532,11 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 		goto err;
 	if (rdma_resolve_route(cid, 2000))
 		goto err;
-	if (qp_init_attr && rdma_create_qp(cid, pd, qp_init_attr))
-		goto err;
+	if (qp_init_attr) {
+		qp_init_attr->qp_type = cid->qp_type;
+		if (rdma_create_qp(cid, pd, qp_init_attr))
+			goto err;
+	}
 	*id = cid;
 	return 0;
 err:
@@ -547,5 +555,7 @@ CM_EXPORT void rdma_destroy_ep(struct rdma_cm_id *id)
 		return;
 	if (id->qp)
 		rdma_destroy_qp(id);
+	if (id->srq)
+		rdma_destroy_srq(id);
 	rdma_destroy_id(id);
 }

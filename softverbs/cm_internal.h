@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -156,7 +157,7 @@ struct cm_id {
 	uint8_t ack_timeout;
 	int reuse;
 	int afonly;
-	bool own_cqs;			/* rdma_create_qp made the CQs */
+	bool own_scq, own_rcq;		/* the library made send_cq, recv_cq */
 	bool drep_pending;		/* answer the DREQ when drained */
 	bool reported;			/* its CONNECT_REQUEST was handed out */
 	struct cm_msg *req;		/* CM_REQ_WAIT: the REQ to send */
@@ -173,6 +174,7 @@ struct cm_global {
 	pthread_t thread;
 	struct ibv_context **devs;	/* NULL-terminated, opened once */
 	struct ibv_pd **pds;		/* default PD per device, lazily */
+	struct ibv_xrcd **xrcds;	/* default XRC domain per device, lazily */
 	int ndevs;
 	char fabric[64];
 	unsigned int connect_ms;	/* REQ without answer, then UNREACHABLE */
@@ -287,6 +289,9 @@ void cm_route_fill(struct cm_id *p);
  * whose address matches, as the kernel does; IB: 0). */
 int cm_gid_index(struct ibv_context *ctx, const struct sockaddr *src);
 struct ibv_pd *cm_default_pd(struct ibv_context *ctx);
+/* The device's XRC domain for ids that are given none (opened once, as
+ * librdmacm does); NULL with errno on failure.  Under cm.lock. */
+struct ibv_xrcd *cm_default_xrcd(struct ibv_context *ctx);
 /* The path query ended: fill the route, report ROUTE_RESOLVED. */
 void cm_route_resolved(struct cm_id *p);
 

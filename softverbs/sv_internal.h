@@ -39,6 +39,7 @@
 #define SV_CHUNK (64 * 1024)		/* bytes of payload per datagram */
 #define SV_MAX_SGE 32
 #define SV_MAX_INLINE 1024		/* bytes */
+#define SV_MIN_INLINE 64		/* bytes: every send queue has them */
 #define SV_MAX_WR 32768
 #define SV_MAX_CQE (4 * 1024 * 1024)
 #define SV_MAX_RD_ATOMIC 16

@@ -296,6 +296,12 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 			cap.max_send_sge = 1;
 		if (!cap.max_send_wr)
 			cap.max_send_wr = 1;
+		/* as HCAs (and rxe) round up, a send queue takes at least
+		 * SV_MIN_INLINE bytes inline, asked for or not: programs
+		 * that post small IBV_SEND_INLINE sends without asking
+		 * (rdma_xclient) work as on hardware */
+		if (cap.max_inline_data < SV_MIN_INLINE)
+			cap.max_inline_data = SV_MIN_INLINE;
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
