@@ -204,6 +204,60 @@ kind_cmtime() {
 	expect_nolog client 'failed|error'
 }
 
+# rdma_server/rdma_client, rdma_xserver/rdma_xclient SERVER CLIENT [-c r|x]:
+# synchronous endpoints (rdma_create_ep with no PD, no CQs, the QP type
+# from rdma_getaddrinfo; rdma_get_request; rdma_get_send_comp and
+# rdma_get_recv_comp on the CQs the library made; inline sends nobody
+# asked room for); with -c x an XRC target QP and XRC SRQ in the default
+# XRC domain (port space IB).  Each prints exactly "NAME: start" and
+# "NAME: end 0" (any perror, or the server's "doesn't support
+# IBV_SEND_INLINE", is a line more).
+kind_rdmaex() {
+	local spid srv=$1 cli=$2 ps=106
+
+	shift 2
+	[ "$*" = "-c x" ] && ps=13f
+	pick_port
+	spawn server -- "$srv" -p "$PORT" "$@"
+	spid=$LAST_PID
+	wait_cm $ps "$PORT" "$spid" || { reap server "$spid"; return; }
+	run_proc client -- "$cli" -s 127.0.0.1 -p "$PORT" "$@"
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	expect_log client "^$cli: end 0\$"
+	expect_log server "^$srv: end 0\$"
+	expect_count client '' 2
+	expect_count server '' 2
+}
+
+# rcopy SIZE...: one server (it serves until stopped) takes a copy of a
+# file of SIZE random bytes for each SIZE, one connection after another;
+# each copy must equal its source.
+kind_rcopy() {
+	local spid size src dst n=0
+
+	pick_port
+	spawn server -- rcopy -p "$PORT"
+	spid=$LAST_PID
+	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
+	for size in "$@"; do
+		n=$((n + 1))
+		src=$CASE_DIR/src$n.bin
+		dst=$CASE_DIR/dst$n.bin
+		head -c "$size" /dev/urandom >"$src"
+		run_proc client$n -- rcopy "$src" "127.0.0.1:$dst" -p "$PORT"
+		expect_rc client$n
+		expect_log client$n "^opening\.\.\.transferring\.\.\.closing\.\.\.done\$"
+		expect_log client$n "^$size bytes in [0-9.]+ seconds = [0-9.]+ Gb/sec\$"
+		expect_log server "^opening: $dst, transferring\.\.\.$size bytes\.\.\.closing\.\.\.done\$"
+		cmp -s "$src" "$dst" || case_fail "copy $n ($size bytes) differs from its source"
+	done
+	stop server "$spid"
+	expect_count server '^waiting for connection\.\.\.client: 127\.0\.0\.1$' $#
+	rm -f "$CASE_DIR"/src*.bin "$CASE_DIR"/dst*.bin
+}
+
 # perftest -R: both ends get the same options; the client prints the table.
 # perftest connects twice to the port: the server listens again only after
 # the handshake on the first connection, and the client connects right
@@ -333,6 +387,10 @@ defcase udaddy cmatose udaddy
 defcase udaddy_conns cmatose udaddy -c 4 -C 20
 defcase cmtime cmtime 127.0.0.1 50
 defcase cmtime_v6 cmtime ::1 20 -b ::1
+defcase rdma_server rdmaex rdma_server rdma_client
+defcase rdma_xserver_rc rdmaex rdma_xserver rdma_xclient -c r
+defcase rdma_xserver_xrc rdmaex rdma_xserver rdma_xclient -c x
+defcase rcopy rcopy 300000 4194304 1
 for t in ib_send_bw ib_send_lat ib_write_bw ib_write_lat ib_read_bw ib_read_lat; do
 	defcase "${t}_R" perftest "$t" -n 200
 	defcase "${t}_R_roce" perftest $ROCE "$t" -n 200
