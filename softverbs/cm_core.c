@@ -641,6 +641,7 @@ void cm_id_free(struct cm_id *p)
 	cm_fd_close(&p->port_fd);
 	if (p->sync)
 		cm_channel_free(p->chan);
+	cm_mc_leave_all(p);
 	free(p->ep_qp_attr);
 	free(p->req);
 	pthread_cond_destroy(&p->acked);

@@ -90,6 +90,16 @@ struct cm_msg {
 
 struct cm_id;
 
+/* a multicast group an id joined (rdma_join_multicast) */
+struct cm_mc {
+	struct cm_mc *next;
+	struct sockaddr_storage addr;
+	union ibv_gid mgid;
+	uint16_t mlid;
+	bool attached;			/* the id's QP is attached to it */
+	void *context;
+};
+
 struct cm_event {
 	struct rdma_cm_event ev;	/* first: what the application sees */
 	struct cm_event *next;
@@ -162,6 +172,7 @@ struct cm_id {
 	bool reported;			/* its CONNECT_REQUEST was handed out */
 	struct cm_msg *req;		/* CM_REQ_WAIT: the REQ to send */
 	uint64_t req_wait_end;		/* until then (ns), 0: no wait */
+	struct cm_mc *mcs;		/* groups joined */
 };
 
 struct cm_global {
@@ -319,5 +330,8 @@ int cm_msg_pdata(struct cm_id *p, struct cm_msg *m, const void *pd,
 void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m);
 int cm_ud_accept(struct cm_id *p, struct rdma_conn_param *param);
 int cm_ud_reject(struct cm_id *p, const void *pdata, uint8_t len);
+/* Leave every group p joined (it is being destroyed); cm.lock. */
+void cm_mc_leave_all(struct cm_id *p);
+bool cm_addr_mcast(const struct sockaddr *sa);
 
 #endif

@@ -331,8 +331,10 @@ CM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 	if (!id || !id->qp)
 		return;
 	pthread_mutex_lock(&cm.lock);
-	ibv_destroy_qp(id->qp);
+	ibv_destroy_qp(id->qp);	/* its multicast attachments go too */
 	id->qp = NULL;
+	for (struct cm_mc *m = p->mcs; m; m = m->next)
+		m->attached = false;
 	/* CQs the application gave are its own to destroy */
 	if (!p->own_scq)
 		id->send_cq = NULL;
