@@ -258,6 +258,60 @@ kind_rcopy() {
 	rm -f "$CASE_DIR"/src*.bin "$CASE_DIR"/dst*.bin
 }
 
+# mckey [VAR=VAL...] GROUP MGID [ARGS...]: two receivers (one with two
+# ids) join GROUP; once their three QPs are members (their names
+# "@softverbs/<fabric>/m/..." in ss -xa: mckey's own output is buffered)
+# a sender with two ids sends 10 messages from each to the group.  A
+# receiver ends (status 0, "data transfers complete") only once each of
+# its ids has received 10; every join reports the group's MGID, the
+# kernel's mapping of GROUP.
+mc_members() { [ "$(ss -Hxa 2>/dev/null | grep -cF -- "@softverbs/$FABRIC/m/")" -ge "$1" ]; }
+kind_mckey() {
+	local r1 r2 grp mgid side
+
+	split_args "$@"
+	grp=${ARGV[0]}
+	mgid=${ARGV[1]}
+	ARGV=("${ARGV[@]:2}")
+	spawn recv1 "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 -c 2 "${ARGV[@]}"
+	r1=$LAST_PID
+	spawn recv2 "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 "${ARGV[@]}"
+	r2=$LAST_PID
+	if ! wait_until "(3 group members)" "$r1" mc_members 3; then
+		reap recv1 "$r1"
+		reap recv2 "$r2"
+		return
+	fi
+	run_proc send "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 -c 2 -s "${ARGV[@]}"
+	reap recv1 "$r1"
+	reap recv2 "$r2"
+	for side in send recv1 recv2; do
+		expect_rc $side
+		expect_log $side '^data transfers complete$'
+		expect_log $side '^return status 0$'
+		expect_nolog $side 'fail|error|event:'
+	done
+	expect_count send "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 2
+	expect_count recv1 "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 2
+	expect_count recv2 "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 1
+	expect_log send '^initiating data transfers$'
+	expect_log recv1 '^receiving data transfers$'
+}
+
+# udpong ARGS...: datagram rsockets are not emulated: client and server
+# must each fail at once with one clear error, not hang or crash.
+kind_udpong() {
+	local side
+
+	pick_port
+	run_proc server -- udpong -p "$PORT" "$@"
+	run_proc client -- udpong -s 127.0.0.1 -p "$PORT" "$@"
+	for side in client server; do
+		expect_rc $side 255
+		expect_count $side '^rsocket failed: Protocol not supported$' 1
+	done
+}
+
 # perftest -R: both ends get the same options; the client prints the table.
 # perftest connects twice to the port: the server listens again only after
 # the handshake on the first connection, and the client connects right
@@ -391,6 +445,9 @@ defcase rdma_server rdmaex rdma_server rdma_client
 defcase rdma_xserver_rc rdmaex rdma_xserver rdma_xclient -c r
 defcase rdma_xserver_xrc rdmaex rdma_xserver rdma_xclient -c x
 defcase rcopy rcopy 300000 4194304 1
+defcase mckey_v4 mckey 239.1.1.1 ff12:4001:ffff::f01:101 -b 127.0.0.1
+defcase mckey_v6_roce mckey $ROCE ff0e::1234 ff0e::1234
+defcase udpong udpong -C 10
 for t in ib_send_bw ib_send_lat ib_write_bw ib_write_lat ib_read_bw ib_read_lat; do
 	defcase "${t}_R" perftest "$t" -n 200
 	defcase "${t}_R_roce" perftest $ROCE "$t" -n 200
