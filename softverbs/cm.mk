@@ -11,7 +11,7 @@ RDMACM_LIB ?= $(firstword $(wildcard /usr/lib/$(MULTIARCH)/librdmacm.so.1 \
 	/usr/lib/x86_64-linux-gnu/librdmacm.so.1 \
 	/usr/lib/aarch64-linux-gnu/librdmacm.so.1))
 
-CM_SRCS := cm_core.c cm_conn.c cm_qp.c cm_addr.c cm_ud.c rsocket.c rsocket_io.c
+CM_SRCS := cm_core.c cm_conn.c cm_qp.c cm_addr.c cm_ud.c rsocket.c rsocket_io.c rsocket_dgram.c
 CM_OBJS := $(CM_SRCS:%.c=$(BUILD)/%.o)
 CM_LIB := $(BUILD)/librdmacm.so.1
 CM_LDFLAGS := $(LDFLAGS) -shared -pthread $(SANFLAGS) \

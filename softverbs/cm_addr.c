@@ -189,6 +189,18 @@ void cm_route_fill(struct cm_id *p)
 	p->id.route.addr.addr.ibaddr.pkey = r->pkey;
 }
 
+/* the loopback address of family af (port 0) */
+static void loopback_of(int af, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_family = (sa_family_t)af;
+	if (af == AF_INET)
+		((struct sockaddr_in *)ss)->sin_addr.s_addr =
+			htonl(INADDR_LOOPBACK);
+	else if (af == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
+}
+
 /* bind p to sa (port 0: ephemeral); under cm.lock; 0 or -errno */
 static int addr_bind(struct cm_id *p, const struct sockaddr *sa)
 {
@@ -236,15 +248,20 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	struct cm_id *p = (struct cm_id *)id;
 	struct sockaddr_storage src;
 	socklen_t dlen;
+	bool mc;
 	int err = 0;
 
 	if (!id || !dst_addr || !(dlen = cm_addrlen(dst_addr)))
 		return cm_fail(EINVAL);
+	/* a multicast group resolves at once (rdma_join_multicast) */
+	mc = cm_addr_mcast(dst_addr);
 	pthread_mutex_lock(&cm.lock);
 	if (p->state == CM_IDLE) {
 		memset(&src, 0, sizeof(src));
 		if (src_addr && cm_addrlen(src_addr)) {
 			memcpy(&src, src_addr, cm_addrlen(src_addr));
+		} else if (mc) {
+			loopback_of(dst_addr->sa_family, &src);
 		} else if (cm_addr_local(dst_addr)) {
 			/* the route to a local address leaves from it */
 			memcpy(&src, dst_addr, dlen);
@@ -265,17 +282,22 @@ CM_EXPORT int rdma_resolve_addr(struct rdma_cm_id *id,
 	memset(&p->id.route.addr.dst_storage, 0,
 	       sizeof(p->id.route.addr.dst_storage));
 	memcpy(&p->id.route.addr.dst_storage, dst_addr, dlen);
-	if (!cm_addr_local(dst_addr)) {
+	if (!mc && !cm_addr_local(dst_addr)) {
 		/* nobody answers: the error comes when the timeout ends */
 		cm_enter_timed(p, CM_ADDR_QUERY,
 			       CM_MS_NS(timeout_ms > 0 ? timeout_ms : 1));
 		goto out;
 	}
 	if (cm_addr_any(&p->id.route.addr.src_addr)) {
-		/* the source of a local route is the destination address */
+		/* the source of a local route is the destination address;
+		 * a group is reached from loopback */
 		uint16_t port = p->port;
 
-		memcpy(&p->id.route.addr.src_storage, dst_addr, dlen);
+		if (mc)
+			loopback_of(dst_addr->sa_family,
+				    &p->id.route.addr.src_storage);
+		else
+			memcpy(&p->id.route.addr.src_storage, dst_addr, dlen);
 		cm_addr_set_port(&p->id.route.addr.src_addr, port);
 	}
 	p->id.verbs = cm.devs[0];
@@ -510,6 +532,10 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 			   (enum rdma_port_space)res->ai_port_space))
 		return -1;
 	p = (struct cm_id *)cid;
+	/* the id and its QP are of the type the address info says (a QP
+	 * attribute's own qp_type is ignored, as librdmacm does) */
+	if (res->ai_qp_type)
+		cid->qp_type = (enum ibv_qp_type)res->ai_qp_type;
 	if (res->ai_flags & RAI_PASSIVE) {
 		if (rdma_bind_addr(cid, res->ai_src_addr))
 			goto err;
@@ -518,6 +544,7 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 			if (!p->ep_qp_attr)
 				goto err;
 			*p->ep_qp_attr = *qp_init_attr;
+			p->ep_qp_attr->qp_type = cid->qp_type;
 		}
 		p->ep_pd = pd;
 		*id = cid;
@@ -527,8 +554,11 @@ CM_EXPORT int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 		goto err;
 	if (rdma_resolve_route(cid, 2000))
 		goto err;
-	if (qp_init_attr && rdma_create_qp(cid, pd, qp_init_attr))
-		goto err;
+	if (qp_init_attr) {
+		qp_init_attr->qp_type = cid->qp_type;
+		if (rdma_create_qp(cid, pd, qp_init_attr))
+			goto err;
+	}
 	*id = cid;
 	return 0;
 err:
@@ -547,5 +577,7 @@ CM_EXPORT void rdma_destroy_ep(struct rdma_cm_id *id)
 		return;
 	if (id->qp)
 		rdma_destroy_qp(id);
+	if (id->srq)
+		rdma_destroy_srq(id);
 	rdma_destroy_id(id);
 }

@@ -232,7 +232,10 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 		return;
 	}
 	c->peer = *m;
-	c->id.qp_type = (enum ibv_qp_type)m->qp_type;
+	/* the passive end of an XRC connection is an XRC target */
+	c->id.qp_type = m->qp_type == IBV_QPT_XRC_SEND ?
+				IBV_QPT_XRC_RECV :
+				(enum ibv_qp_type)m->qp_type;
 	c->id.verbs = cm.devs[0];
 	c->id.port_num = 1;
 	c->afonly = l->afonly;

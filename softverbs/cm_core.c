@@ -72,7 +72,8 @@ static void cm_init_once(void)
 	}
 	cm.devs = calloc((size_t)n + 1, sizeof(*cm.devs));
 	cm.pds = calloc((size_t)n + 1, sizeof(*cm.pds));
-	if (!cm.devs || !cm.pds) {
+	cm.xrcds = calloc((size_t)n + 1, sizeof(*cm.xrcds));
+	if (!cm.devs || !cm.pds || !cm.xrcds) {
 		cm_init_err = ENOMEM;
 		goto out;
 	}
@@ -106,6 +107,28 @@ struct ibv_pd *cm_default_pd(struct ibv_context *ctx)
 			cm.pds[i] = ibv_alloc_pd(ctx);
 		return cm.pds[i];
 	}
+	return NULL;
+}
+
+struct ibv_xrcd *cm_default_xrcd(struct ibv_context *ctx)
+{
+	struct ibv_xrcd_init_attr xa;
+	int i;
+
+	for (i = 0; i < cm.ndevs; i++) {
+		if (cm.devs[i] != ctx)
+			continue;
+		if (!cm.xrcds[i]) {
+			memset(&xa, 0, sizeof(xa));
+			xa.comp_mask = IBV_XRCD_INIT_ATTR_FD |
+				       IBV_XRCD_INIT_ATTR_OFLAGS;
+			xa.fd = -1;
+			xa.oflags = O_CREAT;
+			cm.xrcds[i] = ibv_open_xrcd(ctx, &xa);
+		}
+		return cm.xrcds[i];
+	}
+	errno = ENODEV;
 	return NULL;
 }
 
@@ -618,6 +641,7 @@ void cm_id_free(struct cm_id *p)
 	cm_fd_close(&p->port_fd);
 	if (p->sync)
 		cm_channel_free(p->chan);
+	cm_mc_leave_all(p);
 	free(p->ep_qp_attr);
 	free(p->req);
 	pthread_cond_destroy(&p->acked);

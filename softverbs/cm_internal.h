@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/un.h>
@@ -88,6 +89,16 @@ struct cm_msg {
 };
 
 struct cm_id;
+
+/* a multicast group an id joined (rdma_join_multicast) */
+struct cm_mc {
+	struct cm_mc *next;
+	struct sockaddr_storage addr;
+	union ibv_gid mgid;
+	uint16_t mlid;
+	bool attached;			/* the id's QP is attached to it */
+	void *context;
+};
 
 struct cm_event {
 	struct rdma_cm_event ev;	/* first: what the application sees */
@@ -156,11 +167,12 @@ struct cm_id {
 	uint8_t ack_timeout;
 	int reuse;
 	int afonly;
-	bool own_cqs;			/* rdma_create_qp made the CQs */
+	bool own_scq, own_rcq;		/* the library made send_cq, recv_cq */
 	bool drep_pending;		/* answer the DREQ when drained */
 	bool reported;			/* its CONNECT_REQUEST was handed out */
 	struct cm_msg *req;		/* CM_REQ_WAIT: the REQ to send */
 	uint64_t req_wait_end;		/* until then (ns), 0: no wait */
+	struct cm_mc *mcs;		/* groups joined */
 };
 
 struct cm_global {
@@ -173,6 +185,7 @@ struct cm_global {
 	pthread_t thread;
 	struct ibv_context **devs;	/* NULL-terminated, opened once */
 	struct ibv_pd **pds;		/* default PD per device, lazily */
+	struct ibv_xrcd **xrcds;	/* default XRC domain per device, lazily */
 	int ndevs;
 	char fabric[64];
 	unsigned int connect_ms;	/* REQ without answer, then UNREACHABLE */
@@ -287,6 +300,9 @@ void cm_route_fill(struct cm_id *p);
  * whose address matches, as the kernel does; IB: 0). */
 int cm_gid_index(struct ibv_context *ctx, const struct sockaddr *src);
 struct ibv_pd *cm_default_pd(struct ibv_context *ctx);
+/* The device's XRC domain for ids that are given none (opened once, as
+ * librdmacm does); NULL with errno on failure.  Under cm.lock. */
+struct ibv_xrcd *cm_default_xrcd(struct ibv_context *ctx);
 /* The path query ended: fill the route, report ROUTE_RESOLVED. */
 void cm_route_resolved(struct cm_id *p);
 
@@ -314,5 +330,8 @@ int cm_msg_pdata(struct cm_id *p, struct cm_msg *m, const void *pd,
 void cm_ud_sidr_rep(struct cm_id *p, const struct cm_msg *m);
 int cm_ud_accept(struct cm_id *p, struct rdma_conn_param *param);
 int cm_ud_reject(struct cm_id *p, const void *pdata, uint8_t len);
+/* Leave every group p joined (it is being destroyed); cm.lock. */
+void cm_mc_leave_all(struct cm_id *p);
+bool cm_addr_mcast(const struct sockaddr *sa);
 
 #endif

@@ -148,56 +148,141 @@ static int qp_setup(struct cm_id *p)
 	return err;
 }
 
+/* A CQ the library makes for an id, with a completion channel of its own
+ * and the id as its context: the synchronous helpers of <rdma_verbs.h>
+ * (rdma_get_send_comp, rdma_get_recv_comp) arm it and wait on that
+ * channel, as with librdmacm.  0 or -errno. */
+static int cq_make(struct cm_id *p, uint32_t n, struct ibv_cq **cq,
+		   struct ibv_comp_channel **ch)
+{
+	int err;
+
+	*ch = ibv_create_comp_channel(p->id.verbs);
+	if (!*ch)
+		return errno ? -errno : -ENOMEM;
+	*cq = ibv_create_cq(p->id.verbs, n ? (int)n : 1, &p->id, *ch, 0);
+	if (!*cq) {
+		err = errno ? -errno : -ENOMEM;
+		ibv_destroy_comp_channel(*ch);
+		*ch = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/* the id's library-made CQs and channels go (not while an XRC SRQ uses
+ * the receive CQ) */
+static void cqs_free(struct cm_id *p)
+{
+	struct rdma_cm_id *id = &p->id;
+
+	if (p->own_rcq && !(id->qp_type == IBV_QPT_XRC_RECV && id->srq)) {
+		if (id->recv_cq == id->send_cq)
+			id->send_cq = NULL;
+		ibv_destroy_cq(id->recv_cq);
+		ibv_destroy_comp_channel(id->recv_cq_channel);
+		id->recv_cq = NULL;
+		id->recv_cq_channel = NULL;
+		p->own_rcq = false;
+	}
+	if (p->own_scq) {
+		ibv_destroy_cq(id->send_cq);
+		ibv_destroy_comp_channel(id->send_cq_channel);
+		id->send_cq = NULL;
+		id->send_cq_channel = NULL;
+		p->own_scq = false;
+	}
+}
+
+/* Make the CQs an id lacks: a send CQ of sn entries, a receive CQ of rn
+ * (0: none).  0 or -errno (nothing made then). */
+static int cqs_make(struct cm_id *p, uint32_t sn, uint32_t rn)
+{
+	struct rdma_cm_id *id = &p->id;
+	int err;
+
+	if (rn && !id->recv_cq) {
+		err = cq_make(p, rn, &id->recv_cq, &id->recv_cq_channel);
+		if (err)
+			return err;
+		p->own_rcq = true;
+	}
+	if (sn && !id->send_cq) {
+		err = cq_make(p, sn, &id->send_cq, &id->send_cq_channel);
+		if (err) {
+			cqs_free(p);
+			return err;
+		}
+		p->own_scq = true;
+	}
+	return 0;
+}
+
 static int qp_create(struct cm_id *p, struct ibv_qp_init_attr_ex *ax)
 {
-	struct ibv_cq *cq = NULL;
+	struct rdma_cm_id *id = &p->id;
+	enum ibv_qp_type t = ax->qp_type;
+	uint32_t sn = 0, rn = 0;
 	struct ibv_qp *qp;
 	int err;
 
-	if (!p->id.verbs)
+	if (!id->verbs)
 		return -EINVAL;
-	if (!ax->pd) {
-		ax->pd = cm_default_pd(p->id.verbs);
-		if (!ax->pd)
-			return -ENOMEM;
-	}
-	if (ax->pd->context != p->id.verbs)
+	if (!ax->pd)
+		ax->pd = id->pd ? id->pd : cm_default_pd(id->verbs);
+	if (!ax->pd)
+		return -ENOMEM;
+	if (ax->pd->context != id->verbs)
 		return -EINVAL;
-	if (!ax->send_cq || !ax->recv_cq) {
-		/* no CQs given: one for both, as librdmacm does */
-		cq = ibv_create_cq(p->id.verbs,
-				   (int)(ax->cap.max_send_wr + ax->cap.max_recv_wr + 1),
-				   NULL, NULL, 0);
-		if (!cq)
-			return -errno;
-		if (!ax->send_cq)
-			ax->send_cq = cq;
-		if (!ax->recv_cq)
-			ax->recv_cq = cq;
+	if ((id->recv_cq && ax->recv_cq && id->recv_cq != ax->recv_cq) ||
+	    (id->send_cq && ax->send_cq && id->send_cq != ax->send_cq))
+		return -EINVAL;
+	if (t == IBV_QPT_XRC_RECV &&
+	    (!(ax->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !ax->xrcd)) {
+		ax->xrcd = cm_default_xrcd(id->verbs);
+		if (!ax->xrcd)
+			return errno ? -errno : -ENOMEM;
+		ax->comp_mask |= IBV_QP_INIT_ATTR_XRCD;
 	}
+	/* no CQs given: the library makes them, one per direction, each
+	 * with its own completion channel (librdmacm's rule: as many
+	 * entries as work requests; a CQ the QP type needs gets at least
+	 * one) */
+	if (!ax->send_cq && (ax->cap.max_send_wr || t != IBV_QPT_XRC_RECV))
+		sn = ax->cap.max_send_wr ? ax->cap.max_send_wr : 1;
+	if (!ax->recv_cq &&
+	    (ax->cap.max_recv_wr || t == IBV_QPT_XRC_RECV ||
+	     (t != IBV_QPT_XRC_SEND && !ax->srq && !id->srq)))
+		rn = ax->cap.max_recv_wr ? ax->cap.max_recv_wr : 1;
+	err = cqs_make(p, sn, rn);
+	if (err)
+		return err;
+	if (!ax->send_cq)
+		ax->send_cq = id->send_cq;
+	if (!ax->recv_cq)
+		ax->recv_cq = id->recv_cq;
+	if (id->srq && !ax->srq)
+		ax->srq = id->srq;
 	ax->comp_mask |= IBV_QP_INIT_ATTR_PD;
-	qp = ibv_create_qp_ex(p->id.verbs, ax);
+	qp = ibv_create_qp_ex(id->verbs, ax);
 	if (!qp) {
-		err = -errno;
+		err = errno ? -errno : -ENOMEM;
 		goto err;
 	}
-	p->id.qp = qp;
+	id->qp = qp;
+	id->qp_type = t;
 	err = qp_setup(p);
 	if (err) {
 		ibv_destroy_qp(qp);
-		p->id.qp = NULL;
+		id->qp = NULL;
 		goto err;
 	}
-	p->id.pd = ax->pd;
-	p->id.send_cq = ax->send_cq;
-	p->id.recv_cq = ax->recv_cq;
-	p->id.srq = ax->srq;
-	p->id.qp_type = ax->qp_type;
-	p->own_cqs = cq != NULL;
+	id->pd = ax->pd;
+	id->send_cq = ax->send_cq;
+	id->recv_cq = ax->recv_cq;
 	return 0;
 err:
-	if (cq)
-		ibv_destroy_cq(cq);
+	cqs_free(p);
 	return err;
 }
 
@@ -242,20 +327,109 @@ CM_EXPORT int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 CM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	struct cm_id *p = (struct cm_id *)id;
-	struct ibv_cq *cq = NULL;
 
 	if (!id || !id->qp)
 		return;
 	pthread_mutex_lock(&cm.lock);
-	ibv_destroy_qp(id->qp);
+	ibv_destroy_qp(id->qp);	/* its multicast attachments go too */
 	id->qp = NULL;
-	if (p->own_cqs)
-		cq = id->send_cq;
-	p->own_cqs = false;
+	for (struct cm_mc *m = p->mcs; m; m = m->next)
+		m->attached = false;
+	/* CQs the application gave are its own to destroy */
+	if (!p->own_scq)
+		id->send_cq = NULL;
+	if (!p->own_rcq)
+		id->recv_cq = NULL;
+	cqs_free(p);
 	pthread_mutex_unlock(&cm.lock);
-	if (cq) {
-		ibv_destroy_cq(cq);
-		id->send_cq = id->recv_cq = NULL;
-	}
 }
 
+/* ---- shared receive queues ------------------------------------------------ */
+
+CM_EXPORT int rdma_create_srq_ex(struct rdma_cm_id *id,
+				 struct ibv_srq_init_attr_ex *attr)
+{
+	struct cm_id *p = (struct cm_id *)id;
+	struct ibv_srq *srq;
+	int err = 0;
+
+	if (!id || !attr || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
+		return cm_fail(EINVAL);
+	pthread_mutex_lock(&cm.lock);
+	if (!id->verbs || id->srq) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		attr->pd = id->pd ? id->pd : cm_default_pd(id->verbs);
+		attr->comp_mask |= IBV_SRQ_INIT_ATTR_PD;
+	}
+	if (!attr->pd) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (attr->srq_type == IBV_SRQT_XRC) {
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd) {
+			attr->xrcd = cm_default_xrcd(id->verbs);
+			if (!attr->xrcd) {
+				err = errno ? -errno : -ENOMEM;
+				goto out;
+			}
+		}
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq) {
+			/* the SRQ's completions go to the id's receive CQ
+			 * (rdma_get_recv_comp) */
+			err = cqs_make(p, 0, attr->attr.max_wr);
+			if (err)
+				goto out;
+			attr->cq = id->recv_cq;
+		}
+		attr->comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	}
+	srq = ibv_create_srq_ex(id->verbs, attr);
+	if (!srq) {
+		err = errno ? -errno : -ENOMEM;
+		if (!id->qp)
+			cqs_free(p);
+		goto out;
+	}
+	if (!id->pd)
+		id->pd = attr->pd;
+	id->srq = srq;
+out:
+	return cm_unlock_ret(err);
+}
+
+CM_EXPORT int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
+			      struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ax;
+	int ret;
+
+	if (!id || !attr)
+		return cm_fail(EINVAL);
+	memset(&ax, 0, sizeof(ax));
+	ax.srq_context = attr->srq_context;
+	ax.attr = attr->attr;
+	ax.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+	ax.srq_type = id->qp_type == IBV_QPT_XRC_RECV ? IBV_SRQT_XRC :
+							IBV_SRQT_BASIC;
+	ax.pd = pd;
+	ret = rdma_create_srq_ex(id, &ax);
+	attr->attr = ax.attr;
+	return ret;
+}
+
+CM_EXPORT void rdma_destroy_srq(struct rdma_cm_id *id)
+{
+	struct cm_id *p = (struct cm_id *)id;
+
+	if (!id || !id->srq)
+		return;
+	pthread_mutex_lock(&cm.lock);
+	ibv_destroy_srq(id->srq);
+	id->srq = NULL;
+	if (!id->qp)
+		cqs_free(p);
+	pthread_mutex_unlock(&cm.lock);
+}

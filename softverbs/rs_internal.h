@@ -20,6 +20,8 @@
  *  - IOMAP (riomap) sends the peer a buffer's address and rkey; riowrite
  *    is an RDMA WRITE into it, ordered before later DATA on the same QP.
  *
+ * Datagram rsockets (SOCK_DGRAM) are UD QPs: see rsocket_dgram.c.
+ *
  * The descriptor an rsocket returns is its event channel's fd, so it never
  * collides with other descriptors.  One thread per rsocket at a time, as
  * for a socket that is not shared; the table itself is locked.
@@ -130,6 +132,9 @@ struct rsock {
 	int nlmap;
 	struct rs_iomap rmap[RS_MAX_IOMAPS];
 	int nrmap;
+	/* datagram rsockets (rsocket_dgram.c) */
+	bool dgram;			/* SOCK_DGRAM */
+	struct rs_ds *ds;		/* its UD QP and buffers, once bound */
 };
 
 /* rsocket.c */
@@ -158,5 +163,17 @@ void rs_drain(struct rsock *rs, int ms);
 short rs_revents(struct rsock *rs, short events);
 /* Process CM events of a connecting or listening rsocket; how many. */
 int rs_cm_events(struct rsock *rs);
+
+/* rsocket_dgram.c: the SOCK_DGRAM counterparts */
+int rs_ds_bind(struct rsock *rs, const struct sockaddr *addr);
+int rs_ds_connect(struct rsock *rs, const struct sockaddr *addr);
+int rs_ds_peer(struct rsock *rs, struct sockaddr *addr, socklen_t *len);
+int rs_ds_progress(struct rsock *rs);
+short rs_ds_revents(struct rsock *rs, short events);
+void rs_ds_teardown(struct rsock *rs);
+ssize_t rs_ds_send(struct rsock *rs, const struct iovec *iov, int iovcnt,
+		   int flags, const struct sockaddr *to);
+ssize_t rs_ds_recv(struct rsock *rs, const struct iovec *iov, int iovcnt,
+		   int flags, struct sockaddr *from, socklen_t *fromlen);
 
 #endif

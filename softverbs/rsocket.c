@@ -131,14 +131,16 @@ CM_EXPORT int rsocket(int domain, int type, int protocol)
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (domain != AF_INET && domain != AF_INET6)
 		return cm_fail(EAFNOSUPPORT);
-	if (type != SOCK_STREAM || (protocol && protocol != IPPROTO_TCP)) {
-		errno = EPROTONOSUPPORT;	/* datagram rsockets: not emulated */
-		return -1;
-	}
+	if ((type != SOCK_STREAM && type != SOCK_DGRAM) ||
+	    (type == SOCK_STREAM && protocol && protocol != IPPROTO_TCP) ||
+	    (type == SOCK_DGRAM && protocol && protocol != IPPROTO_UDP))
+		return cm_fail(EPROTONOSUPPORT);
 	rs = rs_alloc(domain);
 	if (!rs)
 		return -1;
-	if (rdma_create_id(rs->ch, &rs->id, rs, RDMA_PS_TCP) ||
+	rs->dgram = type == SOCK_DGRAM;
+	if (rdma_create_id(rs->ch, &rs->id, rs,
+			   rs->dgram ? RDMA_PS_UDP : RDMA_PS_TCP) ||
 	    rs_insert(rs)) {
 		int e = errno;
 
@@ -157,6 +159,8 @@ CM_EXPORT int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 		return -1;
 	if (!addr || addrlen < cm_addrlen(addr) || rs->state != RS_INIT)
 		return cm_fail(EINVAL);
+	if (rs->dgram)
+		return rs_ds_bind(rs, addr);
 	if (rs->v6only)
 		rdma_set_option(rs->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
 				&rs->v6only, sizeof(rs->v6only));
@@ -172,6 +176,8 @@ CM_EXPORT int rlisten(int socket, int backlog)
 
 	if (!rs)
 		return -1;
+	if (rs->dgram)
+		return cm_fail(EOPNOTSUPP);
 	if (rdma_listen(rs->id, backlog))
 		return -1;
 	rs->state = RS_LISTENING;
@@ -360,6 +366,8 @@ CM_EXPORT int rconnect(int socket, const struct sockaddr *addr,
 		return -1;
 	if (!addr || addrlen < cm_addrlen(addr))
 		return cm_fail(EINVAL);
+	if (rs->dgram)
+		return rs_ds_connect(rs, addr);
 	if (rs->state == RS_RESOLVING || rs->state == RS_CONNECTING)
 		return cm_fail(EALREADY);
 	if (rs->state == RS_CONNECTED)
@@ -448,7 +456,11 @@ static int name_of(const struct sockaddr *sa, struct sockaddr *addr,
 CM_EXPORT int rgetpeername(int socket, struct sockaddr *addr,
 			   socklen_t *addrlen)
 {
-	struct rsock *rs = rs_of_in(socket, RS_CONNECTED, ENOTCONN);
+	struct rsock *rs = rs_get(socket);
+
+	if (rs && rs->dgram)
+		return rs_ds_peer(rs, addr, addrlen);
+	rs = rs_of_in(socket, RS_CONNECTED, ENOTCONN);
 
 	if (!rs)
 		return -1;

@@ -111,6 +111,7 @@ void rs_teardown(struct rsock *rs)
 	size_t rlen = (size_t)(RS_SLOTS + RS_CTRL) * rs->slot_size;
 	int i;
 
+	rs_ds_teardown(rs);
 	if (rs->id && rs->id->qp)
 		rdma_destroy_qp(rs->id);
 	for (i = 0; i < rs->nlmap; i++)
@@ -238,6 +239,8 @@ int rs_progress(struct rsock *rs)
 	struct ibv_wc wc[16];
 	int n, i, done;
 
+	if (rs->dgram)
+		return rs_ds_progress(rs);
 	done = rs_cm_events(rs);
 	while (rs->cq && rs->id && rs->id->qp &&
 	       (n = ibv_poll_cq(rs->cq, 16, wc)) > 0) {
@@ -269,23 +272,34 @@ static int ms_left(const struct timespec *end)
 	struct timespec now;
 	long ms;
 
+	long long ns;
+
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (end->tv_sec - now.tv_sec) * 1000 +
-	     (end->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : (int)ms;
+	ns = (long long)(end->tv_sec - now.tv_sec) * 1000000000LL +
+	     (end->tv_nsec - now.tv_nsec);
+	/* rounded up: a wait of 1 ms must not end at once */
+	ms = ns <= 0 ? 0 : (long)((ns + 999999) / 1000000);
+	return (int)ms;
 }
 
-static void cq_event(struct rsock *rs)
+/* Read the completion events of rs (its channel is non-blocking); how
+ * many.  Called before sleeping too: ibv_get_cq_event tells softverbs'
+ * verbs that the application is about to sleep, so that their progress
+ * thread, which naps while the application polls, takes over at once. */
+static int cq_event(struct rsock *rs)
 {
 	struct ibv_cq *cq;
 	void *ctx;
+	int n = 0;
 
 	while (rs->cc && !ibv_get_cq_event(rs->cc, &cq, &ctx)) {
+		n++;
 		if (++rs->cq_events >= 16) {
 			ibv_ack_cq_events(rs->cq, rs->cq_events);
 			rs->cq_events = 0;
 		}
 	}
+	return n;
 }
 
 int rs_wait(struct rsock *rs, int ms)
@@ -295,7 +309,7 @@ int rs_wait(struct rsock *rs, int ms)
 
 	if (rs->cq) {
 		ibv_req_notify_cq(rs->cq, 0);
-		if (rs_progress(rs) > 0)
+		if (rs_progress(rs) > 0 || cq_event(rs) > 0)
 			return 0;	/* news came while arming */
 		p[n].fd = rs->cc->fd;
 		p[n++].events = POLLIN;
@@ -340,6 +354,8 @@ short rs_revents(struct rsock *rs, short events)
 {
 	short r = 0;
 
+	if (rs->dgram)
+		return rs_ds_revents(rs, events);
 	switch (rs->state) {
 	case RS_LISTENING:
 		if (rs->nreqs)
@@ -528,15 +544,28 @@ static ssize_t rs_io(int socket, const struct iovec *iov, int iovcnt,
 
 	if (!rs)
 		return -1;
+	if (rs->dgram)
+		return send ? rs_ds_send(rs, iov, iovcnt, flags, NULL) :
+			      rs_ds_recv(rs, iov, iovcnt, flags, NULL, NULL);
 	return send ? rs_send(rs, iov, iovcnt, flags) :
 		      rs_recv(rs, iov, iovcnt, flags);
 }
 
-static ssize_t rs_io_msg(int socket, const struct msghdr *msg, int flags,
+static ssize_t rs_io_msg(int socket, struct msghdr *msg, int flags,
 			 bool send)
 {
+	struct rsock *rs = rs_get(socket);
+
 	if (!msg)
-		return cm_fail(rs_get(socket) ? EINVAL : EBADF);
+		return cm_fail(rs ? EINVAL : EBADF);
+	if (rs && rs->dgram && msg->msg_name) {
+		if (send)
+			return rs_ds_send(rs, msg->msg_iov,
+					  (int)msg->msg_iovlen, flags,
+					  msg->msg_name);
+		return rs_ds_recv(rs, msg->msg_iov, (int)msg->msg_iovlen,
+				  flags, msg->msg_name, &msg->msg_namelen);
+	}
 	return rs_io(socket, msg->msg_iov, (int)msg->msg_iovlen, flags, send);
 }
 
@@ -550,8 +579,13 @@ CM_EXPORT ssize_t rrecv(int socket, void *buf, size_t len, int flags)
 CM_EXPORT ssize_t rrecvfrom(int socket, void *buf, size_t len, int flags,
 			    struct sockaddr *src_addr, socklen_t *addrlen)
 {
-	ssize_t n = rrecv(socket, buf, len, flags);
+	struct rsock *rs = rs_get(socket);
+	struct iovec iov = { buf, len };
+	ssize_t n;
 
+	if (rs && rs->dgram)
+		return rs_ds_recv(rs, &iov, 1, flags, src_addr, addrlen);
+	n = rrecv(socket, buf, len, flags);
 	if (n >= 0 && src_addr && addrlen)
 		rgetpeername(socket, src_addr, addrlen);
 	return n;
@@ -582,14 +616,21 @@ CM_EXPORT ssize_t rsend(int socket, const void *buf, size_t len, int flags)
 CM_EXPORT ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 			  const struct sockaddr *dest_addr, socklen_t addrlen)
 {
-	(void)dest_addr;	/* a connected stream ignores it, as TCP */
-	(void)addrlen;
+	struct rsock *rs = rs_get(socket);
+	struct iovec iov = { (void *)buf, len };
+
+	if (rs && rs->dgram && dest_addr) {
+		if (addrlen < cm_addrlen(dest_addr))
+			return cm_fail(EINVAL);
+		return rs_ds_send(rs, &iov, 1, flags, dest_addr);
+	}
+	/* a connected stream ignores the address, as TCP */
 	return rsend(socket, buf, len, flags);
 }
 
 CM_EXPORT ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
 {
-	return rs_io_msg(socket, msg, flags, true);
+	return rs_io_msg(socket, (struct msghdr *)msg, flags, true);
 }
 
 CM_EXPORT ssize_t rwrite(int socket, const void *buf, size_t count)
@@ -753,6 +794,8 @@ CM_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 	if (!pf)
 		return -1;
 	for (;;) {
+		bool again = false;
+
 		ready = 0;
 		k = 0;
 		for (i = 0; i < nfds; i++) {
@@ -777,7 +820,15 @@ CM_EXPORT int rpoll(struct pollfd *fds, nfds_t nfds, int timeout)
 			pf[k].fd = rs->ch->fd;
 			pf[k++].events = POLLIN;
 		}
-		n = poll(pf, k, ready ? 0 :
+		/* about to sleep: events that came meanwhile mean a new
+		 * look (see cq_event) */
+		for (i = 0; !ready && timeout && i < nfds; i++) {
+			struct rsock *rs = fds[i].fd >= 0 ? rs_get(fds[i].fd) : NULL;
+
+			if (rs && rs->cq && cq_event(rs) > 0)
+				again = true;
+		}
+		n = poll(pf, k, ready || again ? 0 :
 				       timeout < 0 ? -1 :
 				       timeout == 0 ? 0 : ms_left(&end));
 		if (n < 0) {

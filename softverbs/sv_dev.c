@@ -845,16 +845,3 @@ SV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
 	return ibv_create_ah(pd, &a);
 }
 
-SV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
-			       uint16_t lid)
-{
-	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
-}
-
-SV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
-			       uint16_t lid)
-{
-	(void)qp, (void)gid, (void)lid;
-	return EOPNOTSUPP;
-}

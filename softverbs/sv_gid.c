@@ -397,6 +397,12 @@ int sv_av_resolve(const struct ibv_ah_attr *ah, uint32_t *node)
 		return EINVAL;
 	if (ah->is_global && !sv_gid_entry(ah->grh.sgid_index))
 		return ENODATA;
+	/* a multicast group: its members are looked up at each send */
+	if ((ah->is_global && sv_gid_is_mcast(d)) ||
+	    (!ah->is_global && !sv_cfg.roce && sv_lid_is_mcast(ah->dlid))) {
+		*node = SV_NODE_MCAST;
+		return 0;
+	}
 	if (!sv_cfg.roce) {
 		n = ah->is_global ? sv_node_of_gid(d) : 0;
 		if (!n)
@@ -467,6 +473,9 @@ bool sv_gid_accept(const struct sv_pkt *p)
 	if (sv_gid_is_v4(p->sgid) != sv_gid_is_v4(p->dgid))
 		return false;
 	memcpy(d.raw, p->dgid, 16);
+	/* to a group: it came because this QP is attached (sv_mcast.c) */
+	if (sv_gid_is_mcast(&d))
+		return true;
 	return sv_gid_find(&d, (enum ibv_gid_type)p->gid_type) >= 0;
 }
 

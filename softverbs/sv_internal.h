@@ -39,6 +39,7 @@
 #define SV_CHUNK (64 * 1024)		/* bytes of payload per datagram */
 #define SV_MAX_SGE 32
 #define SV_MAX_INLINE 1024		/* bytes */
+#define SV_MIN_INLINE 64		/* bytes: every send queue has them */
 #define SV_MAX_WR 32768
 #define SV_MAX_CQE (4 * 1024 * 1024)
 #define SV_MAX_RD_ATOMIC 16
@@ -403,6 +404,7 @@ struct sv_qp {
 	bool rnr_active, rnr_forced;
 	uint32_t forced_rnr_left;
 	bool destroyed;
+	struct sv_mcast *mcast;		/* groups attached to (sv_mcast.c) */
 };
 
 struct sv_backlog {
@@ -500,6 +502,8 @@ bool sv_gid_is_v4(const uint8_t raw[16]);
  * dgid) or ENODATA (sgid_index names an empty entry).  May read
  * /proc/net/unix: call it without ctx->mu.
  */
+/* The node an address vector reaches (SV_NODE_MCAST: a multicast group);
+ * 0 or an errno. */
 int sv_av_resolve(const struct ibv_ah_attr *ah, uint32_t *node);
 /* put the GIDs of an address vector into a packet (if it is global) */
 void sv_gid_stamp(struct sv_pkt *p, const struct ibv_ah_attr *ah);
@@ -629,5 +633,20 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
 			size_t size);
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
+
+/* sv_mcast.c */
+#define SV_NODE_MCAST 0xffffffffu	/* sv_ah.node of a multicast group */
+#define SV_MCAST_QPN 0xffffffu		/* the remote QPN of sends to a group */
+#define SV_MCAST_MAX 256		/* members one send reaches at most */
+struct sv_member {
+	uint32_t node, qpn;
+};
+bool sv_gid_is_mcast(const union ibv_gid *g);
+bool sv_lid_is_mcast(uint16_t lid);
+/* Close every membership of qp (it is being destroyed); ctx->mu held. */
+void sv_mcast_detach_all(struct sv_qp *qp);
+/* The members of the group ah names, at most max of them; their number. */
+int sv_mcast_members(const struct ibv_ah_attr *ah, struct sv_member *out,
+		     int max);
 
 #endif

@@ -255,7 +255,8 @@ SV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *c,
 
 	(void)c;
 	sv_config_load();
-	if (!attr->is_global || sv_av_resolve(attr, &node))
+	if (!attr->is_global || sv_av_resolve(attr, &node) ||
+	    node == SV_NODE_MCAST)
 		return EINVAL;
 	sv_mac_of_node(node, eth_mac);
 	if (vid)

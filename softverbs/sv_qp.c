@@ -296,6 +296,12 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 			cap.max_send_sge = 1;
 		if (!cap.max_send_wr)
 			cap.max_send_wr = 1;
+		/* as HCAs (and rxe) round up, a send queue takes at least
+		 * SV_MIN_INLINE bytes inline, asked for or not: programs
+		 * that post small IBV_SEND_INLINE sends without asking
+		 * (rdma_xclient) work as on hardware */
+		if (cap.max_inline_data < SV_MIN_INLINE)
+			cap.max_inline_data = SV_MIN_INLINE;
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -422,6 +428,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 		}
 	}
 	sv_drop_held(qp, SV_NAK_DEAD);
+	sv_mcast_detach_all(qp);
 	qp->destroyed = true;
 	sv_list_del(&qp->link);
 	ctx->nqps--;
@@ -561,6 +568,8 @@ SV_EXPORT int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *a, int mask)
 	/* GRH rules, sgid_index, dgid -> node; may read /proc: not under mu */
 	if (mask & IBV_QP_AV) {
 		err = sv_av_resolve(&a->ah_attr, &dest_node);
+		if (!err && dest_node == SV_NODE_MCAST)
+			err = EINVAL;	/* a connection to a group */
 		if (err) {
 			SV_DBG("qp %u: address vector refused (%d)", qp->qpn,
 			       err);

@@ -401,6 +401,32 @@ static void send_faulty(struct sv_qp *qp, struct sv_pkt *h,
 	}
 }
 
+/* UD to a multicast group: a datagram to each member (sv_mcast.c), or to
+ * none unless the remote QPN is the multicast QPN, as on a fabric */
+static void send_group(struct sv_qp *qp, struct sv_pkt *h,
+		       const struct ibv_send_wr *wr, uint32_t dqpn)
+{
+	struct sv_member m[SV_MCAST_MAX];
+	bool faults = sv_cfg.drop > 0 || sv_cfg.dup > 0 || sv_cfg.delay > 0 ||
+		      sv_cfg.reorder > 0;
+	int i, n;
+
+	if (dqpn != SV_MCAST_QPN) {
+		SV_DBG("qp %u: send to a group with QPN 0x%x: dropped",
+		       qp->qpn, dqpn);
+		return;
+	}
+	n = sv_mcast_members(&((struct sv_ah *)wr->wr.ud.ah)->attr, m,
+			     SV_MCAST_MAX);
+	SV_DBG("qp %u: multicast msn %u to %d members", qp->qpn, h->msn, n);
+	for (i = 0; i < n; i++) {
+		if (faults)
+			send_faulty(qp, h, wr, m[i].node, m[i].qpn);
+		else
+			send_message(qp, h, wr, m[i].node, m[i].qpn, true);
+	}
+}
+
 static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 {
 	struct sv_context *ctx = qp->ctx;
@@ -599,6 +625,10 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 
 	if (ctx->port_is_down) {
 		err = 0;	/* UC/UD: lost on the wire */
+	} else if (q->qp_type == IBV_QPT_UD &&
+		   ((struct sv_ah *)wr->wr.ud.ah)->node == SV_NODE_MCAST) {
+		send_group(qp, &h, wr, dqpn);
+		err = 0;
 	} else if (!rc && (sv_cfg.drop > 0 || sv_cfg.dup > 0 ||
 			   sv_cfg.delay > 0 || sv_cfg.reorder > 0)) {
 		send_faulty(qp, &h, wr, dnode, dqpn);

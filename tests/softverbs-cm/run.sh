@@ -204,6 +204,121 @@ kind_cmtime() {
 	expect_nolog client 'failed|error'
 }
 
+# rdma_server/rdma_client, rdma_xserver/rdma_xclient SERVER CLIENT [-c r|x]:
+# synchronous endpoints (rdma_create_ep with no PD, no CQs, the QP type
+# from rdma_getaddrinfo; rdma_get_request; rdma_get_send_comp and
+# rdma_get_recv_comp on the CQs the library made; inline sends nobody
+# asked room for); with -c x an XRC target QP and XRC SRQ in the default
+# XRC domain (port space IB).  Each prints exactly "NAME: start" and
+# "NAME: end 0" (any perror, or the server's "doesn't support
+# IBV_SEND_INLINE", is a line more).
+kind_rdmaex() {
+	local spid srv=$1 cli=$2 ps=106
+
+	shift 2
+	[ "$*" = "-c x" ] && ps=13f
+	pick_port
+	spawn server -- "$srv" -p "$PORT" "$@"
+	spid=$LAST_PID
+	wait_cm $ps "$PORT" "$spid" || { reap server "$spid"; return; }
+	run_proc client -- "$cli" -s 127.0.0.1 -p "$PORT" "$@"
+	reap server "$spid"
+	expect_rc client
+	expect_rc server
+	expect_log client "^$cli: end 0\$"
+	expect_log server "^$srv: end 0\$"
+	expect_count client '' 2
+	expect_count server '' 2
+}
+
+# rcopy SIZE...: one server (it serves until stopped) takes a copy of a
+# file of SIZE random bytes for each SIZE, one connection after another;
+# each copy must equal its source.
+kind_rcopy() {
+	local spid size src dst n=0
+
+	pick_port
+	spawn server -- rcopy -p "$PORT"
+	spid=$LAST_PID
+	wait_cm 106 "$PORT" "$spid" || { reap server "$spid"; return; }
+	for size in "$@"; do
+		n=$((n + 1))
+		src=$CASE_DIR/src$n.bin
+		dst=$CASE_DIR/dst$n.bin
+		head -c "$size" /dev/urandom >"$src"
+		run_proc client$n -- rcopy "$src" "127.0.0.1:$dst" -p "$PORT"
+		expect_rc client$n
+		expect_log client$n "^opening\.\.\.transferring\.\.\.closing\.\.\.done\$"
+		expect_log client$n "^$size bytes in [0-9.]+ seconds = [0-9.]+ Gb/sec\$"
+		expect_log server "^opening: $dst, transferring\.\.\.$size bytes\.\.\.closing\.\.\.done\$"
+		cmp -s "$src" "$dst" || case_fail "copy $n ($size bytes) differs from its source"
+	done
+	stop server "$spid"
+	expect_count server '^waiting for connection\.\.\.client: 127\.0\.0\.1$' $#
+	rm -f "$CASE_DIR"/src*.bin "$CASE_DIR"/dst*.bin
+}
+
+# mckey [VAR=VAL...] GROUP MGID [ARGS...]: two receivers (one with two
+# ids) join GROUP; once their three QPs are members (their names
+# "@softverbs/<fabric>/m/..." in ss -xa: mckey's own output is buffered)
+# a sender with two ids sends 10 messages from each to the group.  A
+# receiver ends (status 0, "data transfers complete") only once each of
+# its ids has received 10; every join reports the group's MGID, the
+# kernel's mapping of GROUP.
+mc_members() { [ "$(ss -Hxa 2>/dev/null | grep -cF -- "@softverbs/$FABRIC/m/")" -ge "$1" ]; }
+kind_mckey() {
+	local r1 r2 grp mgid side
+
+	split_args "$@"
+	grp=${ARGV[0]}
+	mgid=${ARGV[1]}
+	ARGV=("${ARGV[@]:2}")
+	spawn recv1 "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 -c 2 "${ARGV[@]}"
+	r1=$LAST_PID
+	spawn recv2 "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 "${ARGV[@]}"
+	r2=$LAST_PID
+	if ! wait_until "(3 group members)" "$r1" mc_members 3; then
+		reap recv1 "$r1"
+		reap recv2 "$r2"
+		return
+	fi
+	run_proc send "${ENV_BOTH[@]}" -- mckey -m "$grp" -C 10 -c 2 -s "${ARGV[@]}"
+	reap recv1 "$r1"
+	reap recv2 "$r2"
+	for side in send recv1 recv2; do
+		expect_rc $side
+		expect_log $side '^data transfers complete$'
+		expect_log $side '^return status 0$'
+		expect_nolog $side 'fail|error|event:'
+	done
+	expect_count send "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 2
+	expect_count recv1 "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 2
+	expect_count recv2 "^mckey: joined dgid: $mgid mlid 0x[0-9a-f]+ sl 0\$" 1
+	expect_log send '^initiating data transfers$'
+	expect_log recv1 '^receiving data transfers$'
+}
+
+# udpong ARGS...: datagram rsockets (UD QPs); the same options on both
+# ends, the server bound to 127.0.0.1.  The server logs the client's login;
+# the client prints the result line, whose figures (transfers the server
+# counted: datagrams may be lost, as with UDP) are > 0.
+kind_udpong() {
+	local spid
+
+	pick_port
+	spawn server -- udpong -b 127.0.0.1 -p "$PORT" "$@"
+	spid=$LAST_PID
+	wait_cm 111 "$PORT" "$spid" || { reap server "$spid"; return; }
+	run_proc client -- udpong -s 127.0.0.1 -p "$PORT" "$@"
+	stop server "$spid"
+	expect_rc client
+	expect_log client '^name +bytes +xfers +total +time +Gb/sec +usec/xfer$'
+	expect_positive client '^custom +[0-9.]+[kmg]? +[0-9.]+[kmg]?'
+	expect_positive client '^custom( +[0-9.]+[kmg]?){3} +[0-9.]+s +[0-9.]+ +[0-9.]+'
+	expect_nolog client 'rsend|rrecv|rsocket|rbind|rconnect|fail'
+	expect_nolog server 'rsend|rrecv|rsocket|rbind|fail'
+}
+
 # perftest -R: both ends get the same options; the client prints the table.
 # perftest connects twice to the port: the server listens again only after
 # the handshake on the first connection, and the client connects right
@@ -333,6 +448,18 @@ defcase udaddy cmatose udaddy
 defcase udaddy_conns cmatose udaddy -c 4 -C 20
 defcase cmtime cmtime 127.0.0.1 50
 defcase cmtime_v6 cmtime ::1 20 -b ::1
+defcase rdma_server rdmaex rdma_server rdma_client
+defcase rdma_xserver_rc rdmaex rdma_xserver rdma_xclient -c r
+defcase rdma_xserver_xrc rdmaex rdma_xserver rdma_xclient -c x
+defcase rcopy rcopy 300000 4194304 1
+defcase mckey_v4 mckey 239.1.1.1 ff12:4001:ffff::f01:101 -b 127.0.0.1
+defcase mckey_v6_roce mckey $ROCE ff0e::1234 ff0e::1234
+# udpong: echo (every datagram answered) async, and one-way blocking.
+# udpong's echo client sends again whenever an answer takes over 1 ms or
+# is a stale one, so on a loaded machine duplicates pile up and each
+# round costs more: a short count keeps the case quick there too.
+defcase udpong_echo udpong -C 100 -S 100 -T e -T a
+defcase udpong_bw udpong -C 1000 -S 4000 -T b
 for t in ib_send_bw ib_send_lat ib_write_bw ib_write_lat ib_read_bw ib_read_lat; do
 	defcase "${t}_R" perftest "$t" -n 200
 	defcase "${t}_R_roce" perftest $ROCE "$t" -n 200
