@@ -100,6 +100,28 @@ done
 C --interval
 expect "--interval without a value: usage error" 2 '^$' 'missing argument to --interval'
 
+# --- a hostile server's interval records are bounded (issue 17 item 6) ------
+# peer.py's flood server sends records every 5 ms (or 0.1 s) forever and
+# never its done block: the client stops with one error, within seconds.
+PEER=$LIB_ROOT/tests/robust/peer.py
+for gap in 0.005 0.1; do
+	pf=$T/flood$gap.port
+	python3 "$PEER" ival-flood-server "$pf" "$gap" >/dev/null 2>&1 &
+	track_pid $!
+	wait_for 10 test -s "$pf"
+	if [ $gap = 0.005 ]; then
+		run -t 10 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -t 1 -I 0.1 tcp_bw
+		want='^qperf: the server sent interval reports past the end of the test \([0-9]+ records, one ending at [0-9.]+ s, for a 1\.0 s test at 0\.1 s intervals\)$'
+	else # a count test: records at the right pace, but no end
+		run -t 10 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -n 1000 -to 1 -I 0.1 tcp_bw
+		want="^qperf: the server's interval reports did not end within 1\.0 s of the test's end$"
+	fi
+	expect "records every $gap s, forever: one error, in time" 1 '' "$want"
+	[ "$(grep -c 'rem recv' "$OUT_FILE")" -le 20 ] && [ "$(grep -c . "$ERR_FILE")" = 1 ] &&
+		pass "records every $gap s: at most 20 printed, one error line" ||
+		fail "records every $gap s: at most 20 printed, one error line" "$(ctx)"
+done
+
 # --- --plot ------------------------------------------------------------------
 SVG=$T/sweep.svg
 C -t 0.3 --plot "$SVG" -oo msg_size:1:16K:*4 tcp_bw tcp_lat udp_bw
