@@ -50,8 +50,9 @@ struct client {
 	bool ival_warned; /* said once that the server sends no intervals */
 };
 
-/* 130 (128 + SIGINT): a run that SIGINT ended (JSON modes only). */
-#define CLIENT_INTERRUPTED 130
+/* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
+ * (129) ended (JSON modes only; otherwise the signal kills qperf). */
+#define CLIENT_INTERRUPTED (128 + measure_interrupt_signal())
 
 /* One test attempt's state. */
 struct attempt {
@@ -586,7 +587,8 @@ static int test_local_checks(struct attempt *a)
 	return 0;
 }
 
-/* The exit status of a failed test: 130 once interrupted, else 1. */
+/* The exit status of a failed test: 128 + the signal once interrupted,
+ * else 1. */
 static int fail_status(void)
 {
 	return measure_interrupted() ? CLIENT_INTERRUPTED : 1;
@@ -632,7 +634,8 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){
 			a->err, fail_status(),
-			strcmp(a->err, MEASURE_INTERRUPTED) == 0 });
+			measure_interrupted() &&
+				strcmp(a->err, measure_interrupt_text()) == 0 });
 		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
 	}
 	out_flush();
@@ -796,9 +799,10 @@ static int client_run(struct client *cl)
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", err);
-		if (rc == CLIENT_INTERRUPTED && !cl->run_err[0])
+		if (measure_interrupted() && rc == CLIENT_INTERRUPTED &&
+		    !cl->run_err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s",
-				  MEASURE_INTERRUPTED);
+				  measure_interrupt_text());
 		if (rc == 0 && out_flush() < 0)
 			rc = 1; /* main() says why */
 		if (rc < 0)
