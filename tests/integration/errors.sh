@@ -80,6 +80,12 @@ expect "host without a test: 'must specify a test type', exit 2" 2 '^$' \
 run "$QPERF" -lp "$SERVER_PORT"
 expect "second server on a busy -lp: exit 1, address in use" 1 '^$' \
 	"^qperf: .*$SERVER_PORT.*[Aa]ddress already in use"
+# -lpf is created the safe way too (lib/outfile.h): a FIFO there neither
+# hangs the server nor is written to (issue 17 item 11).
+mkfifo "$T/port.fifo"
+run -t 10 "$QPERF" -lp 0 -lpf "$T/port.fifo"
+expect "-lpf onto a FIFO: refused at once" 1 '^$' \
+	"^qperf: -lpf: cannot write \"$T/port.fifo\": it is a FIFO, not a regular file\$"
 run "$QPERF" -lp 0 -lpf /nonexistent-dir/port
 expect "-lpf in a missing directory: exit 1, error on stderr" 1 '^$' \
 	'^qperf: .*nonexistent-dir'
