@@ -217,9 +217,12 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 static int not_qperf(struct attempt *a, const struct plan *p,
 		     const char *why)
 {
-	const char *r = "its answer to the request is not qperf's";
-	const char *c = strstr(why, "extension: "); /* "server not responding" */
+	const char *r = "its answer to the request is not qperf's", *c;
+	char w[ERR_MAX];
 
+	xsnprintf(w, sizeof(w), "%s", why); /* why may be a->err */
+	why = w;
+	c = strstr(why, "extension: "); /* "server not responding" */
 	if (strstr(why, "closed the connection")) {
 		r = "it closed the connection without answering the request";
 		c = NULL;
