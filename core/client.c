@@ -50,8 +50,9 @@ struct client {
 	bool ival_warned; /* said once that the server sends no intervals */
 };
 
-/* 130 (128 + SIGINT): a run that SIGINT ended (JSON modes only). */
-#define CLIENT_INTERRUPTED 130
+/* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
+ * (129) ended (JSON modes only; otherwise the signal kills qperf). */
+#define CLIENT_INTERRUPTED (128 + measure_interrupt_signal())
 
 /* One test attempt's state. */
 struct attempt {
@@ -203,8 +204,37 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 		sleep_ns(100000000ULL); /* the server may still be starting */
 	}
 	freeaddrinfo(res);
-	return seterr(a->err, sizeof(a->err), "%.200s: failed to connect: %s",
-		      p->host, strerror(last));
+	return seterr(a->err, sizeof(a->err),
+		      "%s%.200s port %u: failed to connect: %s",
+		      last == ECONNREFUSED ? "no qperf server at " : "",
+		      p->host, p->listen_port, strerror(last));
+}
+
+/*
+ * The server's answer to a 0.5 request did not come, or is not a qperf
+ * server's: say so, naming host and port, rather than a protocol item.
+ * why: ctl.c's reason ("failed to receive server extension: timed out").
+ */
+static int not_qperf(struct attempt *a, const struct plan *p,
+		     const char *why)
+{
+	const char *r = "its answer to the request is not qperf's", *c;
+	char w[ERR_MAX];
+
+	xsnprintf(w, sizeof(w), "%s", why); /* why may be a->err */
+	why = w;
+	c = strstr(why, "extension: "); /* "server not responding" */
+	if (strstr(why, "closed the connection")) {
+		r = "it closed the connection without answering the request";
+		c = NULL;
+	} else if (strstr(why, "timed out")) {
+		r = "no answer to the request (timed out)";
+		c = NULL;
+	}
+	return seterr(a->err, sizeof(a->err),
+		      "no qperf server at %.200s port %u: %s%s%.100s%s",
+		      p->host, p->listen_port, r, c ? " (" : "",
+		      c ? c + strlen("extension: ") : "", c ? ")" : "");
 }
 
 /*
@@ -212,8 +242,9 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
  * server asks for the secret too (a server that does not would serve
  * anyone, and may not be the one meant) and runs the proofs.
  */
-static int send_request(struct attempt *a, const struct auth_secret *secret)
+static int send_request(struct attempt *a, const struct plan *p)
 {
+	const struct auth_secret *secret = p->secret;
 	uint8_t b[REQ_SIZE], ext[EXT_BLOCK_MAX], rep[EXT_BLOCK_MAX];
 	struct auth_transcript tr;
 	size_t n, hn;
@@ -235,10 +266,11 @@ static int send_request(struct attempt *a, const struct auth_secret *secret)
 		return -1;
 	if (ctl_recv_block(&a->c, rep, sizeof(rep), &hn, "server extension",
 			   a->err, sizeof(a->err)) < 0)
-		return -1;
+		return a->c.peer_failed || measure_interrupted() ?
+			       -1 :
+			       not_qperf(a, p, a->err);
 	if (hello_decode(rep, hn, &a->h) < 0)
-		return seterr(a->err, sizeof(a->err),
-			      "bad server extension");
+		return not_qperf(a, p, "");
 	if (!secret && a->h.auth)
 		return seterr(a->err, sizeof(a->err),
 			      "the server requires a shared secret: give --secret_file FILE (or set QPERF_SECRET_FILE)");
@@ -519,7 +551,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	fill_request(a, legacy);
 	if (ctl_connect(a, cl->plan) < 0)
 		return -1;
-	rc = send_request(a, cl->plan->secret);
+	rc = send_request(a, cl->plan);
 	if (rc == 0) {
 		switch (a->t->kind) {
 		case TK_CONF:
@@ -587,7 +619,8 @@ static int test_local_checks(struct attempt *a)
 	return 0;
 }
 
-/* The exit status of a failed test: 130 once interrupted, else 1. */
+/* The exit status of a failed test: 128 + the signal once interrupted,
+ * else 1. */
 static int fail_status(void)
 {
 	return measure_interrupted() ? CLIENT_INTERRUPTED : 1;
@@ -633,7 +666,8 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){
 			a->err, fail_status(),
-			strcmp(a->err, MEASURE_INTERRUPTED) == 0 });
+			measure_interrupted() &&
+				strcmp(a->err, measure_interrupt_text()) == 0 });
 		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
 	}
 	out_flush();
@@ -797,9 +831,10 @@ static int client_run(struct client *cl)
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", err);
-		if (rc == CLIENT_INTERRUPTED && !cl->run_err[0])
+		if (measure_interrupted() && rc == CLIENT_INTERRUPTED &&
+		    !cl->run_err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s",
-				  MEASURE_INTERRUPTED);
+				  measure_interrupt_text());
 		if (rc == 0 && out_flush() < 0)
 			rc = 1; /* main() says why */
 		if (rc < 0)

@@ -731,7 +731,8 @@ static int io(struct ctl *c, bool sending, void *buf, size_t len,
 		ssize_t r;
 
 		if (c->intr && *c->intr)
-			return seterr(err, errlen, "%s", CTL_INTERRUPTED);
+			return seterr(err, errlen, "interrupted by %s",
+				      sig_name(*c->intr));
 		if (ms == 0)
 			return seterr(err, errlen, "failed to %s %s: timed out",
 				      verb, item);

@@ -190,12 +190,11 @@ struct ctl {
 	uint64_t timeout; /* ns, per message */
 	bool debug;
 	bool peer_failed; /* the peer reported an error (text in err) */
-	/* Set once SIGINT ends the run (measure_interrupt_flag()), or NULL:
-	 * a wait then ends with CTL_INTERRUPTED. */
+	/* The signal's number once one ends the run
+	 * (measure_interrupt_flag()), or NULL: a wait then ends with
+	 * "interrupted by SIGINT" (or the signal's name). */
 	const volatile sig_atomic_t *intr;
 };
-
-#define CTL_INTERRUPTED "interrupted by SIGINT"
 
 /*
  * Send or receive exactly len bytes within c->timeout.  item names the

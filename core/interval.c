@@ -116,9 +116,37 @@ static void flush_pending(struct ival *iv, uint64_t lim)
 	}
 }
 
+/*
+ * Is the server's record r one too many, or past the test's end (its
+ * time and timeout)?  Then fail with one error.  A timed test has at
+ * most time / period records a side (a stall makes fewer), a count test
+ * at most one per period so far; IVAL_SLACK covers the final record and
+ * the two windows' offset.
+ */
+static bool peer_excess(struct ival *iv, const struct ival_rec *r)
+{
+	uint64_t span = iv->time, now = now_ns(), lim;
+
+	if (!span)
+		span = now > iv->base ? now - iv->base : 0;
+	lim = span / iv->period + IVAL_SLACK;
+	if (++iv->npeer <= lim &&
+	    (!iv->time || r->end <= iv->time + iv->c->timeout))
+		return false;
+	seterr(iv->err, sizeof(iv->err),
+	       "the server sent interval reports past the end of the test (%u records, one ending at %.1f s, for a %.1f s test at %.1f s intervals)",
+	       iv->npeer, (double)r->end / NS_PER_SEC,
+	       (double)iv->time / NS_PER_SEC,
+	       (double)iv->period / NS_PER_SEC);
+	iv->failed = true;
+	return true;
+}
+
 /* Take one server record: now if it ends before lim, else queue it. */
 static void take_peer(struct ival *iv, struct ival_rec *r, uint64_t lim)
 {
+	if (peer_excess(iv, r))
+		return;
 	r->peer = true;
 	if (r->end < lim && iv->npend == 0) {
 		emit(iv, r);
@@ -144,7 +172,7 @@ static void drain_peer(struct ival *iv, uint64_t lim)
 		size_t n;
 		int avail = 0, k;
 
-		if (iv->peer_done)
+		if (iv->peer_done || iv->failed)
 			return;
 		if (poll(&pfd, 1, 0) != 1 || (pfd.revents & ~POLLIN))
 			return;
@@ -215,30 +243,51 @@ void ival_tick(struct ival *iv, const struct node_stat *st)
 		iv->next = UINT64_MAX; /* the final record ends the test */
 }
 
-/* Client: read the server's records up to its end block (blocking). */
+/*
+ * Client: read the server's records up to its end block (blocking), all
+ * of them within the timeout after the test's time (or after now, if
+ * that is later).
+ */
 static int read_rest(struct ival *iv, char *err, size_t errlen)
 {
 	uint8_t blk[IVAL_BLOCK_MAX];
+	uint64_t per = iv->c->timeout, end = iv->base + iv->time, now;
+	int rc = 0;
 
-	while (!iv->peer_done) {
+	if (end < now_ns())
+		end = now_ns();
+	while (!iv->peer_done && !iv->failed) {
 		struct ival_rec r;
 		size_t n;
 		int k;
 
-		if (ctl_recv_block(iv->c, blk, sizeof(blk), &n,
-				   "interval report", err, errlen) < 0)
-			return -1;
+		now = now_ns();
+		if (now < end + per) {
+			iv->c->timeout = end + per - now;
+			rc = ctl_recv_block(iv->c, blk, sizeof(blk), &n,
+					    "interval report", err, errlen);
+		}
+		if (!iv->c->peer_failed && now_ns() >= end + per)
+			rc = seterr(err, errlen,
+				    "the server's interval reports did not end within %.1f s of the test's end",
+				    (double)per / NS_PER_SEC);
+		if (rc < 0)
+			break;
 		k = ival_decode(blk, n, &r);
-		if (k < 0)
-			return seterr(err, errlen,
-				      "bad interval report from the server");
+		if (k < 0) {
+			rc = seterr(err, errlen,
+				    "bad interval report from the server");
+			break;
+		}
 		if (k == 0)
 			iv->peer_done = true;
 		else
 			take_peer(iv, &r, UINT64_MAX);
 	}
-	flush_pending(iv, UINT64_MAX);
-	return 0;
+	iv->c->timeout = per;
+	if (rc == 0)
+		flush_pending(iv, UINT64_MAX);
+	return rc;
 }
 
 int ival_finish(struct ival *iv, const struct node_stat *st, char *err,

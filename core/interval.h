@@ -8,7 +8,12 @@
  *
  * Memory is bounded whatever the run length: a record is handed on and
  * forgotten; the client holds at most IVAL_PENDING of the server's records
- * that arrived before its own record of the same interval.
+ * that arrived before its own record of the same interval.  A server's
+ * records are bounded too (a hostile server could send them forever): at
+ * most the test's intervals plus IVAL_SLACK (a count test: the intervals
+ * so far), none ending past the test's time plus its timeout, and the
+ * done block within that time after the client's loop; beyond that the
+ * client fails the test with one error.
  *
  * Timing: intervals are counted from the start of this side's measured
  * window (node_stat.real_s).  The loops call ival_check() once per
@@ -40,6 +45,7 @@
 #define IVAL_MIN (NS_PER_SEC / 10) /* shortest -I: 0.1 s */
 #define IVAL_PENDING 8 /* server records held for ordering */
 #define IVAL_BLOCK_MAX 128 /* bytes of one record block */
+#define IVAL_SLACK 8 /* server records beyond the test's intervals */
 
 struct ctl;
 struct test_desc;
@@ -71,6 +77,7 @@ struct ival {
 	struct ctl *c; /* server: where to send it; client: peer's records */
 	bool peer; /* client: the server sends its records */
 	bool peer_done; /* client: the server's end block has come */
+	uint32_t npeer; /* client: the server's records so far */
 	struct ival_rec pend[IVAL_PENDING];
 	int npend;
 	bool failed;

@@ -50,12 +50,12 @@ static void on_alarm(int sig)
 	fired = 1;
 }
 
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the first signal caught */
 
 static void on_interrupt(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	if (!interrupted)
+		interrupted = sig;
 	fired = 1; /* end a running loop as the timer would */
 }
 
@@ -67,11 +67,27 @@ void measure_catch_interrupt(void)
 	sa.sa_handler = on_interrupt; /* no SA_RESTART */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 bool measure_interrupted(void)
 {
 	return interrupted != 0;
+}
+
+int measure_interrupt_signal(void)
+{
+	return interrupted;
+}
+
+const char *measure_interrupt_text(void)
+{
+	static char text[40];
+
+	xsnprintf(text, sizeof(text), "interrupted by %s",
+		  sig_name(interrupted));
+	return text;
 }
 
 const volatile sig_atomic_t *measure_interrupt_flag(void)
@@ -135,7 +151,7 @@ int measure_start(struct node_stat *st, uint64_t time, char *err,
 
 	fired = interrupted;
 	if (interrupted)
-		return seterr(err, errlen, "%s", MEASURE_INTERRUPTED);
+		return seterr(err, errlen, "%s", measure_interrupt_text());
 	if (measure_sample(st, err, errlen) < 0)
 		return -1;
 	if (time) {

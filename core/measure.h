@@ -46,15 +46,19 @@ void measure_init(void);
 bool measure_lat_timing(void);
 
 /*
- * Catch SIGINT (client with --json or --json_stream): the handler only
- * sets flags; a running loop ends as if its time were up, and every later
- * control-connection wait (ctl.c) and measure_start() fail with
- * MEASURE_INTERRUPTED, so the run unwinds and its JSON is closed.
+ * Catch SIGINT, SIGTERM and SIGHUP (client with --json or --json_stream):
+ * the handler only records the first signal; a running loop ends as if
+ * its time were up, and every later control-connection wait (ctl.c) and
+ * measure_start() fail with measure_interrupt_text() ("interrupted by
+ * SIGTERM"), so the run unwinds and its JSON is closed.
  */
 void measure_catch_interrupt(void);
 bool measure_interrupted(void);
-#define MEASURE_INTERRUPTED CTL_INTERRUPTED
-/* The flag behind measure_interrupted(), for struct ctl's intr. */
+/* The signal that interrupted the run (0: none), and the error text. */
+int measure_interrupt_signal(void);
+const char *measure_interrupt_text(void);
+/* The flag behind measure_interrupted() (the signal's number), for
+ * struct ctl's intr. */
 const volatile sig_atomic_t *measure_interrupt_flag(void);
 
 /*

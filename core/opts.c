@@ -23,6 +23,7 @@
 #include "opts.h"
 #include "output/plot.h"
 #include "lib/clock.h"
+#include "lib/err.h"
 #include "lib/numa.h"
 #include "transports/transport.h"
 
@@ -117,11 +118,23 @@ static void set_par(struct par_set *p, const struct opt_desc *o,
 	}
 }
 
+/* A bound of o as users type it: "5" or, for a time (ns), "1 second". */
+static const char *bound_text(const struct opt_desc *o, uint64_t b,
+			      char *buf, size_t len)
+{
+	if (o->type != OT_TIME)
+		xsnprintf(buf, len, "%" PRIu64, b);
+	else
+		xsnprintf(buf, len, "%.9g second%s", (double)b / NS_PER_SEC,
+			  b == NS_PER_SEC ? "" : "s");
+	return buf;
+}
+
 /* Check x (already unit-scaled) against o's range; fills err. */
 static int check_range(const struct opt_desc *o, const char *spelling,
 		       const char *v, uint64_t x, char *err, size_t errlen)
 {
-	bool time = o->type == OT_TIME;
+	char b[48];
 
 	if (o->type == OT_SL && x > o->max)
 		return opts_fail(err, errlen, spelling, v,
@@ -134,16 +147,16 @@ static int check_range(const struct opt_desc *o, const char *spelling,
 			return opts_fail(err, errlen, spelling, v,
 				    "must be greater than 0");
 		return opts_fail(err, errlen, spelling, v,
-			    "must be at least %" PRIu64, o->min);
+			    "must be at least %s",
+			    bound_text(o, o->min, b, sizeof(b)));
 	}
 	if (x > o->max) {
 		if (o->arg && strcmp(o->arg, "Port") == 0)
 			return opts_fail(err, errlen, spelling, v,
 				    "port must be at most %" PRIu64, o->max);
 		return opts_fail(err, errlen, spelling, v,
-			    "too large; must be at most %" PRIu64 "%s",
-			    (uint64_t)(time ? o->max / NS_PER_SEC : o->max),
-			    time ? " seconds" : "");
+			    "too large; must be at most %s",
+			    bound_text(o, o->max, b, sizeof(b)));
 	}
 	return 0;
 }

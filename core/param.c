@@ -342,7 +342,7 @@ const struct par_row param_table[] = {
 	LEGACY(PAR_SOCK_BUF_SIZE, "sock_buf_size", RPK_SIZE, sock_buf_size,
 	       TPF(sock_buf_size)),
 	LEGACY(PAR_SRC_PATH_BITS, "src_path_bits", RPK_SIZE /* sic, 0.4.11 */,
-	       src_path_bits, TPF(src_path_bits)),
+	       src_path_bits, TPF(src_path_bits), .json_count = true),
 	/* Whole seconds in 0.4.11's field, ns in the block. */
 	OWN(PAR_TIME, "time", RPK_TIME),
 	OWN(PAR_TIMEOUT, "timeout", RPK_TIME),

@@ -36,6 +36,7 @@
 #include "supervise.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
+#include "lib/outfile.h"
 #include "lib/numa.h"
 #include "lib/random.h"
 
@@ -476,47 +477,43 @@ int server_listen(const struct plan *p, char *err, size_t errlen)
 }
 
 /*
- * Write the bound port to path atomically: a new temporary file in the
- * same directory, then rename.  mkstemp() creates the name with O_EXCL, so
- * a planted symlink or file (path.XXXXXX in /tmp) is never followed or
- * reused.  Errors name -lpf and path, never the temporary name.
+ * Write the bound port to path atomically and the safe way (lib/outfile.h:
+ * a new temporary file in the same directory, then rename; a planted name
+ * is never followed or reused, a path that is a link, FIFO or device is
+ * refused).  Errors name -lpf and path, never the temporary name.
  */
 static int write_port_file(const char *path, int lfd, char *err,
 			   size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char tmp[4096], line[16];
+	struct outfile *of;
+	char why[128], line[16];
 	unsigned port;
 	size_t n;
-	int fd, e = 0;
+	int rc = 0;
 
 	if (getsockname(lfd, (struct sockaddr *)&ss, &len) < 0)
 		return seterr_errno(err, errlen, errno, "getsockname failed");
 	port = ntohs(ss.ss_family == AF_INET6
 			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 			     : ((struct sockaddr_in *)&ss)->sin_port);
-	if (strlen(path) + sizeof(".XXXXXX") > sizeof(tmp))
-		return seterr(err, errlen, "-lpf: \"%.200s\": name too long",
-			      path);
-	xsnprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return seterr_errno(err, errlen, errno,
-				    "-lpf: cannot write \"%.200s\"", path);
+	of = xcalloc(1, sizeof(*of));
 	n = xsnprintf(line, sizeof(line), "%u\n", port);
-	/* mkstemp makes it 0600; the port is no secret. */
-	if (fchmod(fd, 0644) < 0 || write(fd, line, n) != (ssize_t)n)
-		e = errno ? errno : EIO;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) < 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		return seterr_errno(err, errlen, e,
-				    "-lpf: cannot write \"%.200s\"", path);
+	if (outfile_open(of, path, 0644, why, sizeof(why)) < 0) {
+		rc = -1;
+	} else if (write(of->fd, line, n) != (ssize_t)n) {
+		xsnprintf(why, sizeof(why), "%s",
+			  strerror(errno ? errno : EIO));
+		outfile_abort(of);
+		rc = -1;
+	} else {
+		rc = outfile_commit(of, why, sizeof(why));
 	}
+	free(of);
+	if (rc < 0)
+		return seterr(err, errlen, "-lpf: cannot write \"%.200s\": %s",
+			      path, why);
 	return 0;
 }
 

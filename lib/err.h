@@ -27,6 +27,9 @@ int seterr_errno(char *buf, size_t len, int errnum, const char *fmt, ...)
 size_t xsnprintf(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* "SIGINT", "SIGTERM", "SIGHUP" for those signals, else "a signal". */
+const char *sig_name(int sig);
+
 /* With on set, print one debug line (-D) to stderr. */
 void debugf(bool on, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -126,6 +126,9 @@ struct par_row {
 				 * or uint64_t; tp_size 0: none or by hand) */
 	size_t tp_set_off; /* PW_VK: a bool of struct tparams, true when
 			    * the knob was given (0: none) */
+	bool json_count; /* RPK_SIZE in text (0.4.11's -vu), a plain count in
+			  * JSON: src_path_bits (and, for schema_version 1
+			  * readers, its old "_B" key too) */
 };
 
 /*

@@ -6,9 +6,11 @@
  * tests; an interval report adds an object per interval).
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "transports/transport.h"
 #include "conf_text.h"
@@ -48,6 +50,32 @@ json_t *json_num(double v)
 void json_put(json_t *o, const char *k, json_t *v)
 {
 	set(o, k, v);
+}
+
+/* The wall-clock time now, UTC, ISO 8601 to the millisecond. */
+static json_t *utc_now(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[40];
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 ||
+	    !gmtime_r(&ts.tv_sec, &tm) ||
+	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+		return json_null();
+	xsnprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%03ldZ",
+		  ts.tv_nsec / 1000000);
+	return json_string(buf);
+}
+
+/* The signal behind an interrupted run's status (128 + n), or null. */
+static json_t *signal_json(int status, bool interrupted)
+{
+	int sig = status - 128;
+
+	if (!interrupted || (sig != SIGINT && sig != SIGTERM && sig != SIGHUP))
+		return json_null();
+	return json_string(sig_name(sig));
 }
 
 /* One line of --json_stream: the object, compact, then a newline. */
@@ -109,6 +137,7 @@ struct json_doc *json_open(enum json_mode m, int argc, char *const *argv,
 	set(hdr, "qperf_version", json_string(QPERF_VERSION));
 	set(hdr, "command_line", cl);
 	set(hdr, "host", json_string(host ? host : ""));
+	set(hdr, "start_time_utc", utc_now());
 	if (m == JSON_STREAM) {
 		emit_typed("start", hdr);
 		return J;
@@ -269,7 +298,9 @@ void json_test_begin(struct json_doc *J, const struct test_desc *t,
 }
 
 /* One end's parameters, a loop over p's table (p->rows), unlisted rows
- * included: sizes in bytes (_B), times in seconds (_s). */
+ * included: sizes in bytes (_B), times in seconds (_s); a row that is a
+ * size only in 0.4.11's text (json_count) under its plain name, and its
+ * old "_B" name kept for schema_version 1 readers. */
 static json_t *params_side(const struct par_set *p, int side)
 {
 	json_t *o = json_object();
@@ -289,6 +320,8 @@ static json_t *params_side(const struct par_set *p, int side)
 		case RPK_SIZE:
 			xsnprintf(key, sizeof(key), "%s_B", rp->name);
 			set(o, key, jint(v));
+			if (rp->json_count)
+				set(o, rp->name, jint(v));
 			break;
 		case RPK_TIME:
 			xsnprintf(key, sizeof(key), "%s_s", rp->name);
@@ -551,6 +584,8 @@ void json_finish(struct json_doc *J, int status, bool interrupted,
 	}
 	set(o, "exit_status", json_integer(status));
 	set(o, "interrupted", json_boolean(interrupted));
+	set(o, "signal", signal_json(status, interrupted));
+	set(o, "end_time_utc", utc_now());
 	set(o, "error", message ? error_json(message, status) : json_null());
 	if (J->mode == JSON_STREAM) {
 		emit_line(o);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transports/transport.h"
 #include "plot.h"
@@ -18,6 +19,7 @@
 #include "report.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
+#include "lib/outfile.h"
 
 #define PLOT_PANELS 6
 #define PLOT_SERIES 24 /* drawn; more are counted and reported */
@@ -192,14 +194,51 @@ void plot_xml_escape(char *buf, size_t len, const char *s)
 	buf[n] = '\0';
 }
 
+/*
+ * The files plot_fopen() opened and plot_svg_end() has not yet renamed
+ * onto their paths (lib/outfile.h).  One closed with a bare fclose() (an
+ * error path) is not renamed: its temporary file goes at exit.
+ */
+#define PLOT_FILES 4
+static struct plot_file {
+	FILE *f;
+	struct outfile of;
+} plot_files[PLOT_FILES];
+
+static void plot_files_cleanup(void)
+{
+	for (int i = 0; i < PLOT_FILES; i++)
+		if (plot_files[i].f) {
+			plot_files[i].of.fd = -1; /* fclose()d, or exiting */
+			outfile_abort(&plot_files[i].of);
+			plot_files[i].f = NULL;
+		}
+}
+
 FILE *plot_fopen(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	static bool hooked;
+	struct plot_file *pf = NULL;
+	char why[128] = "too many plot files";
 
-	if (!f)
-		seterr_errno(err, errlen, errno, "--plot: %.200s: cannot write",
-			     path);
-	return f;
+	for (int i = 0; i < PLOT_FILES && !pf; i++)
+		if (!plot_files[i].f)
+			pf = &plot_files[i];
+	if (pf && outfile_open(&pf->of, path, 0666, why, sizeof(why)) == 0) {
+		pf->f = fdopen(pf->of.fd, "w");
+		if (!pf->f) {
+			xsnprintf(why, sizeof(why), "%s", strerror(errno));
+			outfile_abort(&pf->of);
+		}
+	}
+	if (!pf || !pf->f) {
+		seterr(err, errlen, "--plot: %.200s: cannot write: %s", path,
+		       why);
+		return NULL;
+	}
+	if (!hooked)
+		hooked = atexit(plot_files_cleanup) == 0;
+	return pf->f;
 }
 
 void plot_svg_begin(FILE *f, int w, int h, const char *title)
@@ -217,10 +256,32 @@ void plot_svg_begin(FILE *f, int w, int h, const char *title)
 
 int plot_svg_end(FILE *f, const char *path, char *err, size_t errlen)
 {
+	struct plot_file *pf = NULL;
+	char why[128];
+	int e;
+
+	for (int i = 0; i < PLOT_FILES && !pf; i++)
+		if (plot_files[i].f == f)
+			pf = &plot_files[i];
 	fprintf(f, "</svg>\n");
-	if (ferror(f) | (fclose(f) != 0))
-		return seterr_errno(err, errlen, errno,
+	errno = 0;
+	if (ferror(f) | (fclose(f) != 0)) {
+		e = errno ? errno : EIO;
+		if (pf) {
+			pf->of.fd = -1;
+			outfile_abort(&pf->of);
+			pf->f = NULL;
+		}
+		return seterr_errno(err, errlen, e,
 				    "--plot: %.200s: write failed", path);
+	}
+	if (!pf)
+		return 0;
+	pf->f = NULL;
+	pf->of.fd = -1; /* fclose()d */
+	if (outfile_commit(&pf->of, why, sizeof(why)) < 0)
+		return seterr(err, errlen, "--plot: %.200s: cannot write: %s",
+			      path, why);
 	return 0;
 }
 

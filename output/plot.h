@@ -66,9 +66,13 @@ void plot_xml_escape(char *buf, size_t len, const char *s);
 
 /*
  * The SVG file helpers both --plot writers share (this sweep and cluster
- * mode's heat map): open path for writing (NULL with err filled); write
- * the document's head (size w x h, a white background, title escaped);
- * end the document and close f (0, or -1 with err filled, naming path).
+ * mode's heat map): open path for writing (NULL with err filled) the
+ * safe way (lib/outfile.h: a temporary file renamed onto path by
+ * plot_svg_end(); a path that is a symbolic link, FIFO, device or
+ * directory is refused); write the document's head (size w x h, a white
+ * background, title escaped); end the document, close f and rename it
+ * onto path (0, or -1 with err filled, naming path).  An f closed with a
+ * bare fclose() is dropped: its temporary file is removed at exit.
  */
 FILE *plot_fopen(const char *path, char *err, size_t errlen);
 void plot_svg_begin(FILE *f, int w, int h, const char *title);

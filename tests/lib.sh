@@ -544,7 +544,7 @@ json_valid() {
 # json_assert NAME EXPR: a Python expression over the last stdout must be
 # true.  d is the document (a list of lines for a stream), tests its test
 # entries, T0 the first, R its results, E the run's end (d, or the "end"
-# line).
+# line), S its start (d, or the "start" line).
 json_assert() {
 	if "$JSON_PY" - "$OUT_FILE" "$2" <<'PYEOF'; then
 import json, sys
@@ -557,6 +557,7 @@ if isinstance(d, dict):
     tests, E = d["tests"], d
 else:
     tests, E = [l for l in d if l["type"] == "test"], d[-1]
+S = d if isinstance(d, dict) else d[0]
 T0 = tests[0] if tests else {}
 R = T0.get("results") or {}
 sys.exit(0 if eval(sys.argv[2]) else 1)

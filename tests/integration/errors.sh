@@ -80,9 +80,38 @@ expect "host without a test: 'must specify a test type', exit 2" 2 '^$' \
 run "$QPERF" -lp "$SERVER_PORT"
 expect "second server on a busy -lp: exit 1, address in use" 1 '^$' \
 	"^qperf: .*$SERVER_PORT.*[Aa]ddress already in use"
+# -lpf is created the safe way too (lib/outfile.h): a FIFO there neither
+# hangs the server nor is written to (issue 17 item 11).
+mkfifo "$T/port.fifo"
+run -t 10 "$QPERF" -lp 0 -lpf "$T/port.fifo"
+expect "-lpf onto a FIFO: refused at once" 1 '^$' \
+	"^qperf: -lpf: cannot write \"$T/port.fifo\": it is a FIFO, not a regular file\$"
 run "$QPERF" -lp 0 -lpf /nonexistent-dir/port
 expect "-lpf in a missing directory: exit 1, error on stderr" 1 '^$' \
 	'^qperf: .*nonexistent-dir'
+
+# A server that is not running, or not qperf: the error names host and
+# port and says so (issue 17 item 15), not a protocol item.
+dead=$(free_port)
+run "$QPERF" 127.0.0.1 -lp "$dead" -ws 0 tcp_lat
+expect "nothing on the port: 'no qperf server at HOST port N'" 1 'tcp_lat:' \
+	"^qperf: no qperf server at 127\.0\.0\.1 port $dead: failed to connect: Connection refused\$"
+PEER=$LIB_ROOT/tests/robust/peer.py
+for mode in junk-server silent-server; do
+	pf=$T/$mode.port
+	python3 "$PEER" $mode "$pf" 64 >/dev/null 2>&1 &
+	fpid=$!
+	track_pid $fpid
+	wait_for 10 test -s "$pf"
+	run "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -to 1 tcp_lat
+	case $mode in
+	junk-server) why="its answer to the request is not qperf's" ;;
+	*) why='no answer to the request \(timed out\)' ;;
+	esac
+	expect "$mode: 'no qperf server at HOST port N: ...'" 1 'tcp_lat:' \
+		"^qperf: no qperf server at 127\.0\.0\.1 port $(cat "$pf"): $why\$"
+	kill $fpid 2>/dev/null
+done
 
 
 finish

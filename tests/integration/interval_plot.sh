@@ -100,6 +100,29 @@ done
 C --interval
 expect "--interval without a value: usage error" 2 '^$' 'missing argument to --interval'
 
+# --- a hostile server's interval records are bounded (issue 17 item 6) ------
+# peer.py's flood server sends records every 5 ms (or 0.1 s) forever and
+# never its done block: the client stops with one error, within seconds.
+PEER=$LIB_ROOT/tests/robust/peer.py
+for gap in 0.005 0.1; do
+	pf=$T/flood$gap.port
+	python3 "$PEER" ival-flood-server "$pf" "$gap" >/dev/null 2>&1 &
+	track_pid $!
+	wait_for 10 test -s "$pf"
+	if [ $gap = 0.005 ]; then
+		run -t 10 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -t 1 -I 0.1 tcp_bw
+		want='^qperf: the server sent interval reports past the end of the test \([0-9]+ records, one ending at [0-9.]+ s, for a 1\.0 s test at 0\.1 s intervals\)$'
+	else # a count test: records at the right pace, but no end
+		run -t 10 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -n 1000 -to 1 -I 0.1 tcp_bw
+		# (or, on a slow machine, more records than the time allows)
+		want="^qperf: the server('s interval reports did not end within 1\.0 s of the test's end| sent interval reports past the end of the test .*)$"
+	fi
+	expect "records every $gap s, forever: one error, in time" 1 '' "$want"
+	[ "$(grep -c 'rem recv' "$OUT_FILE")" -le 20 ] && [ "$(grep -c . "$ERR_FILE")" = 1 ] &&
+		pass "records every $gap s: at most 20 printed, one error line" ||
+		fail "records every $gap s: at most 20 printed, one error line" "$(ctx)"
+done
+
 # --- --plot ------------------------------------------------------------------
 SVG=$T/sweep.svg
 C -t 0.3 --plot "$SVG" -oo msg_size:1:16K:*4 tcp_bw tcp_lat udp_bw
@@ -135,6 +158,33 @@ expect "--plot without --loop: usage error" 2 '^$' \
 C -t $TT --plot /nonexistent-dir/x.svg -oo msg_size:1:2:*2 tcp_bw
 expect "--plot to an unwritable path: exit 1 before any test" 1 '^$' \
 	'^qperf: --plot: /nonexistent-dir/x.svg: cannot write: No such file or directory$'
+
+# --plot in a shared directory (issue 17 item 11): a planted symlink to a
+# mode-600 file is refused and the file untouched; a hard link to it is
+# replaced by the plot, not written through; a FIFO neither hangs nor is
+# written to.  No temporary file is left behind.
+P=$T/shared
+mkdir -p "$P"
+echo precious >"$P/victim"
+chmod 600 "$P/victim"
+ln -s "$P/victim" "$P/link.svg"
+C -t 0.1 --plot "$P/link.svg" -oo msg_size:1:2:*2 tcp_bw
+expect "--plot onto a symlink: refused before any test" 1 '^$' \
+	"^qperf: --plot: $P/link.svg: cannot write: it is a symbolic link; not followed or replaced\$"
+ln "$P/victim" "$P/hard.svg"
+C -t 0.1 --plot "$P/hard.svg" -oo msg_size:1:2:*2 tcp_bw
+expect "--plot onto a hard link: runs" 0 '^tcp_bw:$' '^$'
+grep -q '<svg' "$P/hard.svg" && [ ! "$P/hard.svg" -ef "$P/victim" ] &&
+	pass "--plot onto a hard link: the plot replaces the name, not the file" ||
+	fail "--plot onto a hard link: the plot replaces the name, not the file" "$(ls -li "$P")"
+mkfifo "$P/fifo.svg"
+run -t 10 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.1 --plot "$P/fifo.svg" -oo msg_size:1:2:*2 tcp_bw
+expect "--plot onto a FIFO: refused at once, no hang" 1 '^$' \
+	"^qperf: --plot: $P/fifo.svg: cannot write: it is a FIFO, not a regular file\$"
+[ "$(cat "$P/victim")" = precious ] && [ "$(stat -c %a "$P/victim")" = 600 ] && [ -L "$P/link.svg" ] &&
+	[ -p "$P/fifo.svg" ] && [ "$(ls "$P" | wc -l)" = 4 ] &&
+	pass "--plot: the mode-600 file untouched, the link and FIFO kept, no temporary left" ||
+	fail "--plot: the mode-600 file untouched, the link and FIFO kept, no temporary left" "$(ls -l "$P"; cat "$P/victim")"
 
 check_alive "server still answers conf" "$SERVER_PORT" "$SERVER_PID"
 

@@ -42,8 +42,11 @@ done
 
 # The tests that work here must work.
 for t in tcp_bw udp_bw tcp_lat udp_lat; do
+	before=$(date -u +%s)
 	run "$QPERF" "${C[@]}" --json $t
 	expect "$t --json exits 0" 0
+	[ $t = tcp_bw ] && json_assert "the run's wall-clock start and end (UTC, ms), within this run" \
+		"all(abs(__import__('calendar').timegm(__import__('time').strptime(d[k][:19], '%Y-%m-%dT%H:%M:%S')) - $before) <= 5 for k in ('start_time_utc', 'end_time_utc')) and d['start_time_utc'] <= d['end_time_utc'] and d['signal'] is None"
 	case $t in
 	*_bw)
 		json_assert "$t: send_bw_Bps and recv_bw_Bps > 0, measure bandwidth" \
@@ -176,7 +179,36 @@ for opt in --json_stream --json; do
 		fail "SIGINT $opt: ends within 5 s" "took $((SECONDS - start)) s"
 	json_valid "SIGINT $opt" $mode
 	json_assert "SIGINT $opt: interrupted true, tcp_bw status interrupted" \
-		"E['interrupted'] is True and E['exit_status'] == 130 and [t['status'] for t in tests] == ['interrupted'] and tests[0]['error']['message'] == 'interrupted by SIGINT'"
+		"E['interrupted'] is True and E['signal'] == 'SIGINT' and E['exit_status'] == 130 and [t['status'] for t in tests] == ['interrupted'] and tests[0]['error']['message'] == 'interrupted by SIGINT'"
+done
+# SIGTERM and SIGHUP (kill, timeout, scancel, systemd) as SIGINT: a
+# --loop run stopped after its first iterations keeps them (issue 17 #10).
+stream_has_test() { [ "$(grep -c '"type":"test"' "$T/int.out")" -ge 1 ]; }
+for sig in TERM HUP; do
+	for opt in --json --json_stream; do
+		"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 $opt -oo msg_size:1:64K:*2 tcp_bw >"$T/int.out" 2>"$T/int.err" &
+		cpid=$!
+		track_pid "$cpid"
+		if [ $opt = --json_stream ]; then
+			wait_for 10 stream_has_test
+		else
+			sleep 2 # some 0.3 s iterations of 17
+		fi
+		kill -$sig "$cpid"
+		wait "$cpid"
+		RC=$?
+		cp "$T/int.out" "$OUT_FILE"
+		cp "$T/int.err" "$ERR_FILE"
+		OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
+		mode=doc
+		[ $opt = --json_stream ] && mode=stream
+		st=143
+		[ $sig = HUP ] && st=129
+		expect "SIG$sig $opt --loop: exit $st, said on stderr" $st '' "^qperf: interrupted by SIG$sig\$"
+		json_valid "SIG$sig $opt --loop" $mode
+		json_assert "SIG$sig $opt --loop: the iterations done kept, the signal named" \
+			"E['interrupted'] is True and E['signal'] == 'SIG$sig' and E['exit_status'] == $st and tests[0]['status'] == 'ok' and set(t['status'] for t in tests[1:]) <= {'ok', 'interrupted'} and len(tests) < 17 and E['end_time_utc'] >= S['start_time_utc']"
+	done
 done
 check_alive "server still answers after the interrupted clients" "$SERVER_PORT" "$SERVER_PID"
 

@@ -53,6 +53,11 @@ Server modes play a fake server for our client:
     peer.py dead-udp-server PORTFILE
         A 0.4.11-style server for udp_bw/udp_lat that announces a UDP port
         nobody listens on, runs the syncs, and reports zero received.
+    peer.py ival-flood-server PORTFILE [GAP]
+        A qperf 0.5 server with interval reports (capability 0x20) for
+        one tcp_bw: after the "before" sync it drains the data and sends
+        interval records every GAP s (default 0.005) for 30 s, never the
+        done block.
     peer.py caps-server PORTFILE CAPS
         A qperf 0.5 server that reads one TLV request, records the types
         of its items (to PORTFILE.items) and answers with a server block
@@ -581,6 +586,51 @@ def caps_server(portfile, caps):
     return 0
 
 
+def ival_flood_server(portfile, gap):
+    import threading
+    ls = listen(portfile)
+    c, _ = ls.accept()
+    recv_exact(c, 200, 5)
+    magic, n = struct.unpack("<2I", recv_exact(c, 8, 5))
+    recv_exact(c, n - 8, 5)
+    ver = b"0.5.0"
+    items = struct.pack("<2HI", 1, 4, 0x20) + \
+        struct.pack("<2H", 2, len(ver)) + ver
+    c.sendall(struct.pack("<2I", 0x32585051, 8 + len(items)) + items)
+    dl = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    dl.bind(("127.0.0.1", 0))
+    dl.listen(1)
+    c.sendall(struct.pack("<I", dl.getsockname()[1]))
+    dl.settimeout(5)
+    d, _ = dl.accept()
+    d.settimeout(30)
+
+    def drain():
+        try:
+            while d.recv(1 << 16):
+                pass
+        except OSError:
+            pass
+    threading.Thread(target=drain, daemon=True).start()
+    c.sendall(SYNC_BEFORE)
+    recv_exact(c, len(SYNC_BEFORE), 5)
+    end, k = time.monotonic() + 30, 0
+    out("flooding")
+    try:
+        while time.monotonic() < end:
+            it = struct.pack("<2HI", 1, 4, k)
+            for t, v in ((2, k * 100000000), (3, (k + 1) * 100000000),
+                         (4, 1000), (5, 1)):
+                it += struct.pack("<2HQ", t, 8, v)
+            c.sendall(struct.pack("<2I", 0x32585051, 8 + len(it)) + it)
+            k += 1
+            time.sleep(gap)
+    except OSError:
+        pass
+    out("sent %d records" % k)
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -602,6 +652,8 @@ def main(argv):
         return junk_server(argv[2], argv[3])
     if mode == "dead-udp-server":
         return dead_udp_server(argv[2])
+    if mode == "ival-flood-server":
+        return ival_flood_server(argv[2], float((argv[3:] or [0.005])[0]))
     if mode == "caps-server":
         return caps_server(argv[2], argv[3])
     print(__doc__)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/param.h"
 #include "output/json.h"
 #include "transports/transport.h"
 #include "harness.h"
@@ -133,6 +134,45 @@ TEST(doc_events)
 	free(text);
 }
 
+/*
+ * src_path_bits is a count: under its plain name, and (schema_version 1)
+ * its old "_B" name too; a real size keeps "_B" alone.  An interrupted
+ * run names its signal (from the exit status, 128 + n).
+ */
+TEST(params_and_signal)
+{
+	static char *argv[] = { "qperf", "h", "rc_bw" };
+	struct par_set p;
+	struct json_doc *j;
+	json_t *d, *loc;
+	char *text;
+
+	memset(&p, 0, sizeof(p));
+	param_prepare(test_find("rc_bw"), &p);
+	p.val[SIDE_LOC][PAR_SRC_PATH_BITS] = 3;
+	capture();
+	j = json_open(JSON_DOC, 3, argv, "h");
+	json_test_begin(j, test_find("rc_bw"), 0, 0, NULL, 0);
+	json_test_params(j, &p);
+	json_finish(j, 143, true, "interrupted by SIGTERM");
+	text = captured();
+	d = json_loads(text, 0, NULL);
+	CHECK(d != NULL);
+	if (!d) {
+		free(text);
+		return;
+	}
+	loc = json_object_get(json_object_get(json_array_get(
+		json_object_get(d, "tests"), 0), "params"), "loc");
+	CHECK(json_integer_value(json_object_get(loc, "src_path_bits")) == 3);
+	CHECK(json_integer_value(json_object_get(loc, "src_path_bits_B")) == 3);
+	CHECK(json_object_get(loc, "msg_size_B") != NULL);
+	CHECK(json_object_get(loc, "msg_size") == NULL);
+	CHECK_STR(json_string_value(json_object_get(d, "signal")), "SIGTERM");
+	json_decref(d);
+	free(text);
+}
+
 /* JSON off: nothing is written, events are released (ASan checks). */
 TEST(off)
 {
@@ -153,6 +193,7 @@ int main(void)
 {
 	RUN(stream_events);
 	RUN(doc_events);
+	RUN(params_and_signal);
 	RUN(off);
 	return harness_done();
 }

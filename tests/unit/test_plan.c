@@ -114,8 +114,11 @@ TEST(server_options)
 	       "than 0");
 	REJECT("--max_memory 100K", "--max_memory: 100K: must be at least "
 	       "1048576");
+	/* in the unit users type (seconds), not ns (issue 17 item 16) */
 	REJECT("--max_time 0.5", "--max_time: 0.5: must be at least "
-	       "1000000000");
+	       "1 second");
+	REJECT("--max_setup 0.0001", "--max_setup: 0.0001: must be at least "
+	       "1 second");
 
 	/* --secret_file keeps a server a server and serves a client too. */
 	CHECK(parse("-lp 0 --secret_file /k", &p, err, sizeof(err)) == 0);
