@@ -28,6 +28,7 @@
 #include "lib/err.h"
 #include "lib/alloc.h"
 #include "lib/sched.h"
+#include "lib/text.h"
 
 #define MATRIX_MAX 64 /* ranks beyond which the text matrix is left out */
 
@@ -55,7 +56,7 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	f = &ct->fail[ct->nkept++];
 	f->client = client;
 	f->server = server;
-	xsnprintf(f->err, sizeof(f->err), "%s",
+	text_copy(f->err, sizeof(f->err),
 		  res->status ? res->err : "measured nothing");
 }
 
@@ -273,6 +274,10 @@ int coord_run(struct coord *c)
 	char err[256], name[32], line[CMSG_HOST_MAX + 400];
 	int found = 0, rc = 0;
 
+	/* The host names came in the ranks' JOINs: printable from here on,
+	 * in every report, line, document and map (lib/text.h). */
+	for (uint32_t k = 0; k < c->n; k++)
+		text_clean(c->r[k].host);
 	if (sched_init(&s, &p->cluster.pattern, c->n, c->seed, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "qperf: %s\n", err);
