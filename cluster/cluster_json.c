@@ -209,6 +209,8 @@ static json_t *test_json(const struct coord *c, size_t item)
 	json_put(o, "directed_figures", json_integer((json_int_t)count));
 	json_put(o, "missing", miss);
 	json_put(o, "failed_pairs", json_integer(ct->nfail));
+	json_put(o, "retried_pairs", json_integer(ct->nretried));
+	json_put(o, "retried_measured", json_integer(ct->nretried_ok));
 	json_put(o, "node_medians", med);
 	json_put(o, "median", si(t, ct->fabric_med));
 	json_put(o, "suspects", json_integer(ct->nsuspects > 0 ?

@@ -55,6 +55,8 @@ struct ctest {
 	uint32_t nfail; /* failed jobs */
 	uint32_t nkept; /* of which in fail[] (COORD_FAILS_KEPT at most) */
 	struct cfail *fail;
+	uint32_t nretried; /* failed in their rounds, tried again */
+	uint32_t nretried_ok; /* of which measured then (out of nfail) */
 	int nsuspects; /* as outlier_find() counted them */
 	int nfinds; /* retested, in find[] */
 	struct cfind find[COORD_RETEST_MAX];
@@ -83,6 +85,7 @@ struct coord {
 	struct json_doc *json; /* --json, --json_stream: rank 0's document */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
+	uint64_t pinged; /* when the short rounds last pinged every rank */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */
 };

@@ -33,7 +33,7 @@ cl_ranks() {
 	CL_PIDS=()
 	for r in $(seq "$from" $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" \
-			--rendezvous 127.0.0.1:$P --cluster "$@" >/dev/null 2>"$T/cl.$r.err" </dev/null &
+			--rendezvous "127.0.0.1:$P" --cluster "$@" >/dev/null 2>"$T/cl.$r.err" </dev/null &
 		CL_PIDS+=($!)
 		track_pid $!
 	done
@@ -45,12 +45,13 @@ cl_rank0() {
 	shift
 	: >"$T/cl.out"
 	QPERF_RANK=0 QPERF_SIZE=$n timeout 120 "$QPERF" "${CL_ARGS[@]}" \
-		--rendezvous 127.0.0.1:$P --cluster "$@" >"$T/cl.out" 2>"$T/cl.0.err" </dev/null &
+		--rendezvous "127.0.0.1:$P" --cluster "$@" >"$T/cl.out" 2>"$T/cl.0.err" </dev/null &
 	CL0=$!
 	track_pid $CL0
 }
-# cl_wait: wait for rank 0 (RC, OUT_FILE, ERR_FILE) and the others
-# (CL_RC: the last failing status).
+# cl_wait: wait for rank 0 (RC, OUT, ERR and their files, as run sets them)
+# and the others (CL_RC: the last failing status).
+# shellcheck disable=SC2034 # OUT, ERR: read by tests/lib.sh (ctx)
 cl_wait() {
 	local pid
 	wait "$CL0"
@@ -99,7 +100,7 @@ P=$(free_port)
 cl_ranks 2 1 all -t 0.2 tcp_bw
 wait_for 10 test -n "$(ps -o pid= --ppid "${CL_PIDS[0]}")"
 srv=$(ps -o pid= --ppid "${CL_PIDS[0]}" | head -n 1)
-[ -n "$srv" ] && kill -9 $srv
+[ -n "$srv" ] && kill -9 "$srv"
 cl_rank0 2 all -t 0.2 tcp_bw
 cl_wait
 port=$(server_port 1)
@@ -119,7 +120,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 		P=$(free_port)
 		CL_PIDS=()
 		QPERF_RANK=1 QPERF_SIZE=2 unshare -u "$PY" "$T/evilhost.py" "$QPERF" "${CL_ARGS[@]}" \
-			--rendezvous 127.0.0.1:$P --cluster all -t 0.2 tcp_lat \
+			--rendezvous "127.0.0.1:$P" --cluster all -t 0.2 tcp_lat \
 			>/dev/null 2>"$T/cl.1.err" </dev/null &
 		CL_PIDS+=($!)
 		track_pid $!
@@ -153,7 +154,7 @@ fi
 # --- rank 0 without enough open files: at once ---------------------------------
 start=$(date +%s%N)
 run -t 30 prlimit --nofile=80:80 -- env QPERF_RANK=0 QPERF_SIZE=100 "$QPERF" \
-	"${CL_ARGS[@]}" --cluster all --rendezvous 127.0.0.1:$(free_port) tcp_lat
+	"${CL_ARGS[@]}" --cluster all --rendezvous "127.0.0.1:$(free_port)" tcp_lat
 ms=$((($(date +%s%N) - start) / 1000000))
 if [ "$RC" = 1 ] && [ "$ms" -lt 3000 ] && [ ! -s "$OUT_FILE" ] &&
 	grep -Eq '^qperf: rank 0: 100 ranks need 164 open files at rank 0, but its limit is 80' "$ERR_FILE" &&
