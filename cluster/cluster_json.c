@@ -150,6 +150,31 @@ static json_t *find_json(const struct coord *c, size_t item,
 	return j;
 }
 
+/*
+ * A latency test's matrix m of one percentile (s), as its figures: one
+ * measurement per pair, in both cells.
+ */
+static json_t *pct_matrix(const struct coord *c, const float *m)
+{
+	json_t *rows = json_array();
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		json_t *row = json_array();
+
+		for (uint32_t j = 0; j < c->n; j++) {
+			double v = m[(size_t)i * c->n + j];
+
+			if (isnan(v))
+				v = m[(size_t)j * c->n + i];
+			json_array_append_new(row, i == j || isnan(v) ?
+							   json_null() :
+							   json_num(v));
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
 /* One test: the matrix, what is missing and why, medians, retests. */
 static json_t *test_json(const struct coord *c, size_t item)
 {
@@ -205,6 +230,10 @@ static json_t *test_json(const struct coord *c, size_t item)
 			json_array_append_new(low, row);
 		}
 		json_put(o, "interval_low_matrix", low);
+	}
+	if (ct->p50) {
+		json_put(o, "p50_matrix", pct_matrix(c, ct->p50));
+		json_put(o, "p99_matrix", pct_matrix(c, ct->p99));
 	}
 	json_put(o, "directed_figures", json_integer((json_int_t)count));
 	json_put(o, "missing", miss);
@@ -298,6 +327,8 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 			 g > 0 && res->r.ival_n ?
 				 json_num((double)(float)res->r.ival_low) :
 				 json_null());
+	if (g > 0 && t->measure == MEAS_LATENCY && res->r.lat.count)
+		json_put(e, "latency", json_lat(&res->r.lat));
 	if (!(g > 0))
 		json_put(e, "error", text(res->status ? res->err :
 						      "measured nothing"));

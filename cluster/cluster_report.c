@@ -39,10 +39,15 @@ static void store(struct coord *c, uint32_t item, uint32_t client,
 {
 	struct ctest *ct = &c->t[item];
 
+	size_t k = (size_t)client * c->n + server;
+
 	if (ct->low && res->r.ival_n)
-		ct->low[(size_t)client * c->n + server] =
-			(float)res->r.ival_low;
-	ct->fig[(size_t)client * c->n + server] = (float)g;
+		ct->low[k] = (float)res->r.ival_low;
+	if (ct->p50 && res->r.lat.count) {
+		ct->p50[k] = (float)res->r.lat.p50;
+		ct->p99[k] = (float)res->r.lat.p99;
+	}
+	ct->fig[k] = (float)g;
 }
 
 static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
@@ -192,18 +197,48 @@ static const char *unit_of(const struct test_desc *t)
 					     : "received bandwidth in MB/s";
 }
 
-/* The text matrix of item: its figures, or (low) its -I matrix. */
-static void print_matrix(struct coord *c, size_t item, bool low)
+/* The text report's matrices of a test. */
+enum tmatrix {
+	TM_FIG, /* its figures */
+	TM_LOW, /* -I: the lowest intervals */
+	TM_P99, /* -v, latency tests: the 99th percentiles */
+};
+
+/* Cell (i, j) of matrix `which` of item as a goodness; NAN: none. */
+static double tm_cell(const struct coord *c, size_t item,
+		      enum tmatrix which, uint32_t i, uint32_t j)
+{
+	const float *m = c->t[item].p99;
+	double v;
+
+	if (which == TM_FIG)
+		return coord_fig(c, item, i, j);
+	if (which == TM_LOW)
+		return coord_low(c, item, i, j);
+	if (i == j)
+		return NAN;
+	v = m[(size_t)i * c->n + j];
+	if (isnan(v)) /* measured once per pair */
+		v = m[(size_t)j * c->n + i];
+	return v > 0 ? 1 / v : NAN;
+}
+
+/* A text matrix of item: its figures, its -I or its p99 matrix. */
+static void print_matrix(struct coord *c, size_t item, enum tmatrix which)
 {
 	const struct test_desc *t = c->p->tests[item].test;
 	char b[64], what[96];
 
-	if (low)
+	if (which == TM_LOW)
 		xsnprintf(what, sizeof(what),
 			  "lowest %g s interval of the received bandwidth in MB/s",
 			  (double)c->p->tests[item].s.interval / 1e9);
+	else
+		xsnprintf(what, sizeof(what), "%s%s",
+			  which == TM_P99 ? "99th percentile " : "",
+			  unit_of(t));
 	printf("%s: %s; row = client (sender), column = server%s\n",
-	       cluster_item_name(&c->p->tests[item]), low ? what : unit_of(t),
+	       cluster_item_name(&c->p->tests[item]), what,
 	       coord_one_way(t) ? "" : " (measured once per pair)");
 	if (c->n > MATRIX_MAX) {
 		printf("  (matrix of %u ranks left out of the text report)\n",
@@ -217,8 +252,7 @@ static void print_matrix(struct coord *c, size_t item, bool low)
 	for (uint32_t i = 0; i < c->n; i++) {
 		printf("%6u", i);
 		for (uint32_t j = 0; j < c->n; j++) {
-			double g = low ? coord_low(c, item, i, j) :
-					 coord_fig(c, item, i, j);
+			double g = tm_cell(c, item, which, i, j);
 
 			if (isnan(g)) {
 				printf(" %9s", "-");
@@ -377,6 +411,16 @@ static int outliers(struct coord *c, size_t item)
 	return found;
 }
 
+/* A matrix of cells floats, each NAN (no figure yet). */
+static float *nan_matrix(size_t cells)
+{
+	float *m = xcalloc(cells ? cells : 1, sizeof(*m));
+
+	for (size_t k = 0; k < cells; k++)
+		m[k] = NAN;
+	return m;
+}
+
 int coord_run(struct coord *c)
 {
 	const struct plan *p = c->p;
@@ -412,15 +456,15 @@ int coord_run(struct coord *c)
 	for (size_t i = 0; i < p->ntests; i++) {
 		size_t cells = (size_t)c->n * c->n;
 
-		c->t[i].fig = xcalloc(cells ? cells : 1, sizeof(float));
-		for (size_t k = 0; k < cells; k++)
-			c->t[i].fig[k] = NAN;
+		c->t[i].fig = nan_matrix(cells);
+		if (p->tests[i].test->measure == MEAS_LATENCY) {
+			c->t[i].p50 = nan_matrix(cells);
+			c->t[i].p99 = nan_matrix(cells);
+		}
 		if (!p->tests[i].s.interval ||
 		    !ival_applies(p->tests[i].test, false))
 			continue;
-		c->t[i].low = xcalloc(cells ? cells : 1, sizeof(float));
-		for (size_t k = 0; k < cells; k++)
-			c->t[i].low[k] = NAN;
+		c->t[i].low = nan_matrix(cells);
 	}
 	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
 	idle = xcalloc(c->n, sizeof(*idle));
@@ -474,9 +518,11 @@ int coord_run(struct coord *c)
 			rc = 1;
 		if (!c->text)
 			continue;
-		print_matrix(c, i, false);
+		print_matrix(c, i, TM_FIG);
 		if (ct->low)
-			print_matrix(c, i, true);
+			print_matrix(c, i, TM_LOW);
+		if (ct->p99 && p->tests[i].s.out.v_stat)
+			print_matrix(c, i, TM_P99);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
 			       cluster_item_name(&p->tests[i]), ct->nfail,
@@ -614,6 +660,8 @@ void coord_free(struct coord *c)
 	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
 		free(c->t[i].fig);
 		free(c->t[i].low);
+		free(c->t[i].p50);
+		free(c->t[i].p99);
 		free(c->t[i].med);
 		free(c->t[i].fail);
 	}

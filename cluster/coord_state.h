@@ -50,6 +50,7 @@ struct cfind {
 struct ctest {
 	float *fig; /* n x n goodness, row = client; NAN: none */
 	float *low; /* -I: n x n lowest interval receive rate, B/s; or NULL */
+	float *p50, *p99; /* latency tests: n x n percentiles, s; or NULL */
 	double *med; /* n: each node's median goodness; 0: no figure */
 	double fabric_med; /* median of the node medians; 0: none */
 	uint32_t nfail; /* failed jobs */
