@@ -60,9 +60,11 @@ one_run() {
 		pids+=($!)
 		track_pid $!
 	done
-	# The stamper: each line of rank 0's stream with the time it came.
-	(while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done \
-		<"$work/fifo" >"$work/stream") &
+	# The stamper: each line of rank 0's stream with the time it came
+	# (a reader as fast as a file: a slow one stalls rank 0's last write).
+	"$PY" -c 'import sys, time
+for l in sys.stdin:
+    sys.stdout.write("%.6f %s" % (time.time(), l))' <"$work/fifo" >"$work/stream" &
 	track_pid $!
 	start=$EPOCHREALTIME
 	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
@@ -129,9 +131,47 @@ one_run() {
 	rm -f "$work/others.err"
 }
 
+# text_run N PATTERN: rank 0 with the text report instead (no JSON
+# document in memory): its peak memory and time; appends to trows.
+text_run() {
+	local n=$1 pat=$2 p r pid hwm=0 k v start end rc others=0 pids=() ok=yes
+	p=$(free_port) || die "no free port"
+	echo "cluster-scale: $n ranks, $pat, text report ..." >&2
+	for r in $(seq 1 $((n - 1))); do
+		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
+			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
+		pids+=($!)
+		track_pid $!
+	done
+	start=$EPOCHREALTIME
+	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
+		--cluster "$pat" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
+	pid=$!
+	track_pid $pid
+	while kill -0 "$pid" 2>/dev/null; do
+		while read -r k v _; do
+			[ "$k" = VmHWM: ] && hwm=$v
+		done <"/proc/$pid/status" 2>/dev/null
+		sleep 0.02
+	done
+	wait "$pid"
+	rc=$?
+	end=$EPOCHREALTIME
+	for r in "${pids[@]}"; do wait "$r" || others=$((others + 1)); done
+	if [ "$rc" -gt 1 ] || [ "$others" != 0 ] ||
+		grep -Eq 'pair tests? failed;|^gone: ' "$work/text.out"; then
+		ok=NO
+		fail=1
+		notes+=("$n ranks, $pat, text: rank 0 exit $rc, $others others failed; $(grep -E 'failed;|^gone: ' "$work/text.out" | head -n 3 | tr '\n' ' ')")
+	fi
+	trows+=("| $n | $pat | $ok | $hwm | $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') |")
+}
+
+trows=()
 for n in $SIZES; do
 	for pat in $PATTERNS; do
 		one_run "$n" "$pat"
+		text_run "$n" "$pat"
 	done
 done
 
@@ -154,5 +194,12 @@ printf '%s\n' "${rows[@]}" >"$work/rows"
 	    per = ", ".join(f"{x:.2f}" for x in r["round_s"])
 	    print(f"| {r['n']} | {r['pattern']} | {'yes' if r['ok'] else 'NO'} | {r['figures']} of {r['want']} | {r['retried']} ({r['retried_ok']}) | {r['hwm_kb']} | {r['rounds']} | {r['first_s']:.2f} | {per} | {r['after_s']:.2f} | {r['total_s']:.1f} |")
 EOF
+echo
+echo "The same runs with rank 0's text report (no JSON document held in memory):"
+echo
+echo "| ranks | pattern | complete | rank 0 VmHWM kB | total s |"
+echo "|--:|:--|:--|--:|--:|"
+printf '%s\n' "${trows[@]}"
+echo
 for l in "${notes[@]}"; do echo "- failed: $l"; done
 exit $fail
