@@ -54,12 +54,6 @@ one_run() {
 	p=$(free_port) || die "no free port"
 	echo "cluster-scale: $n ranks, $pat ..." >&2
 	rm -f "$work/fifo" && mkfifo "$work/fifo"
-	for r in $(seq 1 $((n - 1))); do
-		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
-		pids+=($!)
-		track_pid $!
-	done
 	# The stamper: each line of rank 0's stream with the time it came
 	# (a reader as fast as a file: a slow one stalls rank 0's last write).
 	"$PY" -c 'import sys, time
@@ -71,6 +65,14 @@ for l in sys.stdin:
 		--cluster "$pat" -t "$TT" --json_stream tcp_lat >"$work/fifo" 2>"$work/rank0.err" </dev/null &
 	pid=$!
 	track_pid $pid
+	# the others after rank 0: starting hundreds of processes on a loaded
+	# machine can take longer than the first one's join window
+	for r in $(seq 1 $((n - 1))); do
+		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
+			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
+		pids+=($!)
+		track_pid $!
+	done
 	while kill -0 "$pid" 2>/dev/null; do
 		while read -r k v _; do
 			[ "$k" = VmHWM: ] && hwm=$v
@@ -137,17 +139,17 @@ text_run() {
 	local n=$1 pat=$2 p r pid hwm=0 k v start end rc others=0 pids=() ok=yes
 	p=$(free_port) || die "no free port"
 	echo "cluster-scale: $n ranks, $pat, text report ..." >&2
+	start=$EPOCHREALTIME
+	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
+		--cluster "$pat" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
+	pid=$!
+	track_pid $pid
 	for r in $(seq 1 $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
 			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
 		pids+=($!)
 		track_pid $!
 	done
-	start=$EPOCHREALTIME
-	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-		--cluster "$pat" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
-	pid=$!
-	track_pid $pid
 	while kill -0 "$pid" 2>/dev/null; do
 		while read -r k v _; do
 			[ "$k" = VmHWM: ] && hwm=$v

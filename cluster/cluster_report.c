@@ -135,16 +135,17 @@ static void record_retry(struct coord *c, uint32_t item, uint32_t client,
 }
 
 /*
- * Try each failed pair test of item once more, at most RETRY_AT_ONCE
- * pairs at a time (no rank twice in a retry round).  A pair test may
- * fail for reasons that pass: on one small machine 128 pairs at once
- * leave some 0.1 s latency tests without a single round trip.  What
- * still fails is reported as before; only the kept failures are tried
- * (COORD_FAILS_KEPT).
+ * Try each failed pair test of item again, at most `at_once` pairs at a
+ * time (no rank twice in a retry round).  A pair test may fail for
+ * reasons that pass: on one small machine 128 pairs at once leave some
+ * 0.1 s latency tests without a single round trip.  What still fails is
+ * reported as before; only the kept failures are tried
+ * (COORD_FAILS_KEPT).  The first pass counts the pairs retried.
  */
 #define RETRY_AT_ONCE 8
 
-static void retry_failed(struct coord *c, uint32_t item)
+static void retry_failed(struct coord *c, uint32_t item, uint32_t at_once,
+			 bool first)
 {
 	struct ctest *ct = &c->t[item];
 	bool one_way = coord_one_way(c->p->tests[item].test);
@@ -162,7 +163,7 @@ static void retry_failed(struct coord *c, uint32_t item)
 			dup |= todo[i].a == f->server && todo[i].b == f->client;
 		if (!c->r[f->client].alive || !c->r[f->server].alive)
 			continue;
-		ct->nretried++;
+		ct->nretried += first;
 		if (!dup)
 			todo[left++] = (struct sched_pair){ f->client, f->server };
 	}
@@ -176,7 +177,7 @@ static void retry_failed(struct coord *c, uint32_t item)
 		for (uint32_t i = 0; i < left; i++) {
 			struct sched_pair pr = todo[i];
 
-			if (np < RETRY_AT_ONCE && !busy[pr.a] && !busy[pr.b]) {
+			if (np < at_once && !busy[pr.a] && !busy[pr.b]) {
 				busy[pr.a] = busy[pr.b] = true;
 				round[np++] = pr;
 			} else {
@@ -501,9 +502,12 @@ int coord_run(struct coord *c)
 
 		if (!ct->nkept)
 			continue;
-		retry_failed(c, (uint32_t)i);
+		/* a few at a time, then what still fails alone */
+		retry_failed(c, (uint32_t)i, RETRY_AT_ONCE, true);
+		if (ct->nkept)
+			retry_failed(c, (uint32_t)i, 1, false);
 		if (c->text && ct->nretried)
-			printf("%s: %u pair test%s failed in %s round%s and %s tried again, %d at a time: %u measured\n",
+			printf("%s: %u pair test%s failed in %s round%s and %s tried again, at most %d at a time: %u measured\n",
 			       cluster_item_name(&p->tests[i]), ct->nretried,
 			       ct->nretried == 1 ? "" : "s",
 			       ct->nretried == 1 ? "its" : "their",
