@@ -17,6 +17,9 @@
 #   make && bench/cluster-scale.sh > bench/results-cluster-scale.md
 #   SIZES=32 PATTERNS=ring bench/cluster-scale.sh     (a quick look)
 #
+# Knobs: SIZES ("2 64 128 256"), PATTERNS ("ring random:2"), TT (0.1 s),
+# JOIN_S (120: -ws of every rank), OURS (the qperf to run).
+#
 # Exit 1 if a run did not complete with every scheduled pair measured, 2
 # on a setup error.  CLUSTER_ARGS: options every rank gets (e.g.
 # "--secret_file FILE" where cluster mode takes a job secret).
@@ -27,6 +30,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 SIZES=${SIZES:-"2 64 128 256"}
 PATTERNS=${PATTERNS:-"ring random:2"}
 TT=${TT:-0.1}
+# -ws: the join window of every rank.  Starting 256 processes on a small
+# machine that other work loads can take longer than the default 30 s.
+JOIN_S=${JOIN_S:-120}
 QPERF=${OURS:-$QPERF}
 read -ra CL_ARGS <<<"${CLUSTER_ARGS:-}"
 PY=$(command -v /usr/bin/python3 || command -v python3)
@@ -62,14 +68,14 @@ for l in sys.stdin:
 	track_pid $!
 	start=$EPOCHREALTIME
 	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-		--cluster "$pat" -t "$TT" --json_stream tcp_lat >"$work/fifo" 2>"$work/rank0.err" </dev/null &
+		--cluster "$pat" -ws "$JOIN_S" -t "$TT" --json_stream tcp_lat >"$work/fifo" 2>"$work/rank0.err" </dev/null &
 	pid=$!
 	track_pid $pid
 	# the others after rank 0: starting hundreds of processes on a loaded
 	# machine can take longer than the first one's join window
 	for r in $(seq 1 $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
+			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
 		pids+=($!)
 		track_pid $!
 	done
@@ -141,12 +147,12 @@ text_run() {
 	echo "cluster-scale: $n ranks, $pat, text report ..." >&2
 	start=$EPOCHREALTIME
 	QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-		--cluster "$pat" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
+		--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
 	pid=$!
 	track_pid $pid
 	for r in $(seq 1 $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-			--cluster "$pat" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
+			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
 		pids+=($!)
 		track_pid $!
 	done
@@ -179,13 +185,13 @@ done
 
 rev=$(git -C "$here/.." describe --always --dirty 2>/dev/null || echo unknown)
 printf '%s\n' "${rows[@]}" >"$work/rows"
-"$PY" - "$work/rows" "$TT" "$rev" "$(nproc)" "$(uname -r)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<-'EOF'
+"$PY" - "$work/rows" "$TT" "$JOIN_S" "$rev" "$(nproc)" "$(uname -r)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<-'EOF'
 	import json, sys, time
 	rows = [json.loads(l) for l in open(sys.argv[1])]
-	tt, rev, cpus, kern, load = sys.argv[2:]
+	tt, js, rev, cpus, kern, load = sys.argv[2:]
 	print("# Cluster mode at scale on one machine\n")
 	print(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpus} CPUs, {kern}; load average at the end: {load}")
-	print(f"- qperf: {rev}; every rank on loopback (QPERF_RANK/QPERF_SIZE, --rendezvous 127.0.0.1:PORT), `-t {tt} tcp_lat`, rank 0 with --json_stream")
+	print(f"- qperf: {rev}; every rank on loopback (QPERF_RANK/QPERF_SIZE, --rendezvous 127.0.0.1:PORT), `-t {tt} tcp_lat`, `-ws {js}` (the join window), rank 0 started first, with --json_stream")
 	print("- peak memory: rank 0's VmHWM (its main process: the coordinator); start to first result: from rank 0's start line (it listens) through the joins of all ranks to the first pair result; round: from the end of the round before (the first: from its first result) to the round's last result; after: the retries of failed pairs and the suspects' retests\n")
 	print("| ranks | pattern | complete | figures | retried (measured) | rank 0 VmHWM kB | rounds | start to first result s | per round s | after s | total s |")
 	print("|--:|:--|:--|--:|--:|--:|--:|--:|:--|--:|--:|")
