@@ -43,6 +43,9 @@ die() { echo "cluster-scale: $*" >&2; exit 2; }
 for n in $SIZES; do
 	case $n in '' | *[!0-9]* | 0 | 1) die "SIZES: whole numbers of ranks >= 2, got '$n'" ;; esac
 done
+# The other ranks are not tracked (track_pid): tests/lib.sh's cleanup
+# looks at each tracked PID in turn, minutes for thousands of them; they
+# end by themselves when rank 0 does (or their join window closes).
 # Each rank holds a few descriptors, rank 0 one per rank; each rank is
 # two processes (the rank and its server) and more during a test.
 need=$((4 * ${SIZES##* } + 64))
@@ -76,8 +79,7 @@ for l in sys.stdin:
 	for r in $(seq 1 $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
 			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
-		pids+=($!)
-		track_pid $!
+		pids+=($!) # waited for below (not tracked: see above)
 	done
 	while kill -0 "$pid" 2>/dev/null; do
 		while read -r k v _; do
@@ -153,8 +155,7 @@ text_run() {
 	for r in $(seq 1 $((n - 1))); do
 		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
 			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
-		pids+=($!)
-		track_pid $!
+		pids+=($!) # waited for below (not tracked: see above)
 	done
 	while kill -0 "$pid" 2>/dev/null; do
 		while read -r k v _; do
