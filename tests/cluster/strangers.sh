@@ -10,6 +10,7 @@
 #    well-formed XML, the --json document valid;
 #  - rank 0 with too few open files exits at once (it waited 10 s for
 #    its own worker);
+#  - a latency test's pairs carry their percentiles (JSON, text -v);
 #  - 32 ranks, patterns ring and random:2, a 0.1 s tcp_lat: every pair
 #    measured (the CI-sized version of bench/cluster-scale.sh).
 #
@@ -163,6 +164,32 @@ if [ "$RC" = 1 ] && [ "$ms" -lt 3000 ] && [ ! -s "$OUT_FILE" ] &&
 else
 	fail "rank 0 short of open files: one line, exit 1 at once (took $ms ms)" "$(ctx)"
 fi
+
+# --- latency percentiles of each pair -------------------------------------------
+P=$(free_port)
+cl_ranks 2 1 all -t 0.2 tcp_lat
+cl_rank0 2 all -t 0.2 --json_stream tcp_lat
+cl_wait
+if "$PY" - "$OUT_FILE" >"$T/pct.err" 2>&1 <<-'EOF'; then
+	import json, sys
+	L = [json.loads(l) for l in open(sys.argv[1])]
+	p = [l for l in L if l["type"] == "pair"][0]
+	t = [l for l in L if l["type"] == "cluster"][0]["cluster"]["tests"][0]
+	lat = p["latency"]
+	assert lat["count"] > 0 and 0 < lat["p50_s"] <= lat["p99_s"] <= lat["max_s"], lat
+	assert abs(t["p50_matrix"][0][1] - lat["p50_s"]) <= 1e-6 * lat["p50_s"], t["p50_matrix"]
+	assert t["p99_matrix"][1][0] == t["p99_matrix"][0][1] and t["p99_matrix"][0][0] is None
+EOF
+	pass "tcp_lat in cluster mode: the pair line carries the latency percentiles, the document p50_matrix and p99_matrix"
+else
+	fail "tcp_lat in cluster mode: the pair line carries the latency percentiles" "$(cat "$T/pct.err")" "$(ctx)"
+fi
+P=$(free_port)
+cl_ranks 2 1 all -t 0.2 -v tcp_lat
+cl_rank0 2 all -t 0.2 -v tcp_lat
+cl_wait
+expect "tcp_lat -v in cluster mode: a matrix of the 99th percentiles" 0 \
+	'^tcp_lat: 99th percentile latency in us; row = client \(sender\), column = server \(measured once per pair\)$'
 
 # --- 32 ranks, ring and random:2, 0.1 s tcp_lat ------------------------------
 # Every pair of the schedule measured (a pair that failed under the load
