@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -124,6 +125,7 @@ static int run_job(const struct plan *p, const struct rank_info *ri,
 {
 	struct settings s;
 	const uint32_t local[2] = { ri->local_rank, run->peer_local };
+	int rc;
 
 	if (run->item >= p->ntests)
 		return seterr(res->err, sizeof(res->err),
@@ -142,8 +144,18 @@ static int run_job(const struct plan *p, const struct rank_info *ri,
 			       2;
 		memcpy(id, one, sizeof(one));
 	}
-	return client_pair(p, p->tests[run->item].test, &s, run->addr,
-			   run->port, &res->r, res->err, sizeof(res->err));
+	rc = client_pair(p, p->tests[run->item].test, &s, run->addr, run->port,
+			 &res->r, res->err, sizeof(res->err));
+	/* Nothing listens where the peer's server was: say whose it was. */
+	if (rc && strstr(res->err, strerror(ECONNREFUSED))) {
+		char was[CMSG_ERR_MAX];
+
+		xsnprintf(was, sizeof(was), "%s", res->err);
+		xsnprintf(res->err, sizeof(res->err),
+			  "the qperf server of rank %u (%.100s port %u) is gone: %s",
+			  run->peer, run->addr, run->port, was);
+	}
+	return rc;
 }
 
 /* This rank as a client: JOIN, then RUN until DONE. */
@@ -242,6 +254,9 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 	sp.mode = RUN_SERVER;
 	sp.port_file = NULL;
 	sp.listen_port = 0;
+	/* The job needs every rank's server to the end: no stranger's quit
+	 * may stop one (it is refused, with a line on this rank's stderr). */
+	sp.lim.no_quit = true;
 	if (p->cluster.port_base) {
 		if (p->cluster.port_base + ri->local_rank > 65535)
 			return seterr(err, errlen,
@@ -266,6 +281,39 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 	}
 	close(lfd);
 	return pid;
+}
+
+/*
+ * Rank 0 keeps a connection to every rank: n descriptors beside its own
+ * few.  Raise the soft limit as far as that needs (never above the hard
+ * one); if the hard limit is too low, say so before anything starts (its
+ * own worker and server included: nobody waits).  0, or 1 printed.
+ */
+#define NOFILE_SPARE 64
+
+static int rank0_nofile(uint32_t n)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)n + NOFILE_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		fprintf(stderr,
+			"qperf: rank 0: %u ranks need %llu open files at rank 0, but its limit is %llu: raise it (ulimit -n, or LimitNOFILE= under systemd)\n",
+			n, (unsigned long long)need,
+			(unsigned long long)rl.rlim_max);
+		return 1;
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		fprintf(stderr,
+			"qperf: rank 0: cannot raise the open files limit to %llu for %u ranks: %s\n",
+			(unsigned long long)need, n, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -353,6 +401,8 @@ int cluster_main(const struct plan *p)
 	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
 	if (rc)
 		return rc;
+	if (ri.rank == 0 && rank0_nofile(ri.size))
+		return 1;
 	/* Before anything starts: an unwritable --plot path fails at once. */
 	if (ri.rank == 0 && p->plot_file) {
 		plot = plot_fopen(p->plot_file, err, sizeof(err));

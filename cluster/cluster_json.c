@@ -23,6 +23,7 @@
 #include "core/measure.h"
 #include "lib/err.h"
 #include "lib/sched.h"
+#include "lib/text.h"
 
 /* The unit of a test's figures in the JSON, and the quantity. */
 static const char *si_unit(const struct test_desc *t)
@@ -56,9 +57,18 @@ static json_t *loop_json(const struct coord *c, size_t i)
 	return json_loop(lv, n);
 }
 
+/* A string that may hold a peer's text, made printable (lib/text.h). */
+static json_t *text(const char *s)
+{
+	char b[CMSG_ERR_MAX + 2 * CMSG_HOST_MAX];
+
+	return json_string(text_copy(b, sizeof(b), s));
+}
+
+/* As text(), but null if empty. */
 static json_t *str(const char *s)
 {
-	return s && *s ? json_string(s) : json_null();
+	return s && *s ? text(s) : json_null();
 }
 
 static json_t *ranks_json(const struct coord *c)
@@ -116,7 +126,7 @@ static json_t *find_json(const struct coord *c, size_t item,
 		uint32_t k = i ? o->b : o->a;
 
 		json_array_append_new(ranks, json_integer(k));
-		json_array_append_new(hosts, json_string(c->r[k].host));
+		json_array_append_new(hosts, text(c->r[k].host));
 	}
 	if (outlier) {
 		json_put(j, "test", json_string(t->name));
@@ -134,10 +144,35 @@ static json_t *find_json(const struct coord *c, size_t item,
 						 json_null());
 	json_put(j, "retest", si(t, f->retest));
 	if (outlier)
-		json_put(j, "line", json_string(f->line));
+		json_put(j, "line", text(f->line));
 	else
 		json_put(j, "confirmed", json_boolean(f->confirmed));
 	return j;
+}
+
+/*
+ * A latency test's matrix m of one percentile (s), as its figures: one
+ * measurement per pair, in both cells.
+ */
+static json_t *pct_matrix(const struct coord *c, const float *m)
+{
+	json_t *rows = json_array();
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		json_t *row = json_array();
+
+		for (uint32_t j = 0; j < c->n; j++) {
+			double v = m[(size_t)i * c->n + j];
+
+			if (isnan(v))
+				v = m[(size_t)j * c->n + i];
+			json_array_append_new(row, i == j || isnan(v) ?
+							   json_null() :
+							   json_num(v));
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
 }
 
 /* One test: the matrix, what is missing and why, medians, retests. */
@@ -147,7 +182,7 @@ static json_t *test_json(const struct coord *c, size_t item)
 	const struct ctest *ct = &c->t[item];
 	json_t *o = json_object(), *rows = json_array(), *miss = json_array();
 	json_t *med = json_array(), *rt = json_array();
-	size_t count = 0;
+	size_t count = 0, unsched = 0;
 
 	for (uint32_t i = 0; i < c->n; i++) {
 		json_t *row = json_array();
@@ -165,10 +200,16 @@ static json_t *test_json(const struct coord *c, size_t item)
 				continue;
 			}
 			coord_why_missing(c, item, i, j, why, sizeof(why));
+			/* Counted, not listed: a sparse pattern at N = 10,000
+			 * would list 10^8 of them (80 GB in memory). */
+			if (!strcmp(why, "not in the schedule")) {
+				unsched++;
+				continue;
+			}
 			m = json_object();
 			json_put(m, "client", json_integer(i));
 			json_put(m, "server", json_integer(j));
-			json_put(m, "reason", json_string(why));
+			json_put(m, "reason", text(why));
 			json_array_append_new(miss, m);
 		}
 		json_array_append_new(rows, row);
@@ -196,9 +237,16 @@ static json_t *test_json(const struct coord *c, size_t item)
 		}
 		json_put(o, "interval_low_matrix", low);
 	}
+	if (ct->p50) {
+		json_put(o, "p50_matrix", pct_matrix(c, ct->p50));
+		json_put(o, "p99_matrix", pct_matrix(c, ct->p99));
+	}
 	json_put(o, "directed_figures", json_integer((json_int_t)count));
 	json_put(o, "missing", miss);
+	json_put(o, "not_scheduled", json_integer((json_int_t)unsched));
 	json_put(o, "failed_pairs", json_integer(ct->nfail));
+	json_put(o, "retried_pairs", json_integer(ct->nretried));
+	json_put(o, "retried_measured", json_integer(ct->nretried_ok));
 	json_put(o, "node_medians", med);
 	json_put(o, "median", si(t, ct->fabric_med));
 	json_put(o, "suspects", json_integer(ct->nsuspects > 0 ?
@@ -238,8 +286,8 @@ void coord_json(struct coord *c, int status)
 		coord_gone_line(c, k, line, sizeof(line));
 		json_put(g, "rank", json_integer(k));
 		json_put(g, "host", str(c->r[k].host));
-		json_put(g, "reason", json_string(c->r[k].why));
-		json_put(g, "line", json_string(line));
+		json_put(g, "reason", text(c->r[k].why));
+		json_put(g, "line", text(line));
 		json_array_append_new(gone, g);
 	}
 	json_put(cl, "pattern", json_string(name));
@@ -286,9 +334,11 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 			 g > 0 && res->r.ival_n ?
 				 json_num((double)(float)res->r.ival_low) :
 				 json_null());
+	if (g > 0 && t->measure == MEAS_LATENCY && res->r.lat.count)
+		json_put(e, "latency", json_lat(&res->r.lat));
 	if (!(g > 0))
-		json_put(e, "error", json_string(res->status ? res->err :
-							      "measured nothing"));
+		json_put(e, "error", text(res->status ? res->err :
+						      "measured nothing"));
 	json_event(c->json, e);
 }
 
@@ -302,6 +352,6 @@ void coord_json_gone(const struct coord *c, uint32_t k)
 	json_put(e, "type", json_string("gone"));
 	json_put(e, "rank", json_integer(k));
 	json_put(e, "host", str(c->r[k].host));
-	json_put(e, "reason", json_string(c->r[k].why));
+	json_put(e, "reason", text(c->r[k].why));
 	json_event(c->json, e);
 }

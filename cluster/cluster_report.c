@@ -27,9 +27,28 @@
 #include "outlier.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
+#include "lib/clock.h"
 #include "lib/sched.h"
+#include "lib/text.h"
 
 #define MATRIX_MAX 64 /* ranks beyond which the text matrix is left out */
+
+/* A pair's figure g (> 0) of item, and what comes with it, in its cells. */
+static void store(struct coord *c, uint32_t item, uint32_t client,
+		  uint32_t server, const struct cmsg_result *res, double g)
+{
+	struct ctest *ct = &c->t[item];
+
+	size_t k = (size_t)client * c->n + server;
+
+	if (ct->low && res->r.ival_n)
+		ct->low[k] = (float)res->r.ival_low;
+	if (ct->p50 && res->r.lat.count) {
+		ct->p50[k] = (float)res->r.lat.p50;
+		ct->p99[k] = (float)res->r.lat.p99;
+	}
+	ct->fig[k] = (float)g;
+}
 
 static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 			  uint32_t server, const struct cmsg_result *res)
@@ -40,11 +59,8 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	struct cfail *f;
 
 	coord_json_event(c, "pair", item, client, server, res, g);
-	if (g > 0 && ct->low && res->r.ival_n)
-		ct->low[(size_t)client * c->n + server] =
-			(float)res->r.ival_low;
 	if (g > 0) {
-		ct->fig[(size_t)client * c->n + server] = (float)g;
+		store(c, item, client, server, res, g);
 		return;
 	}
 	ct->nfail++;
@@ -55,7 +71,7 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	f = &ct->fail[ct->nkept++];
 	f->client = client;
 	f->server = server;
-	xsnprintf(f->err, sizeof(f->err), "%s",
+	text_copy(f->err, sizeof(f->err),
 		  res->status ? res->err : "measured nothing");
 }
 
@@ -72,6 +88,109 @@ static void record_retest(struct coord *c, uint32_t item, uint32_t client,
 		c->rt_worst = g;
 }
 
+/*
+ * One of many short rounds (retries, retests) of a few pairs: the ranks
+ * that wait through them hear from rank 0 at least every
+ * CLUSTER_PING_NS, even when each round is over before its own ping.
+ */
+static void short_round(struct coord *c, struct sched_pair *pairs,
+			uint32_t np)
+{
+	uint64_t now = now_ns();
+
+	if (now - c->pinged >= CLUSTER_PING_NS) {
+		coord_ping_all(c);
+		c->pinged = now;
+	}
+	coord_round(c, pairs, np);
+}
+
+/*
+ * A pair test that failed in its round, tried again (retry_failed): a
+ * figure takes the failure's place; another failure replaces its error.
+ */
+static void record_retry(struct coord *c, uint32_t item, uint32_t client,
+			 uint32_t server, const struct cmsg_result *res)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	struct ctest *ct = &c->t[item];
+	double g = res->status ? 0 : coord_goodness(t, &res->r);
+	uint32_t k;
+
+	for (k = 0; k < ct->nkept; k++)
+		if (ct->fail[k].client == client && ct->fail[k].server == server)
+			break;
+	if (k == ct->nkept)
+		return; /* the other way of a one-way test, measured before */
+	coord_json_event(c, "retry", item, client, server, res, g);
+	if (!(g > 0)) {
+		text_copy(ct->fail[k].err, sizeof(ct->fail[k].err),
+			  res->status ? res->err : "measured nothing");
+		return;
+	}
+	store(c, item, client, server, res, g);
+	ct->fail[k] = ct->fail[--ct->nkept];
+	ct->nfail--;
+	ct->nretried_ok++;
+}
+
+/*
+ * Try each failed pair test of item again, at most `at_once` pairs at a
+ * time (no rank twice in a retry round).  A pair test may fail for
+ * reasons that pass: on one small machine 128 pairs at once leave some
+ * 0.1 s latency tests without a single round trip.  What still fails is
+ * reported as before; only the kept failures are tried
+ * (COORD_FAILS_KEPT).  The first pass counts the pairs retried.
+ */
+#define RETRY_AT_ONCE 8
+
+static void retry_failed(struct coord *c, uint32_t item, uint32_t at_once,
+			 bool first)
+{
+	struct ctest *ct = &c->t[item];
+	bool one_way = coord_one_way(c->p->tests[item].test);
+	uint32_t n = ct->nkept, left = 0;
+	struct sched_pair *todo = xcalloc(n ? n : 1, sizeof(*todo));
+	struct sched_pair round[RETRY_AT_ONCE];
+	bool *busy = xcalloc(c->n ? c->n : 1, sizeof(*busy));
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct cfail *f = &ct->fail[k];
+		bool dup = false;
+
+		/* a one-way test's slot runs both ways: (b, a) is in (a, b) */
+		for (uint32_t i = 0; one_way && i < left; i++)
+			dup |= todo[i].a == f->server && todo[i].b == f->client;
+		if (!c->r[f->client].alive || !c->r[f->server].alive)
+			continue;
+		ct->nretried += first;
+		if (!dup)
+			todo[left++] = (struct sched_pair){ f->client, f->server };
+	}
+	c->record = record_retry;
+	c->item_lo = item;
+	c->item_hi = item + 1;
+	while (left) {
+		uint32_t np = 0, kept = 0;
+
+		memset(busy, 0, c->n * sizeof(*busy));
+		for (uint32_t i = 0; i < left; i++) {
+			struct sched_pair pr = todo[i];
+
+			if (np < at_once && !busy[pr.a] && !busy[pr.b]) {
+				busy[pr.a] = busy[pr.b] = true;
+				round[np++] = pr;
+			} else {
+				todo[kept++] = pr;
+			}
+		}
+		left = kept;
+		short_round(c, round, np);
+	}
+	free(todo);
+	free(busy);
+}
+
 static const char *unit_of(const struct test_desc *t)
 {
 	return t->measure == MEAS_LATENCY  ? "latency in us"
@@ -79,18 +198,48 @@ static const char *unit_of(const struct test_desc *t)
 					     : "received bandwidth in MB/s";
 }
 
-/* The text matrix of item: its figures, or (low) its -I matrix. */
-static void print_matrix(struct coord *c, size_t item, bool low)
+/* The text report's matrices of a test. */
+enum tmatrix {
+	TM_FIG, /* its figures */
+	TM_LOW, /* -I: the lowest intervals */
+	TM_P99, /* -v, latency tests: the 99th percentiles */
+};
+
+/* Cell (i, j) of matrix `which` of item as a goodness; NAN: none. */
+static double tm_cell(const struct coord *c, size_t item,
+		      enum tmatrix which, uint32_t i, uint32_t j)
+{
+	const float *m = c->t[item].p99;
+	double v;
+
+	if (which == TM_FIG)
+		return coord_fig(c, item, i, j);
+	if (which == TM_LOW)
+		return coord_low(c, item, i, j);
+	if (i == j)
+		return NAN;
+	v = m[(size_t)i * c->n + j];
+	if (isnan(v)) /* measured once per pair */
+		v = m[(size_t)j * c->n + i];
+	return v > 0 ? 1 / v : NAN;
+}
+
+/* A text matrix of item: its figures, its -I or its p99 matrix. */
+static void print_matrix(struct coord *c, size_t item, enum tmatrix which)
 {
 	const struct test_desc *t = c->p->tests[item].test;
 	char b[64], what[96];
 
-	if (low)
+	if (which == TM_LOW)
 		xsnprintf(what, sizeof(what),
 			  "lowest %g s interval of the received bandwidth in MB/s",
 			  (double)c->p->tests[item].s.interval / 1e9);
+	else
+		xsnprintf(what, sizeof(what), "%s%s",
+			  which == TM_P99 ? "99th percentile " : "",
+			  unit_of(t));
 	printf("%s: %s; row = client (sender), column = server%s\n",
-	       cluster_item_name(&c->p->tests[item]), low ? what : unit_of(t),
+	       cluster_item_name(&c->p->tests[item]), what,
 	       coord_one_way(t) ? "" : " (measured once per pair)");
 	if (c->n > MATRIX_MAX) {
 		printf("  (matrix of %u ranks left out of the text report)\n",
@@ -104,8 +253,7 @@ static void print_matrix(struct coord *c, size_t item, bool low)
 	for (uint32_t i = 0; i < c->n; i++) {
 		printf("%6u", i);
 		for (uint32_t j = 0; j < c->n; j++) {
-			double g = low ? coord_low(c, item, i, j) :
-					 coord_fig(c, item, i, j);
+			double g = tm_cell(c, item, which, i, j);
 
 			if (isnan(g)) {
 				printf(" %9s", "-");
@@ -153,7 +301,7 @@ static double retest(struct coord *c, size_t item, uint32_t a, uint32_t b)
 	for (int run = 0; run < 2; run++) {
 		c->rt_count = 0;
 		c->rt_worst = 0;
-		coord_round(c, &pr, 1);
+		short_round(c, &pr, 1);
 		if (!c->rt_count)
 			return -1;
 		if (c->rt_worst > best)
@@ -264,6 +412,16 @@ static int outliers(struct coord *c, size_t item)
 	return found;
 }
 
+/* A matrix of cells floats, each NAN (no figure yet). */
+static float *nan_matrix(size_t cells)
+{
+	float *m = xcalloc(cells ? cells : 1, sizeof(*m));
+
+	for (size_t k = 0; k < cells; k++)
+		m[k] = NAN;
+	return m;
+}
+
 int coord_run(struct coord *c)
 {
 	const struct plan *p = c->p;
@@ -273,6 +431,10 @@ int coord_run(struct coord *c)
 	char err[256], name[32], line[CMSG_HOST_MAX + 400];
 	int found = 0, rc = 0;
 
+	/* The host names came in the ranks' JOINs: printable from here on,
+	 * in every report, line, document and map (lib/text.h). */
+	for (uint32_t k = 0; k < c->n; k++)
+		text_clean(c->r[k].host);
 	if (sched_init(&s, &p->cluster.pattern, c->n, c->seed, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "qperf: %s\n", err);
@@ -295,15 +457,15 @@ int coord_run(struct coord *c)
 	for (size_t i = 0; i < p->ntests; i++) {
 		size_t cells = (size_t)c->n * c->n;
 
-		c->t[i].fig = xcalloc(cells ? cells : 1, sizeof(float));
-		for (size_t k = 0; k < cells; k++)
-			c->t[i].fig[k] = NAN;
+		c->t[i].fig = nan_matrix(cells);
+		if (p->tests[i].test->measure == MEAS_LATENCY) {
+			c->t[i].p50 = nan_matrix(cells);
+			c->t[i].p99 = nan_matrix(cells);
+		}
 		if (!p->tests[i].s.interval ||
 		    !ival_applies(p->tests[i].test, false))
 			continue;
-		c->t[i].low = xcalloc(cells ? cells : 1, sizeof(float));
-		for (size_t k = 0; k < cells; k++)
-			c->t[i].low[k] = NAN;
+		c->t[i].low = nan_matrix(cells);
 	}
 	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
 	idle = xcalloc(c->n, sizeof(*idle));
@@ -338,13 +500,33 @@ int coord_run(struct coord *c)
 	for (size_t i = 0; i < p->ntests; i++) {
 		const struct ctest *ct = &c->t[i];
 
+		if (!ct->nkept)
+			continue;
+		/* a few at a time, then what still fails alone */
+		retry_failed(c, (uint32_t)i, RETRY_AT_ONCE, true);
+		if (ct->nkept)
+			retry_failed(c, (uint32_t)i, 1, false);
+		if (c->text && ct->nretried)
+			printf("%s: %u pair test%s failed in %s round%s and %s tried again, at most %d at a time: %u measured\n",
+			       cluster_item_name(&p->tests[i]), ct->nretried,
+			       ct->nretried == 1 ? "" : "s",
+			       ct->nretried == 1 ? "its" : "their",
+			       ct->nretried == 1 ? "" : "s",
+			       ct->nretried == 1 ? "was" : "were",
+			       RETRY_AT_ONCE, ct->nretried_ok);
+	}
+	for (size_t i = 0; i < p->ntests; i++) {
+		const struct ctest *ct = &c->t[i];
+
 		if (ct->nfail)
 			rc = 1;
 		if (!c->text)
 			continue;
-		print_matrix(c, i, false);
+		print_matrix(c, i, TM_FIG);
 		if (ct->low)
-			print_matrix(c, i, true);
+			print_matrix(c, i, TM_LOW);
+		if (ct->p99 && p->tests[i].s.out.v_stat)
+			print_matrix(c, i, TM_P99);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
 			       cluster_item_name(&p->tests[i]), ct->nfail,
@@ -482,6 +664,8 @@ void coord_free(struct coord *c)
 	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
 		free(c->t[i].fig);
 		free(c->t[i].low);
+		free(c->t[i].p50);
+		free(c->t[i].p99);
 		free(c->t[i].med);
 		free(c->t[i].fail);
 	}

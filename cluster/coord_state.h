@@ -50,11 +50,14 @@ struct cfind {
 struct ctest {
 	float *fig; /* n x n goodness, row = client; NAN: none */
 	float *low; /* -I: n x n lowest interval receive rate, B/s; or NULL */
+	float *p50, *p99; /* latency tests: n x n percentiles, s; or NULL */
 	double *med; /* n: each node's median goodness; 0: no figure */
 	double fabric_med; /* median of the node medians; 0: none */
 	uint32_t nfail; /* failed jobs */
 	uint32_t nkept; /* of which in fail[] (COORD_FAILS_KEPT at most) */
 	struct cfail *fail;
+	uint32_t nretried; /* failed in their rounds, tried again */
+	uint32_t nretried_ok; /* of which measured then (out of nfail) */
 	int nsuspects; /* as outlier_find() counted them */
 	int nfinds; /* retested, in find[] */
 	struct cfind find[COORD_RETEST_MAX];
@@ -83,6 +86,7 @@ struct coord {
 	struct json_doc *json; /* --json, --json_stream: rank 0's document */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
+	uint64_t pinged; /* when the short rounds last pinged every rank */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */
 };

@@ -15,6 +15,7 @@
 #include "output/plot.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
+#include "lib/text.h"
 
 #define HEAT_GRID 480 /* px: the grid of a large map */
 #define HEAT_CELL_MAX 48 /* px: the cells of a small one */
@@ -35,7 +36,7 @@ struct heat_geom {
 	int every; /* label every k-th rank */
 	int gx, gy; /* the grid's top left corner, in the panel */
 	int w, h; /* the panel */
-	double vmax;
+	double vmin, vmax; /* of the finite figures; vmax 0: none */
 	bool drawn; /* else a note: too many ranks */
 };
 
@@ -60,6 +61,19 @@ void heat_color(double t, char *buf, size_t len)
 				     x * (heat_stops[k + 1][i] -
 					  heat_stops[k][i]));
 	xsnprintf(buf, len, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+/*
+ * s, which may hold a peer's text (a host name in a label), as XML
+ * character data: made printable (lib/text.h), then escaped.
+ */
+static void xml_text(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *t = xmalloc(n);
+
+	plot_xml_escape(buf, len, text_copy(t, n, s));
+	free(t);
 }
 
 static void geometry(const struct heat_map *m, struct heat_geom *g)
@@ -94,15 +108,70 @@ static void geometry(const struct heat_map *m, struct heat_geom *g)
 	if (bar < HEAT_BAR_H)
 		bar = HEAT_BAR_H;
 	g->w = g->gx + (int)m->n * g->cs + HEAT_LEGEND_W;
-	g->h = g->gy + bar + 70;
+	g->h = g->gy + bar + 90;
 	for (size_t i = 0; m->bad_cell && i < (size_t)m->n * m->n; i++)
 		g->h += m->bad_cell[i] && i / m->n < i % m->n ? 20 : 0;
 	for (uint32_t k = 0; k < m->n; k++)
 		g->h += (m->bad_node && m->bad_node[k] ? 20 : 0) +
 			(m->gone && m->gone[k] ? 20 : 0);
-	for (size_t i = 0; i < (size_t)m->n * m->n; i++)
-		if (isfinite(m->v[i]) && m->v[i] > g->vmax)
+	for (size_t i = 0; i < (size_t)m->n * m->n; i++) {
+		if (!isfinite(m->v[i]) || !(m->v[i] > 0))
+			continue;
+		if (m->v[i] > g->vmax)
 			g->vmax = m->v[i];
+		if (!(g->vmin > 0) || m->v[i] < g->vmin)
+			g->vmin = m->v[i];
+	}
+}
+
+/* v with 3 significant digits and a k, M or G suffix: "8.8", "12.3k". */
+static void fig3(char *buf, size_t len, double v)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	while (i < 4 && fabs(v) >= 999.5) {
+		v /= 1000;
+		i++;
+	}
+	xsnprintf(buf, len, "%.3g%s", v, sfx[i]);
+}
+
+/*
+ * The colour scale: relative to the best figure, so that a uniform
+ * fabric is uniformly good whatever its figures are, and a bad pair
+ * stands out.  Its good end is the best figure; its bad end is half of
+ * it (figures where bigger is better) or twice it (latency), or the worst
+ * figure if that is further.  Ticks at round values inside, at least 8%
+ * of the range from either end (the ends are labelled themselves).
+ */
+static void scale_axis(const struct heat_map *m, const struct heat_geom *g,
+		       struct plot_axis *ax)
+{
+	double lo, hi, span;
+	struct plot_axis nice;
+
+	if (!(g->vmax > 0)) {
+		lo = 0;
+		hi = 1;
+	} else if (m->low_good) {
+		lo = g->vmin;
+		hi = g->vmax > 2 * g->vmin ? g->vmax : 2 * g->vmin;
+	} else {
+		lo = g->vmin < g->vmax / 2 ? g->vmin : g->vmax / 2;
+		hi = g->vmax;
+	}
+	span = hi - lo;
+	plot_axis_lin(&nice, lo, hi, 5);
+	memset(ax, 0, sizeof(*ax));
+	ax->lo = lo;
+	ax->hi = hi;
+	ax->ticks[ax->n++] = lo;
+	for (int i = 0; i < nice.n && ax->n < PLOT_TICKS_MAX - 1; i++)
+		if (nice.ticks[i] > lo + 0.08 * span &&
+		    nice.ticks[i] < hi - 0.08 * span)
+			ax->ticks[ax->n++] = nice.ticks[i];
+	ax->ticks[ax->n++] = hi;
 }
 
 /* Where t (0 worst .. 1 best) of the scale is: 0 at the top. */
@@ -131,7 +200,7 @@ static void draw_labels(FILE *f, const struct heat_map *m,
 					  "";
 		double mid = (k + 0.5) * g->cs;
 
-		plot_xml_escape(esc, sizeof(esc), m->label[k]);
+		xml_text(esc, sizeof(esc), m->label[k]);
 		fprintf(f,
 			"<text x=\"%d\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"end\"%s>%s</text>\n"
 			"<text transform=\"translate(%.1f,%d) rotate(-90)\" font-size=\"%d\"%s>%s</text>\n",
@@ -172,7 +241,7 @@ static void draw_cells(FILE *f, const struct heat_map *m,
 					  m->label[i], m->label[j],
 					  why[0] ? ": " : "", why);
 			}
-			plot_xml_escape(esc, sizeof(esc), tip);
+			xml_text(esc, sizeof(esc), tip);
 			fprintf(f,
 				"<rect class=\"cell%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%s</title></rect>\n",
 				isfinite(v) ? "" : " missing", x, y, g->cs, g->cs,
@@ -220,7 +289,7 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 		fprintf(f, "<stop offset=\"%.2f\" stop-color=\"%s\"/>\n",
 			(double)k / (double)last, col);
 	}
-	plot_xml_escape(esc, sizeof(esc), m->unit);
+	xml_text(esc, sizeof(esc), m->unit);
 	fprintf(f,
 		"</linearGradient></defs>\n"
 		"<text x=\"%d\" y=\"%d\">%s (%s)</text>\n"
@@ -230,11 +299,26 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 	for (int i = 0; i < ax->n; i++) {
 		double y = top + (1 - scale_t(m, ax, ax->ticks[i])) * bh;
 
-		plot_tick_label(lab, sizeof(lab), ax->ticks[i], false);
+		if (i == 0 || i == ax->n - 1)
+			fig3(lab, sizeof(lab), ax->ticks[i]);
+		else
+			plot_tick_label(lab, sizeof(lab), ax->ticks[i], false);
 		fprintf(f,
 			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#000\"/>\n"
 			"<text x=\"%d\" y=\"%.1f\">%s</text>\n",
 			lx + 18, y, lx + 23, y, lx + 26, y + 4, lab);
+	}
+	{
+		char lo[32], hi[32];
+		double best = m->low_good ? ax->lo : ax->hi;
+		double worst = m->low_good ? ax->hi : ax->lo;
+
+		fig3(lo, sizeof(lo), best);
+		fig3(hi, sizeof(hi), worst);
+		fprintf(f,
+			"<text class=\"scale-range\" x=\"%d\" y=\"%d\">scale: %s (best) to %s %s</text>\n",
+			lx, ky + 11, lo, hi, esc);
+		ky += 20;
 	}
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"url(#qp-missing)\" stroke=\"#999\"/>\n"
@@ -243,7 +327,7 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 	for (uint32_t k = 0; m->bad_node && k < m->n; k++)
 		if (m->bad_node[k]) {
 			ky += 20;
-			plot_xml_escape(esc, sizeof(esc), m->label[k]);
+			xml_text(esc, sizeof(esc), m->label[k]);
 			fprintf(f,
 				"<text x=\"%d\" y=\"%d\" fill=\"" HEAT_MARK "\">outlier node %s</text>\n",
 				lx, ky + 11, esc);
@@ -251,7 +335,7 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 	for (uint32_t k = 0; m->gone && k < m->n; k++)
 		if (m->gone[k]) {
 			ky += 20;
-			plot_xml_escape(esc, sizeof(esc), m->label[k]);
+			xml_text(esc, sizeof(esc), m->label[k]);
 			fprintf(f,
 				"<text x=\"%d\" y=\"%d\" fill=\"#666666\">gone: %s</text>\n",
 				lx, ky + 11, esc);
@@ -264,7 +348,7 @@ static void draw_legend(FILE *f, const struct heat_map *m,
 		ky += 20;
 		xsnprintf(two, sizeof(two), "outlier link %s - %s",
 			  m->label[i / m->n], m->label[i % m->n]);
-		plot_xml_escape(esc, sizeof(esc), two);
+		xml_text(esc, sizeof(esc), two);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"" HEAT_MARK "\">%s</text>\n",
 			lx, ky + 11, esc);
 	}
@@ -276,7 +360,7 @@ static void draw_panel(FILE *f, const struct heat_map *m,
 	struct plot_axis ax;
 	char esc[512];
 
-	plot_xml_escape(esc, sizeof(esc), m->title);
+	xml_text(esc, sizeof(esc), m->title);
 	fprintf(f, "<text x=\"20\" y=\"%d\" font-size=\"16\">%s</text>\n",
 		y0 + 24, esc);
 	if (!g->drawn) {
@@ -285,7 +369,7 @@ static void draw_panel(FILE *f, const struct heat_map *m,
 			y0 + 52, m->n, HEAT_MAX);
 		return;
 	}
-	plot_axis_lin(&ax, 0, g->vmax, 5);
+	scale_axis(m, g, &ax);
 	draw_labels(f, m, g, y0);
 	draw_cells(f, m, g, &ax, y0);
 	draw_marks(f, m, g, y0);

@@ -3,9 +3,11 @@
  * Heat maps of pair figures (cluster mode's --plot FILE.svg): one SVG
  * with one panel per map, stacked.  In a panel the senders (clients) are
  * the rows and the receivers (servers) the columns, each labelled
- * "host:rank"; a cell's colour is its figure on a colour scale (viridis:
- * dark purple is the worst, yellow the best, 0 at one end of the scale so
- * that a uniform fabric looks uniform) drawn as a legend with its unit;
+ * "host:rank" (made printable: lib/text.h); a cell's colour is its figure
+ * on a colour scale relative to the best figure (viridis: yellow is the
+ * best figure, dark purple half of it, or twice it for latency, or the
+ * worst figure if that is further: a uniform fabric is uniformly good, a
+ * bad pair stands out) drawn as a legend with its unit and range;
  * the diagonal is blank, a missing figure is hatched, and outlier nodes
  * (an outline around their row and column, their labels in red) and links
  * (an outline around both cells) are marked in red, listed in the legend

@@ -21,6 +21,7 @@
 #include "ctl.h"
 #include "lib/hist.h"
 #include "opt_table.h"
+#include "lib/text.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -599,17 +600,6 @@ int ext_stat_decode(const uint8_t *in, size_t len, struct node_stat *s,
 	return 0;
 }
 
-/*
- * Text from the peer is shown on a terminal: anything outside printable
- * ASCII (controls, and 8-bit bytes such as the C1 CSI 0x9b) becomes '?'.
- */
-static bool printable(char ch)
-{
-	unsigned char u = (unsigned char)ch;
-
-	return u >= 0x20 && u < 0x7f;
-}
-
 void conf_encode(const struct conf_info *c, uint8_t out[CONF_SIZE])
 {
 	uint8_t *p = out;
@@ -629,10 +619,11 @@ void conf_decode(const uint8_t in[CONF_SIZE], struct conf_info *c)
 	getstr(&p, c->cpu, 64);
 	getstr(&p, c->os, 64);
 	getstr(&p, c->qperf, 64);
-	/* Keep only printable ASCII: a hostile peer may send escapes. */
-	for (char *s = c->node; s < c->qperf + 64; s++)
-		if (*s && !printable(*s))
-			*s = '?';
+	/* Text from the peer is shown on a terminal (lib/text.h). */
+	text_clean(c->node);
+	text_clean(c->cpu);
+	text_clean(c->os);
+	text_clean(c->qperf);
 }
 
 /* Remaining ms until deadline (ns), for poll(); at least 1 if not due. */
@@ -703,10 +694,10 @@ static void read_peer_error(struct ctl *c, char *err, size_t errlen)
 		poll(&pfd, 1, remaining_ms(deadline));
 	}
 	text[n] = '\0';
-	/* Keep the text printable: a hostile peer may send anything. */
-	for (size_t i = 0; i < n; i++)
-		if (!printable(text[i]))
-			text[i] = text[i] == '\n' && i + 1 == n ? '\0' : '?';
+	/* Keep the text printable (lib/text.h); a final newline ends it. */
+	if (n && text[n - 1] == '\n')
+		text[--n] = '\0';
+	text_clean_n(text, n);
 	c->peer_failed = true;
 	if (have_oob && oob == '.' && n == 0)
 		seterr(err, errlen, "%s finished early",

@@ -2,6 +2,7 @@
 /* Extension block codec; see tlv.h. */
 #include <string.h>
 
+#include "text.h"
 #include "tlv.h"
 #include "wire.h"
 
@@ -179,10 +180,7 @@ int tlv_val_str(char *s, size_t size, const uint8_t *val, uint16_t len,
 	memcpy(s, val, m);
 	s[m] = '\0';
 	if (flags & TLVF_PRINT)
-		for (size_t i = 0; i < m; i++)
-			if ((unsigned char)s[i] < 0x20 ||
-			    (unsigned char)s[i] > 0x7e) /* a hostile peer */
-				s[i] = '?';
+		text_clean_n(s, m); /* a hostile peer */
 	return 0;
 }
 

@@ -356,7 +356,7 @@ void json_test_params(struct json_doc *J, const struct par_set *p)
 	set(J->cur, "params", o);
 }
 
-static json_t *lat_json(const struct lat_summary *l)
+json_t *json_lat(const struct lat_summary *l)
 {
 	json_t *o = json_object();
 
@@ -474,8 +474,8 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 	set(o, "recv_cost_s_per_msg", res->recv_cost_msg > 0 ?
 					      num(res->recv_cost_msg) :
 					      json_null());
-	set(o, "latency", res->lat.count ? lat_json(&res->lat) : json_null());
-	set(o, "round_trip", res->rtt.count ? lat_json(&res->rtt) :
+	set(o, "latency", res->lat.count ? json_lat(&res->lat) : json_null());
+	set(o, "round_trip", res->rtt.count ? json_lat(&res->rtt) :
 					      json_null());
 	set(o, "loc", node_json(&res->l, &res->ln, &res->lp));
 	set(o, "rem", node_json(&res->r, &res->rn, &res->rp));

@@ -108,6 +108,12 @@ void json_interval(struct json_doc *d, const struct test_desc *t,
 /* A finite number, or null (jansson refuses NaN and infinities). */
 json_t *json_num(double v);
 
+/*
+ * A latency summary as the "latency" member of a test's results: count,
+ * min_s, mean_s, max_s and the percentiles p50_s ... p99_99_s.
+ */
+json_t *json_lat(const struct lat_summary *l);
+
 /* The "loop" array of a test: one {"variable", "value", "unit"} per loop. */
 json_t *json_loop(const struct loop_val *lv, int nloops);
 

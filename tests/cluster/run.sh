@@ -15,6 +15,8 @@
 #    the slow-link run writes --json, which names exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. Usage errors.
+# Strangers' quits, a server gone, hostile host names, rank 0 short of
+# open files, 32 ranks at once: tests/cluster/strangers.sh, sourced here.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
 #    the launcher's PMIx (libpmix opened at run time); with
 #    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
@@ -109,6 +111,9 @@ for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
 	pass "70 ranks, soft open files limit 64: rank 0 raises it, every rank joins, all exit 0" ||
 	fail "70 ranks, soft open files limit 64: rank 0 raises it, every rank joins, all exit 0" \
 		"other ranks: last failing exit $many_rc" "$(ctx)"
+
+# --- strangers, hostile host names, limits, 32 ranks (tests/cluster/strangers.sh)
+. "$(dirname "$0")/strangers.sh"
 
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
