@@ -19,7 +19,9 @@
 struct test_desc;
 
 struct crank {
-	int fd; /* connection to its worker, -1 once gone */
+	int fd; /* connection to its worker (non-blocking), -1 once gone */
+	struct cchan ch; /* its sealing (cluster_msg.h) */
+	struct cin in; /* what came of its next message */
 	bool joined, alive;
 	uint32_t local;
 	uint16_t port; /* its qperf server */
