@@ -159,8 +159,8 @@ static void slot_read(struct coord *c, struct slot *s)
 				"qperf: rank 0: refused a RESULT from rank %u (%s): %s\n",
 				s->client, r->addr, why);
 			xsnprintf(f.err, sizeof(f.err),
-				  "rank %u sent a figure that cannot be: %s",
-				  s->client, why);
+				  "rank 0 refused rank %u's RESULT: %s", s->client,
+				  why);
 			if (m.u.result.job == s->job)
 				slot_result(c, s, &f);
 			return;
