@@ -180,7 +180,6 @@ static void accept_one(struct joining *j, int lfd, const struct plan *p,
 static void joins(struct coord *c, int lfd)
 {
 	uint64_t deadline = now_ns() + c->p->cluster.join_window;
-	uint64_t next_ping = now_ns() + CLUSTER_PING_NS;
 	struct joining j = { .c = c };
 	struct pollfd *pf = xcalloc(JOIN_PENDING + 1, sizeof(*pf));
 	bool said_nofile = false;
@@ -193,12 +192,10 @@ static void joins(struct coord *c, int lfd)
 
 		/* Those that joined wait for the rest: keep them sure that
 		 * rank 0 is alive (they give up after CLUSTER_LOSS_NS). */
-		if (now >= next_ping) {
+		if (now >= c->next_ping)
 			coord_ping_all(c);
-			next_ping = now + CLUSTER_PING_NS;
-		}
-		if (next_ping < wake)
-			wake = next_ping;
+		if (c->next_ping < wake)
+			wake = c->next_ping;
 		pf[0] = (struct pollfd){ lfd, POLLIN, 0 };
 		for (size_t k = 0; k < j.np; k++) {
 			pf[k + 1] = (struct pollfd){ j.pd[k].fd, POLLIN, 0 };
@@ -308,6 +305,7 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 	c.plot = plot;
 	c.json = json_open(p->json, p->argc, p->argv, NULL);
 	c.r = xcalloc(c.n, sizeof(*c.r));
+	c.next_ping = now_ns() + CLUSTER_PING_NS;
 	for (uint32_t k = 0; k < c.n; k++)
 		c.r[k].fd = -1;
 	joins(&c, lfd);

@@ -442,8 +442,11 @@ int cin_read(struct cin *in, int fd, char *why, size_t whylen)
 			in->have += (size_t)r;
 			continue;
 		}
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!in->have)
+				cin_clear(in); /* a buffer only for a part */
 			return 0;
+		}
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0)

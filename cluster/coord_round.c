@@ -58,6 +58,7 @@ void coord_ping_all(struct coord *c)
 	struct cmsg m;
 	char err[256];
 
+	c->next_ping = now_ns() + CLUSTER_PING_NS;
 	memset(&m, 0, sizeof(m));
 	m.type = CMSG_PING;
 	for (uint32_t k = 0; k < c->n; k++)
@@ -183,8 +184,6 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 {
 	struct slot *sl = xcalloc(np ? np : 1, sizeof(*sl));
 	struct pollfd *pf = xcalloc(np ? np : 1, sizeof(*pf));
-	uint64_t next_ping = now_ns() + CLUSTER_PING_NS;
-
 	for (uint32_t i = 0; i < np; i++) {
 		sl[i].a = pairs[i].a;
 		sl[i].b = pairs[i].b;
@@ -193,7 +192,7 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 	}
 	for (;;) {
 		uint32_t nf = 0, *map = NULL;
-		uint64_t now = now_ns(), wake = next_ping;
+		uint64_t now = now_ns(), wake = c->next_ping;
 		int r;
 
 		map = xcalloc(np ? np : 1, sizeof(*map));
@@ -225,10 +224,10 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 		}
 		r = poll(pf, nf, wake > now ? (int)((wake - now) / 1000000 + 1)
 					   : 0);
-		if (now_ns() >= next_ping) {
+		/* (The pings keep their pace across rounds and retests, so
+		 * that many short ones leave no rank without a word.) */
+		if (now_ns() >= c->next_ping)
 			coord_ping_all(c);
-			next_ping = now_ns() + CLUSTER_PING_NS;
-		}
 		for (uint32_t k = 0; r > 0 && k < nf; k++) {
 			struct slot *s = &sl[map[k]];
 

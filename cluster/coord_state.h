@@ -85,6 +85,7 @@ struct coord {
 	struct json_doc *json; /* --json, --json_stream: rank 0's document */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
+	uint64_t next_ping; /* when idle ranks are pinged next (now_ns) */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */
 };
