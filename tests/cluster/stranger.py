@@ -20,8 +20,8 @@ can be run against it and fail there for the right reason.
         taken       a JOIN, sealed, for rank 1 (joined before)
   stranger.py HOST PORT fake RANK SIZE KEYFILE SERVERPORT STALL
       A rank of the job (it has the secret) whose server is SERVERPORT.
-      Its first RESULT: 12 bytes, then STALL seconds of nothing, then the
-      rest; its second: recv_bw = inf; the others: made-up figures.
+      Its first RESULT says recv_bw = inf; its second: 12 bytes, then
+      STALL seconds of nothing, then the rest; the others: made-up figures.
 """
 import hashlib
 import hmac
@@ -206,9 +206,9 @@ def fake(host, port, rank, size, key, srvport, stall):
             continue
         runs += 1
         job = struct.unpack("<I", it[CI_JOB])[0]
-        bw = math.inf if runs == 2 else 1.2e9
+        bw = math.inf if runs == 1 else 1.2e9
         msg = c.seal(RESULT, result_items(job, bw))
-        if runs == 1:
+        if runs == 2:
             c.s.sendall(msg[:12])
             say("stalled in a RESULT for", stall, "s")
             time.sleep(stall)

@@ -96,12 +96,12 @@ n=$(grep -Ec '^qperf: rank 0: dropped a connection from 127\.0\.0\.1 port [0-9]+
 
 # --- a rank that stalls in mid-message; figures that cannot be; servers -------
 # Ranks 0-2 honest, rank 3 a fake with the secret (stranger.py fake) whose
-# "server" is a real qperf server with the secret.  Its first RESULT stops
-# after 12 bytes for 12 s (more than the 10 s after which ranks give rank
-# 0 up; -to 2 lets a job take 18 s): rank 0 must keep serving and pinging the others, and take the
-# rest when it comes.  Its second RESULT says recv_bw = inf: refused,
-# named, not printed.  Meanwhile a client without the secret tries rank
-# 1's server.
+# "server" is a real qperf server with the secret.  Its first RESULT says
+# recv_bw = inf: refused, named, not printed.  Its second stops after 12
+# bytes for 12 s (more than the 10 s after which ranks give rank 0 up; -to
+# 2 lets a job take 18 s): rank 0 must keep serving and pinging the
+# others, and take the rest when it comes.  Meanwhile a client without
+# the secret tries rank 1's server.
 start_server -- --secret_file "$T/job.key"
 FAKE_SRV=$SERVER_PORT
 P=$(free_port)
