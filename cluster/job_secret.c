@@ -24,6 +24,9 @@ int job_secret(const char *secret_file, env_lookup get,
 
 	*out = NULL;
 	*from = "--secret_file";
+	if (!auth_built())
+		return seterr(err, errlen,
+			      "cluster mode needs shared-secret support (every message is sealed with the job secret), but this qperf was built without it (NO_AUTH=1 or no libcrypto); rebuild it with libssl-dev installed");
 	if (!path) {
 		path = get(AUTH_ENV);
 		*from = AUTH_ENV;
@@ -45,9 +48,6 @@ int job_secret(const char *secret_file, env_lookup get,
 		return seterr(err, errlen,
 			      "%s holds %zu characters, not a job key; unset it or give --secret_file FILE",
 			      OMPI_JOB_KEY, n);
-	if (!auth_built())
-		return seterr(err, errlen,
-			      "cluster mode needs a job secret, but this qperf was built without shared-secret support (NO_AUTH=1 or no libcrypto); rebuild it with libssl-dev installed");
 	k = xcalloc(1, sizeof(*k));
 	memcpy(k->key, key, n);
 	k->len = n;

@@ -12,7 +12,8 @@
  *                                                 every process of a job
  * Slurm gives its tasks no per-job secret (SLURM_JOB_ID and the like are
  * public), nor do QPERF_RANK runs by hand: they need --secret_file.
- * Without any, cluster mode does not run.
+ * Without any, cluster mode does not run; nor in a build without
+ * shared-secret support (NO_AUTH=1).
  */
 #ifndef QPERF_JOB_SECRET_H
 #define QPERF_JOB_SECRET_H
