@@ -277,6 +277,7 @@ static int seal_mac(const struct cchan *ch, bool from0, const uint8_t *b,
 size_t cmsg_seal(struct cchan *ch, const struct cmsg *m, uint8_t *buf,
 		 size_t cap)
 {
+	static const uint8_t zero[AUTH_MAC];
 	struct tlv_w w;
 	size_t n;
 
@@ -287,7 +288,7 @@ size_t cmsg_seal(struct cchan *ch, const struct cmsg *m, uint8_t *buf,
 	tlv_u64(&w, CI_SEQ, ch->tx);
 	put_items(&w, m);
 	/* The MAC's place, so that the header holds the final length. */
-	tlv_bytes(&w, CI_MAC, buf, AUTH_MAC);
+	tlv_bytes(&w, CI_MAC, zero, AUTH_MAC);
 	n = tlv_finish(&w);
 	if (!n || !ch->key ||
 	    seal_mac(ch, ch->rank0, buf, n - AUTH_MAC, buf + n - AUTH_MAC) < 0)
