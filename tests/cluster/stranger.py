@@ -8,8 +8,8 @@ If rank 0 sends no HELLO (a qperf from before the messages were sealed),
 it falls back to that qperf's unsealed messages, so that the same checks
 can be run against it and fail there for the right reason.
 
-  stranger.py HOST PORT attack SIZE KEYFILE
-      One connection per trick, each printed as "TRICK port LOCALPORT" (the
+  stranger.py HOST PORT attack SIZE KEYFILE GOFILE
+      Says "ready", waits for GOFILE to exist, then one connection per trick, each printed as "TRICK port LOCALPORT" (the
       source port rank 0 should name) as it is done:
         silent      6 connections that say nothing (held 4 s)
         partial     12 bytes of a JOIN, then nothing
@@ -144,7 +144,10 @@ def say(*a):
     print(*a, flush=True)
 
 
-def attack(host, port, size, key):
+def attack(host, port, size, key, go):
+    say("ready")
+    while not os.path.exists(go):
+        time.sleep(0.02)
     silent = [socket.create_connection((host, port)) for _ in range(6)]
     for s in silent:
         say("silent port", s.getsockname()[1])
@@ -221,7 +224,7 @@ def fake(host, port, rank, size, key, srvport, stall):
 def main(a):
     host, port = a[1], int(a[2])
     if a[3] == "attack":
-        attack(host, port, int(a[4]), read_key(a[5]))
+        attack(host, port, int(a[4]), read_key(a[5]), a[6])
     elif a[3] == "fake":
         fake(host, port, int(a[4]), int(a[5]), read_key(a[6]), int(a[7]),
              float(a[8]))

@@ -34,9 +34,14 @@ export QPERF_SECRET_FILE=$T/job.key
 # Rank 0 of 3 with a 12 s join window; rank 1 joins; a stranger then opens
 # 6 silent connections (before, each held rank 0 for 5 s: 30 s) and tries
 # its JOINs; rank 2 starts 2.5 s later, while the stranger still holds
-# them open.  Every honest rank must
-# join, every trick be refused with a line naming its port.
+# them open.  Every honest rank must join, every trick be refused with a
+# line naming its port.
 P=$(free_port)
+# (the stranger first: Python may take seconds to start on a busy machine)
+python3 "$STRANGER" 127.0.0.1 "$P" attack 3 "$T/job.key" "$T/go" >"$T/stranger.out" 2>&1 &
+trs=$!
+track_pid $trs
+wait_for 30 grep -qs '^ready' "$T/stranger.out"
 QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
 	-ws 12 -t 0.1 tcp_lat >"$T/tr0.out" 2>"$T/tr0.err" </dev/null &
 tr0=$!
@@ -45,10 +50,11 @@ QPERF_RANK=1 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0
 	-ws 12 -t 0.1 tcp_lat >/dev/null 2>"$T/tr1.err" </dev/null &
 tr1=$!
 track_pid $tr1
-sleep 1 # rank 1 has joined
-python3 "$STRANGER" 127.0.0.1 "$P" attack 3 "$T/job.key" >"$T/stranger.out" 2>&1 &
-trs=$!
-track_pid $trs
+# rank 0's own worker and rank 1 are connected (and say JOIN at once)
+joined2() { [ "$(ss -tnH state established "( dport = :$P )" | wc -l)" -ge 2 ]; }
+wait_for 10 joined2
+sleep 0.3
+touch "$T/go"
 wait_for 10 grep -qs '^taken port' "$T/stranger.out"
 sleep 2.5 # the silent connections are dropped meanwhile
 QPERF_RANK=2 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
