@@ -99,25 +99,25 @@ static void take_join(struct joining *j, size_t k)
 			   sizeof(why));
 
 	if (rc != 0)
-		return drop(j, k, "refused a JOIN", why);
+		goto refuse;
 	if (m.u.join.size != c->n) {
 		xsnprintf(why, sizeof(why),
 			  "it is of a job of %u ranks, this one has %u",
 			  m.u.join.size, c->n);
-		return drop(j, k, "refused a JOIN", why);
+		goto refuse;
 	}
 	if (m.u.join.rank >= c->n) {
 		xsnprintf(why, sizeof(why),
 			  "rank %u is beyond this job's ranks 0 to %u",
 			  m.u.join.rank, c->n - 1);
-		return drop(j, k, "refused a JOIN", why);
+		goto refuse;
 	}
 	r = &c->r[m.u.join.rank];
 	if (r->joined) {
 		xsnprintf(why, sizeof(why),
 			  "rank %u has joined already, from %s", m.u.join.rank,
 			  r->addr);
-		return drop(j, k, "refused a JOIN", why);
+		goto refuse;
 	}
 	r->fd = q->fd;
 	r->ch = q->ch;
@@ -129,6 +129,9 @@ static void take_join(struct joining *j, size_t k)
 	cin_clear(&q->in);
 	j->pd[k] = j->pd[--j->np];
 	j->in++;
+	return;
+refuse:
+	drop(j, k, "refused a JOIN", why);
 }
 
 /* Accept one connection (lfd is ready), say HELLO, and keep it pending. */
