@@ -26,6 +26,8 @@
 
 #include "cluster.h"
 #include "cluster_coord.h"
+#include "core/auth.h"
+#include "job_secret.h"
 #include "core/engine.h"
 #include "core/measure.h"
 #include "output/plot.h"
@@ -163,11 +165,14 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 		  const char *rvhost, uint16_t rvport, uint16_t srvport)
 {
 	struct cmsg m;
+	struct cchan ch = { .key = p->secret };
 	char err[CMSG_ERR_MAX];
 	int fd = rv_connect(rvhost, rvport, p->cluster.join_window, err,
 			    sizeof(err));
 
-	if (fd < 0)
+	/* Rank 0's nonce first: the JOIN is sealed with it and ours. */
+	if (fd < 0 ||
+	    cluster_hello_recv(fd, &ch, CLUSTER_LOSS_NS, err, sizeof(err)) < 0)
 		goto fail;
 	memset(&m, 0, sizeof(m));
 	m.type = CMSG_JOIN;
@@ -177,12 +182,13 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 	m.u.join.port = srvport;
 	if (gethostname(m.u.join.host, sizeof(m.u.join.host) - 1) < 0)
 		xsnprintf(m.u.join.host, sizeof(m.u.join.host), "?");
-	if (cluster_send(fd, &m, err, sizeof(err)) < 0)
+	if (cluster_send(fd, &ch, CLUSTER_LOSS_NS, &m, err, sizeof(err)) < 0)
 		goto fail;
 	for (;;) {
 		struct cmsg r;
 
-		if (cluster_recv(fd, CLUSTER_LOSS_NS, &m, err, sizeof(err)) < 0)
+		if (cluster_recv(fd, &ch, CLUSTER_LOSS_NS, &m, err,
+				 sizeof(err)) < 0)
 			goto fail;
 		if (m.type == CMSG_DONE)
 			break;
@@ -193,7 +199,8 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 		r.u.result.job = m.u.run.job;
 		r.u.result.status = (uint32_t)run_job(p, ri, &m.u.run,
 						       &r.u.result);
-		if (cluster_send(fd, &r, err, sizeof(err)) < 0)
+		if (cluster_send(fd, &ch, CLUSTER_LOSS_NS, &r, err,
+				 sizeof(err)) < 0)
 			goto fail;
 	}
 	close(fd);
@@ -387,22 +394,45 @@ static int cluster_pmix(const struct plan *p, struct rank_info *ri,
 	return 0;
 }
 
-int cluster_main(const struct plan *p)
+/*
+ * The job secret into jp->secret (docs/cluster.md, "Trust"): it seals
+ * every cluster message, and this rank's server requires it of every
+ * client, as the rank's client pairs give it.  0, or printed: 2 for none
+ * at all (a usage error), 1 for an unusable one.
+ */
+static int cluster_secret(struct plan *jp, const struct rank_info *ri)
 {
-	struct rank_info ri;
-	char err[512], rvhost[CMSG_HOST_MAX];
-	uint16_t rvport = 0, srvport = 0;
+	char err[512];
+	const char *from;
+	int rc = job_secret(jp->secret_file, env_get, &jp->secret, &from, err,
+			    sizeof(err));
+
+	if (rc == 0) {
+		uint8_t mac[AUTH_MAC];
+
+		/* libcrypto's first HMAC loads its provider (milliseconds of
+		 * CPU): once here, not in every child the server forks. */
+		auth_mac(jp->secret, "warm-up", NULL, 0, NULL, 0, NULL, 0,
+			 NULL, 0, mac);
+		return 0;
+	}
+	if (rc > 0)
+		fprintf(stderr, "qperf: %s\n", err);
+	else
+		fprintf(stderr, "qperf: rank %u: %s\n", ri->rank, err);
+	return rc > 0 ? 2 : 1;
+}
+
+/* This rank's run, the rendezvous found and the job secret in p. */
+static int cluster_run(const struct plan *p, struct rank_info ri, bool pmix,
+		       char *rvhost, uint16_t rvport)
+{
+	char err[512];
+	uint16_t srvport = 0;
 	int rc, lfd = -1;
-	bool pmix;
 	pid_t srv, wrk = -1, me;
 	FILE *plot = NULL;
 
-	measure_init();
-	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
-	if (rc)
-		return rc;
-	if (ri.rank == 0 && rank0_nofile(ri.size))
-		return 1;
 	/* Before anything starts: an unwritable --plot path fails at once. */
 	if (ri.rank == 0 && p->plot_file) {
 		plot = plot_fopen(p->plot_file, err, sizeof(err));
@@ -425,7 +455,7 @@ int cluster_main(const struct plan *p)
 			return 1;
 		}
 	}
-	if (pmix && cluster_pmix(p, &ri, lfd, rvhost, sizeof(rvhost),
+	if (pmix && cluster_pmix(p, &ri, lfd, rvhost, CMSG_HOST_MAX,
 				 &rvport)) {
 		if (lfd >= 0)
 			close(lfd);
@@ -467,5 +497,29 @@ int cluster_main(const struct plan *p)
 	if (stop_child(wrk, false) && !rc)
 		rc = 1;
 	stop_child(srv, true);
+	return rc;
+}
+
+int cluster_main(const struct plan *p)
+{
+	struct plan jp = *p;
+	struct rank_info ri;
+	char rvhost[CMSG_HOST_MAX];
+	uint16_t rvport = 0;
+	bool pmix;
+	int rc;
+
+	measure_init();
+	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
+	if (rc)
+		return rc;
+	if (ri.rank == 0 && rank0_nofile(ri.size))
+		return 1;
+	jp.secret = NULL;
+	rc = cluster_secret(&jp, &ri);
+	if (rc)
+		return rc;
+	rc = cluster_run(&jp, ri, pmix, rvhost, rvport);
+	auth_free(jp.secret);
 	return rc;
 }

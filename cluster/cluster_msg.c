@@ -3,13 +3,19 @@
  * Cluster mode's message codec, and one message over a connection (see
  * cluster_msg.h).
  */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "cluster_msg.h"
+#include "core/auth.h"
 #include "core/ctl.h"
 #include "core/measure.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
+#include "lib/random.h"
 #include "lib/err.h"
 
 /* Item types.  Doubles travel as their IEEE-754 bits in a u64. */
@@ -33,7 +39,14 @@ enum {
 	CI_PEER_LOCAL,
 	CI_IVAL_LOW, /* double bits */
 	CI_IVAL_N,
+	CI_NONCE, /* HELLO: rank 0's; JOIN: the rank's (CMSG_NONCE bytes) */
+	CI_SEQ, /* u64, in every sealed message */
+	CI_MAC, /* AUTH_MAC bytes, the last item of a sealed message */
 };
+
+#define MAC_ITEM (4 + AUTH_MAC) /* the MAC item: type, length, value */
+#define LABEL_TO_RANK "qperf-0.5 cluster 0->rank"
+#define LABEL_TO_0 "qperf-0.5 cluster rank->0"
 
 static uint64_t dbits(double d)
 {
@@ -74,12 +87,11 @@ static void put_lat(struct tlv_w *w, const struct lat_summary *l)
 	tlv_bytes(w, CI_LAT, b, sizeof(b));
 }
 
-size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
+/* The items of m after its type. */
+static void put_items(struct tlv_w *w0, const struct cmsg *m)
 {
-	struct tlv_w w;
+	struct tlv_w w = *w0;
 
-	tlv_init(&w, buf, cap);
-	tlv_u32(&w, CI_TYPE, m->type);
 	switch (m->type) {
 	case CMSG_JOIN:
 		tlv_u32(&w, CI_RANK, m->u.join.rank);
@@ -110,10 +122,23 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
 			tlv_u32(&w, CI_IVAL_N, m->u.result.r.ival_n);
 		}
 		break;
+	case CMSG_HELLO:
+		tlv_bytes(&w, CI_NONCE, m->u.nonce, CMSG_NONCE);
+		break;
 	case CMSG_DONE:
 	case CMSG_PING:
 		break;
 	}
+	*w0 = w;
+}
+
+size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap)
+{
+	struct tlv_w w;
+
+	tlv_init(&w, buf, cap);
+	tlv_u32(&w, CI_TYPE, m->type);
+	put_items(&w, m);
 	return tlv_finish(&w);
 }
 
@@ -180,6 +205,11 @@ static const struct tlv_field result_tab[] = {
 	CM_F(CI_IVAL_N, TLV_U32, result.r.ival_n),
 };
 
+static const struct tlv_field hello_tab[] = {
+	{ .type = CI_NONCE, .kind = TLV_BLOB, .flags = TLVF_REQ,
+	  .off = offsetof(struct cmsg, u.nonce), .size = CMSG_NONCE },
+};
+
 static const struct {
 	const struct tlv_field *tab;
 	size_t n;
@@ -187,6 +217,7 @@ static const struct {
 	[CMSG_JOIN] = { join_tab, ARRAY_SIZE(join_tab) },
 	[CMSG_RUN] = { run_tab, ARRAY_SIZE(run_tab) },
 	[CMSG_RESULT] = { result_tab, ARRAY_SIZE(result_tab) },
+	[CMSG_HELLO] = { hello_tab, ARRAY_SIZE(hello_tab) },
 	/* CMSG_DONE, CMSG_PING: no items */
 };
 
@@ -203,7 +234,7 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 	tlv_rinit(&r, buf, len);
 	/* The type comes first: it says which items follow. */
 	if (tlv_next(&r, &type, &v, &ilen) != 1 || type != CI_TYPE ||
-	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_PING)
+	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_HELLO)
 		return -1;
 	m->type = (enum cmsg_type)t;
 	if (t >= ARRAY_SIZE(cmsg_tabs))
@@ -214,30 +245,222 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 		       : 0;
 }
 
-int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen)
+int cmsg_check_figures(const struct pair_res *r, char *why, size_t len)
 {
-	struct ctl c = { fd, true, CLUSTER_LOSS_NS, false, false,
+	const struct {
+		const char *name;
+		double v;
+	} f[] = {
+		{ "send_bw", r->send_bw },   { "recv_bw", r->recv_bw },
+		{ "msg_rate", r->msg_rate }, { "latency", r->latency },
+		{ "lat.min", r->lat.min },   { "lat.mean", r->lat.mean },
+		{ "lat.max", r->lat.max },   { "lat.p50", r->lat.p50 },
+		{ "lat.p90", r->lat.p90 },   { "lat.p99", r->lat.p99 },
+		{ "lat.p999", r->lat.p999 }, { "lat.p9999", r->lat.p9999 },
+		{ "ival_low", r->ival_low },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
+		if (!isfinite(f[i].v) || f[i].v < 0)
+			return seterr(why, len, "%s is %g", f[i].name, f[i].v);
+	return 0;
+}
+
+/* The MAC of a sealed block's first len bytes, as sent by rank 0 or not. */
+static int seal_mac(const struct cchan *ch, bool from0, const uint8_t *b,
+		    size_t len, uint8_t mac[AUTH_MAC])
+{
+	return auth_mac(ch->key, from0 ? LABEL_TO_RANK : LABEL_TO_0, ch->n0,
+			CMSG_NONCE, ch->nr, CMSG_NONCE, b, len, NULL, 0, mac);
+}
+
+size_t cmsg_seal(struct cchan *ch, const struct cmsg *m, uint8_t *buf,
+		 size_t cap)
+{
+	static const uint8_t zero[AUTH_MAC];
+	struct tlv_w w;
+	size_t n;
+
+	tlv_init(&w, buf, cap);
+	tlv_u32(&w, CI_TYPE, m->type);
+	if (m->type == CMSG_JOIN)
+		tlv_bytes(&w, CI_NONCE, ch->nr, CMSG_NONCE);
+	tlv_u64(&w, CI_SEQ, ch->tx);
+	put_items(&w, m);
+	/* The MAC's place, so that the header holds the final length. */
+	tlv_bytes(&w, CI_MAC, zero, AUTH_MAC);
+	n = tlv_finish(&w);
+	if (!n || !ch->key ||
+	    seal_mac(ch, ch->rank0, buf, n - AUTH_MAC, buf + n - AUTH_MAC) < 0)
+		return 0;
+	ch->tx++;
+	return n;
+}
+
+int cmsg_open(struct cchan *ch, const uint8_t *buf, size_t len,
+	      struct cmsg *m, char *why, size_t whylen)
+{
+	uint8_t mac[AUTH_MAC];
+	struct tlv_r r;
+	uint16_t type, ilen;
+	const uint8_t *v, *nonce = NULL;
+	uint64_t seq = 0;
+	bool has_seq = false;
+
+	memset(m, 0, sizeof(*m));
+	if (len < TLV_HDR + MAC_ITEM || tlv_header(buf) != len)
+		return seterr(why, whylen, "not a cluster message");
+	/* The MAC is the last item, of its size, ending the block. */
+	if (buf[len - MAC_ITEM] != (CI_MAC & 0xff) ||
+	    buf[len - MAC_ITEM + 1] != CI_MAC >> 8 ||
+	    buf[len - MAC_ITEM + 2] != AUTH_MAC || buf[len - MAC_ITEM + 3])
+		return seterr(why, whylen,
+			      "no MAC: not sealed with a job secret");
+	tlv_rinit(&r, buf, len - MAC_ITEM);
+	for (int k; (k = tlv_next(&r, &type, &v, &ilen)) != 0;) {
+		if (k < 0)
+			return seterr(why, whylen, "not a cluster message");
+		if (type == CI_SEQ && tlv_val_u64(v, ilen, &seq))
+			has_seq = true;
+		else if (type == CI_NONCE && ilen == CMSG_NONCE)
+			nonce = v;
+	}
+	/* A rank's first message is its JOIN, with its nonce. */
+	if (ch->rank0 && ch->rx == 0) {
+		if (!nonce)
+			return seterr(why, whylen, "not a JOIN");
+		memcpy(ch->nr, nonce, CMSG_NONCE);
+	}
+	if (!ch->key || seal_mac(ch, !ch->rank0, buf, len - AUTH_MAC, mac) < 0 ||
+	    !auth_equal(mac, buf + len - AUTH_MAC, AUTH_MAC))
+		return seterr(why, whylen,
+			      "bad MAC: it does not hold this job's secret");
+	if (!has_seq || seq != ch->rx)
+		return seterr(why, whylen,
+			      "message %llu where %llu was due: replayed or out of order",
+			      (unsigned long long)seq,
+			      (unsigned long long)ch->rx);
+	ch->rx++;
+	if (cmsg_decode(buf, len, m) < 0 || m->type == CMSG_HELLO ||
+	    (ch->rank0 && m->type != CMSG_JOIN && m->type != CMSG_RESULT) ||
+	    (ch->rank0 && (m->type == CMSG_JOIN) != (ch->rx == 1)) ||
+	    (!ch->rank0 && (m->type == CMSG_JOIN || m->type == CMSG_RESULT)))
+		return seterr(why, whylen, "bad cluster message");
+	if (m->type == CMSG_RESULT) {
+		char f[128];
+
+		if (cmsg_check_figures(&m->u.result.r, f, sizeof(f)) < 0) {
+			seterr(why, whylen,
+			       "a figure that is not a finite number >= 0: %s",
+			       f);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cluster_send(int fd, struct cchan *ch, uint64_t timeout,
+		 const struct cmsg *m, char *err, size_t errlen)
+{
+	struct ctl c = { fd, true, timeout, false, false,
 			 measure_interrupt_flag() };
-	uint8_t b[TLV_MAX];
-	size_t n = cmsg_encode(m, b, sizeof(b));
+	uint8_t b[CMSG_WIRE_MAX];
+	size_t n = cmsg_seal(ch, m, b, sizeof(b));
 
 	if (!n)
 		return seterr(err, errlen, "cluster message too long");
 	return ctl_send_block(&c, b, n, "cluster message", err, errlen);
 }
 
-int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
-		 size_t errlen)
+int cluster_recv(int fd, struct cchan *ch, uint64_t timeout, struct cmsg *m,
+		 char *err, size_t errlen)
 {
 	struct ctl c = { fd, true, timeout, false, false,
 			 measure_interrupt_flag() };
-	uint8_t b[TLV_MAX];
+	uint8_t b[CMSG_WIRE_MAX];
 	size_t n;
+	char why[256];
 
 	if (ctl_recv_block(&c, b, sizeof(b), &n, "cluster message", err,
 			   errlen) < 0)
 		return -1;
-	if (cmsg_decode(b, n, m) < 0)
-		return seterr(err, errlen, "bad cluster message");
+	if (cmsg_open(ch, b, n, m, why, sizeof(why)) != 0)
+		return seterr(err, errlen, "refused a message: %s", why);
 	return 0;
+}
+
+int cluster_hello_send(int fd, struct cchan *ch, char *err, size_t errlen)
+{
+	struct ctl c = { fd, true, CLUSTER_SEND_NS, false, false, NULL };
+	struct cmsg m;
+	uint8_t b[128];
+	size_t n;
+
+	if (random_bytes(ch->n0, CMSG_NONCE, err, errlen) < 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_HELLO;
+	memcpy(m.u.nonce, ch->n0, CMSG_NONCE);
+	n = cmsg_encode(&m, b, sizeof(b));
+	return ctl_send_block(&c, b, n, "cluster hello", err, errlen);
+}
+
+int cluster_hello_recv(int fd, struct cchan *ch, uint64_t timeout, char *err,
+		       size_t errlen)
+{
+	struct ctl c = { fd, false, timeout, false, false,
+			 measure_interrupt_flag() };
+	uint8_t b[128];
+	struct cmsg m;
+	size_t n;
+
+	if (ctl_recv_block(&c, b, sizeof(b), &n, "rank 0's hello", err,
+			   errlen) < 0)
+		return -1;
+	if (cmsg_decode(b, n, &m) < 0 || m.type != CMSG_HELLO)
+		return seterr(err, errlen,
+			      "rank 0 did not say hello: is it a qperf of this version?");
+	memcpy(ch->n0, m.u.nonce, CMSG_NONCE);
+	return random_bytes(ch->nr, CMSG_NONCE, err, errlen);
+}
+
+int cin_read(struct cin *in, int fd, char *why, size_t whylen)
+{
+	for (;;) {
+		size_t want = in->have < TLV_HDR ? TLV_HDR
+						 : tlv_header(in->buf);
+		ssize_t r;
+
+		if (in->have >= TLV_HDR &&
+		    (want < TLV_HDR || want > CMSG_WIRE_MAX))
+			return seterr(why, whylen, "not a cluster message");
+		if (in->have == want)
+			return 1;
+		if (!in->buf)
+			in->buf = xmalloc(CMSG_WIRE_MAX);
+		r = recv(fd, in->buf + in->have, want - in->have, MSG_DONTWAIT);
+		if (r > 0) {
+			in->have += (size_t)r;
+			continue;
+		}
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!in->have)
+				cin_clear(in); /* a buffer only for a part */
+			return 0;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			return seterr(why, whylen, in->have
+					  ? "closed the connection in mid-message"
+					  : "closed the connection");
+		return seterr_errno(why, whylen, errno, "cannot read from it");
+	}
+}
+
+void cin_clear(struct cin *in)
+{
+	free(in->buf);
+	in->buf = NULL;
+	in->have = 0;
 }

@@ -5,27 +5,54 @@
  * block (tlv.h) whose first item is CM_TYPE.  The codecs are pure;
  * cluster_send() and cluster_recv() move one message over a connection.
  *
+ *   HELLO   0 -> rank   rank 0's nonce, sent as it accepts (not sealed)
  *   JOIN    rank -> 0   rank, size, local rank, qperf server port, host
  *   RUN     0 -> rank   job, test (plan item), peer rank, address, port
  *   RESULT  rank -> 0   job, status (0 ok), error text, figures
  *   DONE    0 -> rank   the run is over: stop the server and exit
  *   PING    0 -> rank   rank 0 is alive (every CLUSTER_PING_NS)
+ *
+ * Trust (docs/cluster.md, "Trust").  Every message but HELLO is sealed
+ * with the job secret (core/auth.h): it carries a sequence number and,
+ * last, HMAC-SHA256(secret, direction label || rank 0's nonce || the
+ * rank's nonce || every byte of the block before the MAC).  The rank's
+ * nonce travels in its JOIN; the sequence numbers count from 0 in each
+ * direction and must come in order.  So a message is accepted only from
+ * a holder of the secret, on this connection, once: a JOIN recorded from
+ * another run, or a message replayed or moved to another connection,
+ * fails its MAC or its sequence.
  */
 #ifndef QPERF_CLUSTER_MSG_H
 #define QPERF_CLUSTER_MSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/types.h"
 
-enum cmsg_type { CMSG_JOIN = 1, CMSG_RUN, CMSG_RESULT, CMSG_DONE, CMSG_PING };
+struct auth_secret;
+
+enum cmsg_type {
+	CMSG_JOIN = 1,
+	CMSG_RUN,
+	CMSG_RESULT,
+	CMSG_DONE,
+	CMSG_PING,
+	CMSG_HELLO
+};
 
 #define CMSG_HOST_MAX 256 /* host names and addresses, NUL included */
 #define CMSG_ERR_MAX 512
+#define CMSG_NONCE 32 /* bytes of each end's nonce */
+/* The largest sealed message a rank sends (a RESULT with the longest
+ * error text is about 1 KB): rank 0 buffers no more per connection. */
+#define CMSG_WIRE_MAX 2048
 
 #define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
 #define CLUSTER_LOSS_NS (10 * NS_PER_SEC) /* no word from rank 0: gone */
+/* Rank 0's longest wait to send to a rank (it waits for no one longer). */
+#define CLUSTER_SEND_NS (NS_PER_SEC)
 
 struct cmsg_join {
 	uint32_t rank, size, local_rank;
@@ -56,6 +83,7 @@ struct cmsg {
 		struct cmsg_join join;
 		struct cmsg_run run;
 		struct cmsg_result result;
+		uint8_t nonce[CMSG_NONCE]; /* HELLO */
 	} u;
 };
 
@@ -68,9 +96,73 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap);
  */
 int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m);
 
-/* One message to / from a rank; 0, or -1 with err filled. */
-int cluster_send(int fd, const struct cmsg *m, char *err, size_t errlen);
-int cluster_recv(int fd, uint64_t timeout, struct cmsg *m, char *err,
-		 size_t errlen);
+/*
+ * A RESULT's figures must be finite and not negative: 0, or -1 with why
+ * naming the first that is not ("recv_bw is inf").  Pure.
+ */
+int cmsg_check_figures(const struct pair_res *r, char *why, size_t len);
+
+/* One end of a sealed connection (see above). */
+struct cchan {
+	const struct auth_secret *key; /* the job secret */
+	bool rank0; /* this end is rank 0 */
+	uint8_t n0[CMSG_NONCE], nr[CMSG_NONCE]; /* rank 0's, the rank's */
+	uint64_t tx, rx; /* sequence number of the next to send, receive */
+};
+
+/*
+ * Seal m for ch into buf (cap bytes), the next sequence number; a JOIN
+ * also carries ch->nr.  Returns the size, 0 if it did not fit or the MAC
+ * failed.
+ */
+size_t cmsg_seal(struct cchan *ch, const struct cmsg *m, uint8_t *buf,
+		 size_t cap);
+
+/*
+ * Open a sealed block: the rank's nonce of a JOIN (the first message rank
+ * 0 opens) goes to ch->nr, then the MAC, the sequence number and the
+ * items are checked.  Returns 0; 1 if the message is genuine but refused
+ * (a RESULT's figures: why says which; m is decoded); -1 if it is not
+ * genuine or malformed (why says which, for the log).
+ */
+int cmsg_open(struct cchan *ch, const uint8_t *buf, size_t len,
+	      struct cmsg *m, char *why, size_t whylen);
+
+/*
+ * One message to / from the other end of ch over fd, sealed; the send
+ * and the receive are each bounded by timeout.  cluster_recv also takes a
+ * 0, or -1 with err filled.
+ */
+int cluster_send(int fd, struct cchan *ch, uint64_t timeout,
+		 const struct cmsg *m, char *err, size_t errlen);
+int cluster_recv(int fd, struct cchan *ch, uint64_t timeout, struct cmsg *m,
+		 char *err, size_t errlen);
+
+/*
+ * Rank 0, as it accepts: a fresh nonce into ch->n0, sent as HELLO.  The
+ * rank: receive it (within timeout) and pick its own nonce (ch->nr).
+ * 0, or -1 with err filled.
+ */
+int cluster_hello_send(int fd, struct cchan *ch, char *err, size_t errlen);
+int cluster_hello_recv(int fd, struct cchan *ch, uint64_t timeout, char *err,
+		       size_t errlen);
+
+/*
+ * Rank 0's reading of a connection without blocking: what came so far of
+ * the next block (a buffer only while a block is incomplete).
+ */
+struct cin {
+	uint8_t *buf; /* CMSG_WIRE_MAX bytes, or NULL */
+	size_t have;
+};
+
+/*
+ * Read what fd has, without waiting, up to the end of one block.  1 when
+ * a whole block is in in->buf (in->have bytes; cin_clear() before the
+ * next), 0 if more is to come, -1 if the peer closed, failed or sent no
+ * block (why filled).
+ */
+int cin_read(struct cin *in, int fd, char *why, size_t whylen);
+void cin_clear(struct cin *in); /* free the buffer */
 
 #endif

@@ -96,12 +96,8 @@ static void record_retest(struct coord *c, uint32_t item, uint32_t client,
 static void short_round(struct coord *c, struct sched_pair *pairs,
 			uint32_t np)
 {
-	uint64_t now = now_ns();
-
-	if (now - c->pinged >= CLUSTER_PING_NS) {
+	if (now_ns() >= c->next_ping)
 		coord_ping_all(c);
-		c->pinged = now;
-	}
 	coord_round(c, pairs, np);
 }
 

@@ -34,6 +34,7 @@ void coord_gone(struct coord *c, uint32_t k, const char *why)
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+	cin_clear(&r->in);
 	xsnprintf(r->why, sizeof(r->why), "%s", why);
 	fprintf(stderr, "qperf: cluster: rank %u (%s) %s\n", k,
 		r->host[0] ? r->host : "?", why);
@@ -57,11 +58,13 @@ void coord_ping_all(struct coord *c)
 	struct cmsg m;
 	char err[256];
 
+	c->next_ping = now_ns() + CLUSTER_PING_NS;
 	memset(&m, 0, sizeof(m));
 	m.type = CMSG_PING;
 	for (uint32_t k = 0; k < c->n; k++)
-		if (c->r[k].alive && cluster_send(c->r[k].fd, &m, err,
-						  sizeof(err)) < 0)
+		if (c->r[k].alive &&
+		    cluster_send(c->r[k].fd, &c->r[k].ch, CLUSTER_SEND_NS, &m,
+				 err, sizeof(err)) < 0)
 			coord_gone(c, k, "left (cannot send to it)");
 }
 
@@ -105,7 +108,8 @@ static void slot_next(struct coord *c, struct slot *s)
 		m.u.run.port = c->r[sv].port;
 		xsnprintf(m.u.run.addr, sizeof(m.u.run.addr), "%s",
 			  c->r[sv].addr);
-		if (cluster_send(c->r[cl].fd, &m, err, sizeof(err)) < 0) {
+		if (cluster_send(c->r[cl].fd, &c->r[cl].ch, CLUSTER_SEND_NS,
+				 &m, err, sizeof(err)) < 0) {
 			coord_gone(c, cl, "left (cannot send to it)");
 			continue;
 		}
@@ -129,13 +133,57 @@ static void slot_result(struct coord *c, struct slot *s,
 	slot_next(c, s);
 }
 
+/*
+ * The client of slot s has something to read: what came, without
+ * waiting (a message in part waits in its buffer, bounded by the job's
+ * deadline, while rank 0 serves the others).  A message that is not
+ * genuine makes the rank gone; a RESULT with figures that cannot be
+ * (not finite, negative) fails its job.
+ */
+static void slot_read(struct coord *c, struct slot *s)
+{
+	struct crank *r = &c->r[s->client];
+	struct cmsg m;
+	char why[400], line[480];
+	int rc = cin_read(&r->in, r->fd, why, sizeof(why));
+
+	if (rc == 0)
+		return;
+	if (rc > 0) {
+		rc = cmsg_open(&r->ch, r->in.buf, r->in.have, &m, why,
+			       sizeof(why));
+		cin_clear(&r->in);
+		if (rc > 0) {
+			struct cmsg_result f = { .status = 1 };
+
+			fprintf(stderr,
+				"qperf: rank 0: refused a RESULT from rank %u (%s): %s\n",
+				s->client, r->addr, why);
+			xsnprintf(f.err, sizeof(f.err),
+				  "rank 0 refused rank %u's RESULT: %s", s->client,
+				  why);
+			if (m.u.result.job == s->job)
+				slot_result(c, s, &f);
+			return;
+		}
+		if (rc == 0) {
+			if (m.type == CMSG_RESULT && m.u.result.job == s->job)
+				slot_result(c, s, &m.u.result);
+			return;
+		}
+		xsnprintf(line, sizeof(line), "sent a message rank 0 refused: %s",
+			  why);
+	} else {
+		xsnprintf(line, sizeof(line), "left: %s", why);
+	}
+	coord_gone(c, s->client, line); /* the next pass fails its job */
+}
+
 int coord_round(struct coord *c, const struct sched_pair *pairs,
 		uint32_t np)
 {
 	struct slot *sl = xcalloc(np ? np : 1, sizeof(*sl));
 	struct pollfd *pf = xcalloc(np ? np : 1, sizeof(*pf));
-	uint64_t next_ping = now_ns() + CLUSTER_PING_NS;
-
 	for (uint32_t i = 0; i < np; i++) {
 		sl[i].a = pairs[i].a;
 		sl[i].b = pairs[i].b;
@@ -144,7 +192,7 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 	}
 	for (;;) {
 		uint32_t nf = 0, *map = NULL;
-		uint64_t now = now_ns(), wake = next_ping;
+		uint64_t now = now_ns(), wake = c->next_ping;
 		int r;
 
 		map = xcalloc(np ? np : 1, sizeof(*map));
@@ -176,27 +224,15 @@ int coord_round(struct coord *c, const struct sched_pair *pairs,
 		}
 		r = poll(pf, nf, wake > now ? (int)((wake - now) / 1000000 + 1)
 					   : 0);
-		if (now_ns() >= next_ping) {
+		/* (The pings keep their pace across rounds and retests, so
+		 * that many short ones leave no rank without a word.) */
+		if (now_ns() >= c->next_ping)
 			coord_ping_all(c);
-			next_ping = now_ns() + CLUSTER_PING_NS;
-		}
 		for (uint32_t k = 0; r > 0 && k < nf; k++) {
 			struct slot *s = &sl[map[k]];
-			struct cmsg m;
-			char err[256];
 
-			if (!pf[k].revents || !s->job)
-				continue;
-			if (cluster_recv(pf[k].fd, CLUSTER_LOSS_NS, &m, err,
-					 sizeof(err)) < 0) {
-				char why[300];
-
-				xsnprintf(why, sizeof(why), "left: %s", err);
-				coord_gone(c, s->client, why);
-				continue; /* the next pass fails its job */
-			}
-			if (m.type == CMSG_RESULT && m.u.result.job == s->job)
-				slot_result(c, s, &m.u.result);
+			if (pf[k].revents && s->job)
+				slot_read(c, s);
 		}
 		free(map);
 	}

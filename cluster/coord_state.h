@@ -19,7 +19,9 @@
 struct test_desc;
 
 struct crank {
-	int fd; /* connection to its worker, -1 once gone */
+	int fd; /* connection to its worker (non-blocking), -1 once gone */
+	struct cchan ch; /* its sealing (cluster_msg.h) */
+	struct cin in; /* what came of its next message */
 	bool joined, alive;
 	uint32_t local;
 	uint16_t port; /* its qperf server */
@@ -86,7 +88,7 @@ struct coord {
 	struct json_doc *json; /* --json, --json_stream: rank 0's document */
 	FILE *plot; /* --plot's file, or NULL */
 	struct ctest *t; /* per plan item */
-	uint64_t pinged; /* when the short rounds last pinged every rank */
+	uint64_t next_ping; /* when idle ranks are pinged next (now_ns) */
 	double rt_worst; /* retest: the worst goodness seen */
 	uint32_t rt_count; /* retest: results that came back ok */
 };

@@ -15,6 +15,11 @@
 #    the slow-link run writes --json, which names exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. Usage errors.
+# T. Trust (tests/cluster/trust.sh): the job secret, strangers on the
+#    rendezvous port, a rank stalling in mid-message, figures that cannot
+#    be, the ranks' servers.  It exports QPERF_SECRET_FILE, the job secret
+#    of every run after it but those under mpirun, which use the key Open
+#    MPI gives each job.
 # Strangers' quits, a server gone, hostile host names, rank 0 short of
 # open files, 32 ranks at once: tests/cluster/strangers.sh, sourced here.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
@@ -48,6 +53,10 @@ if ! command -v mpirun >/dev/null; then
 	fail "mpirun is installed (openmpi-bin, scripts/install-deps --test)"
 	finish
 fi
+
+# --- T. trust ------------------------------------------------------------------
+. "$(dirname "$0")/trust.sh"
+section ""
 
 # --- D. usage errors -----------------------------------------------------
 run "$QPERF" --cluster all tcp_bw
@@ -135,7 +144,9 @@ cells_measured() {
 		on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
 		END { print n + 0 }' "$OUT_FILE"
 }
-MPI=(mpirun --allow-run-as-root --oversubscribe)
+# Under mpirun the job secret is the one Open MPI gives the job
+# (OMPI_MCA_orte_precondition_transports), not QPERF_SECRET_FILE.
+MPI=(env -u QPERF_SECRET_FILE mpirun --allow-run-as-root --oversubscribe)
 # jq_is NAME EXPR: EXPR, Python on the --json document in OUT_FILE (d;
 # c = d["cluster"]), is true.
 jq_is() {

@@ -5,15 +5,25 @@
  * crash or read out of bounds, strings must end inside their buffers, and
  * what decodes must encode and decode again to the same message.
  *
- * Every message type (JOIN, RUN, RESULT, DONE, PING) is also built from
- * the input (its first byte picks the type, the rest fills the fields,
- * strings included) and must survive encode and decode field for field,
- * so each run covers every type whatever the fuzzer finds by itself.
+ * Every message type (JOIN, RUN, RESULT, DONE, PING, HELLO) is also built
+ * from the input (its first byte picks the type, the rest fills the
+ * fields, strings included) and must survive encode and decode field for
+ * field, so each run covers every type whatever the fuzzer finds by
+ * itself.
+ *
+ * Sealing (a MAC with the job secret, nonces, sequence numbers): the raw
+ * input, opened as rank 0 opens a JOIN and as a rank opens rank 0's
+ * messages, must be refused unless it is genuine (it cannot be: the
+ * fuzzer does not know the key); the built message, sealed, must open
+ * once, to the same message, and not a second time (a replay), nor with
+ * one of its bytes changed (the one the input picks), nor at the end
+ * that sent it (a reflection).
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "cluster/cluster_msg.h"
+#include "core/auth.h"
 #include "lib/tlv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,6 +55,79 @@ static void take_str(const uint8_t **d, size_t *left, char *s, size_t cap)
 	}
 }
 
+static struct auth_secret key = { 8, "fuzz key" };
+
+/* Both ends of one connection after HELLO. */
+static void ends(struct cchan *r0, struct cchan *rk)
+{
+	memset(r0, 0, sizeof(*r0));
+	memset(rk, 0, sizeof(*rk));
+	r0->key = rk->key = &key;
+	r0->rank0 = true;
+	memset(r0->n0, 0xa5, CMSG_NONCE);
+	memset(rk->n0, 0xa5, CMSG_NONCE);
+	memset(rk->nr, 0x5a, CMSG_NONCE);
+	memset(r0->nr, 0x5a, CMSG_NONCE); /* as a JOIN would tell it */
+}
+
+/*
+ * m sealed by the end that sends its type, opened by the other: once, to
+ * the same message; not twice, not changed, not reflected.  d picks the
+ * byte to change.
+ */
+static void sealed(const struct cmsg *m, const uint8_t *d, size_t left)
+{
+	struct cchan r0, rk, t;
+	struct cchan *from, *to;
+	struct cmsg o;
+	uint8_t b[CMSG_WIRE_MAX], e[CMSG_WIRE_MAX];
+	char why[256];
+	size_t n;
+	int rc;
+
+	if (!auth_built() || m->type == CMSG_HELLO)
+		return;
+	ends(&r0, &rk);
+	if (m->type == CMSG_JOIN || m->type == CMSG_RESULT) {
+		from = &rk;
+		to = &r0;
+		if (m->type == CMSG_RESULT) { /* rank 0 takes a JOIN first */
+			struct cmsg j;
+
+			memset(&j, 0, sizeof(j));
+			j.type = CMSG_JOIN;
+			n = cmsg_seal(&rk, &j, b, sizeof(b));
+			if (!n || cmsg_open(&r0, b, n, &o, why, sizeof(why)))
+				__builtin_trap();
+		}
+	} else {
+		from = &r0;
+		to = &rk;
+	}
+	n = cmsg_seal(from, m, b, sizeof(b));
+	if (!n)
+		__builtin_trap();
+	memcpy(e, b, n);
+	e[(left ? d[0] | (size_t)d[left > 1] << 8 : 0) % n] ^=
+		(uint8_t)(left > 2 ? d[2] | 1 : 1);
+	t = *to;
+	if (cmsg_open(&t, e, n, &o, why, sizeof(why)) >= 0)
+		__builtin_trap(); /* changed, and still opened */
+	t = *from;
+	if (cmsg_open(&t, b, n, &o, why, sizeof(why)) >= 0)
+		__builtin_trap(); /* reflected to its sender */
+	rc = cmsg_open(to, b, n, &o, why, sizeof(why));
+	/* A RESULT's figures may be refused (1), still decoded. */
+	if (rc < 0 || o.type != m->type ||
+	    (rc == 1 && m->type != CMSG_RESULT) ||
+	    (m->type == CMSG_RESULT &&
+	     (o.u.result.job != m->u.result.job ||
+	      strcmp(o.u.result.err, m->u.result.err))))
+		__builtin_trap();
+	if (cmsg_open(to, b, n, &o, why, sizeof(why)) >= 0)
+		__builtin_trap(); /* replayed */
+}
+
 static void built(const uint8_t *d, size_t left)
 {
 	struct cmsg m, m2;
@@ -54,7 +137,7 @@ static void built(const uint8_t *d, size_t left)
 
 	memset(&m, 0, sizeof(m));
 	take(&d, &left, &t, 1);
-	m.type = (enum cmsg_type)(CMSG_JOIN + t % 5);
+	m.type = (enum cmsg_type)(CMSG_JOIN + t % 6);
 	switch (m.type) {
 	case CMSG_JOIN:
 		take(&d, &left, &m.u.join.rank, 12);
@@ -71,10 +154,14 @@ static void built(const uint8_t *d, size_t left)
 		take_str(&d, &left, m.u.result.err, CMSG_ERR_MAX);
 		take(&d, &left, &m.u.result.r, sizeof(m.u.result.r));
 		break;
+	case CMSG_HELLO:
+		take(&d, &left, m.u.nonce, CMSG_NONCE);
+		break;
 	case CMSG_DONE:
 	case CMSG_PING:
 		break;
 	}
+	sealed(&m, d, left);
 	n = cmsg_encode(&m, b, sizeof(b));
 	if (!n || cmsg_decode(b, n, &m2) < 0 || m2.type != m.type)
 		__builtin_trap();
@@ -97,6 +184,10 @@ static void built(const uint8_t *d, size_t left)
 		    strcmp(m2.u.result.err, m.u.result.err))
 			__builtin_trap();
 		break;
+	case CMSG_HELLO:
+		if (memcmp(m2.u.nonce, m.u.nonce, CMSG_NONCE))
+			__builtin_trap();
+		break;
 	case CMSG_DONE:
 	case CMSG_PING:
 		break;
@@ -113,6 +204,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 
 	built(data, size);
+	/* The raw input is not genuine, whoever opens it. */
+	if (auth_built()) {
+		struct cchan r0, rk;
+		char why[256];
+
+		ends(&r0, &rk);
+		if (cmsg_open(&r0, data, size, &m, why, sizeof(why)) >= 0 ||
+		    cmsg_open(&rk, data, size, &m, why, sizeof(why)) >= 0)
+			__builtin_trap();
+	}
 	if (cmsg_decode(data, size, &m) < 0)
 		return 0;
 	if (strnlen(m.u.join.host, CMSG_HOST_MAX) >= CMSG_HOST_MAX ||

@@ -53,6 +53,13 @@ srcs="
 # as many at once as there are CPUs), then each harness is linked.
 # (the flags: words without spaces, so one exported string)
 FUZZ_CFLAGS="-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# libcrypto's HMAC (core/auth.c), as the product has it when installed:
+# fuzz_cluster opens sealed messages.
+FUZZ_LIBS=
+if pkg-config --exists libcrypto 2>/dev/null; then
+	FUZZ_CFLAGS="$FUZZ_CFLAGS -DHAVE_AUTH"
+	FUZZ_LIBS=$(pkg-config --libs libcrypto)
+fi
 mkdir -p "$out/obj"
 objs=()
 for f in $srcs; do
@@ -69,9 +76,9 @@ printf '%s\n' $srcs | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c 'cc
 build() { # harness
 	local name
 	name=$(basename "$1" .c)
-	# shellcheck disable=SC2086 # FUZZ_CFLAGS is a list of words
+	# shellcheck disable=SC2086 # FUZZ_CFLAGS and FUZZ_LIBS are lists of words
 	if clang $FUZZ_CFLAGS -fsanitize=fuzzer -o "$out/$name" "$1" "${objs[@]}" \
-		-lm -pthread 2>"$out/$name.build"; then
+		-lm -pthread $FUZZ_LIBS 2>"$out/$name.build"; then
 		touch "$out/$name.built"
 	else
 		cat "$out"/obj/*.err >>"$out/$name.build"

@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Cluster messages: round trips and malformed blocks. */
+/*
+ * Cluster messages: round trips, malformed blocks, sealing (a MAC over
+ * each message, nonces, sequence numbers: tampering, replays, reflection,
+ * another secret), figures that cannot be, the job secret's sources, and
+ * reading a message in parts without blocking.
+ */
+#include <math.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "cluster/cluster.h"
 #include "cluster/cluster_msg.h"
+#include "cluster/job_secret.h"
+#include "core/auth.h"
 #include "lib/tlv.h"
 #include "harness.h"
 
@@ -147,8 +157,235 @@ TEST(pick_id)
 	CHECK(cluster_pick_id("abcdef,x", 0, b, 4) < 0);
 }
 
+static struct auth_secret key_a = { 6, "secret" }, key_b = { 6, "secreT" };
+
+/* Both ends of a connection after HELLO: rank 0's and the rank's. */
+static void pair(struct cchan *r0, struct cchan *rk,
+		 const struct auth_secret *k0, const struct auth_secret *kr)
+{
+	memset(r0, 0, sizeof(*r0));
+	memset(rk, 0, sizeof(*rk));
+	r0->key = k0;
+	r0->rank0 = true;
+	rk->key = kr;
+	for (int i = 0; i < CMSG_NONCE; i++) {
+		r0->n0[i] = rk->n0[i] = (uint8_t)(i * 7 + 1);
+		rk->nr[i] = (uint8_t)(i * 13 + 5);
+	}
+}
+
+static void join_msg(struct cmsg *m, uint32_t rank)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = CMSG_JOIN;
+	m->u.join.rank = rank;
+	m->u.join.size = 4;
+	m->u.join.port = 4000;
+	strcpy(m->u.join.host, "node1");
+}
+
+TEST(sealed)
+{
+	struct cchan r0, rk, r0b, rkb;
+	struct cmsg m, o;
+	uint8_t b[CMSG_WIRE_MAX], c[CMSG_WIRE_MAX], ping[CMSG_WIRE_MAX];
+	size_t n, np;
+	char why[256];
+
+	if (!auth_built())
+		return; /* NO_AUTH=1: nothing can be sealed */
+	pair(&r0, &rk, &key_a, &key_a);
+	join_msg(&m, 2);
+	n = cmsg_seal(&rk, &m, b, sizeof(b));
+	CHECK(n > 0 && rk.tx == 1);
+	/* Any byte changed: refused (the MAC, or the framing). */
+	for (size_t k = 0; k < n; k++) {
+		struct cchan t = r0;
+
+		memcpy(c, b, n);
+		c[k] ^= 0x40;
+		CHECK(cmsg_open(&t, c, n, &o, why, sizeof(why)) < 0);
+	}
+	/* Sealed with another secret, or for another nonce of rank 0. */
+	pair(&r0b, &rkb, &key_a, &key_b);
+	np = cmsg_seal(&rkb, &m, c, sizeof(c));
+	CHECK(cmsg_open(&r0b, c, np, &o, why, sizeof(why)) < 0);
+	CHECK_STR(why, "bad MAC: it does not hold this job's secret");
+	pair(&r0b, &rkb, &key_a, &key_a);
+	r0b.n0[3] ^= 1;
+	CHECK(cmsg_open(&r0b, b, n, &o, why, sizeof(why)) < 0);
+	CHECK_STR(why, "bad MAC: it does not hold this job's secret");
+	/* Unsealed: no MAC. */
+	np = cmsg_encode(&m, c, sizeof(c));
+	pair(&r0b, &rkb, &key_a, &key_a);
+	CHECK(cmsg_open(&r0b, c, np, &o, why, sizeof(why)) < 0);
+	CHECK_STR(why, "no MAC: not sealed with a job secret");
+	/* The genuine one opens, once: the rank's nonce taken from it. */
+	CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) == 0);
+	CHECK(o.type == CMSG_JOIN && o.u.join.rank == 2 && r0.rx == 1 &&
+	      !memcmp(r0.nr, rk.nr, CMSG_NONCE));
+	CHECK_STR(o.u.join.host, "node1");
+	CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) < 0);
+	CHECK_STR(why, "message 0 where 1 was due: replayed or out of order");
+	/* Rank 0 -> rank: a PING opens at the rank; fed back to rank 0 (a
+	 * reflection) it does not, nor a second time at the rank. */
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_PING;
+	np = cmsg_seal(&r0, &m, ping, sizeof(ping));
+	CHECK(np > 0);
+	CHECK(cmsg_open(&rk, ping, np, &o, why, sizeof(why)) == 0 &&
+	      o.type == CMSG_PING);
+	CHECK(cmsg_open(&rk, ping, np, &o, why, sizeof(why)) < 0);
+	{
+		struct cchan t = r0;
+
+		CHECK(cmsg_open(&t, ping, np, &o, why, sizeof(why)) < 0);
+	}
+	/* A second JOIN on the same connection is not taken. */
+	join_msg(&m, 3);
+	n = cmsg_seal(&rk, &m, b, sizeof(b));
+	CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) < 0);
+	CHECK_STR(why, "bad cluster message");
+}
+
+TEST(figures)
+{
+	struct cchan r0, rk;
+	struct cmsg m, o;
+	uint8_t b[CMSG_WIRE_MAX];
+	char why[256];
+	size_t n;
+	const double bad[] = { INFINITY, -INFINITY, NAN, -1, -1e-300 };
+
+	memset(&m, 0, sizeof(m));
+	m.u.result.r.recv_bw = 1e9;
+	CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) == 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m.u.result.r.recv_bw = 1e9;
+		m.u.result.r.lat.p99 = bad[i];
+		CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) < 0);
+		m.u.result.r.lat.p99 = 0;
+		m.u.result.r.recv_bw = bad[i];
+		CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) < 0);
+		CHECK(!strncmp(why, "recv_bw is ", 11));
+	}
+	CHECK_STR(why, "recv_bw is -1e-300");
+	if (!auth_built())
+		return;
+	/* Sealed and genuine, but refused: 1, the message decoded. */
+	pair(&r0, &rk, &key_a, &key_a);
+	join_msg(&m, 1);
+	n = cmsg_seal(&rk, &m, b, sizeof(b));
+	CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) == 0);
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_RESULT;
+	m.u.result.job = 9;
+	m.u.result.r.recv_bw = INFINITY;
+	n = cmsg_seal(&rk, &m, b, sizeof(b));
+	CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) == 1);
+	CHECK(o.type == CMSG_RESULT && o.u.result.job == 9);
+	CHECK_STR(why, "a figure that is not a finite number >= 0: recv_bw is inf");
+}
+
+static const char *env_ompi, *env_file;
+
+static const char *fake_env(const char *name)
+{
+	if (!strcmp(name, OMPI_JOB_KEY))
+		return env_ompi;
+	if (!strcmp(name, AUTH_ENV))
+		return env_file;
+	return NULL;
+}
+
+TEST(job_key)
+{
+	struct auth_secret *s = NULL, *s2 = NULL;
+	const char *from;
+	char err[512];
+
+	env_ompi = env_file = NULL;
+	if (!auth_built()) { /* NO_AUTH=1: no cluster mode at all */
+		CHECK(job_secret(NULL, fake_env, &s, &from, err,
+				 sizeof(err)) < 0 && !s);
+		return;
+	}
+	CHECK(job_secret(NULL, fake_env, &s, &from, err, sizeof(err)) == 1 &&
+	      !s);
+	CHECK(strstr(err, "--cluster needs a job secret") != NULL);
+	env_ompi = "short";
+	CHECK(job_secret(NULL, fake_env, &s, &from, err, sizeof(err)) < 0);
+	CHECK_STR(err, "OMPI_MCA_orte_precondition_transports holds 5 characters, not a job key; unset it or give --secret_file FILE");
+	env_file = "/nonexistent/key";
+	CHECK(job_secret(NULL, fake_env, &s, &from, err, sizeof(err)) < 0);
+	CHECK_STR(from, "QPERF_SECRET_FILE");
+	env_file = "";
+	env_ompi = "8d6b2ee98882eb81-1f2de495a36a71b8";
+	CHECK(job_secret(NULL, fake_env, &s, &from, err, sizeof(err)) == 0);
+	CHECK(s && s->len == AUTH_MAC);
+	CHECK_STR(from, OMPI_JOB_KEY);
+	/* The launcher's key is not used as it is; the same job, the
+	 * same secret; another job, another. */
+	CHECK(memcmp(s->key, env_ompi, 32) != 0);
+	CHECK(job_secret(NULL, fake_env, &s2, &from, err, sizeof(err)) == 0);
+	CHECK(!memcmp(s->key, s2->key, AUTH_MAC));
+	auth_free(s2);
+	env_ompi = "8d6b2ee98882eb81-1f2de495a36a71b9";
+	CHECK(job_secret(NULL, fake_env, &s2, &from, err, sizeof(err)) == 0);
+	CHECK(memcmp(s->key, s2->key, AUTH_MAC) != 0);
+	auth_free(s);
+	auth_free(s2);
+}
+
+/* A block that comes in parts: rank 0 never waits for the rest. */
+TEST(cin_parts)
+{
+	struct cin in = { 0 };
+	struct cmsg m;
+	uint8_t b[CMSG_WIRE_MAX];
+	char why[256];
+	int sv[2];
+	size_t n;
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_RESULT;
+	strcpy(m.u.result.err, "x");
+	n = cmsg_encode(&m, b, sizeof(b));
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) == 0 && !in.buf);
+	CHECK(write(sv[1], b, 12) == 12);
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) == 0 && in.have == 12);
+	/* the rest, and the start of the next: only the first is taken */
+	CHECK(write(sv[1], b + 12, n - 12) == (ssize_t)(n - 12));
+	CHECK(write(sv[1], b, 5) == 5);
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) == 1 && in.have == n &&
+	      !memcmp(in.buf, b, n));
+	cin_clear(&in);
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) == 0 && in.have == 5);
+	close(sv[1]);
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) < 0);
+	CHECK_STR(why, "closed the connection in mid-message");
+	cin_clear(&in);
+	close(sv[0]);
+	/* A header of a block too big for any cluster message. */
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	b[4] = 0;
+	b[5] = 0x10; /* 4096 bytes */
+	b[6] = b[7] = 0;
+	CHECK(write(sv[1], b, 8) == 8);
+	CHECK(cin_read(&in, sv[0], why, sizeof(why)) < 0);
+	CHECK_STR(why, "not a cluster message");
+	cin_clear(&in);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
+	RUN(sealed);
+	RUN(figures);
+	RUN(job_key);
+	RUN(cin_parts);
 	RUN(pick_id);
 	RUN(join_run_done);
 	RUN(result);
