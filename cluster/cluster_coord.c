@@ -274,8 +274,8 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 		c.r[k].fd = -1;
 	joins(&c, lfd);
 	rc = coord_run(&c);
-	if (!c.text)
-		coord_json(&c, rc);
+	/* DONE first: a slow reader of rank 0's stdout must not hold the
+	 * ranks past their CLUSTER_LOSS_NS while the document is written. */
 	{
 		struct cmsg m;
 		char err[256];
@@ -292,6 +292,8 @@ int cluster_coord(const struct plan *p, const struct rank_info *ri,
 			cin_clear(&c.r[k].in);
 		}
 	}
+	if (!c.text)
+		coord_json(&c, rc);
 	coord_free(&c);
 	free(c.r);
 	return rc;

@@ -180,7 +180,8 @@ static const struct tlv_field join_tab[] = {
 	CM_REQ(CI_SIZE, TLV_U32, join.size),
 	CM_REQ(CI_LOCAL, TLV_U32, join.local_rank),
 	CM_REQ(CI_PORT, TLV_U32, join.port, .max = 65535),
-	CM_F(CI_HOST, TLV_STR, join.host, .flags = TLVF_REQ | TLVF_NONUL),
+	CM_F(CI_HOST, TLV_STR, join.host,
+	     .flags = TLVF_REQ | TLVF_NONUL | TLVF_PRINT),
 };
 
 static const struct tlv_field run_tab[] = {
@@ -195,7 +196,7 @@ static const struct tlv_field run_tab[] = {
 static const struct tlv_field result_tab[] = {
 	CM_REQ(CI_JOB, TLV_U32, result.job),
 	CM_REQ(CI_STATUS, TLV_U32, result.status),
-	CM_F(CI_ERR, TLV_STR, result.err, .flags = TLVF_NONUL),
+	CM_F(CI_ERR, TLV_STR, result.err, .flags = TLVF_NONUL | TLVF_PRINT),
 	CM_F(CI_SEND_BW, TLV_F64, result.r.send_bw),
 	CM_F(CI_RECV_BW, TLV_F64, result.r.recv_bw),
 	CM_F(CI_MSG_RATE, TLV_F64, result.r.msg_rate),

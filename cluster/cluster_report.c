@@ -71,6 +71,7 @@ static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
 	f = &ct->fail[ct->nkept++];
 	f->client = client;
 	f->server = server;
+	f->refused = res->status == COORD_REFUSED;
 	text_copy(f->err, sizeof(f->err),
 		  res->status ? res->err : "measured nothing");
 }
@@ -157,7 +158,9 @@ static void retry_failed(struct coord *c, uint32_t item, uint32_t at_once,
 		/* a one-way test's slot runs both ways: (b, a) is in (a, b) */
 		for (uint32_t i = 0; one_way && i < left; i++)
 			dup |= todo[i].a == f->server && todo[i].b == f->client;
-		if (!c->r[f->client].alive || !c->r[f->server].alive)
+		/* a rank whose RESULT was refused gets no second say */
+		if (f->refused || !c->r[f->client].alive ||
+		    !c->r[f->server].alive)
 			continue;
 		ct->nretried += first;
 		if (!dup)

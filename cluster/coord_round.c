@@ -154,7 +154,7 @@ static void slot_read(struct coord *c, struct slot *s)
 			       sizeof(why));
 		cin_clear(&r->in);
 		if (rc > 0) {
-			struct cmsg_result f = { .status = 1 };
+			struct cmsg_result f = { .status = COORD_REFUSED };
 
 			fprintf(stderr,
 				"qperf: rank 0: refused a RESULT from rank %u (%s): %s\n",

@@ -36,8 +36,12 @@ struct crank {
 /* A pair test that failed: client against server, and why. */
 struct cfail {
 	uint32_t client, server;
+	bool refused; /* rank 0 refused its RESULT: not tried again */
 	char err[CMSG_ERR_MAX];
 };
+
+/* The status rank 0 gives a RESULT it refused (not an exit status). */
+#define COORD_REFUSED 0x100u
 
 /* A suspect and its retest. */
 struct cfind {

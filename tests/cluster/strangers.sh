@@ -84,7 +84,7 @@ for k in 0 1 2 3; do
 	"$QPERF" 127.0.0.1 -lp "$port" quit >"$T/quit.$k.out" 2>&1 && quits=$((quits + 1))
 done
 cl_wait
-refused=$(cat "$T"/cl.[0-3].err | grep -c 'quit refused')
+refused=$(cat "$T"/cl.[0-3].err | grep -c 'refused quit from 127\.0\.0\.1')
 if [ "$RC" -le 1 ] && [ "$CL_RC" = 0 ] && [ "$quits" = 0 ] && [ "$refused" = 4 ] &&
 	! has 'pair tests? failed|^gone: '; then
 	pass "a stranger's quit to each rank's server: refused by all 4, logged, the run completes"
