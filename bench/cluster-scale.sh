@@ -7,6 +7,8 @@
 # size in SIZES and each pattern in PATTERNS, N ranks on loopback
 # (QPERF_RANK/QPERF_SIZE, --rendezvous 127.0.0.1:PORT) run a TT-second
 # tcp_lat; rank 0 writes --json_stream, each line stamped as it arrives.
+# The ranks share a job secret (a file made here unless QPERF_SECRET_FILE
+# names one).
 # Recorded per run: whether it completed with every scheduled pair
 # measured, rank 0's peak resident memory (VmHWM of /proc/PID/status,
 # sampled until it exits), the time of each round (from the end of the
@@ -53,6 +55,12 @@ need=$((4 * ${SIZES##* } + 64))
 	die "open files limit $(ulimit -n) is below $need (ulimit -n)"
 
 work=$LIB_TMP
+# Cluster mode needs a job secret (docs/cluster.md, Trust): one for the
+# whole bench unless the caller gives QPERF_SECRET_FILE.
+if [ -z "${QPERF_SECRET_FILE:-}" ]; then
+	export QPERF_SECRET_FILE=$work/job.key
+	(umask 077 && head -c 32 /dev/urandom | base64 >"$QPERF_SECRET_FILE")
+fi
 fail=0
 rows=()
 notes=()
