@@ -24,6 +24,7 @@
 
 #include "cluster/cluster_msg.h"
 #include "core/auth.h"
+#include "lib/text.h"
 #include "lib/tlv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -143,6 +144,9 @@ static void built(const uint8_t *d, size_t left)
 		take(&d, &left, &m.u.join.rank, 12);
 		take(&d, &left, &m.u.join.port, 2);
 		take_str(&d, &left, m.u.join.host, CMSG_HOST_MAX);
+		/* peer text decodes cleaned (lib/text.h): the round trip
+		 * below holds for what the decoder can give back */
+		text_clean(m.u.join.host);
 		break;
 	case CMSG_RUN:
 		take(&d, &left, &m.u.run.job, 16);
@@ -152,6 +156,7 @@ static void built(const uint8_t *d, size_t left)
 	case CMSG_RESULT:
 		take(&d, &left, &m.u.result.job, 8);
 		take_str(&d, &left, m.u.result.err, CMSG_ERR_MAX);
+		text_clean(m.u.result.err);
 		take(&d, &left, &m.u.result.r, sizeof(m.u.result.r));
 		break;
 	case CMSG_HELLO:
@@ -219,6 +224,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strnlen(m.u.join.host, CMSG_HOST_MAX) >= CMSG_HOST_MAX ||
 	    strnlen(m.u.result.err, CMSG_ERR_MAX) >= CMSG_ERR_MAX)
 		__builtin_trap();
+	/* whatever a peer sent, its host name and error text are printable */
+	if (m.type == CMSG_JOIN || m.type == CMSG_RESULT) {
+		const char *s = m.type == CMSG_JOIN ? m.u.join.host
+						    : m.u.result.err;
+
+		for (; *s; s++)
+			if (!text_ok((unsigned char)*s))
+				__builtin_trap();
+	}
 	n = cmsg_encode(&m, b, sizeof(b));
 	if (!n || cmsg_decode(b, n, &m2) < 0 || m2.type != m.type ||
 	    cmsg_encode(&m2, b2, sizeof(b2)) != n || memcmp(b, b2, n))
