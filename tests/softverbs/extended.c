@@ -329,6 +329,12 @@ out:
 	finish(s, NULL, &b, NULL);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SV_ASAN_BUILD 1
+#else
+#define SV_ASAN_BUILD 0
+#endif
+
 /*
  * fork: a child of role A that polls the inherited CQ and posts on the
  * inherited QP must neither crash nor steal or disturb the parent's
@@ -394,17 +400,28 @@ void t_fork_child(struct sv_side *s)
 			while (now_ms() < end)
 				n += ibv_poll_cq(s->cq, 1, &wc) > 0 &&
 				     wc.wr_id != 999;
-			l = ibv_get_device_list(NULL);
-			if (l && l[0])
-				ctx = ibv_open_device(l[0]);
-			if (l)
-				ibv_free_device_list(l);
+			/* Under ASan (gcc 12) the child of a threaded parent
+			 * may block for ever in malloc: a lock of ASan's
+			 * allocator held by a parent thread at the fork (seen:
+			 * the fresh open's progress thread stuck in
+			 * pthread_getattr_np's calloc).  There the fresh open
+			 * is left to the plain build. */
+			if (SV_ASAN_BUILD) {
+				ctx = (struct ibv_context *)1; /* not opened */
+			} else {
+				l = ibv_get_device_list(NULL);
+				if (l && l[0])
+					ctx = ibv_open_device(l[0]);
+				if (l)
+					ibv_free_device_list(l);
+			}
 			printf("#    fork_child[a-child]: post on the "
 			       "inherited QP returned %d, %d completions "
 			       "stolen, fresh open %s\n", r, n,
+			       SV_ASAN_BUILD ? "skipped (ASan build)" :
 			       ctx ? "ok" : "failed");
 			fflush(stdout);
-			if (ctx)
+			if (ctx && !SV_ASAN_BUILD)
 				ibv_close_device(ctx);
 			/* wait until the parent is done */
 			if (read(p[0], &ch, 1) < 0)
