@@ -65,6 +65,29 @@ fail=0
 rows=()
 notes=()
 
+# start_others N PATTERN PORT ERRFILE: ranks 1 to N-1 in the background,
+# their PIDs appended to the caller's pids (waited for, not tracked: see
+# above), their stderr appended to ERRFILE.
+start_others() {
+	local r
+	for r in $(seq 1 $(($1 - 1))); do
+		QPERF_RANK=$r QPERF_SIZE=$1 "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$3" \
+			--cluster "$2" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>>"$4" </dev/null &
+		pids+=($!)
+	done
+}
+
+# sample_hwm PID: until PID exits, the caller's hwm follows its VmHWM.
+sample_hwm() {
+	local k v
+	while kill -0 "$1" 2>/dev/null; do
+		while read -r k v _; do
+			[ "$k" = VmHWM: ] && hwm=$v
+		done <"/proc/$1/status" 2>/dev/null
+		sleep 0.02
+	done
+}
+
 # one_run N PATTERN: one run; appends its row to rows.
 one_run() {
 	local n=$1 pat=$2 p r pid hwm=0 v start end rc others=0 pids=()
@@ -84,17 +107,8 @@ for l in sys.stdin:
 	track_pid $pid
 	# the others after rank 0: starting hundreds of processes on a loaded
 	# machine can take longer than the first one's join window
-	for r in $(seq 1 $((n - 1))); do
-		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>>"$work/others.err" </dev/null &
-		pids+=($!) # waited for below (not tracked: see above)
-	done
-	while kill -0 "$pid" 2>/dev/null; do
-		while read -r k v _; do
-			[ "$k" = VmHWM: ] && hwm=$v
-		done <"/proc/$pid/status" 2>/dev/null
-		sleep 0.02
-	done
+	start_others "$n" "$pat" "$p" "$work/others.err"
+	sample_hwm "$pid"
 	wait "$pid"
 	rc=$?
 	end=$EPOCHREALTIME
@@ -160,17 +174,8 @@ text_run() {
 		--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >"$work/text.out" 2>"$work/rank0.err" </dev/null &
 	pid=$!
 	track_pid $pid
-	for r in $(seq 1 $((n - 1))); do
-		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" --rendezvous "127.0.0.1:$p" \
-			--cluster "$pat" -ws "$JOIN_S" -t "$TT" tcp_lat >/dev/null 2>/dev/null </dev/null &
-		pids+=($!) # waited for below (not tracked: see above)
-	done
-	while kill -0 "$pid" 2>/dev/null; do
-		while read -r k v _; do
-			[ "$k" = VmHWM: ] && hwm=$v
-		done <"/proc/$pid/status" 2>/dev/null
-		sleep 0.02
-	done
+	start_others "$n" "$pat" "$p" /dev/null
+	sample_hwm "$pid"
 	wait "$pid"
 	rc=$?
 	end=$EPOCHREALTIME
