@@ -157,6 +157,20 @@ done
 # interrupt MODE-OPTION: start a 20 s tcp_bw, wait until the run's conf is
 # out (stream) or the test is running, then SIGINT.
 stream_has_conf() { grep -q '"type":"conf"' "$T/int.out"; }
+# stop_client SIG: send SIG to the client $cpid (started with $opt, its
+# output in $T/int.out and .err), wait for it and load its status and
+# output as run() does; mode: doc or stream, for json_valid.
+stop_client() {
+	kill -"$1" "$cpid"
+	wait "$cpid"
+	RC=$?
+	cp "$T/int.out" "$OUT_FILE"
+	cp "$T/int.err" "$ERR_FILE"
+	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
+	mode=doc
+	[ "$opt" = --json_stream ] && mode=stream
+}
+
 for opt in --json_stream --json; do
 	"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 20 $opt tcp_bw >"$T/int.out" 2>"$T/int.err" &
 	cpid=$!
@@ -166,14 +180,7 @@ for opt in --json_stream --json; do
 	fi
 	sleep 1 # into the measured phase (a 20 s test: not a race)
 	start=$SECONDS
-	kill -INT "$cpid"
-	wait "$cpid"
-	RC=$?
-	cp "$T/int.out" "$OUT_FILE"
-	cp "$T/int.err" "$ERR_FILE"
-	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
-	mode=doc
-	[ $opt = --json_stream ] && mode=stream
+	stop_client INT
 	expect "SIGINT $opt: exit 130, said on stderr" 130 '' 'interrupted by SIGINT'
 	[ $((SECONDS - start)) -le 5 ] && pass "SIGINT $opt: ends within 5 s" ||
 		fail "SIGINT $opt: ends within 5 s" "took $((SECONDS - start)) s"
@@ -194,14 +201,7 @@ for sig in TERM HUP; do
 		else
 			sleep 2 # some 0.3 s iterations of 17
 		fi
-		kill -$sig "$cpid"
-		wait "$cpid"
-		RC=$?
-		cp "$T/int.out" "$OUT_FILE"
-		cp "$T/int.err" "$ERR_FILE"
-		OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
-		mode=doc
-		[ $opt = --json_stream ] && mode=stream
+		stop_client $sig
 		st=143
 		[ $sig = HUP ] && st=129
 		expect "SIG$sig $opt --loop: exit $st, said on stderr" $st '' "^qperf: interrupted by SIG$sig\$"
