@@ -242,28 +242,32 @@ kind_qperf() {
 	expect_nolog client 'warning' '^warning: -cp1 set but not used in test rc_rdma_write_poll_lat$'
 }
 
-# qperf 0.4.11 cannot put a GRH into its address vectors (only with
-# rdma_cm, -cm1), so on a RoCE port its setup must fail, as it does on
-# real RoCE hardware: RC at RTR, UD when it creates the address handle
-# (whichever side fails first reports it, the server's as "server: ...").
-# The ERE the client must print is the first argument.
-kind_qperf_nogrh() {
+# A program that puts no GRH into its address vectors (the stock
+# pingpongs without -g; qperf 0.4.11 too, without -cm1) must fail on a
+# RoCE port as on real RoCE hardware: RC and UC at RTR, UD when it
+# creates the address handle.  The pingpong server fails first, before
+# it answers, so its client's failure is certain (qperf 0.4.11 is not
+# used: both of its sides fail at once and its error exchange races,
+# 0.4.11 bug 6: a bare "server: " or both sides hung, seen in CI).
+# The ERE the server must print is the first argument.
+kind_pingpong_nogrh() {
 	local spid
 
 	split_args "$@"
 	pick_port || return
-	spawn server "${ENV_BOTH[@]}" -- qperf -lp "$PORT"
+	spawn server "${ENV_BOTH[@]}" -- "${ARGV[1]}" -n 10 -p "$PORT"
 	spid=$LAST_PID
 	if ! wait_tcp "$PORT" "$spid"; then
 		reap server "$spid"
 		return
 	fi
-	run_proc client "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" -t 1 "${ARGV[@]:1}"
-	run_proc quit "${ENV_BOTH[@]}" -- qperf localhost -lp "$PORT" quit
+	run_proc client "${ENV_BOTH[@]}" -- "${ARGV[1]}" -n 10 -p "$PORT" localhost
 	reap server "$spid"
-	expect_rc quit
-	expect_log client "${ARGV[0]}"
-	expect_nolog client '^ +(bw|latency|msg_rate) += +[0-9]'
+	expect_rc server 1
+	expect_rc client 1
+	expect_log server "${ARGV[0]}"
+	expect_log client "^Couldn't read/write remote address$"
+	expect_nolog client 'bytes in [0-9.]+ seconds'
 }
 
 # The semantics program: one of its cases (it forks and execs both roles).
@@ -321,8 +325,9 @@ defcase ud_pingpong_roce_v2_ipv4 pingpong $ROCE $RN1 $RN2 ibv_ud_pingpong -n 200
 defcase ud_pingpong_roce_v2_ipv6 pingpong $ROCE $RN1 $RN2 ibv_ud_pingpong -n 200 -g 5 -e
 defcase srq_pingpong_roce_v2 pingpong $ROCE $RN1 $RN2 ibv_srq_pingpong -n 100 -g 3
 defcase xsrq_pingpong_roce_v2 pingpong $ROCE $RN1 $RN2 ibv_xsrq_pingpong -g 3
-defcase qperf_roce_rc_lat_nogrh qperf_nogrh $ROCE '^(server:[[:space:]])?failed[[:space:]]to[[:space:]]modify[[:space:]]QP[[:space:]]to[[:space:]]RTR$' rc_lat
-defcase qperf_roce_ud_lat_nogrh qperf_nogrh $ROCE '^(server:[[:space:]])?failed[[:space:]]to[[:space:]]create[[:space:]]address[[:space:]]handle:[[:space:]]Invalid[[:space:]]argument$' ud_lat
+defcase rc_pingpong_roce_nogrh pingpong_nogrh $ROCE '^Failed[[:space:]]to[[:space:]]modify[[:space:]]QP[[:space:]]to[[:space:]]RTR$' ibv_rc_pingpong
+defcase uc_pingpong_roce_nogrh pingpong_nogrh $ROCE '^Failed[[:space:]]to[[:space:]]modify[[:space:]]QP[[:space:]]to[[:space:]]RTR$' ibv_uc_pingpong
+defcase ud_pingpong_roce_nogrh pingpong_nogrh $ROCE '^Failed[[:space:]]to[[:space:]]create[[:space:]]AH$' ibv_ud_pingpong
 
 defcase rc_pingpong pingpong ibv_rc_pingpong -n 200
 defcase rc_pingpong_gid pingpong ibv_rc_pingpong -n 200 -g 0
