@@ -102,7 +102,9 @@ enum statx_item {
 	STATX_PROC_USER = 4, /* u64 ns: the test process's user CPU */
 	STATX_PROC_SYS = 5, /* u64 ns: its system CPU */
 	STATX_HIST = 6, /* bytes: round-trip histogram (lib/hist.h) */
-	STATX_STREAM = 7 /* bytes, once per stream: STATX_STREAM_SIZE */
+	STATX_STREAM = 7, /* bytes, once per stream: STATX_STREAM_SIZE */
+	STATX_FACTS = 8, /* bytes: this end's path facts (CAP_FACTS) */
+	STATX_COUNTERS = 9 /* bytes: this end's counters (CAP_COUNTERS) */
 };
 
 /*

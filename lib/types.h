@@ -232,6 +232,20 @@ struct proc_cpu {
 };
 
 /* Results of one test (spec §3.4), computed by calc_results(). */
+/*
+ * The ceiling of the path a bandwidth test used (issue 18): the lowest of
+ * the limits both ends report (each port's payload rate after the
+ * per-packet headers, each device's PCIe link, a socket's interface
+ * speed).  Filled after calc_results(); valid false: no limit known
+ * (loopback, a 0.4.11 peer's side, not a bandwidth test).
+ */
+struct ceiling {
+	bool valid;
+	double bps; /* payload bytes/s the path can carry at most */
+	char what[128]; /* the limit that wins, as text and JSON name it:
+			 * "PCIe Gen4 x8 of the server (0000:3b:00.0)" */
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -251,6 +265,7 @@ struct results {
 	/* cluster mode with -I: the lowest interval's receive rate, B/s */
 	double ival_low;
 	uint32_t ival_n; /* the intervals behind it; 0: none */
+	struct ceiling ceil; /* bandwidth tests: what the path can carry */
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

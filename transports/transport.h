@@ -131,6 +131,8 @@ struct tparams {
 #define CAP_INTERVAL 0x20u /* sends interval reports (core/interval.h) */
 #define CAP_CONF_EXT 0x40u /* CONF is followed by a CONF extension block */
 #define CAP_STREAMS 0x200u /* runs --streams (REQX_STREAMS, STATX_STREAM) */
+#define CAP_FACTS 0x400u /* STAT carries this end's path facts (STATX_FACTS) */
+#define CAP_COUNTERS 0x800u /* STAT carries this end's counters (STATX_COUNTERS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
