@@ -191,15 +191,20 @@ done
 # SIGTERM and SIGHUP (kill, timeout, scancel, systemd) as SIGINT: a
 # --loop run stopped after its first iterations keeps them (issue 17 #10).
 stream_has_test() { [ "$(grep -c '"type":"test"' "$T/int.out")" -ge 1 ]; }
+# --json writes nothing until the end: -D's debug lines on stderr say when
+# an iteration has finished (the second's: the first is surely recorded).
+doc_has_test() { [ "$(grep -c '^sending synchronization after test$' "$T/int.err")" -ge 2 ]; }
 for sig in TERM HUP; do
 	for opt in --json --json_stream; do
-		"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 $opt -oo msg_size:1:64K:*2 tcp_bw >"$T/int.out" 2>"$T/int.err" &
+		dbg=()
+		[ $opt = --json ] && dbg=(-D)
+		"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 0.3 "${dbg[@]}" $opt -oo msg_size:1:64K:*2 tcp_bw >"$T/int.out" 2>"$T/int.err" &
 		cpid=$!
 		track_pid "$cpid"
 		if [ $opt = --json_stream ]; then
 			wait_for 10 stream_has_test
 		else
-			sleep 2 # some 0.3 s iterations of 17
+			wait_for 10 doc_has_test
 		fi
 		stop_client $sig
 		st=143
