@@ -289,5 +289,6 @@ fi
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+echo "wall time $SECONDS s in $JOBS lane(s)"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
