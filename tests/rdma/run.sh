@@ -626,7 +626,7 @@ section "aborted clients: nothing of theirs stays"
 start_server || fail "server for aborts"
 PORT=$SERVER_PORT
 SPID=$SERVER_PID
-for i in $(seq 50); do
+for i in $(seq 25); do
 	case $((i % 5)) in
 	0) t=rc_bw ;; 1) t=ud_lat ;; 2) t=rc_rdma_read_bw ;; 3) t=xrc_bw ;;
 	*) t=rc_rdma_write_poll_lat ;;
@@ -638,13 +638,13 @@ for i in $(seq 50); do
 	kill -9 "$cpid" 2>/dev/null
 	wait "$cpid" 2>/dev/null
 done
-wait_for 20 test_children_gone && pass "50 aborted RDMA tests: no child of the server left" ||
-	fail "50 aborted RDMA tests: no child of the server left" "$(children) left"
+wait_for 20 test_children_gone && pass "25 aborted RDMA tests: no child of the server left" ||
+	fail "25 aborted RDMA tests: no child of the server left" "$(children) left"
 [ "$(unix_endpoints 1)" = 0 ] &&
-	pass "50 aborted RDMA tests: softverbs holds no endpoint of the server's" ||
-	fail "50 aborted RDMA tests: softverbs holds no endpoint of the server's" \
+	pass "25 aborted RDMA tests: softverbs holds no endpoint of the server's" ||
+	fail "25 aborted RDMA tests: softverbs holds no endpoint of the server's" \
 		"$(grep "@softverbs/$SOFTVERBS_FABRIC/1/" /proc/net/unix | head)"
-check_alive "server serves after 50 aborted RDMA tests" "$PORT" "$SPID"
+check_alive "server serves after 25 aborted RDMA tests" "$PORT" "$SPID"
 C -t "$TT" rc_lat
 expect "and runs the next RDMA test" 0 "$(headline rc_lat)"
 stop_server "$PORT" "$SPID" "server stops with quit after the aborts"

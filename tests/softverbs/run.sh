@@ -354,6 +354,12 @@ for t in rc_bi_bw rc_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat \
 	ver_rc_fetch_add uc_bi_bw uc_bw uc_lat uc_rdma_write_bw \
 	uc_rdma_write_lat uc_rdma_write_poll_lat ud_bi_bw ud_bw ud_lat; do
 	defcase "qperf_$t" qperf "$t"
+done
+# -cp1 changes only how completions are waited for (busy polling instead
+# of events): one test of each loop kind (stream, bidirectional, ping-pong
+# over send, RDMA read and write-poll, atomics).
+for t in rc_bw uc_bi_bw rc_lat ud_lat rc_rdma_read_lat \
+	rc_rdma_write_poll_lat rc_fetch_add_mr; do
 	defcase "qperf_cp1_$t" qperf -cp1 "$t"
 done
 
