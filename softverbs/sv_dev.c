@@ -45,17 +45,6 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return sv_env_ulong(name, def, false);
 }
 
-static enum ibv_mtu mtu_of_bytes(unsigned long b)
-{
-	switch (b) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	default: return IBV_MTU_4096;
-	}
-}
-
 static void config_load_once(void)
 {
 	const char *s;
@@ -72,7 +61,7 @@ static void config_load_once(void)
 	s = getenv("SOFTVERBS_LINK_LAYER");
 	sv_cfg.roce = s && (!strcasecmp(s, "eth") || !strcasecmp(s, "roce") ||
 			    !strcasecmp(s, "ethernet"));
-	sv_cfg.mtu = mtu_of_bytes(env_ulong("SOFTVERBS_MTU", 4096));
+	sv_port_config();
 	sv_cfg.debug = (int)env_ulong("SOFTVERBS_DEBUG", 0);
 	sv_cfg.drop = env_rate("SOFTVERBS_FAULT_DROP");
 	sv_cfg.dup = env_rate("SOFTVERBS_FAULT_DUP");
@@ -247,6 +236,11 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num)
 	if (!l) {
 		errno = ENOMEM;
 		return NULL;
+	}
+	if (sv_cfg.config_err) {	/* said on stderr: no device */
+		if (num)
+			*num = 0;
+		return l;
 	}
 	l[0] = &sv_the_device.dev;
 	if (num)
@@ -488,8 +482,6 @@ int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a)
 
 	memset(a, 0, sizeof(*a));
 	a->state = down ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
-	a->max_mtu = IBV_MTU_4096;
-	a->active_mtu = sv_cfg.mtu;
 	a->gid_tbl_len = (int)sv_cfg.gid_tbl_len;
 	a->port_cap_flags = sv_cfg.roce ? 0 : IBV_PORT_SM |
 			    IBV_PORT_TRAP_SUP | IBV_PORT_SYS_IMAGE_GUID_SUP;
@@ -501,8 +493,7 @@ int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a)
 	a->max_vl_num = 1;
 	a->sm_sl = 0;
 	a->subnet_timeout = 18;
-	a->active_width = 2;	/* 4X */
-	a->active_speed = 32;	/* EDR */
+	sv_port_fill(a);
 	a->phys_state = down ? 3 : 5;	/* disabled / link up */
 	a->link_layer = sv_cfg.roce ? IBV_LINK_LAYER_ETHERNET :
 				      IBV_LINK_LAYER_INFINIBAND;
@@ -517,8 +508,7 @@ static int sv_query_port_ex(struct ibv_context *c, uint8_t port,
 	if (port != 1)
 		return EINVAL;
 	sv_fill_port_attr(sv_ctx(c), &a);
-	memset(attr, 0, len);
-	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
+	sv_port_copy(attr, len, &a);
 	return 0;
 }
 

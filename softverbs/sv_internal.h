@@ -65,6 +65,10 @@ struct sv_config {
 	uint32_t node;			/* emulated host: LID and GID suffix */
 	bool roce;			/* Ethernet link layer: LID 0, GRH */
 	enum ibv_mtu mtu;		/* active MTU */
+	enum ibv_mtu max_mtu;		/* the port's maximum MTU */
+	uint32_t speed;			/* active speed, rdma-core encoding */
+	uint8_t width;			/* active width, rdma-core encoding */
+	bool config_err;		/* a bad knob: the device is not listed */
 	int debug;
 	/* fault injection for UC and UD, probabilities in [0,1] */
 	double drop, dup, reorder, delay;
@@ -479,6 +483,15 @@ enum ibv_wc_status sv_check_sges(struct sv_context *ctx, struct ibv_pd *pd,
 				 const struct ibv_sge *sge, uint32_t n,
 				 bool need_write);
 int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a);
+
+/* ---- sv_port.c ----------------------------------------------------------- */
+/* speed, width, MTUs from the environment (called by sv_config_load) */
+void sv_port_config(void);
+/* the link fields of a port attribute */
+void sv_port_fill(struct ibv_port_attr *a);
+/* copy a into the caller's attr of len bytes, with active_speed_ex when
+ * the caller's struct (rdma-core v48+) has it */
+void sv_port_copy(void *attr, size_t len, const struct ibv_port_attr *a);
 
 /* ---- sv_gid.c ------------------------------------------------------------ */
 /* build the GID table from the configuration (called by sv_config_load) */
