@@ -61,6 +61,8 @@ static void config_load_once(void)
 	s = getenv("SOFTVERBS_LINK_LAYER");
 	sv_cfg.roce = s && (!strcasecmp(s, "eth") || !strcasecmp(s, "roce") ||
 			    !strcasecmp(s, "ethernet"));
+	s = getenv("SOFTVERBS_SYSFS");
+	snprintf(sv_cfg.sysfs, sizeof(sv_cfg.sysfs), "%s", s ? s : "");
 	sv_port_config();
 	sv_cfg.debug = (int)env_ulong("SOFTVERBS_DEBUG", 0);
 	sv_cfg.drop = env_rate("SOFTVERBS_FAULT_DROP");
@@ -218,6 +220,14 @@ static void device_init(void)
 	if (getenv("SOFTVERBS_IBDEV_PATH") && *getenv("SOFTVERBS_IBDEV_PATH")) {
 		snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s",
 			 getenv("SOFTVERBS_IBDEV_PATH"));
+	} else if (sv_cfg.sysfs[0]) {	/* a planted tree (sysfs-plant) */
+		char p[sizeof(sv_cfg.sysfs) + sizeof(sv_cfg.dev_name) + 32];
+
+		snprintf(p, sizeof(p), "%s/class/infiniband/%s", sv_cfg.sysfs,
+			 sv_cfg.dev_name);
+		if (strlen(p) >= sizeof(d->ibdev_path))
+			sv_log("SOFTVERBS_SYSFS: '%s' is too long", sv_cfg.sysfs);
+		memcpy(d->ibdev_path, p, sizeof(d->ibdev_path) - 1);
 	} else {
 		snprintf(d->ibdev_path, sizeof(d->ibdev_path),
 			 "/sys/class/infiniband/%s", sv_cfg.dev_name);

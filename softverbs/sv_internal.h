@@ -69,6 +69,7 @@ struct sv_config {
 	uint32_t speed;			/* active speed, rdma-core encoding */
 	uint8_t width;			/* active width, rdma-core encoding */
 	bool config_err;		/* a bad knob: the device is not listed */
+	char sysfs[192];		/* SOFTVERBS_SYSFS: a planted tree, or "" */
 	int debug;
 	/* fault injection for UC and UD, probabilities in [0,1] */
 	double drop, dup, reorder, delay;

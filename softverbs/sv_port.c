@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -136,16 +137,51 @@ static uint32_t knob(const char *name, uint32_t (*parse)(const char *),
 	return mine ? mine : plain;
 }
 
+/*
+ * A planted tree (SOFTVERBS_SYSFS) says the port's speed and width in
+ * ports/1/rate, as the kernel writes it ("400 Gb/sec (4X NDR)"): they are
+ * the defaults then, so the tree and the verbs agree.
+ */
+static void rate_of_tree(uint32_t *speed, uint32_t *width)
+{
+	char path[sizeof(sv_cfg.sysfs) + 128], buf[64], name[16] = "SDR";
+	const char *p;
+	unsigned int lanes;
+	FILE *f;
+
+	if (!sv_cfg.sysfs[0])
+		return;
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/rate",
+		 sv_cfg.sysfs, sv_cfg.dev_name);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && (p = strchr(buf, '(')) &&
+	    sscanf(p, "(%uX %15[A-Z0-9]", &lanes, name) >= 1) {
+		char l[16];
+		uint32_t w, sp = parse_speed(name);
+
+		snprintf(l, sizeof(l), "%u", lanes);
+		w = parse_width(l);
+		if (sp && w) {
+			*speed = sp;
+			*width = w;
+		}
+	}
+	fclose(f);
+}
+
 void sv_port_config(void)
 {
-	uint32_t v;
+	uint32_t v, speed = 32, width = 2;	/* 4X EDR */
 
+	rate_of_tree(&speed, &width);
 	v = knob("SOFTVERBS_SPEED", parse_speed,
 		 "a speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR, or "
-		 "its encoding 1, 2, 4, 8, 16, 32, 64, 128, 256)", 32);
+		 "its encoding 1, 2, 4, 8, 16, 32, 64, 128, 256)", speed);
 	sv_cfg.speed = v;
 	v = knob("SOFTVERBS_WIDTH", parse_width,
-		 "a width (1x, 2x, 4x, 8x, 12x, or the lane count)", 2);
+		 "a width (1x, 2x, 4x, 8x, 12x, or the lane count)", width);
 	sv_cfg.width = (uint8_t)v;
 	v = knob("SOFTVERBS_MTU", parse_mtu,
 		 "an MTU (256, 512, 1024, 2048, 4096)", IBV_MTU_4096);

@@ -69,3 +69,130 @@ defcase port_bad_width knob_error SOFTVERBS_WIDTH=3x "SOFTVERBS_WIDTH: '3x' is n
 defcase port_bad_node knob_error SOFTVERBS_WIDTH=0:4x "SOFTVERBS_WIDTH: '0:4x': bad node"
 defcase port_bad_mtu knob_error SOFTVERBS_MTU=1500 "SOFTVERBS_MTU: '1500' is not an MTU"
 defcase port_mtu_above_max knob_error SOFTVERBS_MTU=4096 SOFTVERBS_MAX_MTU=1024 'SOFTVERBS_MTU: 4096 is above SOFTVERBS_MAX_MTU 1024'
+
+# ---------------------------------------------------------------- sysfs-plant
+
+PLANT=$ROOT/softverbs/sysfs-plant
+
+# expect_file PATH TEXT: the file under the case's tree holds exactly TEXT
+expect_file() {
+	local f=$CASE_DIR/tree/$1 got
+
+	if [ ! -f "$f" ]; then
+		case_fail "tree: no file $1"
+		return
+	fi
+	got=$(cat "$f")
+	[ "$got" = "$2" ] || case_fail "tree: $1 is '$got' (want '$2')"
+}
+
+# The tree of a degraded host (Gen4 x8 of Gen5 x16, NUMA node 1 of two,
+# governor powersave, 4X NDR, ib0 at 400 Gb/s), read through the same
+# paths as on Linux (class/... symlinks into devices/...).
+kind_plant_tree() {
+	local t=$CASE_DIR/tree d
+
+	split_args "$@"
+	run_proc plant -- "$PLANT" "$t" --dev softv0 --pci 0000:3b:00.0 \
+		--pcie 4,8 --pcie-max 5,16 --numa 1 --node 0=0-1 --node 1=2-3 \
+		--governor powersave --speed NDR --width 4x --env
+	expect_rc plant
+	expect_log plant "^SYSFS_PATH=$t\$"
+	expect_log plant "^SOFTVERBS_SYSFS=$t\$"
+	expect_log plant '^SOFTVERBS_SPEED=NDR$'
+	expect_log plant '^SOFTVERBS_WIDTH=4x$'
+	d=class/infiniband/softv0
+	[ "$(readlink "$t/$d")" = ../../devices/pci0000:00/0000:3b:00.0/infiniband/softv0 ] ||
+		case_fail "tree: $d is not the link into devices/ ($(readlink "$t/$d"))"
+	[ "$(readlink "$t/$d/device")" = ../../../0000:3b:00.0 ] ||
+		case_fail "tree: $d/device is not ../../../0000:3b:00.0"
+	expect_file $d/device/current_link_speed '16.0 GT/s PCIe'
+	expect_file $d/device/current_link_width 8
+	expect_file $d/device/max_link_speed '32.0 GT/s PCIe'
+	expect_file $d/device/max_link_width 16
+	expect_file $d/device/numa_node 1
+	expect_file $d/device/local_cpulist 2-3
+	expect_file $d/ports/1/rate '400 Gb/sec (4X NDR)'
+	expect_file $d/ports/1/state '4: ACTIVE'
+	expect_file $d/ports/1/phys_state '5: LinkUp'
+	expect_file $d/ports/1/link_layer InfiniBand
+	for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets \
+		port_xmit_wait symbol_error link_error_recovery link_downed \
+		port_rcv_errors port_xmit_discards; do
+		expect_file $d/ports/1/counters/$c 0
+	done
+	for c in out_of_sequence packet_seq_err local_ack_timeout_err \
+		rnr_nak_retry_err np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets; do
+		expect_file $d/ports/1/hw_counters/$c 0
+	done
+	expect_file class/net/ib0/speed 400000
+	expect_file class/net/ib0/mtu 4092
+	expect_file class/net/ib0/device/numa_node 1
+	for c in 0 1 2 3; do
+		expect_file devices/system/cpu/cpu$c/cpufreq/scaling_governor powersave
+	done
+	expect_file devices/system/node/node0/cpulist 0-1
+	expect_file devices/system/node/node1/cpulist 2-3
+	expect_file devices/system/cpu/online 0,1,2,3
+}
+
+# RoCE on a 25G interface, PCIe Gen3 x16 at its maximum, no cpufreq, SDR
+# 1X rate forms, no hw_counters
+kind_plant_roce() {
+	local t=$CASE_DIR/tree d=class/infiniband/mlx_x
+
+	split_args "$@"
+	run_proc plant -- "$PLANT" "$t" --dev mlx_x --pcie 3,16 --numa -1 \
+		--governor none --link-layer eth --netdev ens1 --net-speed 25000 \
+		--net-mtu 1500 --speed SDR --width 1x --no-hw-counters
+	expect_rc plant
+	expect_file $d/device/current_link_speed '8.0 GT/s PCIe'
+	expect_file $d/device/max_link_speed '8.0 GT/s PCIe'
+	expect_file $d/device/max_link_width 16
+	expect_file $d/device/numa_node -1
+	expect_file $d/ports/1/rate '2.5 Gb/sec (1X SDR)'
+	expect_file $d/ports/1/link_layer Ethernet
+	expect_file $d/ports/1/gid_attrs/ndevs/0 ens1
+	expect_file class/net/ens1/speed 25000
+	expect_file class/net/ens1/mtu 1500
+	[ ! -e "$t/$d/ports/1/hw_counters" ] || case_fail "tree: hw_counters made despite --no-hw-counters"
+	[ -d "$t/devices/system/cpu/cpu0" ] && [ ! -e "$t/devices/system/cpu/cpu0/cpufreq" ] ||
+		case_fail "tree: --governor none must leave cpu0 without cpufreq"
+}
+
+# softverbs on a tree: ibv_devinfo shows the tree's rate (no speed knobs)
+# and its board_id, and ibdev_path leads into it (portq is not needed:
+# ibv_devinfo -v reads board_id through ibv_read_sysfs_file there).
+kind_plant_devinfo() {
+	local t=$CASE_DIR/tree
+
+	split_args "$@"
+	run_proc plant -- "$PLANT" "$t" --speed HDR --width 2x
+	expect_rc plant
+	echo 'PLANTED' >"$t/class/infiniband/softv0/board_id"
+	run_proc out SOFTVERBS_SYSFS="$t" -- ibv_devinfo -v
+	expect_rc out
+	expect_log out "active_width:${S}2X${S}\\(16\\)"
+	expect_log out "active_speed:${S}50.0${S}Gbps${S}\\(64\\)"
+	expect_log out "board_id:${S}PLANTED"
+}
+
+# A bad option value: exit 2, one line naming it, nothing written.
+kind_plant_bad() {
+	split_args "$@"
+	run_proc plant -- "$PLANT" "$CASE_DIR/tree" "${ARGV[@]:1}"
+	expect_rc plant 2
+	expect_log plant "^sysfs-plant: .*${ARGV[0]}"
+	expect_count plant . 1
+	[ ! -e "$CASE_DIR/tree" ] || case_fail "tree written despite the bad value"
+}
+
+defcase plant_tree plant_tree
+defcase plant_roce plant_roce
+defcase plant_devinfo plant_devinfo
+defcase plant_bad_pcie plant_bad "'7,8'" --pcie 7,8
+defcase plant_bad_width plant_bad "'3x'" --width 3x
+defcase plant_bad_speed plant_bad "'PDR'" --speed PDR
+defcase plant_bad_pci plant_bad "'17:00.0'" --pci 17:00.0
+defcase plant_bad_node plant_bad "'1=x'" --node 1=x
+defcase plant_bad_option plant_bad "'--bogus'" --bogus
