@@ -69,6 +69,7 @@ static void config_load_once(void)
 	sv_cfg.dup = env_rate("SOFTVERBS_FAULT_DUP");
 	sv_cfg.reorder = env_rate("SOFTVERBS_FAULT_REORDER");
 	sv_cfg.delay = env_rate("SOFTVERBS_FAULT_DELAY");
+	sv_cfg.ecn = env_rate("SOFTVERBS_FAULT_ECN");
 	sv_cfg.delay_us = env_ulong("SOFTVERBS_FAULT_DELAY_US", 1000);
 	sv_cfg.seed = env_ulong("SOFTVERBS_FAULT_SEED", 0);
 	sv_cfg.force_rnr = env_ulong("SOFTVERBS_FAULT_RNR", 0);
@@ -333,6 +334,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->next_srqn = 1;
 	ctx->mr_gen = (uint32_t)(sv_now_ns() & 0xff);
 	ctx->port_is_down = sv_cfg.port_down;
+	sv_cnt_init();		/* port counters, with SOFTVERBS_SYSFS */
 	if (sv_cfg.port_down_ms)
 		ctx->port_down_at = sv_now_ns() +
 				    sv_cfg.port_down_ms * 1000000ull;
@@ -390,6 +392,7 @@ SV_EXPORT int ibv_close_device(struct ibv_context *c)
 		return EINVAL;
 	sv_registry_del(ctx);
 	sv_flush_backlog(ctx, 100);
+	sv_cnt_flush();
 	sv_engine_stop(ctx);
 	close(c->async_fd);
 	close(ctx->async_wfd);

@@ -196,3 +196,136 @@ defcase plant_bad_speed plant_bad "'PDR'" --speed PDR
 defcase plant_bad_pci plant_bad "'17:00.0'" --pci 17:00.0
 defcase plant_bad_node plant_bad "'1=x'" --node 1=x
 defcase plant_bad_option plant_bad "'--bogus'" --bogus
+
+# ---------------------------------------------------------------- port counters
+
+# cnt TREE NAME: a counter of the tree's port (hw_counters/NAME if the
+# name has no counters/ file)
+cnt() {
+	local p=$1/class/infiniband/softv0/ports/1
+
+	if [ -f "$p/counters/$2" ]; then
+		cat "$p/counters/$2"
+	else
+		cat "$p/hw_counters/$2" 2>/dev/null || echo missing
+	fi
+}
+
+# expect_cnt TREE NAME OP VALUE [WHY]: the counter compares (test(1) OP)
+expect_cnt() {
+	local v
+
+	v=$(cnt "$1" "$2")
+	[ "$v" != missing ] && [ "$v" "$3" "$4" ] ||
+		case_fail "${1##*/}: $2 is $v (want $3 $4${5:+: $5})"
+}
+
+# ibv_rc_pingpong between two hosts, each on its own tree (as each end of
+# a test on one machine is): each end's port counted its own traffic.
+# -n 30 -s 4096 at path MTU 1024: 120 data packets each way.
+kind_cnt_pingpong_2trees() {
+	local s=$CASE_DIR/tree_s c=$CASE_DIR/tree_c n=30 size=4096
+
+	split_args "$@"
+	"$PLANT" "$s" >/dev/null && "$PLANT" "$c" >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	kind_pingpong "${ENV_BOTH[@]}" @s:SOFTVERBS_SYSFS="$s" @s:SOFTVERBS_NODE=1 \
+		@c:SOFTVERBS_SYSFS="$c" @c:SOFTVERBS_NODE=2 ibv_rc_pingpong -n $n -s $size
+	for t in "$s" "$c"; do
+		expect_cnt "$t" port_xmit_data -ge $((n * size / 4)) "4-byte words of $n x $size bytes"
+		expect_cnt "$t" port_rcv_data -ge $((n * size / 4)) "4-byte words of $n x $size bytes"
+		expect_cnt "$t" port_xmit_packets -ge $((n * size / 1024)) "$n x 4 packets at MTU 1024"
+		expect_cnt "$t" port_rcv_packets -ge $((n * size / 1024))
+		expect_cnt "$t" port_rcv_errors -eq 0
+		expect_cnt "$t" port_xmit_discards -eq 0
+		expect_cnt "$t" out_of_sequence -eq 0
+	done
+	# what one end sent the other received, to the word
+	expect_cnt "$s" port_rcv_data -eq "$(cnt "$c" port_xmit_data)" "the client's port_xmit_data"
+	expect_cnt "$c" port_rcv_packets -eq "$(cnt "$s" port_xmit_packets)" "the server's port_xmit_packets"
+	expect_cnt "$s" unicast_xmit_packets -eq "$(cnt "$s" port_xmit_packets)"
+}
+
+# Both ends on one tree and node (two processes sharing one HCA): no count
+# is lost between them; the port sent what it received.
+kind_cnt_pingpong_shared() {
+	local t=$CASE_DIR/tree n=50 size=1024
+
+	split_args "$@"
+	"$PLANT" "$t" >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	kind_pingpong "${ENV_BOTH[@]}" SOFTVERBS_SYSFS="$t" ibv_rc_pingpong -n $n -s $size
+	expect_cnt "$t" port_xmit_data -ge $((2 * n * size / 4)) "both ends' $n x $size bytes"
+	expect_cnt "$t" port_xmit_data -eq "$(cnt "$t" port_rcv_data)" "port_rcv_data"
+	expect_cnt "$t" port_xmit_packets -eq "$(cnt "$t" port_rcv_packets)" "port_rcv_packets"
+	expect_cnt "$t" port_xmit_packets -ge $((2 * n))
+}
+
+# A semantics case on a planted tree; then ARGV[1..] are checks
+# NAME:OP:VALUE on the tree's counters (VALUE "dropped": the messages the
+# case says were lost, 200 minus the "(N)" of its drop line).
+kind_cnt_sem() {
+	local t=$CASE_DIR/tree chk name op v got
+
+	split_args "$@"
+	"$PLANT" "$t" >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	kind_semantics "${ENV_BOTH[@]}" SOFTVERBS_SYSFS="$t" "${ARGV[0]}"
+	for chk in "${ARGV[@]:1}"; do
+		IFS=: read -r name op v <<<"$chk"
+		if [ "$v" = dropped ]; then
+			got=$(grep -oE 'some but not all of 200 arrive \([0-9]+\)' "$CASE_DIR/out.log" | grep -oE '[0-9]+\)$' | tr -d ')')
+			[ -n "$got" ] || { case_fail "no drop line in the case's output"; continue; }
+			v=$((200 - got))
+		fi
+		expect_cnt "$t" "$name" "$op" "$v"
+	done
+}
+
+# Without SOFTVERBS_SYSFS softverbs writes nothing, not even into a tree
+# that exists (SYSFS_PATH alone is for readers).
+kind_cnt_none() {
+	local t=$CASE_DIR/tree before after
+
+	split_args "$@"
+	"$PLANT" "$t" >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	before=$(cd "$t" && find . -printf '%p %s %T@\n' | sort)
+	kind_pingpong SYSFS_PATH="$t" ibv_rc_pingpong -n 20
+	after=$(cd "$t" && find . -printf '%p %s %T@\n' | sort)
+	[ "$before" = "$after" ] || case_fail "the tree changed without SOFTVERBS_SYSFS: $(diff <(echo "$before") <(echo "$after") | head -3 | tr '\n' ' ')"
+	expect_cnt "$t" port_xmit_data -eq 0
+}
+
+# SOFTVERBS_SYSFS at a directory that is no tree: one line, no counters,
+# the program runs.
+kind_cnt_no_tree() {
+	split_args "$@"
+	mkdir -p "$CASE_DIR/empty"
+	kind_pingpong SOFTVERBS_SYSFS="$CASE_DIR/empty" ibv_rc_pingpong -n 20
+	expect_log server 'SOFTVERBS_SYSFS: no directory .*/ports/1/counters'
+	[ ! -e "$CASE_DIR/empty/.softverbs" ] || case_fail "wrote into a directory that is no tree"
+}
+
+# RoCE with every message ECN-marked: the receiving port counts the marks
+# and sends a CNP for each message, the sending port handles them.
+kind_cnt_ecn() {
+	local t=$CASE_DIR/tree n=20
+
+	split_args "$@"
+	"$PLANT" "$t" --link-layer eth >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	kind_pingpong SOFTVERBS_LINK_LAYER=eth SOFTVERBS_FAULT_ECN=1 SOFTVERBS_SYSFS="$t" \
+		ibv_rc_pingpong -n $n -s 4096 -g 0
+	expect_cnt "$t" np_ecn_marked_roce_packets -ge $((2 * n * 4)) "4 packets of each of 2 x $n messages"
+	expect_cnt "$t" np_cnp_sent -ge $((2 * n))
+	expect_cnt "$t" rp_cnp_handled -eq "$(cnt "$t" np_cnp_sent)" "np_cnp_sent (one port)"
+}
+
+defcase cnt_pingpong_2trees cnt_pingpong_2trees
+defcase cnt_pingpong_shared cnt_pingpong_shared
+defcase cnt_none cnt_none
+defcase cnt_no_tree cnt_no_tree
+defcase cnt_ecn cnt_ecn
+defcase cnt_ud_drop cnt_sem fault_ud_drop port_rcv_errors:-eq:dropped port_xmit_packets:-eq:200
+defcase cnt_uc_drop cnt_sem fault_uc_drop port_rcv_errors:-eq:dropped port_xmit_packets:-ge:200
+defcase cnt_psn cnt_sem psn_mismatch out_of_sequence:-ge:1 packet_seq_err:-ge:1
+defcase cnt_rnr cnt_sem rnr_wait rnr_nak_retry_err:-ge:1
+defcase cnt_rnr_forced cnt_sem fault_rnr rnr_nak_retry_err:-ge:1
+defcase cnt_port_down cnt_sem fault_port_down_later link_downed:-ge:1 local_ack_timeout_err:-ge:1
+defcase cnt_peer_gone cnt_sem peer_destroyed local_ack_timeout_err:-ge:1
