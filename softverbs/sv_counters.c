@@ -62,7 +62,6 @@ struct shared {
 	uint64_t c[SV_C_N];
 };
 
-bool sv_cnt_on;
 static struct shared *sh;
 static int sh_fd = -1;
 static bool has_hw;
@@ -146,6 +145,17 @@ static void *render_thread(void *arg)
 	return NULL;
 }
 
+/* fork: the child must not inherit a render lock held by another thread */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&render_mu);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&render_mu);
+}
+
 /* at the first context of a process (and of a forked child) */
 void sv_cnt_init(void)
 {
@@ -193,7 +203,7 @@ void sv_cnt_init(void)
 			goto out;
 		}
 		sh = m;
-		sv_cnt_on = true;
+		pthread_atfork(fork_prepare, fork_done, fork_done);
 	}
 	/* the render thread (again in a forked child, which has none) */
 	pthread_attr_init(&at);

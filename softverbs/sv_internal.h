@@ -522,7 +522,6 @@ enum sv_cnt {
 	SV_C_ECN_MARKED,
 	SV_C_N
 };
-extern bool sv_cnt_on;		/* a tree is configured and mapped */
 void sv_cnt_init(void);
 void sv_cnt_add(enum sv_cnt c, uint64_t n);
 /* render the files now (QP or context closed) */
