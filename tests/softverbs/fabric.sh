@@ -329,3 +329,4 @@ defcase cnt_rnr cnt_sem rnr_wait rnr_nak_retry_err:-ge:1
 defcase cnt_rnr_forced cnt_sem fault_rnr rnr_nak_retry_err:-ge:1
 defcase cnt_port_down cnt_sem fault_port_down_later link_downed:-ge:1 local_ack_timeout_err:-ge:1
 defcase cnt_peer_gone cnt_sem peer_destroyed local_ack_timeout_err:-ge:1
+defcase cnt_fork cnt_sem fork_child port_xmit_packets:-ge:1
