@@ -330,3 +330,39 @@ defcase cnt_rnr_forced cnt_sem fault_rnr rnr_nak_retry_err:-ge:1
 defcase cnt_port_down cnt_sem fault_port_down_later link_downed:-ge:1 local_ack_timeout_err:-ge:1
 defcase cnt_peer_gone cnt_sem peer_destroyed local_ack_timeout_err:-ge:1
 defcase cnt_fork cnt_sem fork_child port_xmit_packets:-ge:1
+
+# While traffic flows the files follow it (a render at most every 50 ms):
+# sampled for 0.6 s during a long pingpong, port_xmit_data takes several
+# values, never goes down, and every sample is a whole number.  The
+# pingpong is then stopped (own PIDs only).
+kind_cnt_live() {
+	local t=$CASE_DIR/tree spid cpid i v prev=0 seen=0 bad=
+	local f=$CASE_DIR/tree/class/infiniband/softv0/ports/1/counters/port_xmit_data
+
+	split_args "$@"
+	"$PLANT" "$t" >/dev/null || { case_fail "sysfs-plant failed"; return; }
+	pick_port || return
+	spawn server SOFTVERBS_SYSFS="$t" -- ibv_rc_pingpong -n 1000000 -s 64 -p "$PORT"
+	spid=$LAST_PID
+	if ! wait_tcp "$PORT" "$spid"; then
+		reap server "$spid"
+		return
+	fi
+	spawn client SOFTVERBS_SYSFS="$t" SOFTVERBS_NODE=2 -- ibv_rc_pingpong -n 1000000 -s 64 -p "$PORT" localhost
+	cpid=$LAST_PID
+	for i in $(seq 30); do
+		sleep 0.02
+		read -r v <"$f" || v=unreadable
+		[[ $v =~ ^[0-9]+$ ]] || bad="sample '$v' is not a number"
+		[ "${v:-0}" -ge "$prev" ] 2>/dev/null || bad="went down from $prev to $v"
+		[ "$v" != "$prev" ] && seen=$((seen + 1))
+		prev=$v
+	done
+	kill -0 "$cpid" 2>/dev/null || case_fail "the client ended before the sampling did"
+	kill -TERM "$cpid" "$spid" 2>/dev/null
+	reap client "$cpid"
+	reap server "$spid"
+	[ -z "$bad" ] || case_fail "port_xmit_data: $bad"
+	[ "$seen" -ge 3 ] || case_fail "port_xmit_data changed $seen times in 0.6 s of traffic (want >= 3)"
+}
+defcase cnt_live cnt_live
