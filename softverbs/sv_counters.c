@@ -54,6 +54,7 @@ static const struct {
 	[SV_C_CNP_SENT] = { "np_cnp_sent", true, false },
 	[SV_C_CNP_HANDLED] = { "rp_cnp_handled", true, false },
 	[SV_C_ECN_MARKED] = { "np_ecn_marked_roce_packets", true, false },
+	[SV_C_OUT_OF_BUFFER] = { "out_of_buffer", true, false },
 };
 
 struct shared {

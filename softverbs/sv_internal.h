@@ -520,6 +520,7 @@ enum sv_cnt {
 	SV_C_CNP_SENT,
 	SV_C_CNP_HANDLED,
 	SV_C_ECN_MARKED,
+	SV_C_OUT_OF_BUFFER,
 	SV_C_N
 };
 void sv_cnt_init(void);

@@ -391,6 +391,8 @@ static int first_packet(struct sv_qp *qp, const struct sv_pkt *pkt)
 				resp_fatal(qp, pkt, SV_NAK_INV_REQ);
 				return -1;
 			}
+			if (!rc)	/* UC/UD: dropped for want of a WQE */
+				sv_cnt_add(SV_C_OUT_OF_BUFFER, 1);
 			return rc ? rnr(qp, pkt, false) : -1;
 		}
 		qp->in_has_wqe = true;

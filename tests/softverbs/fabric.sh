@@ -123,7 +123,8 @@ kind_plant_tree() {
 		expect_file $d/ports/1/counters/$c 0
 	done
 	for c in out_of_sequence packet_seq_err local_ack_timeout_err \
-		rnr_nak_retry_err np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets; do
+		rnr_nak_retry_err np_cnp_sent rp_cnp_handled np_ecn_marked_roce_packets \
+		out_of_buffer; do
 		expect_file $d/ports/1/hw_counters/$c 0
 	done
 	expect_file class/net/ib0/speed 400000
@@ -376,3 +377,5 @@ kind_cnt_live() {
 	[ "$seen" -ge 3 ] || case_fail "port_xmit_data changed $seen times in 8 samples 50 ms apart (want >= 3)"
 }
 defcase cnt_live cnt_live
+defcase cnt_ud_no_recv cnt_sem ud_no_recv_mtu out_of_buffer:-ge:1
+defcase cnt_uc_no_recv cnt_sem uc_silent out_of_buffer:-ge:1
