@@ -140,7 +140,7 @@ static uint32_t knob(const char *name, uint32_t (*parse)(const char *),
 /*
  * A planted tree (SOFTVERBS_SYSFS) says the port's speed and width in
  * ports/1/rate, as the kernel writes it ("400 Gb/sec (4X NDR)"): they are
- * the defaults then, so the tree and the verbs agree.
+ * the defaults then, so the tree and the verbs agree; so is its state.
  */
 static void rate_of_tree(uint32_t *speed, uint32_t *width)
 {
@@ -168,6 +168,15 @@ static void rate_of_tree(uint32_t *speed, uint32_t *width)
 			*width = w;
 		}
 	}
+	fclose(f);
+	/* and a port planted DOWN is down (SOFTVERBS_FAULT_PORT_DOWN aside) */
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/1/state",
+		 sv_cfg.sysfs, sv_cfg.dev_name);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) && !strncmp(buf, "1: DOWN", 7))
+		sv_cfg.port_down = true;
 	fclose(f);
 }
 

@@ -180,6 +180,22 @@ kind_plant_devinfo() {
 	expect_log out "board_id:${S}PLANTED"
 }
 
+# A tree planted with its port down: softverbs's port is down too.
+kind_plant_down() {
+	local t=$CASE_DIR/tree
+
+	split_args "$@"
+	run_proc plant -- "$PLANT" "$t" --port-state down --env
+	expect_rc plant
+	expect_log plant '^SOFTVERBS_FAULT_PORT_DOWN=now$'
+	expect_file class/infiniband/softv0/ports/1/state '1: DOWN'
+	expect_file class/infiniband/softv0/ports/1/phys_state '3: Disabled'
+	expect_file class/net/ib0/operstate down
+	run_proc out SOFTVERBS_SYSFS="$t" -- ibv_devinfo
+	expect_rc out
+	expect_log out "state:${S}PORT_DOWN${S}\\(1\\)"
+}
+
 # A bad option value: exit 2, one line naming it, nothing written.
 kind_plant_bad() {
 	split_args "$@"
@@ -193,6 +209,7 @@ kind_plant_bad() {
 defcase plant_tree plant_tree
 defcase plant_roce plant_roce
 defcase plant_devinfo plant_devinfo
+defcase plant_down plant_down
 defcase plant_bad_pcie plant_bad "'7,8'" --pcie 7,8
 defcase plant_bad_width plant_bad "'3x'" --width 3x
 defcase plant_bad_speed plant_bad "'PDR'" --speed PDR
