@@ -45,17 +45,6 @@ static unsigned long env_ulong(const char *name, unsigned long def)
 	return sv_env_ulong(name, def, false);
 }
 
-static enum ibv_mtu mtu_of_bytes(unsigned long b)
-{
-	switch (b) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	default: return IBV_MTU_4096;
-	}
-}
-
 static void config_load_once(void)
 {
 	const char *s;
@@ -72,12 +61,15 @@ static void config_load_once(void)
 	s = getenv("SOFTVERBS_LINK_LAYER");
 	sv_cfg.roce = s && (!strcasecmp(s, "eth") || !strcasecmp(s, "roce") ||
 			    !strcasecmp(s, "ethernet"));
-	sv_cfg.mtu = mtu_of_bytes(env_ulong("SOFTVERBS_MTU", 4096));
+	s = getenv("SOFTVERBS_SYSFS");
+	snprintf(sv_cfg.sysfs, sizeof(sv_cfg.sysfs), "%s", s ? s : "");
+	sv_port_config();
 	sv_cfg.debug = (int)env_ulong("SOFTVERBS_DEBUG", 0);
 	sv_cfg.drop = env_rate("SOFTVERBS_FAULT_DROP");
 	sv_cfg.dup = env_rate("SOFTVERBS_FAULT_DUP");
 	sv_cfg.reorder = env_rate("SOFTVERBS_FAULT_REORDER");
 	sv_cfg.delay = env_rate("SOFTVERBS_FAULT_DELAY");
+	sv_cfg.ecn = env_rate("SOFTVERBS_FAULT_ECN");
 	sv_cfg.delay_us = env_ulong("SOFTVERBS_FAULT_DELAY_US", 1000);
 	sv_cfg.seed = env_ulong("SOFTVERBS_FAULT_SEED", 0);
 	sv_cfg.force_rnr = env_ulong("SOFTVERBS_FAULT_RNR", 0);
@@ -229,6 +221,14 @@ static void device_init(void)
 	if (getenv("SOFTVERBS_IBDEV_PATH") && *getenv("SOFTVERBS_IBDEV_PATH")) {
 		snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s",
 			 getenv("SOFTVERBS_IBDEV_PATH"));
+	} else if (sv_cfg.sysfs[0]) {	/* a planted tree (sysfs-plant) */
+		char p[sizeof(sv_cfg.sysfs) + sizeof(sv_cfg.dev_name) + 32];
+
+		snprintf(p, sizeof(p), "%s/class/infiniband/%s", sv_cfg.sysfs,
+			 sv_cfg.dev_name);
+		if (strlen(p) >= sizeof(d->ibdev_path))
+			sv_log("SOFTVERBS_SYSFS: '%s' is too long", sv_cfg.sysfs);
+		memcpy(d->ibdev_path, p, sizeof(d->ibdev_path) - 1);
 	} else {
 		snprintf(d->ibdev_path, sizeof(d->ibdev_path),
 			 "/sys/class/infiniband/%s", sv_cfg.dev_name);
@@ -247,6 +247,11 @@ SV_EXPORT struct ibv_device **ibv_get_device_list(int *num)
 	if (!l) {
 		errno = ENOMEM;
 		return NULL;
+	}
+	if (sv_cfg.config_err) {	/* said on stderr: no device */
+		if (num)
+			*num = 0;
+		return l;
 	}
 	l[0] = &sv_the_device.dev;
 	if (num)
@@ -329,6 +334,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->next_srqn = 1;
 	ctx->mr_gen = (uint32_t)(sv_now_ns() & 0xff);
 	ctx->port_is_down = sv_cfg.port_down;
+	sv_cnt_init();		/* port counters, with SOFTVERBS_SYSFS */
 	if (sv_cfg.port_down_ms)
 		ctx->port_down_at = sv_now_ns() +
 				    sv_cfg.port_down_ms * 1000000ull;
@@ -386,6 +392,7 @@ SV_EXPORT int ibv_close_device(struct ibv_context *c)
 		return EINVAL;
 	sv_registry_del(ctx);
 	sv_flush_backlog(ctx, 100);
+	sv_cnt_flush();
 	sv_engine_stop(ctx);
 	close(c->async_fd);
 	close(ctx->async_wfd);
@@ -488,8 +495,6 @@ int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a)
 
 	memset(a, 0, sizeof(*a));
 	a->state = down ? IBV_PORT_DOWN : IBV_PORT_ACTIVE;
-	a->max_mtu = IBV_MTU_4096;
-	a->active_mtu = sv_cfg.mtu;
 	a->gid_tbl_len = (int)sv_cfg.gid_tbl_len;
 	a->port_cap_flags = sv_cfg.roce ? 0 : IBV_PORT_SM |
 			    IBV_PORT_TRAP_SUP | IBV_PORT_SYS_IMAGE_GUID_SUP;
@@ -501,8 +506,7 @@ int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a)
 	a->max_vl_num = 1;
 	a->sm_sl = 0;
 	a->subnet_timeout = 18;
-	a->active_width = 2;	/* 4X */
-	a->active_speed = 32;	/* EDR */
+	sv_port_fill(a);
 	a->phys_state = down ? 3 : 5;	/* disabled / link up */
 	a->link_layer = sv_cfg.roce ? IBV_LINK_LAYER_ETHERNET :
 				      IBV_LINK_LAYER_INFINIBAND;
@@ -517,8 +521,7 @@ static int sv_query_port_ex(struct ibv_context *c, uint8_t port,
 	if (port != 1)
 		return EINVAL;
 	sv_fill_port_attr(sv_ctx(c), &a);
-	memset(attr, 0, len);
-	memcpy(attr, &a, len < sizeof(a) ? len : sizeof(a));
+	sv_port_copy(attr, len, &a);
 	return 0;
 }
 

@@ -102,8 +102,13 @@ int sv_sendv_blocking(struct sv_context *ctx, int fd, uint32_t node,
 	for (;;) {
 		struct timespec ts;
 
-		if (sendmsg(fd, &m, MSG_DONTWAIT) >= 0)
+		if (sendmsg(fd, &m, MSG_DONTWAIT) >= 0) {
+			if (spin_until)	/* waited for credits since then */
+				sv_cnt_add(SV_C_XMIT_WAIT,
+					   (sv_now_ns() - spin_until +
+					    SV_SEND_SPIN_NS) / 1000);
 			return 0;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != ENOBUFS && errno != ENOMEM)
@@ -185,6 +190,7 @@ void sv_respond(struct sv_context *ctx, const struct sv_qp *qp,
 	pkt->src_node = sv_cfg.node;
 	pkt->dst_qpn = qpn;
 	pkt->chunk = (uint32_t)len;
+	sv_cnt_wire(true, pkt, sv_qp_mtu(qp));
 	sv_addr_of(&a, &alen, node, qpn);
 	if (!ctx->bl_head && try_send(ctx, &a, alen, pkt, data, len) <= 0)
 		return;

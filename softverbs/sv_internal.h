@@ -65,9 +65,15 @@ struct sv_config {
 	uint32_t node;			/* emulated host: LID and GID suffix */
 	bool roce;			/* Ethernet link layer: LID 0, GRH */
 	enum ibv_mtu mtu;		/* active MTU */
+	enum ibv_mtu max_mtu;		/* the port's maximum MTU */
+	uint32_t speed;			/* active speed, rdma-core encoding */
+	uint8_t width;			/* active width, rdma-core encoding */
+	bool config_err;		/* a bad knob: the device is not listed */
+	char sysfs[192];		/* SOFTVERBS_SYSFS: a planted tree, or "" */
 	int debug;
 	/* fault injection for UC and UD, probabilities in [0,1] */
 	double drop, dup, reorder, delay;
+	double ecn;			/* RoCE: probability of an ECN mark */
 	uint32_t delay_us;		/* microseconds */
 	uint64_t seed;
 	uint32_t force_rnr;		/* first N SENDs per RC QP get an RNR */
@@ -184,6 +190,7 @@ enum sv_op {
 	SV_OP_READ_RESP,
 	SV_OP_ATOMIC_RESP,
 	SV_OP_PING,
+	SV_OP_NOTE,	/* a counter note (syndrome: enum sv_cnt): RNR NAK, CNP */
 };
 
 enum {
@@ -192,6 +199,8 @@ enum {
 	SV_F_IMM = 1 << 2,
 	SV_F_SOLICITED = 1 << 3,
 	SV_F_GRH = 1 << 4,
+	SV_F_CORRUPT = 1 << 5,	/* fault: the message arrives corrupt (dropped) */
+	SV_F_ECN = 1 << 6,	/* fault: the message arrives ECN-marked */
 };
 
 /* NAK syndromes */
@@ -479,6 +488,58 @@ enum ibv_wc_status sv_check_sges(struct sv_context *ctx, struct ibv_pd *pd,
 				 const struct ibv_sge *sge, uint32_t n,
 				 bool need_write);
 int sv_fill_port_attr(struct sv_context *ctx, struct ibv_port_attr *a);
+
+/* ---- sv_port.c ----------------------------------------------------------- */
+/* speed, width, MTUs from the environment (called by sv_config_load) */
+void sv_port_config(void);
+/* the link fields of a port attribute */
+void sv_port_fill(struct ibv_port_attr *a);
+/* copy a into the caller's attr of len bytes, with active_speed_ex when
+ * the caller's struct (rdma-core v48+) has it */
+void sv_port_copy(void *attr, size_t len, const struct ibv_port_attr *a);
+
+/* ---- sv_counters.c ------------------------------------------------------- */
+/* port counters in a planted tree (SOFTVERBS_SYSFS) */
+enum sv_cnt {
+	SV_C_XMIT_DATA,		/* bytes; the file says 4-byte words */
+	SV_C_RCV_DATA,
+	SV_C_XMIT_PKTS,
+	SV_C_RCV_PKTS,
+	SV_C_UCAST_XMIT,
+	SV_C_UCAST_RCV,
+	SV_C_XMIT_WAIT,		/* microseconds of back-pressure */
+	SV_C_SYMBOL_ERR,
+	SV_C_LINK_RECOVERY,
+	SV_C_LINK_DOWNED,
+	SV_C_RCV_ERRORS,
+	SV_C_XMIT_DISCARDS,
+	SV_C_OUT_OF_SEQ,	/* hw_counters from here */
+	SV_C_PKT_SEQ_ERR,
+	SV_C_ACK_TIMEOUT,
+	SV_C_RNR_NAK,
+	SV_C_CNP_SENT,
+	SV_C_CNP_HANDLED,
+	SV_C_ECN_MARKED,
+	SV_C_OUT_OF_BUFFER,
+	SV_C_N
+};
+void sv_cnt_init(void);
+void sv_cnt_add(enum sv_cnt c, uint64_t n);
+/* render the files now (QP or context closed) */
+void sv_cnt_flush(void);
+uint32_t sv_cnt_pkts(uint32_t chunk, uint32_t mtu);
+/* one datagram of a message sent (xmit) or received, at this MTU */
+void sv_cnt_wire(bool xmit, const struct sv_pkt *p, uint32_t mtu);
+struct sv_qp;
+/* the MTU a QP's packets are cut at (path MTU; UD: the port's) */
+uint32_t sv_qp_mtu(const struct sv_qp *qp);
+struct sv_context;
+/* a received datagram: count it; true when it is consumed here (a note,
+ * a corrupt message); ctx->mu held */
+bool sv_cnt_rx(struct sv_context *ctx, struct sv_qp *qp,
+	       const struct sv_pkt *p);
+/* send a counter note (SV_OP_NOTE) about pkt back to its sender */
+void sv_cnt_note(struct sv_qp *qp, const struct sv_pkt *pkt, enum sv_cnt c);
 
 /* ---- sv_gid.c ------------------------------------------------------------ */
 /* build the GID table from the configuration (called by sv_config_load) */

@@ -170,9 +170,26 @@ SV_EXPORT enum ibv_rate mbps_to_ibv_rate(int mbps)
 
 /* ---- sysfs --------------------------------------------------------------------------- */
 
+static char sysfs_path[256];
+static pthread_once_t sysfs_once = PTHREAD_ONCE_INIT;
+
+static void sysfs_path_init(void)
+{
+	const char *e = getuid() == geteuid() ? getenv("SYSFS_PATH") : NULL;
+	size_t n;
+
+	snprintf(sysfs_path, sizeof(sysfs_path), "%s", e && *e ? e : "/sys");
+	n = strlen(sysfs_path);
+	while (n > 1 && sysfs_path[n - 1] == '/')
+		sysfs_path[--n] = '\0';
+}
+
+/* rdma-core's rule: $SYSFS_PATH (trailing slashes cut) unless setuid,
+ * else /sys */
 SV_EXPORT const char *ibv_get_sysfs_path(void)
 {
-	return "/sys";
+	pthread_once(&sysfs_once, sysfs_path_init);
+	return sysfs_path;
 }
 
 SV_EXPORT int ibv_read_sysfs_file(const char *dir, const char *file,

@@ -437,6 +437,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	pthread_mutex_unlock(&ctx->mu);
 	pthread_mutex_unlock(&ctx->rx_lock);
 	sv_flush_backlog(ctx, 100);
+	sv_cnt_flush();
 	qp_free(qp);
 	return 0;
 }

@@ -213,6 +213,7 @@ static int rnr(struct sv_qp *qp, const struct sv_pkt *pkt, bool forced)
 		qp->hold_retry_at = sv_now_ns() +
 				    sv_rnr_timer_ns(qp->attr.min_rnr_timer);
 		qp->rnr_forced = forced;
+		sv_cnt_note(qp, pkt, SV_C_RNR_NAK);	/* one RNR NAK */
 		sv_timer_armed(qp->ctx, qp->hold_retry_at);
 		SV_DBG("qp %u: RNR%s on msn %u", qp->qpn,
 		       forced ? " (forced)" : "", pkt->msn);
@@ -366,6 +367,7 @@ static int first_packet(struct sv_qp *qp, const struct sv_pkt *pkt)
 	struct sv_srq *srq = NULL;
 
 	if (pkt->psn != qp->rq_psn) {
+		sv_cnt_add(SV_C_OUT_OF_SEQ, 1);
 		if (rc) {
 			SV_DBG("qp %u: PSN 0x%x, expected 0x%x", qp->qpn,
 			       pkt->psn, qp->rq_psn);
@@ -389,6 +391,8 @@ static int first_packet(struct sv_qp *qp, const struct sv_pkt *pkt)
 				resp_fatal(qp, pkt, SV_NAK_INV_REQ);
 				return -1;
 			}
+			if (!rc)	/* UC/UD: dropped for want of a WQE */
+				sv_cnt_add(SV_C_OUT_OF_BUFFER, 1);
 			return rc ? rnr(qp, pkt, false) : -1;
 		}
 		qp->in_has_wqe = true;
@@ -587,6 +591,8 @@ void sv_handle_packet(struct sv_context *ctx, struct sv_qp *qp,
 		return;
 	if (ctx->port_is_down)
 		return;
+	if (sv_cnt_rx(ctx, qp, pkt))
+		return;
 	if (sv_cfg.roce && !sv_pkt_is_meta(pkt) && !sv_gid_accept(pkt)) {
 		gid_refused(qp, pkt);
 		return;
@@ -670,6 +676,8 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 				} else {
 					if (qp->rnr_left > 0)
 						qp->rnr_left--;
+					sv_cnt_note(qp, &qp->held->pkt,
+						    SV_C_RNR_NAK);
 					qp->hold_retry_at =
 						now + sv_rnr_timer_ns(
 							qp->attr.min_rnr_timer);
@@ -691,8 +699,10 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 	}
 	/* requester */
 	if (qp->dead_at) {
-		if (now >= qp->dead_at)
+		if (now >= qp->dead_at) {
+			sv_cnt_add(SV_C_ACK_TIMEOUT, 1);
 			sv_sq_fail(qp, IBV_WC_RETRY_EXC_ERR);
+		}
 		else
 			next = min_u64(next, qp->dead_at);
 	}
@@ -715,8 +725,10 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 				if (qp->ctx->port_is_down ||
 				    (sendto(qp->fd, &p, sizeof(p), MSG_DONTWAIT,
 					    (struct sockaddr *)&a, alen) < 0 &&
-				     (errno == ECONNREFUSED || errno == ENOENT)))
+				     (errno == ECONNREFUSED || errno == ENOENT))) {
+					sv_cnt_add(SV_C_ACK_TIMEOUT, 1);
 					sv_sq_fail(qp, IBV_WC_RETRY_EXC_ERR);
+				}
 				qp->last_activity = now;
 			}
 			if (qp->sq_count && q->state != IBV_QPS_ERR)
@@ -740,6 +752,7 @@ uint64_t sv_run_timers(struct sv_context *ctx)
 		if (now >= ctx->port_down_at) {
 			ctx->port_down_at = 0;
 			ctx->port_is_down = true;
+			sv_cnt_add(SV_C_LINK_DOWNED, 1);
 			sv_async_event(ctx, IBV_EVENT_PORT_ERR, NULL);
 		} else {
 			next = ctx->port_down_at;

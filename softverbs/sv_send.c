@@ -183,6 +183,8 @@ void sv_handle_response(struct sv_qp *qp, struct sv_pkt *pkt, size_t len)
 			}
 			break;
 		}
+		if (pkt->syndrome == SV_NAK_PSN)
+			sv_cnt_add(SV_C_PKT_SEQ_ERR, 1);
 		sv_sq_fail(qp, nak_status(pkt->syndrome));
 		break;
 	default:
@@ -225,10 +227,13 @@ void sv_send_flush_delayed(struct sv_qp *qp, bool all)
 		}
 		sv_addr_of(&a, &alen, d->dnode, d->pkt.dst_qpn);
 		if (sendto(qp->fd, &d->pkt, d->len, MSG_DONTWAIT,
-			   (struct sockaddr *)&a, alen) < 0 && errno == EAGAIN &&
-		    !all) {
-			p = &d->next;
-			continue;
+			   (struct sockaddr *)&a, alen) < 0) {
+			if (errno == EAGAIN && !all) {
+				p = &d->next;
+				continue;
+			}
+		} else {
+			sv_cnt_wire(true, &d->pkt, sv_qp_mtu(qp));
 		}
 		*p = d->next;
 		free(d);
@@ -313,7 +318,6 @@ static int send_message(struct sv_qp *qp, struct sv_pkt *h,
 	uint32_t off = 0;
 	int err;
 
-	(void)qp;
 	do {
 		uint32_t n = h->len - off, skip = off, left, i;
 		int cnt = 1;
@@ -353,9 +357,36 @@ static int send_message(struct sv_qp *qp, struct sv_pkt *h,
 					cnt);
 		if (err)
 			return err;
+		sv_cnt_wire(true, h, sv_qp_mtu(qp));
 		off += n;
 	} while (data && off < h->len);
 	return 0;
+}
+
+/*
+ * A dropped message: it leaves this port (counted as sent) and reaches the
+ * peer's port corrupt, which counts it in port_rcv_errors and discards it
+ * (a header-only datagram with SV_F_CORRUPT says so)
+ */
+static void send_corrupt(struct sv_qp *qp, struct sv_pkt *h, uint32_t dnode,
+			 uint32_t dqpn)
+{
+	struct sv_pkt c = *h;
+	struct iovec iov = { &c, sizeof(c) };
+	uint32_t off = 0;
+
+	do {
+		c.off = off;
+		c.chunk = h->len - off > SV_CHUNK ? SV_CHUNK : h->len - off;
+		c.flags = (uint8_t)((h->flags & ~(SV_F_FIRST | SV_F_LAST)) |
+				    (off ? 0 : SV_F_FIRST));
+		sv_cnt_wire(true, &c, sv_qp_mtu(qp));
+		off += c.chunk;
+	} while (off < h->len);
+	c.off = 0;
+	c.chunk = 0;
+	c.flags = (uint8_t)(h->flags | SV_F_CORRUPT | SV_F_FIRST | SV_F_LAST);
+	sv_sendv_blocking(qp->ctx, qp->fd, dnode, dqpn, &iov, 1);
 }
 
 /* UC/UD with fault injection: decide the fate of a one-datagram message */
@@ -368,6 +399,7 @@ static void send_faulty(struct sv_qp *qp, struct sv_pkt *h,
 
 	if (r < sv_cfg.drop) {
 		SV_DBG("qp %u: fault: dropped msn %u", qp->qpn, h->msn);
+		send_corrupt(qp, h, dnode, dqpn);
 		return;
 	}
 	r -= sv_cfg.drop;
@@ -617,13 +649,19 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 			sv_wake(ctx);
 		}
 		if (q->state == IBV_QPS_ERR || ctx->port_is_down) {
+			if (ctx->port_is_down)
+				sv_cnt_add(SV_C_XMIT_DISCARDS, h.npkts);
 			pthread_mutex_unlock(&ctx->mu);
 			return 0;
 		}
 	}
 	pthread_mutex_unlock(&ctx->mu);
 
+	/* RoCE congestion (SOFTVERBS_FAULT_ECN): the message arrives marked */
+	if (sv_cfg.ecn > 0 && sv_cfg.roce && sv_random() < sv_cfg.ecn)
+		h.flags |= SV_F_ECN;
 	if (ctx->port_is_down) {
+		sv_cnt_add(SV_C_XMIT_DISCARDS, h.npkts);
 		err = 0;	/* UC/UD: lost on the wire */
 	} else if (q->qp_type == IBV_QPT_UD &&
 		   ((struct sv_ah *)wr->wr.ud.ah)->node == SV_NODE_MCAST) {

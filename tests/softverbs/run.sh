@@ -390,6 +390,10 @@ defcase ib_atomic_lat perftest ib_atomic_lat -n 500
 defcase ib_atomic_bw perftest ib_atomic_bw -n 500
 defcase ib_atomic_bw_cas perftest ib_atomic_bw -A CMP_AND_SWAP -n 500
 
+# The planted fabric: port speed/width/MTU, the sysfs tree, port counters.
+# shellcheck source-path=SCRIPTDIR source=fabric.sh
+. "$HERE/fabric.sh"
+
 # The semantics program, one suite case per program case, in IB mode and
 # (all but the two-hosts case, which sets its own nodes) in RoCE mode.
 if [ -x "$SEM" ]; then
