@@ -12,16 +12,7 @@
 kind_devinfo_port() {
 	local p
 
-	split_args "$@"
-	run_proc out "${ENV_BOTH[@]}" -- ibv_devinfo -v
-	expect_rc out
-	expect_log out 'state:[[:space:]]+PORT_ACTIVE'
-	for p in "${ARGV[@]}"; do
-		case $p in
-		!*) expect_nolog out "${p#!}" ;;
-		*) expect_log out "$p" ;;
-		esac
-	done
+	devinfo_expect 'state:[[:space:]]+PORT_ACTIVE' "$@"
 }
 
 # portq (the port as a program built against rdma-core v48+ sees it, with

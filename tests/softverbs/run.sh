@@ -71,6 +71,23 @@ fi
 
 # The stock programs are not instrumented: the ASan runtime must be
 # loaded first.  Leak checking is off for them (they leak by design)
+# devinfo_expect ERE CASE-ARGS...: ibv_devinfo -v succeeds, has a line
+# matching ERE and each ARGV pattern (a leading ! : no line matches it).
+devinfo_expect() {
+	local first=$1
+	shift
+	split_args "$@"
+	run_proc out "${ENV_BOTH[@]}" -- ibv_devinfo -v
+	expect_rc out
+	expect_log out "$first"
+	for p in "${ARGV[@]}"; do
+		case $p in
+		!*) expect_nolog out "${p#!}" ;;
+		*) expect_log out "$p" ;;
+		esac
+	done
+}
+
 # and on for the semantics program (see kind_semantics).
 set_base_env libasan.so
 
@@ -116,16 +133,7 @@ kind_devinfo() {
 kind_devinfo_gids() {
 	local p
 
-	split_args "$@"
-	run_proc out "${ENV_BOTH[@]}" -- ibv_devinfo -v
-	expect_rc out
-	expect_log out 'link_layer:[[:space:]]+Ethernet'
-	for p in "${ARGV[@]}"; do
-		case $p in
-		!*) expect_nolog out "${p#!}" ;;
-		*) expect_log out "$p" ;;
-		esac
-	done
+	devinfo_expect 'link_layer:[[:space:]]+Ethernet' "$@"
 }
 
 # A pingpong whose two sides chose GIDs that do not match: the client
