@@ -19,58 +19,60 @@
 
 #include "sv_internal.h"
 
+/*
+ * A table of encodings: a value is its name (speeds), or its number
+ * followed by an optional suffix ("4" or "4x" for widths; a speed's
+ * number is its own encoding).
+ */
+struct enc {
+	const char *name; /* NULL: by number only */
+	uint32_t num;
+	uint32_t code;
+};
+
 /* rdma-core's speed encodings (ibv_port_attr.active_speed, and
  * active_speed_ex from rdma-core v48 on, which alone can say XDR) */
-static const struct {
-	const char *name;
-	uint32_t code;
-} speeds[] = {
-	{ "SDR", 1 },	{ "DDR", 2 },	{ "QDR", 4 },
-	{ "FDR10", 8 },	{ "FDR", 16 },	{ "EDR", 32 },
-	{ "HDR", 64 },	{ "NDR", 128 },	{ "XDR", 256 },
+static const struct enc speeds[] = {
+	{ "SDR", 1, 1 },     { "DDR", 2, 2 },	{ "QDR", 4, 4 },
+	{ "FDR10", 8, 8 },   { "FDR", 16, 16 }, { "EDR", 32, 32 },
+	{ "HDR", 64, 64 },   { "NDR", 128, 128 }, { "XDR", 256, 256 },
 };
 
 /* width encodings: lanes -> active_width */
-static const struct {
-	uint32_t lanes;
-	uint8_t code;
-} widths[] = {
-	{ 1, 1 }, { 2, 16 }, { 4, 2 }, { 8, 4 }, { 12, 8 },
+static const struct enc widths[] = {
+	{ NULL, 1, 1 }, { NULL, 2, 16 }, { NULL, 4, 2 }, { NULL, 8, 4 }, { NULL, 12, 8 },
 };
 
-/* "HDR", "hdr" or the encoding "64"; 0 if it is neither */
-static uint32_t parse_speed(const char *s)
+/* s's code in tab (by name, or by number with an optional suffix); 0 if none */
+static uint32_t parse_enc(const char *s, const struct enc *tab, size_t n,
+			  const char *suffix)
 {
 	size_t i;
 	char *end;
 	unsigned long v;
 
-	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
-		if (!strcasecmp(s, speeds[i].name))
-			return speeds[i].code;
+	for (i = 0; i < n; i++)
+		if (tab[i].name && !strcasecmp(s, tab[i].name))
+			return tab[i].code;
 	v = strtoul(s, &end, 10);
-	if (end == s || *end)
+	if (end == s || (*end && (!suffix || strcasecmp(end, suffix))))
 		return 0;
-	for (i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++)
-		if (speeds[i].code == v)
-			return speeds[i].code;
+	for (i = 0; i < n; i++)
+		if (tab[i].num == v)
+			return tab[i].code;
 	return 0;
+}
+
+/* "HDR", "hdr" or the encoding "64"; 0 if it is neither */
+static uint32_t parse_speed(const char *s)
+{
+	return parse_enc(s, speeds, sizeof(speeds) / sizeof(speeds[0]), NULL);
 }
 
 /* "4x", "4X" or the lane count "4"; 0 if it is neither */
 static uint32_t parse_width(const char *s)
 {
-	size_t i;
-	char *end;
-	unsigned long v;
-
-	v = strtoul(s, &end, 10);
-	if (end == s || (*end && strcasecmp(end, "x")))
-		return 0;
-	for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
-		if (widths[i].lanes == v)
-			return widths[i].code;
-	return 0;
+	return parse_enc(s, widths, sizeof(widths) / sizeof(widths[0]), "x");
 }
 
 /* "4096" -> IBV_MTU_4096; 0 if not an IB MTU */
