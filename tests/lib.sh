@@ -416,10 +416,11 @@ check_alive() {
 }
 
 # stop_server PORT PID [NAME]: send quit (with STOP_CLIENT, default
-# QPERF) and check the server exits 0 within 10 s.
+# QPERF, to STOP_HOST, default 127.0.0.1) and check the server exits 0
+# within 10 s.
 stop_server() {
 	local port=$1 pid=$2 name=${3-}
-	timeout -k 2 15 "${STOP_CLIENT:-$QPERF}" 127.0.0.1 -lp "$port" quit \
+	timeout -k 2 15 "${STOP_CLIENT:-$QPERF}" "${STOP_HOST:-127.0.0.1}" -lp "$port" quit \
 		>/dev/null 2>&1 </dev/null
 	local st=124
 	if wait_for 10 pid_gone "$pid"; then

@@ -390,7 +390,7 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 ::1/'; then
 		expect "-lh ::1: a client of ::1 is served" 0 '^    latency'
 		run -t 20 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ws 0 -t 0.3 tcp_lat
 		expect "-lh ::1: 127.0.0.1 is not listened on" 1 '' 'Connection refused'
-		stop_server "$SERVER_PORT" "$SERVER_PID"
+		STOP_HOST=::1 stop_server "$SERVER_PORT" "$SERVER_PID" "-lh ::1: quit over ::1 stops it"
 	else
 		fail "server with -lh ::1 starts"
 	fi
