@@ -71,7 +71,7 @@ LIBS += $(JANSSON_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o \
 	transports/verbs_knob.o \
-	transports/verbs_fabric.o \
+	transports/verbs_fabric.o transports/verbs_counters.o \
 	transports/verbs_cm.o \
 	transports/rc.o \
 	transports/uc.o \
@@ -114,8 +114,8 @@ endif
 # it; transports/ includes only lib/; output/ and cluster/ sit under the
 # engine in core/; qperf.c is main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
-	lib/tlv.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o
-TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
+	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o
+TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o \
 	output/report_streams.o output/json.o output/plot.o \
