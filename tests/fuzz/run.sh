@@ -30,6 +30,7 @@ srcs="
 	core/help.c
 	core/ctl.c
 	core/session.c
+	core/session_cnt.c
 	core/streams.c
 	core/cpu.c
 	core/measure.c
@@ -43,6 +44,7 @@ srcs="
 	output/report.c
 	output/report_tab.c
 	output/report_x.c
+	output/report_cnt.c
 	output/plot.c
 	output/conf_text.c
 	output/report_ival.c
