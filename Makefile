@@ -118,7 +118,7 @@ LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockca
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
-	output/report_streams.o output/json.o output/plot.o \
+	output/report_streams.o output/json.o output/json_cnt.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
