@@ -168,6 +168,7 @@ int cnt_decode(const uint8_t *in, size_t len, struct cnt_set *c,
 	tlv_rinit(&r, in, len);
 	while ((rc = tlv_next(&r, &type, &val, &vlen)) == 1) {
 		if (type == CNTX_SRC) {
+			memset(c->src, 0, sizeof(c->src)); /* a later one wins whole */
 			if (tlv_val_str(c->src, sizeof(c->src), val, vlen,
 					TLVF_PRINT | TLVF_NONUL) < 0)
 				goto bad;

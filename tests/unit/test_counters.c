@@ -213,6 +213,15 @@ TEST(hostile_blocks)
 	n = tlv_finish(&w);
 	CHECK(cnt_decode(buf, n, &d, &idx) == 0);
 	CHECK_STR(d.src, "dev?");
+	/* a second, shorter source replaces the first whole (fuzz_counters
+	 * found its tail left behind the NUL) */
+	tlv_init(&w, buf, sizeof(buf));
+	tlv_bytes(&w, 1, "longsource", 10);
+	tlv_bytes(&w, 1, "", 0);
+	n = tlv_finish(&w);
+	CHECK(cnt_decode(buf, n, &d, &idx) == 0);
+	cnt_init(&c, "");
+	CHECK(memcmp(&c, &d, sizeof(c)) == 0);
 }
 
 /* The server's counters through a STAT block to the client. */
