@@ -44,7 +44,9 @@ static const struct pcnt PORT_COUNTERS[] = {
 	{ "hw_counters", "out_of_sequence", NULL, CNTF_ERROR, 1 },
 	{ "hw_counters", "packet_seq_err", NULL, CNTF_ERROR, 1 },
 	{ "hw_counters", "local_ack_timeout_err", NULL, CNTF_ERROR, 1 },
-	{ "hw_counters", "rnr_nak_retry_err", NULL, CNTF_ERROR, 1 },
+	/* RNR NAKs received: the peer had no receive posted yet, flow
+	 * control rather than an error (the retry limit was not hit) */
+	{ "hw_counters", "rnr_nak_retry_err", NULL, 0, 1 },
 	{ "hw_counters", "out_of_buffer", NULL, CNTF_ERROR, 1 },
 	{ "hw_counters", "np_cnp_sent", NULL, 0, 1 },
 	{ "hw_counters", "rp_cnp_handled", NULL, 0, 1 },
