@@ -29,7 +29,9 @@ for l in loc_tcp_retrans loc_tcp_dsack_dups loc_tcp_rtt_us loc_tcp_snd_cwnd \
 	rem_counters rem_tcp_retrans rem_tcp_lost rem_tcp_busy_us; do
 	has "^    $l +=  +($N|tcp .*)" || fail "tcp_bw -vx: $l line" "$(ctx)"
 done
-[ "$(grep -n 'recv_cost_msg\|_counters' "$OUT_FILE" | head -1 | grep -c recv_cost)" = 1 ] &&
+a=$(grep -n '^    recv_cost_msg ' "$OUT_FILE" | cut -d: -f1)
+b=$(grep -n '^    loc_counters ' "$OUT_FILE" | cut -d: -f1)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] &&
 	pass "tcp_bw -vx: counter lines come after 0.4.11's and the other -vx lines" ||
 	fail "tcp_bw -vx: counter lines come after 0.4.11's and the other -vx lines" "$(ctx)"
 
