@@ -48,6 +48,10 @@ void session_cnt_window(struct tside *sd, const struct cnt_set *c0,
 		if (e->streams)
 			e->streams[i] = d;
 	}
+	if (e->sum.n == 0) { /* nothing could be read (sctp, no sysfs) */
+		free(e->streams);
+		memset(e, 0, sizeof(*e));
+	}
 }
 
 /* One set as a STATX_COUNTERS item of w, if it fits whole. */

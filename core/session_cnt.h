@@ -20,7 +20,8 @@ struct outputs;
 /*
  * This side's window from n streams' readings at its start (c0) and end
  * (c1): sd->cnt gets the sum and, for n > 1, each stream's (owned by sd,
- * freed by session_release()).  c0 NULL: the transport has no counters.
+ * freed by session_release()).  c0 NULL: the transport has no counters;
+ * sd->cnt then stays invalid, as it does when no value could be read.
  */
 void session_cnt_window(struct tside *sd, const struct cnt_set *c0,
 			const struct cnt_set *c1, uint32_t n);

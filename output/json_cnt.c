@@ -53,7 +53,7 @@ static void end_json(json_t *o, const char *key, const char *missing_key,
 	else
 		json_object_set_new(o, missing_key,
 				    json_string(missing ? missing
-							: "this transport has none"));
+							: "none could be read on this end"));
 }
 
 json_t *json_counters(const struct cnt_both *b)
