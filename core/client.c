@@ -28,6 +28,7 @@
 #include "fabric.h"
 #include "measure.h"
 #include "session.h"
+#include "session_cnt.h"
 #include "lib/tlv.h"
 #include "output/report.h"
 #include "output/sink.h"
@@ -417,6 +418,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct results res;
 	struct report_note notes[TNOTE_MAX];
 	struct out_result o;
+	struct cnt_both cnt;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -456,6 +458,8 @@ static int run_data(struct client *cl, struct attempt *a)
 			    "%s: %llu message%s lost; each time the exchange was restarted",
 			    a->t->name, (unsigned long long)sd.st.lost,
 			    sd.st.lost == 1 ? "" : "s");
+	session_cnt_result(&sd, &cnt, a->out);
+	res.cnt = &cnt;
 	for (int i = 0; i < sd.nnotes; i++) {
 		notes[i].name = sd.notes[i].name;
 		notes[i].value = sd.notes[i].value;

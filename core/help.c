@@ -420,6 +420,8 @@ static const char examples_text[] =
 	"        qperf myserver -vx tcp_lat\n"
 	"    * TCP latency for message sizes 1 to 64 KiB, doubling:\n"
 	"        qperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat\n"
+	"    * TCP retransmits and the other loss counters of both ends:\n"
+	"        qperf myserver -vx tcp_bw\n"
 	"    * TCP bandwidth each second of a 10 s test, both ends' figures:\n"
 	"        qperf myserver -t 10 -I 1 tcp_bw\n"
 	"    * A bandwidth and latency sweep drawn into an SVG file:\n"

@@ -18,6 +18,7 @@
 #include "lib/numa.h"
 #include "progress.h"
 #include "session.h"
+#include "session_cnt.h"
 #include "streams.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
@@ -131,7 +132,8 @@ void session_params(const struct req *q, struct tparams *p)
 uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
-			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS;
+			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
+			CAP_COUNTERS;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -192,6 +194,8 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 							  ext, EXT_STAT_MAX)
 				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
 						   ext, EXT_STAT_MAX);
+		if (n && sd->ext_ver >= 2 && (sd->peer_caps & CAP_COUNTERS))
+			n = session_cnt_append(sd, ext, n, EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
 			     errlen) < 0)
 			goto out;
@@ -229,6 +233,11 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 				rc = seterr(err, errlen,
 					    "bad results extension (streams)");
 		}
+		if (rc == 0 && sd->ext_ver >= 2 &&
+		    (sd->peer_caps & CAP_COUNTERS) &&
+		    session_cnt_take(sd, ext, n) < 0)
+			rc = seterr(err, errlen,
+				    "bad results extension (counters)");
 		free(ext);
 		if (rc < 0)
 			return -1;
@@ -303,6 +312,23 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 	return 0;
 }
 
+/* Every open stream's counters now (NULL: the transport has none). */
+static struct cnt_set *read_counters(struct strm *v, uint32_t n)
+{
+	const struct transport *tp = v[0].s.tp;
+	struct cnt_set *c;
+
+	if (!tp->counters)
+		return NULL;
+	c = xcalloc(n, sizeof(*c));
+	for (uint32_t i = 0; i < n; i++) {
+		cnt_init(&c[i], tp->name);
+		if (v[i].open)
+			tp->counters(&v[i].s, &c[i]);
+	}
+	return c;
+}
+
 /*
  * The measured phase: one stream in this thread, as 0.4.11 runs it; or
  * several in threads (core/streams.c), the idle side of a one-sided test
@@ -337,6 +363,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	uint32_t n = sd->p.streams > 1 ? sd->p.streams : 1;
 	struct strm *v = xcalloc(n, sizeof(*v));
 	struct tsess *s = &v[0].s;
+	struct cnt_set *c0 = NULL, *c1 = NULL;
 	struct chan ch;
 	cpu_set_t cpus;
 	struct ival iv;
@@ -372,7 +399,10 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	if (ctl_sync(sd->c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;
 	debugf(sd->c->debug, "synchronization complete");
+	c0 = read_counters(v, n);
 	rc = run_loops(sd, v, n, err, errlen);
+	c1 = read_counters(v, n);
+	session_cnt_window(sd, c0, c1, n);
 	sd->last_errno = s->last_errno;
 	/*
 	 * Close a stream now: a 0.4.11 server's window ends at EOF, and a
@@ -401,6 +431,8 @@ out:
 	for (uint32_t i = 0; i < n; i++)
 		free(v[i].s.priv);
 	free(v);
+	free(c0);
+	free(c1);
 	return rc;
 }
 
@@ -410,6 +442,9 @@ void session_release(struct tside *sd)
 	free(sd->peer_hist);
 	free(sd->sst);
 	free(sd->peer_sst);
+	free(sd->cnt.streams);
+	free(sd->peer_cnt.streams);
+	sd->cnt.streams = sd->peer_cnt.streams = NULL;
 	sd->hist = sd->peer_hist = NULL;
 	sd->sst = sd->peer_sst = NULL;
 }

@@ -14,6 +14,7 @@
 #include "transports/transport.h"
 #include "ctl.h"
 #include "interval.h"
+#include "lib/counters.h"
 #include "lib/types.h"
 
 struct tside {
@@ -46,6 +47,9 @@ struct tside {
 	 */
 	uint32_t nstreams;
 	struct node_stat *sst, *peer_sst;
+	/* Loss and error counters over the window (core/session_cnt.h):
+	 * this side's and, on a client, the server's (valid false: none). */
+	struct cnt_end cnt, peer_cnt;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;

@@ -231,6 +231,8 @@ struct proc_cpu {
 	double user, sys; /* seconds */
 };
 
+struct cnt_both; /* lib/counters.h */
+
 /* Results of one test (spec §3.4), computed by calc_results(). */
 /*
  * The ceiling of the path a bandwidth test used (issue 18): the lowest of
@@ -266,6 +268,9 @@ struct results {
 	double ival_low;
 	uint32_t ival_n; /* the intervals behind it; 0: none */
 	struct ceiling ceil; /* bandwidth tests: what the path can carry */
+	/* Loss and error counters of both ends (lib/counters.h), or NULL;
+	 * valid only during the result event that carries these results. */
+	const struct cnt_both *cnt;
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

@@ -672,6 +672,10 @@ static void js_result(void *self, const struct out_result *r)
 	struct json_sink *j = self;
 
 	json_test_results(j->doc, j->t, r->res, r->notes, r->nnotes);
+	if (r->res->cnt && j->doc && j->doc->cur &&
+	    json_object_get(j->doc->cur, "results"))
+		set(json_object_get(j->doc->cur, "results"), "counters",
+		    json_counters(r->res->cnt));
 	if (r->streams)
 		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
 }

@@ -137,4 +137,9 @@ void json_cluster(struct json_doc *d, json_t *cl);
 void json_finish(struct json_doc *d, int status, bool interrupted,
 		 const char *message);
 
+/* The "counters" object of a result (output/json_cnt.c): both ends'
+ * loss and error counters.  A new reference. */
+struct cnt_both;
+json_t *json_counters(const struct cnt_both *b);
+
 #endif

@@ -68,6 +68,11 @@ void report_count(struct report_table *t, enum report_class c,
 /* Add the -vx entries (output/report_x.c) when o->v_extra is set. */
 void report_extra(struct report_table *t, const struct results *res);
 
+/* Add the -vx counter lines of both ends (output/report_cnt.c; b NULL:
+ * none). */
+struct cnt_both;
+void report_cnt(struct report_table *t, const struct cnt_both *b);
+
 /* Print the table (spec §5.2). */
 void report_print(FILE *f, const struct report_table *t);
 

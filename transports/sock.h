@@ -36,6 +36,10 @@ struct xport {
 int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	      size_t errlen);
 void sock_close(struct tsess *s);
+/* The counters operation (sock_cnt.c): TCP_INFO for tcp, the socket's
+ * drops and the host's UDP errors for udp, nothing for the others. */
+struct cnt_set;
+void sock_counters(struct tsess *s, struct cnt_set *c);
 #define SOCK_PRIV_MAX 1024 /* bytes of s->priv a socket transport needs */
 
 extern const struct transport transport_rs; /* rsockets (rsock.c) */

@@ -165,6 +165,7 @@ struct chan {
 
 struct test_desc;
 struct transport;
+struct cnt_set; /* lib/counters.h */
 
 /* What a transport asks the report to show with -v, e.g. on RoCE:
  * "loc_gid" = "::ffff:10.0.0.1 (index 3, RoCE v2)". */
@@ -287,6 +288,16 @@ struct transport {
 	 */
 	int (*poll)(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		    char *err, size_t errlen);
+
+	/*
+	 * Optional (NULL: none).  This side's loss and error counters as
+	 * they are now (lib/counters.h) into c, already cnt_init()ed: the
+	 * core reads them at the start and the end of the measured window
+	 * and keeps the difference.  Blocks only on getsockopt() or a few
+	 * small /proc and sysfs reads; never fails (what cannot be read is
+	 * left out).
+	 */
+	void (*counters)(struct tsess *s, struct cnt_set *c);
 };
 
 #define PAR_BIT(p) (1ull << (p))

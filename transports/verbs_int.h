@@ -427,6 +427,10 @@ int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
  * Define transport_<x>: the verbs code above for QP kind verbs_kind_<x>,
  * with label, TF_* flags and largest message (0: none of its own).
  */
+/* The counters operation: the port's sysfs counters (verbs_counters.c). */
+struct cnt_set;
+void verbs_counters(struct tsess *s, struct cnt_set *c);
+
 #define VERBS_TRANSPORT(x, lbl, fl, max)                                    \
 	static int x##_open(struct tsess *s, char *err, size_t errlen)      \
 	{                                                                   \
@@ -440,6 +444,7 @@ int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
 		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \
 		.priv_size = sizeof(struct verbs_priv), .check = x##_check, \
 		.open = x##_open, .close = verbs_close, .post = verbs_post, \
+		.counters = verbs_counters,                                 \
 		.poll = verbs_poll,                                         \
 	}
 void verbs_close(struct tsess *s);

@@ -30,6 +30,7 @@ srcs="
 	core/help.c
 	core/ctl.c
 	core/session.c
+	core/session_cnt.c
 	core/streams.c
 	core/cpu.c
 	core/measure.c
@@ -39,10 +40,12 @@ srcs="
 	transports/table.c
 	transports/sock.c
 	transports/sock_io.c
+	transports/sock_cnt.c
 	output/out.c
 	output/report.c
 	output/report_tab.c
 	output/report_x.c
+	output/report_cnt.c
 	output/plot.c
 	output/conf_text.c
 	output/report_ival.c
@@ -93,9 +96,12 @@ for h in "${harnesses[@]}"; do
 	if [ ! -e "$out/$name.built" ]; then
 		fail "$name: build" "$(cat "$out/$name.build")"; continue
 	fi
-	# fuzz_interval decodes one small block: half the time is plenty
+	# fuzz_interval and fuzz_counters decode one small block: half the
+	# time is plenty
 	hsecs=$secs
-	[ "$name" = fuzz_interval ] && hsecs=$(((secs + 1) / 2))
+	case $name in
+	fuzz_interval | fuzz_counters) hsecs=$(((secs + 1) / 2)) ;;
+	esac
 	# FUZZ_RUNS (bench/fuzz-depth.sh): that many executions instead
 	limit=(-max_total_time="$hsecs")
 	[ -n "${FUZZ_RUNS-}" ] && limit=(-runs="$FUZZ_RUNS" -print_final_stats=1)

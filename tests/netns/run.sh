@@ -19,6 +19,9 @@
 # (at 200 Mbit/s tbf itself delivered 82-97% here, as the veth rx counters
 # confirmed, whatever tool measured it).
 #
+# Then, through a 5 KB tbf queue, tcp_bw's retransmits are counted on the
+# sending client's end and not on the server's (issue 18 item 5).
+#
 # Usage: bash tests/netns/run.sh   (needs root and iproute2; RATES="100 50"
 # Mbit/s and TT=3 seconds per test can be overridden)
 
@@ -178,6 +181,26 @@ for rate in $RATES; do
 	fi
 done
 tc -n "$NS_C" qdisc del dev "$VC" root 2>/dev/null
+
+# Counters (issue 18 item 5): a queue too small for TCP's bursts drops
+# packets, so the sender (the client) retransmits; the receiving server
+# sends nothing to retransmit.  Both are shown on their own end.
+if tc -n "$NS_C" qdisc add dev "$VC" root tbf rate 50mbit burst 5kb \
+	latency 5ms 2>"$T/tc.err"; then
+	C -t 1 --json tcp_bw
+	if [ "$RC" = 0 ] && json_need; then
+		json_assert "tcp_bw through a 5 KB tbf queue: the client's retransmits > 0, the server's 0" \
+			"R['counters']['client']['values']['tcp_retrans'] > 0 and R['counters']['server']['values']['tcp_retrans'] == 0"
+	else
+		fail "tcp_bw through a 5 KB tbf queue --json: exit 0" "$(ctx)"
+	fi
+	C -t 1 -vx tcp_bw
+	expect "tcp_bw through a 5 KB tbf queue -vx: loc_tcp_retrans > 0" 0 \
+		'^    loc_tcp_retrans +=  +[1-9][0-9,]* $'
+	tc -n "$NS_C" qdisc del dev "$VC" root 2>/dev/null
+else
+	fail "tc tbf rate 50mbit burst 5kb latency 5ms on $VC" "$(cat "$T/tc.err")"
+fi
 
 # The server stops on quit from the other namespace.
 run -t 15 ip netns exec "$NS_C" "$QPERF" 10.77.0.1 -lp "$SERVER_PORT" quit

@@ -12,6 +12,8 @@
 #   RDMA_QUICK=1   only the first section (for a fast look)
 #   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
 #   RDMA_STREAMS=1 only --streams (tests/rdma/streams.sh)
+#   RDMA_COUNTERS=1 only the port counters (tests/rdma/counters.sh; with
+#                  RDMA_PASS=plain, one pass)
 #   RDMA_CM_ONLY=1 only -cm1 and rsockets (tests/rdma/cm.sh; with
 #                  RDMA_PASS=plain, one pass)
 #   RDMA_ASAN=1    the whole suite on ASan+UBSan builds of this qperf and
@@ -233,6 +235,10 @@ if [ -n "${RDMA_KNOBS:-}" ]; then
 fi
 if [ -n "${RDMA_STREAMS:-}" ]; then # only --streams (tests/rdma/streams.sh)
 	. "$(dirname "$0")/streams.sh"
+	finish
+fi
+if [ -n "${RDMA_COUNTERS:-}" ]; then # only port counters (tests/rdma/counters.sh)
+	. "$(dirname "$0")/counters.sh"
 	finish
 fi
 if [ -n "${RDMA_CM_ONLY:-}" ]; then # only -cm1 and rsockets (tests/rdma/cm.sh)
@@ -648,6 +654,9 @@ check_alive "server serves after 25 aborted RDMA tests" "$PORT" "$SPID"
 C -t "$TT" rc_lat
 expect "and runs the next RDMA test" 0 "$(headline rc_lat)"
 stop_server "$PORT" "$SPID" "server stops with quit after the aborts"
+
+section "port counters of both ends (counters.sh)"
+. "$(dirname "$0")/counters.sh"
 
 # --- RDMA CM (-cm1) and rsockets --------------------------------------------------
 section "RDMA CM (-cm1) and rsockets"
