@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/counters.h"
+#include "report.h"
 #include "report_tab.h"
 
 static const char *scope_text(const struct cnt_set *c)
@@ -45,8 +46,20 @@ static void cnt_end_lines(struct report_table *t, const char *pref,
 	}
 	put_str(t, pref, "counters", "%s (%s)", e->sum.src,
 		scope_text(&e->sum));
-	for (uint32_t i = 0; i < e->sum.n && i < CNT_MAX; i++)
-		report_count(t, RC_X, pref, e->sum.v[i].name, e->sum.v[i].v);
+	for (uint32_t i = 0; i < e->sum.n && i < CNT_MAX; i++) {
+		const char *name = e->sum.v[i].name;
+		size_t n = strlen(name);
+		double v = (double)e->sum.v[i].v;
+
+		if (n > 5 && strcmp(name + n - 5, "_rate") == 0) {
+			/* bytes per second (tcp_delivery_rate), as bw is */
+			const char *unit = report_unit(t->o, RQ_BAND, &v);
+
+			report_put_val(t, pref, name, unit, v);
+		} else {
+			report_count(t, RC_X, pref, name, e->sum.v[i].v);
+		}
+	}
 }
 
 void report_cnt(struct report_table *t, const struct cnt_both *b)
