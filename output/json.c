@@ -299,8 +299,8 @@ void json_test_begin(struct json_doc *J, const struct test_desc *t,
 
 /* One end's parameters, a loop over p's table (p->rows), unlisted rows
  * included: sizes in bytes (_B), times in seconds (_s); a row that is a
- * size only in 0.4.11's text (json_count) under its plain name, and its
- * old "_B" name kept for schema_version 1 readers. */
+ * size only in 0.4.11's text (json_count) under its plain name (a count;
+ * schema_version 1 also had it as "<name>_B"). */
 static json_t *params_side(const struct par_set *p, int side)
 {
 	json_t *o = json_object();
@@ -318,10 +318,12 @@ static json_t *params_side(const struct par_set *p, int side)
 				p->str[side][par_str_index(rp->par)]));
 			break;
 		case RPK_SIZE:
+			if (rp->json_count) {
+				set(o, rp->name, jint(v));
+				break;
+			}
 			xsnprintf(key, sizeof(key), "%s_B", rp->name);
 			set(o, key, jint(v));
-			if (rp->json_count)
-				set(o, rp->name, jint(v));
 			break;
 		case RPK_TIME:
 			xsnprintf(key, sizeof(key), "%s_s", rp->name);

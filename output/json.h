@@ -30,7 +30,7 @@
 #include "report.h"
 #include "lib/types.h"
 
-#define JSON_SCHEMA_VERSION 1
+#define JSON_SCHEMA_VERSION 2
 
 struct test_desc;
 
