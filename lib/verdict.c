@@ -276,7 +276,7 @@ void verdict_eval(const struct vexpr *e, bool have, double value,
 		c->limit = e->pct ? e->limit * ceil->bps : e->limit;
 	if (!have) {
 		xsnprintf(c->reason, sizeof(c->reason),
-			  "%s was not measured (a qperf 0.4 server gives no distribution)",
+			  "%s was not measured in this test",
 			  figs[e->fig].name);
 		return;
 	}
