@@ -191,25 +191,24 @@ bool baseline_value(json_t *e, enum vfig f, double *v)
 
 int baseline_figs(const char *measure, enum vfig f[2])
 {
-	if (!measure)
-		return 0;
-	if (strcmp(measure, "latency") == 0) {
-		f[0] = VF_LATENCY;
-		return 1;
-	}
-	if (strcmp(measure, "msg_rate") == 0) {
-		f[0] = VF_MSG_RATE;
-		return 1;
-	}
-	if (strcmp(measure, "bandwidth") == 0) {
-		f[0] = VF_BW;
-		return 1;
-	}
-	if (strcmp(measure, "bandwidth_send_recv") == 0) {
-		f[0] = VF_SEND_BW;
-		f[1] = VF_RECV_BW;
-		return 2;
-	}
+	static const struct {
+		const char *measure;
+		int n;
+		enum vfig f[2];
+	} heads[] = {
+		{ "latency", 1, { VF_LATENCY } },
+		{ "msg_rate", 1, { VF_MSG_RATE } },
+		{ "bandwidth", 1, { VF_BW } },
+		{ "bandwidth_send_recv", 2, { VF_SEND_BW, VF_RECV_BW } },
+	};
+
+	for (size_t i = 0; measure && i < sizeof(heads) / sizeof(heads[0]);
+	     i++)
+		if (strcmp(measure, heads[i].measure) == 0) {
+			f[0] = heads[i].f[0];
+			f[1] = heads[i].f[1];
+			return heads[i].n;
+		}
 	return 0;
 }
 

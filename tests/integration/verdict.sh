@@ -30,6 +30,14 @@ last_err() {
 		fail "$2" "last stderr line !~ /$1/" "$(ctx)"
 }
 
+# verdicts NAME WORDS: the last stdout's verdicts, in order, are exactly
+# WORDS ("pass fail: pass").
+verdicts() {
+	local got
+	got=$(sed -n 's/^    verdict = \([a-z]*:\{0,1\}\).*/\1/p' "$OUT_FILE" | tr '\n' ' ')
+	[ "$got" = "$2 " ] && pass "$1" || fail "$1" "verdicts: $got" "$(ctx)"
+}
+
 # one_line NAME: the last stderr is a single line.
 one_line() {
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] && pass "$1" || fail "$1" "$(ctx)"
@@ -72,10 +80,7 @@ Q --expect 'bw>=10MB' -oo msg_size:1:1M:*1M tcp_bw
 expect "--loop: exactly the 1-byte iteration fails" 3 \
 	'^    verdict = fail: bw [0-9.]+ [kM]?B/s < 10 MB/s$' \
 	'^qperf: 1 of 2 results failed their checks$'
-sed -n '/^    verdict/p' "$OUT_FILE" | awk '{ print $3 }' | tr '\n' ' ' >"$T/seq"
-[ "$(cat "$T/seq")" = "fail: pass " ] &&
-	pass "--loop: the 1 MiB iteration passes" ||
-	fail "--loop: the 1 MiB iteration passes" "verdicts: $(cat "$T/seq")" "$(ctx)"
+verdicts "--loop: the 1 MiB iteration passes" "fail: pass"
 Q -st 2 -v --expect 'bw>=8kb' tcp_bw
 expect "--streams 2: one verdict, on the sum" 0 '^    verdict = pass$'
 [ "$(count_lines '^    verdict')" = 1 ] && tail -n 1 "$OUT_FILE" | grep -q '^    verdict = pass$' &&
@@ -145,10 +150,7 @@ Q --tolerance 99.9 --baseline "$T/planted.json" -oo msg_size:1000:8000:*2 tcp_bw
 expect "baseline: the planted result fails, exit 3" 3 \
 	"^    verdict = fail: bw $POS [kMGT]?B/s is (99\.9|100\.0)% below the baseline's $POS [kMGTP]?B/s \(tolerance 99\.9%\)$" \
 	'^qperf: 1 of 4 results failed their checks$'
-sed -n '/^    verdict/p' "$OUT_FILE" | awk '{ print $3 }' | tr '\n' ' ' >"$T/seq"
-[ "$(cat "$T/seq")" = "pass fail: pass pass " ] &&
-	pass "baseline: exactly msg_size 2000 fails" ||
-	fail "baseline: exactly msg_size 2000 fails" "verdicts: $(cat "$T/seq")" "$(ctx)"
+verdicts "baseline: exactly msg_size 2000 fails" "pass fail: pass pass"
 has "^qperf: warning: baseline: no match for tcp_bw msg_size=8000 in $T/planted.json$" "$ERR_FILE" &&
 	pass "baseline: no match said, not failed" ||
 	fail "baseline: no match said, not failed" "$(ctx)"
