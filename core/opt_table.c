@@ -519,8 +519,8 @@ const struct opt_desc opt_table[] = {
 	  "Set the regression --baseline and --compare allow. "
 	  "A percentage, 5 or 5%; default 5."),
 	A("--compare", NULL, OT_SPECIAL, OA_COMPARE, false, 0, 0, "A.json",
-	  "Compare two --json outputs: qperf --compare A.json B.json. "
-	  "Prints a side-by-side table of the tests both hold (test, loop "
+	  "Compare two --json outputs. "
+	  "qperf --compare A.json B.json prints a side-by-side table of the tests both hold (test, loop "
 	  "values, figure, A, B, B/A) and marks with * each change beyond "
 	  "the noise band: the larger of --tolerance and the spread each "
 	  "file shows (latency: (p90-p50)/p50; bandwidth: the -I intervals' "
