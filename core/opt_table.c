@@ -516,8 +516,9 @@ const struct opt_desc opt_table[] = {
 	  "stderr, not failed."),
 	A("--tolerance", NULL, OT_SPECIAL, OA_TOLERANCE, false, 0, 0,
 	  "Percent",
-	  "Set the regression --baseline and --compare allow. "
-	  "A percentage, 5 or 5%; default 5."),
+	  "Set the regression a baseline allows. "
+	  "The most a figure may be worse than --baseline's or, with "
+	  "--compare, A's: a percentage, 5 or 5%; default 5."),
 	A("--compare", NULL, OT_SPECIAL, OA_COMPARE, false, 0, 0, "A.json",
 	  "Compare two --json outputs. "
 	  "qperf --compare A.json B.json prints a side-by-side table of the tests both hold (test, loop "
