@@ -517,7 +517,7 @@ const struct opt_desc opt_table[] = {
 	A("--tolerance", NULL, OT_SPECIAL, OA_TOLERANCE, false, 0, 0,
 	  "Percent",
 	  "Set the regression a baseline allows. "
-	  "The most a figure may be worse than --baseline's or, with "
+	  "The most a figure may be worse than the --baseline figure or, with "
 	  "--compare, A's: a percentage, 5 or 5%; default 5."),
 	A("--compare", NULL, OT_SPECIAL, OA_COMPARE, false, 0, 0, "A.json",
 	  "Compare two --json outputs. "
