@@ -115,53 +115,51 @@ int compare_files(FILE *f, const char *a, const char *b, double tol,
 	struct baseline *bb = ba ? baseline_load("--compare", b, msg, msglen)
 				 : NULL;
 	json_t *ea, *eb;
-	size_t na, i, j;
+	size_t na, nb, i, j;
 	struct row *r;
-	bool *taken;
+	bool *taken, *matched;
 	int n = 0, max, worse = 0;
+	char d[ROW_TEST];
 
 	if (!bb) {
 		baseline_free(ba);
 		return -1;
 	}
 	na = json_array_size(baseline_entries(ba));
-	max = 2 * (int)json_array_size(baseline_entries(bb));
+	nb = json_array_size(baseline_entries(bb));
+	max = 2 * (int)nb;
 	r = calloc((size_t)max, sizeof(*r));
-	taken = calloc(na + 1, sizeof(*taken));
-	if (!r || !taken) {
+	taken = calloc(na, sizeof(*taken));
+	matched = calloc(nb, sizeof(*matched));
+	if (!r || !taken || !matched) {
 		free(r);
 		free(taken);
+		free(matched);
 		baseline_free(ba);
 		baseline_free(bb);
 		return seterr(msg, msglen, "--compare: out of memory");
 	}
 	json_array_foreach(baseline_entries(bb), j, eb) {
-		bool found = false;
-
 		json_array_foreach(baseline_entries(ba), i, ea) {
 			if (taken[i] || !baseline_same(ea, eb))
 				continue;
-			taken[i] = found = true;
+			taken[i] = matched[j] = true;
 			rows_of(ea, eb, tol, r, &n, max, &worse);
 			break;
 		}
-		if (!found) {
-			char d[ROW_TEST];
-
-			fprintf(f, "only in B: %s\n",
-				baseline_describe(eb, d, sizeof(d)));
-		}
 	}
-	json_array_foreach(baseline_entries(ba), i, ea) {
-		char d[ROW_TEST];
-
+	print_rows(f, r, n, a, b);
+	json_array_foreach(baseline_entries(ba), i, ea)
 		if (!taken[i])
 			fprintf(f, "only in A: %s\n",
 				baseline_describe(ea, d, sizeof(d)));
-	}
-	print_rows(f, r, n, a, b);
+	json_array_foreach(baseline_entries(bb), j, eb)
+		if (!matched[j])
+			fprintf(f, "only in B: %s\n",
+				baseline_describe(eb, d, sizeof(d)));
 	free(r);
 	free(taken);
+	free(matched);
 	baseline_free(ba);
 	baseline_free(bb);
 	if (!worse)

@@ -176,6 +176,13 @@ expect "--compare: identical files, exit 0" 0 '^tcp_bw msg_size=4000 +bw .* 1\.0
 has '^test +figure +A +B +B/A +band$' && ! has '\*$' &&
 	pass "--compare: identical files, a table with nothing marked" ||
 	fail "--compare: identical files, a table with nothing marked" "$(ctx)"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["tests"] = [t for t in d["tests"] if t["loop"][0]["value"] != 4000]
+json.dump(d, open(sys.argv[2], "w"))' "$T/a.json" "$T/trim.json"
+run "$QPERF" --compare "$T/a.json" "$T/trim.json"
+expect "--compare: a test only in A is said, exit 0" 0 '^only in A: tcp_bw msg_size=4000$' '^$'
 run "$QPERF" --compare "$T/a.json"
 expect "--compare with one file: exit 2" 2 '^$' '^qperf: --compare: .*needs a second file'
 run "$QPERF" --compare "$T/a.json" "$T/bad.json"
