@@ -299,5 +299,5 @@ int checks_status(const struct checks *c, char *msg, size_t msglen)
 		return 0;
 	xsnprintf(msg, msglen, "%u of %u results failed their checks",
 		  c->failed, c->results);
-	return CHECKS_FAILED_STATUS;
+	return VERDICT_FAILED_STATUS;
 }

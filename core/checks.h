@@ -19,9 +19,6 @@ struct outputs;
 struct test_desc;
 struct verdict;
 
-/* The exit status of a run whose every test ran but a check failed. */
-#define CHECKS_FAILED_STATUS 3
-
 /*
  * Option o (OA_EXPECT, OA_BASELINE, OA_TOLERANCE or OA_COMPARE) as typed
  * (spelling) with value v into p->checks.  0, or -1 with err naming the
@@ -63,7 +60,7 @@ const struct verdict *checks_result(struct checks *c, struct outputs *out,
 				    const struct results *res);
 
 /*
- * After the run: CHECKS_FAILED_STATUS with msg "N of M results failed
+ * After the run: VERDICT_FAILED_STATUS with msg "N of M results failed
  * their checks" if a result failed one, else 0.
  */
 int checks_status(const struct checks *c, char *msg, size_t msglen);

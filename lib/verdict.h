@@ -47,6 +47,9 @@ enum vkind {
 
 enum vop { VOP_GE, VOP_LE, VOP_GT, VOP_LT };
 
+/* The exit status of a run whose every test ran but a check failed. */
+#define VERDICT_FAILED_STATUS 3
+
 #define VERDICT_EXPR_MAX 64 /* an EXPR's text, NUL included */
 
 /* One parsed --expect. */

@@ -167,5 +167,5 @@ int compare_files(FILE *f, const char *a, const char *b, double tol,
 	seterr(msg, msglen,
 	       "%d of %d figure%s of %s regressed beyond the noise band (tolerance %g%%)",
 	       worse, n, n == 1 ? "" : "s", b, tol * 100);
-	return 3;
+	return VERDICT_FAILED_STATUS;
 }

@@ -12,9 +12,9 @@
 /*
  * Print on f the table of the tests both files hold (matched as
  * --baseline matches: output/baseline.h) and those only one holds.  tol:
- * the --tolerance, a fraction.  Returns 0; 3 with msg saying how many
- * figures of B regressed beyond the noise band; or -1 with msg naming the
- * file that cannot be used and why (a usage error).
+ * the --tolerance, a fraction.  Returns 0; VERDICT_FAILED_STATUS (3) with
+ * msg saying how many figures of B regressed beyond the noise band; or -1
+ * with msg naming the file that cannot be used and why (a usage error).
  */
 int compare_files(FILE *f, const char *a, const char *b, double tol,
 		  char *msg, size_t msglen);

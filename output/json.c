@@ -16,6 +16,7 @@
 #include "conf_text.h"
 #include "json.h"
 #include "sink.h"
+#include "lib/verdict.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
 #include "out.h"
@@ -581,10 +582,10 @@ void json_finish(struct json_doc *J, int status, bool interrupted,
 
 	if (!J)
 		return;
-	/* Status 3 (a failed check) ends a run whose every test ran. */
-	test_end(J, interrupted	   ? "interrupted" :
-		    status && status != 3 ? "failed" :
-					    "ok");
+	/* A failed check ends a run whose every test ran. */
+	test_end(J, interrupted ? "interrupted" :
+		    status && status != VERDICT_FAILED_STATUS ? "failed" :
+								"ok");
 	if (J->mode == JSON_STREAM) {
 		o = json_object();
 		set(o, "type", json_string("end"));
