@@ -4,7 +4,9 @@
  *
  * main() parses the whole command line into a plan, then runs the server
  * or the client.  It is the one place that turns errors into exit
- * statuses: 0 success, 1 a failed test or run, 2 a usage error.
+ * statuses: 0 success, 1 a failed test or run, 2 a usage error, 3 every
+ * test ran but a check (--expect, --baseline) failed, or --compare found
+ * a regression.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,11 +18,13 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_plan.h"
 #include "core/auth.h"
+#include "core/checks.h"
 #include "core/engine.h"
 #include "lib/numa.h"
 #include "cluster/pmix_boot.h"
 #include "core/opts.h"
 #include "lib/types.h"
+#include "output/compare.h"
 #include "output/out.h"
 #include "transports/transport.h"
 
@@ -70,6 +74,13 @@ int main(int argc, char **argv)
 		plan_free(&plan);
 		return 1;
 	}
+	/* A baseline that cannot be read is a usage error, before any test. */
+	if (checks_load(&plan, err, sizeof(err)) < 0) {
+		fprintf(stderr, "qperf: %s\n", err);
+		auth_free(plan.secret);
+		plan_free(&plan);
+		return 2;
+	}
 	switch (plan.mode) {
 	case RUN_HELP:
 		if (help_print(stdout, plan.help_topic, err, sizeof(err)) < 0) {
@@ -90,6 +101,15 @@ int main(int argc, char **argv)
 	case RUN_CLIENT:
 		rc = client_main(&plan);
 		break;
+	case RUN_COMPARE:
+		rc = compare_files(stdout, plan.checks.compare[0],
+				   plan.checks.compare[1],
+				   plan.checks.tolerance, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "qperf: %s\n", err);
+		if (rc < 0)
+			rc = 2;
+		break;
 	case RUN_CLUSTER:
 		if (cluster_expand(&plan, err, sizeof(err)) < 0) {
 			fprintf(stderr, "qperf: %s\n", err);
@@ -100,6 +120,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	auth_free(plan.secret);
+	checks_unload(&plan);
 	plan_free(&plan);
 	/* Results that could not be written are a failed run. */
 	if (plan.mode != RUN_SERVER && out_flush() < 0) {

@@ -22,6 +22,7 @@
 
 #include "transports/transport.h"
 #include "auth.h"
+#include "checks.h"
 #include "ctl.h"
 #include "engine.h"
 #include "interval.h"
@@ -49,6 +50,7 @@ struct client {
 	struct outputs out; /* where every event goes (output/sink.h) */
 	char run_err[ERR_MAX]; /* the run's error: the first failure */
 	bool ival_warned; /* said once that the server sends no intervals */
+	struct checks *checks; /* --expect, --baseline: NULL if none */
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -469,6 +471,8 @@ static int run_data(struct client *cl, struct attempt *a)
 				 .nnotes = sd.nnotes,
 				 .streams = stream_results(&sd),
 				 .nstreams = sd.nstreams };
+	o.verdict = checks_result(cl->checks, a->out, a->t, a->s, &a->par,
+				  &res);
 	out_result(a->out, &o);
 	free((void *)o.streams);
 	rc = 0;
@@ -871,7 +875,11 @@ int client_main(const struct plan *p)
 	if (outputs_flags(&cl.out) & SINK_ON_SIGINT)
 		measure_catch_interrupt();
 	out_run_start(&cl.out, &(struct out_run){ p->argc, p->argv, p->host });
+	cl.checks = checks_new(p);
 	rc = client_run(&cl);
+	if (rc == 0)
+		rc = checks_status(cl.checks, cl.run_err, sizeof(cl.run_err));
+	checks_free(cl.checks);
 	out_end(&cl.out, &(struct out_end){
 		rc, measure_interrupted(),
 		rc && cl.run_err[0] ? cl.run_err : NULL });

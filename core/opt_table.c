@@ -493,6 +493,43 @@ const struct opt_desc opt_table[] = {
 	  "The same seed gives the same rounds; rank 0 prints the seed it "
 	  "used (by default one from the clock)."),
 
+	/* Verdicts (core/checks.h, docs/qperf-guide.7 "Verdicts"). */
+	A("--expect", NULL, OT_SPECIAL, OA_EXPECT, false, 0, 0, "Expr",
+	  "Check each result against a limit. "
+	  "Expr is a figure, an operator and a value: bw>=40Gb, "
+	  "send_bw>5GB/s, latency<=2us, latency_p99<=5us, msg_rate>=10M, or "
+	  "for a bandwidth a percentage of the path's ceiling, bw>=90%.  "
+	  "Figures: bw (the received bandwidth), send_bw, recv_bw, latency, "
+	  "latency_p50, latency_p90, latency_p99, latency_p999, msg_rate; "
+	  "operators >=, <=, >, <.  Bandwidths need B (bytes) or b (bits) "
+	  "with k, M, G, T (or Ki, Mi, Gi, Ti) and an optional /s; times ns, "
+	  "us, ms or s.  May be given several times; applies to every test "
+	  "(each --loop iteration, the sum of --streams), and a figure a "
+	  "test named does not produce is a usage error.  Each result gets "
+	  "a verdict line (pass or fail and why) and a JSON verdict; if "
+	  "every test ran but a check failed, qperf exits with status 3."),
+	A("--baseline", NULL, OT_SPECIAL, OA_BASELINE, false, 0, 0, "File",
+	  "Compare each result with an earlier run. "
+	  "File is the --json output of that run.  Each result is matched "
+	  "by test, loop values and parameters (not -t, -to or -n); a "
+	  "bandwidth or message rate more than --tolerance below the "
+	  "baseline's, or a latency more than --tolerance above it, fails "
+	  "like an --expect limit.  A result with no match is said on "
+	  "stderr, not failed."),
+	A("--tolerance", NULL, OT_SPECIAL, OA_TOLERANCE, false, 0, 0,
+	  "Percent",
+	  "Set the regression a baseline allows. "
+	  "The most a figure may be worse than the --baseline figure or, with "
+	  "--compare, A's: a percentage, 5 or 5%; default 5."),
+	A("--compare", NULL, OT_SPECIAL, OA_COMPARE, false, 0, 0, "A.json",
+	  "Compare two --json outputs. "
+	  "qperf --compare A.json B.json prints a side-by-side table of the tests both hold (test, loop "
+	  "values, figure, A, B, B/A) and marks with * each change beyond "
+	  "the noise band: the larger of --tolerance and the spread each "
+	  "file shows (latency: (p90-p50)/p50; bandwidth: the -I intervals' "
+	  "half range over their mean).  Exits with status 3 when B "
+	  "regresses beyond that band.  Runs no test."),
+
 	/* Obsolete spellings (spec §4.5): accepted with a warning. */
 	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),
 	OBS("--loc_affinity", "--loc_cpu_affinity"), OBS("-la", "-lca"),

@@ -63,7 +63,11 @@ enum opt_act {
 	OA_VERBOSE_MORE, /* -vv: every class to 2 */
 	OA_V_CONF, OA_V_STAT, OA_V_TIME, OA_V_USED, /* -vc ...: exactly 1 */
 	OA_VV_CONF, OA_VV_STAT, OA_VV_TIME, OA_VV_USED, /* -vvc ...: 2 */
-	OA_V_EXTRA /* -vx: figures beyond 0.4.11; not implied by -v/-vv */
+	OA_V_EXTRA, /* -vx: figures beyond 0.4.11; not implied by -v/-vv */
+	OA_EXPECT, /* --expect EXPR: a limit (core/checks.h) */
+	OA_BASELINE, /* --baseline FILE */
+	OA_TOLERANCE, /* --tolerance PERCENT */
+	OA_COMPARE /* --compare A.json B.json: RUN_COMPARE */
 };
 
 /*

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "interval.h"
 #include "opts.h"
 #include "output/plot.h"
@@ -536,6 +537,7 @@ static void plan_init(struct plan *plan)
 	plan->lim.max_time = DEFAULT_MAX_TIME;
 	plan->lim.max_msgs = DEFAULT_MAX_MSGS;
 	plan->lim.max_setup = DEFAULT_MAX_SETUP;
+	plan->checks.tolerance = TOLERANCE_DEFAULT;
 }
 
 __attribute__((format(printf, 2, 3))) static void
@@ -730,6 +732,11 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 	case OA_V_EXTRA:
 		s->out.v_extra = 1;
 		return 0;
+	case OA_EXPECT:
+	case OA_BASELINE:
+	case OA_TOLERANCE:
+	case OA_COMPARE:
+		return checks_opt(plan, o, spelling, v, err, errlen);
 	case OA_JSON:
 	case OA_JSON_STREAM: {
 		enum json_mode m = o->act == OA_JSON ? JSON_DOC : JSON_STREAM;
@@ -753,6 +760,8 @@ static int parse_word(struct plan *plan, const struct settings *s,
 {
 	const struct test_desc *t;
 
+	if (plan->mode == RUN_COMPARE)
+		return checks_word(plan, w, err, errlen);
 	if (!plan->host && plan->mode != RUN_CLUSTER) {
 		plan->host = w;
 		return 0;
@@ -800,6 +809,10 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
+	int rc = checks_plan(plan, err, errlen);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

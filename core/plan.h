@@ -14,10 +14,12 @@
 #include "acl.h"
 #include "lib/sched.h"
 #include "lib/types.h"
+#include "lib/verdict.h"
 
 struct test_desc;
 struct auth_secret;
 struct opt_desc;
+struct baseline;
 
 #define LOOP_MAX 8
 
@@ -45,7 +47,27 @@ struct plan_item {
 };
 
 
-enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION, RUN_CLUSTER };
+enum run_mode {
+	RUN_SERVER,
+	RUN_CLIENT,
+	RUN_HELP,
+	RUN_VERSION,
+	RUN_CLUSTER,
+	RUN_COMPARE /* --compare A.json B.json */
+};
+
+/* Verdicts (core/checks.h): --expect, --baseline, --tolerance, --compare. */
+#define EXPECT_MAX 16
+#define TOLERANCE_DEFAULT 0.05 /* 5% */
+struct check_opts {
+	int nexpect;
+	struct vexpr expect[EXPECT_MAX]; /* in the order given */
+	const char *baseline; /* --baseline FILE, or NULL */
+	struct baseline *base; /* loaded by main() (checks_load()) */
+	double tolerance; /* a fraction: 0.05 for 5% */
+	const char *tolerance_opt; /* as typed, if given */
+	const char *compare[2]; /* --compare A B */
+};
 
 /* Cluster mode's options (cluster/cluster.h). */
 struct cluster_opts {
@@ -94,6 +116,7 @@ struct plan {
 	struct auth_secret *secret; /* loaded by main() (core/auth.h) */
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
+	struct check_opts checks; /* verdicts; RUN_COMPARE */
 	const char *help_topic; /* RUN_HELP: "main" if none */
 	enum json_mode json; /* client output */
 	int argc; /* the command line, for JSON */

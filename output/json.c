@@ -16,6 +16,7 @@
 #include "conf_text.h"
 #include "json.h"
 #include "sink.h"
+#include "lib/verdict.h"
 #include "lib/err.h"
 #include "lib/alloc.h"
 #include "out.h"
@@ -301,7 +302,7 @@ void json_test_begin(struct json_doc *J, const struct test_desc *t,
  * included: sizes in bytes (_B), times in seconds (_s); a row that is a
  * size only in 0.4.11's text (json_count) under its plain name (a count;
  * schema_version 1 also had it as "<name>_B"). */
-static json_t *params_side(const struct par_set *p, int side)
+json_t *json_params_side(const struct par_set *p, int side)
 {
 	json_t *o = json_object();
 	char key[48];
@@ -345,8 +346,8 @@ void json_test_params(struct json_doc *J, const struct par_set *p)
 		return;
 	o = json_object();
 	user = json_array();
-	set(o, "loc", params_side(p, SIDE_LOC));
-	set(o, "rem", params_side(p, SIDE_REM));
+	set(o, "loc", json_params_side(p, SIDE_LOC));
+	set(o, "rem", json_params_side(p, SIDE_REM));
 	for (size_t i = 0; i < p->nrows; i++) {
 		const struct par_row *rp = &p->rows[i];
 
@@ -428,7 +429,7 @@ static json_t *node_json(const struct node_stat *st, const struct node_res *n,
 	return o;
 }
 
-static const char *measure_name(enum measure m)
+const char *json_measure_name(int m)
 {
 	switch (m) {
 	case MEAS_LATENCY:
@@ -455,7 +456,7 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 		return;
 	o = json_object();
 	nt = json_object();
-	set(o, "measure", json_string(measure_name(m)));
+	set(o, "measure", json_string(json_measure_name(m)));
 	if (m == MEAS_LATENCY)
 		set(o, "latency_s", num(res->latency));
 	if (m == MEAS_BANDWIDTH)
@@ -485,6 +486,12 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);
 	set(J->cur, "results", o);
+}
+
+void json_test_verdict(struct json_doc *J, const struct verdict *v)
+{
+	if (J && J->cur && v)
+		set(J->cur, "verdict", json_verdict(v));
 }
 
 /* One end of one stream: its counters. */
@@ -577,7 +584,10 @@ void json_finish(struct json_doc *J, int status, bool interrupted,
 
 	if (!J)
 		return;
-	test_end(J, interrupted ? "interrupted" : status ? "failed" : "ok");
+	/* A failed check ends a run whose every test ran. */
+	test_end(J, interrupted ? "interrupted" :
+		    status && status != VERDICT_FAILED_STATUS ? "failed" :
+								"ok");
 	if (J->mode == JSON_STREAM) {
 		o = json_object();
 		set(o, "type", json_string("end"));
@@ -680,6 +690,7 @@ static void js_result(void *self, const struct out_result *r)
 		    json_counters(r->res->cnt));
 	if (r->streams)
 		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
+	json_test_verdict(j->doc, r->verdict);
 }
 
 static void js_error(void *self, const struct out_error *e)

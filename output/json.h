@@ -117,6 +117,21 @@ json_t *json_lat(const struct lat_summary *l);
 /* The "loop" array of a test: one {"variable", "value", "unit"} per loop. */
 json_t *json_loop(const struct loop_val *lv, int nloops);
 
+/* One end's "params" object (side: SIDE_LOC or SIDE_REM), as a test's. */
+json_t *json_params_side(const struct par_set *p, int side);
+
+/* A test's "measure" (m: an enum measure): "latency", "bandwidth", ... */
+const char *json_measure_name(int m);
+
+/*
+ * Verdicts (output/verdict_out.c): the "verdict" object of a result
+ * (pass, checks, note), new; json_test_verdict() puts it into the
+ * current test.
+ */
+struct verdict;
+json_t *json_verdict(const struct verdict *v);
+void json_test_verdict(struct json_doc *d, const struct verdict *v);
+
 /* o[k] = v (NULL: null); takes ownership of v. */
 void json_put(json_t *o, const char *k, json_t *v);
 

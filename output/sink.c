@@ -196,6 +196,8 @@ static void text_result(void *self, const struct out_result *r)
 	if (r->streams)
 		report_streams(x->f, x->cur.t, r->streams, r->nstreams,
 			       x->cur.o);
+	if (r->verdict)
+		verdict_text(x->f, r->verdict);
 }
 
 static const struct sink_ops text_ops = {

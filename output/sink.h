@@ -62,6 +62,9 @@ struct out_result {
 	int nnotes;
 	const struct results *streams; /* --streams: each one's, or NULL */
 	uint32_t nstreams;
+	/* --expect/--baseline: the result's checks (lib/verdict.h), or NULL
+	 * (then nothing is said: the report stays 0.4.11's) */
+	const struct verdict *verdict;
 };
 
 /* A failed test: the message (without "qperf: ") and its exit status. */
@@ -150,6 +153,9 @@ void capture_sink(struct outputs *o, struct pair_res *out, char *err,
 		  size_t errlen);
 /* JSON (m != JSON_OFF) with the run's header from r. */
 void json_sink(struct outputs *o, enum json_mode m);
+/* The text report's "verdict = ..." line of a result (verdict_out.c). */
+struct verdict;
+void verdict_text(FILE *f, const struct verdict *v);
 /* --plot: open path now (0), or -1 with err filled; bits: -ub. */
 int plot_sink(struct outputs *o, const char *path, bool bits, char *err,
 	      size_t errlen);

@@ -184,6 +184,12 @@ static const char *sample_value(const struct opt_desc *o)
 			return "ring";
 		if (o->act == OA_RENDEZVOUS)
 			return "node1:4000";
+		if (o->act == OA_EXPECT)
+			return "latency<=1s";
+		if (o->act == OA_TOLERANCE)
+			return "10%";
+		if (o->act == OA_BASELINE || o->act == OA_COMPARE)
+			return "a.json";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -216,7 +222,9 @@ TEST(every_option_parses)
 			if (!spell)
 				continue;
 			argv[argc++] = "qperf";
-			if (r->act != OA_CLUSTER) /* it takes the host's place */
+			/* --cluster takes the host's place; --compare runs
+			 * no test: its second file follows. */
+			if (r->act != OA_CLUSTER && r->act != OA_COMPARE)
 				argv[argc++] = "h";
 			argv[argc++] = (char *)spell;
 			if (r->type != OT_SET1 && r->type != OT_FLAG &&
@@ -226,7 +234,7 @@ TEST(every_option_parses)
 				argv[argc++] = "-oo";
 				argv[argc++] = "msg_size:1:2:*2";
 			}
-			argv[argc++] = "tcp_lat";
+			argv[argc++] = r->act == OA_COMPARE ? "b.json" : "tcp_lat";
 			argv[argc] = NULL;
 			rc = parse_v(argc, argv, &p, err, sizeof(err));
 			if (rc) {
@@ -240,6 +248,10 @@ TEST(every_option_parses)
 				CHECK_STR(p.help_topic, "tcp_lat");
 			} else if (r->act == OA_VERSION) {
 				CHECK(p.mode == RUN_VERSION);
+			} else if (r->act == OA_COMPARE) {
+				CHECK(p.mode == RUN_COMPARE && p.ntests == 0);
+				CHECK_STR(p.checks.compare[0], "a.json");
+				CHECK_STR(p.checks.compare[1], "b.json");
 			} else if (r->act == OA_CLUSTER) {
 				CHECK(p.mode == RUN_CLUSTER);
 				CHECK(p.cluster.pattern.kind == SCHED_RING);
@@ -255,9 +267,16 @@ TEST(every_option_parses)
 					CHECK(ps->set[side][r->par] ==
 					      !!(r->sides & (1u << side)));
 			}
-			/* Server options on a client: "set but not used". */
+			if (r->act == OA_EXPECT)
+				CHECK(p.checks.nexpect == 1 &&
+				      p.checks.expect[0].fig == VF_LATENCY);
+			if (r->act == OA_BASELINE)
+				CHECK_STR(p.checks.baseline, "a.json");
+			/* Server options on a client: "set but not used";
+			 * --tolerance without --baseline: not used. */
 			CHECK(p.nwarn == (o->obsolete_for ? 1 : 0) +
-						 (r->act == OA_PORT_FILE ||
+						 (r->act == OA_TOLERANCE ||
+						  r->act == OA_PORT_FILE ||
 						  r->act == OA_RENDEZVOUS ||
 						  r->act == OA_SEED ||
 						  (r->act >= OA_LISTEN_HOST &&
