@@ -277,6 +277,14 @@ TEST(baseline_same_test)
 	CHECK(!baseline_same(a, c)); /* loop value and msg_size */
 	CHECK(!baseline_same(a, d)); /* streams */
 	CHECK(!baseline_same(a, e)); /* test */
+	/* schema_version 1 had src_path_bits_B beside src_path_bits: still
+	 * the same; any other extra parameter is not */
+	json_object_set_new(json_object_get(json_object_get(b, "params"), "loc"),
+			    "src_path_bits_B", json_integer(0));
+	CHECK(baseline_same(a, b));
+	json_object_set_new(json_object_get(json_object_get(b, "params"), "loc"),
+			    "sl", json_integer(0));
+	CHECK(!baseline_same(a, b));
 	CHECK(baseline_value(a, VF_BW, &v) && v == 1e9);
 	CHECK(!baseline_value(a, VF_LATENCY, &v));
 	CHECK(baseline_figs("bandwidth", f) == 1 && f[0] == VF_BW);
