@@ -115,7 +115,7 @@ endif
 # engine in core/; qperf.c is main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
-	lib/ceiling.o
+	lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o \
