@@ -117,6 +117,7 @@ LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockca
 	lib/tlv.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
+	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o \
 	output/report_streams.o output/json.o output/plot.o \
@@ -129,7 +130,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/measure.o \
-	core/session.o core/streams.o core/interval.o core/fabric.o
+	core/session.o core/pathrun.o core/streams.o core/interval.o core/fabric.o
 CORE_OBJS = $(ENGINE_OBJS) $(OUTPUT_OBJS) $(CLUSTER_OBJS) \
 	$(TRANSPORT_OBJS) $(LIB_OBJS)
 OBJS = qperf.o $(CORE_OBJS)

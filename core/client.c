@@ -28,6 +28,7 @@
 #include "fabric.h"
 #include "measure.h"
 #include "session.h"
+#include "pathrun.h"
 #include "lib/tlv.h"
 #include "output/report.h"
 #include "output/sink.h"
@@ -48,6 +49,7 @@ struct client {
 	struct outputs out; /* where every event goes (output/sink.h) */
 	char run_err[ERR_MAX]; /* the run's error: the first failure */
 	bool ival_warned; /* said once that the server sends no intervals */
+	struct path_seen path_seen; /* findings said (core/pathrun.h) */
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -417,6 +419,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct results res;
 	struct report_note notes[TNOTE_MAX];
 	struct out_result o;
+	struct path_report pr;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -456,6 +459,7 @@ static int run_data(struct client *cl, struct attempt *a)
 			    "%s: %llu message%s lost; each time the exchange was restarted",
 			    a->t->name, (unsigned long long)sd.st.lost,
 			    sd.st.lost == 1 ? "" : "s");
+	pathrun_result(&cl->path_seen, a->out, &sd, &res, &pr);
 	for (int i = 0; i < sd.nnotes; i++) {
 		notes[i].name = sd.notes[i].name;
 		notes[i].value = sd.notes[i].value;
@@ -464,7 +468,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	o = (struct out_result){ .res = &res, .notes = notes,
 				 .nnotes = sd.nnotes,
 				 .streams = stream_results(&sd),
-				 .nstreams = sd.nstreams };
+				 .nstreams = sd.nstreams, .path = &pr };
 	out_result(a->out, &o);
 	free((void *)o.streams);
 	rc = 0;

@@ -31,7 +31,7 @@ enum facts_link {
 /* RoCE addressing, as the GID the test used says. */
 enum facts_roce { FACTS_ROCE_V1 = 1, FACTS_ROCE_V2 = 2 };
 
-#define FACTS_NAME 32
+#define FACTS_NAME 64
 #define FACTS_NUMA_MAX 1023 /* nodes above are refused */
 
 struct path_facts {
@@ -44,6 +44,8 @@ struct path_facts {
 	uint32_t width; /* lanes: 1, 2, 4, 8, 12; 0 unknown */
 	uint32_t active_mtu, max_mtu; /* bytes; 0 unknown */
 	uint32_t path_mtu; /* bytes: the MTU the test's connection used */
+	uint32_t pkt_extra; /* transport header bytes per packet beyond the
+			     * BTH (UD: DETH 8) */
 	uint32_t roce; /* enum facts_roce; 0: not RoCE */
 	bool ip6; /* RoCE v2 / sockets over IPv6 */
 	bool loopback; /* sockets: over the loopback interface */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Small sysfs files under $SYSFS_PATH or /sys (lib/sysfs.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -110,6 +111,31 @@ int sysfs_link_name(char *buf, size_t len, const char *fmt, ...)
 		return -1;
 	memcpy(buf, base, strlen(base) + 1);
 	return 0;
+}
+
+int sysfs_first_entry(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	va_list ap;
+	DIR *d;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vpath(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (rc < 0 || !(d = opendir(path)))
+		return -1;
+	rc = -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= len ||
+		    (rc == 0 && strcmp(e->d_name, buf) >= 0))
+			continue;
+		memcpy(buf, e->d_name, strlen(e->d_name) + 1);
+		rc = 0;
+	}
+	closedir(d);
+	return rc;
 }
 
 bool sysfs_cpulist_has(const char *list, unsigned cpu)

@@ -28,6 +28,11 @@ int sysfs_long(long *v, const char *fmt, ...)
 int sysfs_link_name(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The name of the first entry (by name) of the directory root/PATH,
+ * dot entries aside, into buf.  0 or -1 (none, or the name too long). */
+int sysfs_first_entry(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Is cpu in the kernel's CPU list text ("0-3,8,10-11")? */
 bool sysfs_cpulist_has(const char *list, unsigned cpu);
 /* The NUMA node whose devices/system/node/nodeN/cpulist holds cpu, or

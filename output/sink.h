@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/path.h"
 #include "lib/types.h"
 #include "report.h"
 
@@ -62,6 +63,9 @@ struct out_result {
 	int nnotes;
 	const struct results *streams; /* --streams: each one's, or NULL */
 	uint32_t nstreams;
+	/* Both ends' path facts, the ceiling's limits and the host checks'
+	 * findings (lib/path.h), or NULL. */
+	const struct path_report *path;
 };
 
 /* A failed test: the message (without "qperf: ") and its exit status. */

@@ -440,8 +440,10 @@ int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
 		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \
 		.priv_size = sizeof(struct verbs_priv), .check = x##_check, \
 		.open = x##_open, .close = verbs_close, .post = verbs_post, \
-		.poll = verbs_poll,                                         \
+		.poll = verbs_poll, .facts = verbs_facts,                   \
 	}
 void verbs_close(struct tsess *s);
+/* The link of an open session (transports/verbs_fabric.c). */
+void verbs_facts(const struct tsess *s, struct path_facts *f);
 
 #endif

@@ -30,6 +30,7 @@ srcs="
 	core/help.c
 	core/ctl.c
 	core/session.c
+	core/pathrun.c
 	core/streams.c
 	core/cpu.c
 	core/measure.c
@@ -39,6 +40,7 @@ srcs="
 	transports/table.c
 	transports/sock.c
 	transports/sock_io.c
+	transports/sock_facts.c
 	output/out.c
 	output/report.c
 	output/report_tab.c
