@@ -121,7 +121,8 @@ TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o \
 	output/report_streams.o output/json.o output/plot.o \
-	output/conf_text.o output/sink.o output/capture.o output/report_ival.o
+	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
+	output/json_path.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o \

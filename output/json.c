@@ -674,6 +674,8 @@ static void js_result(void *self, const struct out_result *r)
 	json_test_results(j->doc, j->t, r->res, r->notes, r->nnotes);
 	if (r->streams)
 		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
+	if (r->path && j->doc && j->doc->cur)
+		json_path_add(j->doc->cur, j->t, r->res, r->path);
 }
 
 static void js_error(void *self, const struct out_error *e)

@@ -109,6 +109,15 @@ void json_interval(struct json_doc *d, const struct test_desc *t,
 json_t *json_num(double v);
 
 /*
+ * The ceiling and the host checks of a finished test into its entry test
+ * (output/json_path.c): results.ceiling for a bandwidth test, and the
+ * test's "findings" (an array, empty when nothing was found).
+ */
+struct path_report;
+void json_path_add(json_t *test, const struct test_desc *t,
+		   const struct results *res, const struct path_report *r);
+
+/*
  * A latency summary as the "latency" member of a test's results: count,
  * min_s, mean_s, max_s and the percentiles p50_s ... p99_99_s.
  */
