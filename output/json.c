@@ -42,6 +42,11 @@ static void set(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
+void json_set(json_t *o, const char *k, json_t *v)
+{
+	set(o, k, v);
+}
+
 json_t *json_num(double v)
 {
 	return num(v);

@@ -107,6 +107,8 @@ void json_interval(struct json_doc *d, const struct test_desc *t,
 
 /* A finite number, or null (jansson refuses NaN and infinities). */
 json_t *json_num(double v);
+/* Set member k of object o to v (NULL: null), taking v's reference. */
+void json_set(json_t *o, const char *k, json_t *v);
 
 /*
  * The ceiling and the host checks of a finished test into its entry test

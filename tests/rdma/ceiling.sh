@@ -118,18 +118,19 @@ PY
 	fi
 }
 
-start_server env SYSFS_PATH="$CEIL_SRV" SOFTVERBS_SYSFS="$CEIL_SRV" -- ||
-	fail "ceiling: server on the degraded tree"
-PORT=$SERVER_PORT
-SPID=$SERVER_PID
-ceiling_degraded
-stop_server "$PORT" "$SPID"
-start_server env SYSFS_PATH="$CEIL_OK" SOFTVERBS_SYSFS="$CEIL_OK" -- ||
-	fail "ceiling: server on a clean tree"
-PORT=$SERVER_PORT
-SPID=$SERVER_PID
-ceiling_clean
-stop_server "$PORT" "$SPID"
+# ceiling_on TREE FUNCTION: FUNCTION's checks against our server on TREE.
+ceiling_on() {
+	if ! start_server env SYSFS_PATH="$1" SOFTVERBS_SYSFS="$1" --; then
+		fail "ceiling: our server on $1"
+		return
+	fi
+	PORT=$SERVER_PORT
+	SPID=$SERVER_PID
+	"$2"
+	stop_server "$PORT" "$SPID"
+}
+ceiling_on "$CEIL_SRV" ceiling_degraded
+ceiling_on "$CEIL_OK" ceiling_clean
 if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
 	PORT=$LEGACY_PORT
 	ceiling_legacy
