@@ -286,7 +286,7 @@ static int send_request(struct attempt *a, const struct plan *p)
 	return auth_client(&a->c, secret, &tr, a->err, sizeof(a->err));
 }
 
-static int run_conf(struct attempt *a)
+static int run_conf(struct client *cl, struct attempt *a)
 {
 	uint8_t b[CONF_SIZE];
 	struct conf_info loc, rem;
@@ -313,11 +313,16 @@ static int run_conf(struct attempt *a)
 		if (rc == 0 && x && conf_ext_decode(blk, n, &x[1]) < 0)
 			rc = seterr(a->err, sizeof(a->err),
 				    "bad configuration extension");
+		if (rc == 0) /* the host checks of both ends */
+			pathrun_conf(&cl->path_seen, a->out, x,
+				     (a->h.caps & CAP_FACTS) ? blk : NULL, n);
 		free(blk);
 		if (rc < 0) {
 			free(x);
 			return -1;
 		}
+	} else {
+		pathrun_conf(&cl->path_seen, a->out, x, NULL, 0);
 	}
 	out_conf(a->out, &(struct out_conf){ &loc, &rem, x ? &x[0] : NULL,
 					     x ? &x[1] : NULL, a->run_conf });
@@ -559,7 +564,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	if (rc == 0) {
 		switch (a->t->kind) {
 		case TK_CONF:
-			rc = run_conf(a);
+			rc = run_conf(cl, a);
 			break;
 		case TK_QUIT:
 			rc = ctl_sync(&a->c, SYNC_BEFORE, a->err,

@@ -6,12 +6,16 @@
  */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pathrun.h"
 #include "session.h"
 #include "ctl.h"
+#include "fabric.h"
+#include "lib/alloc.h"
 #include "lib/ceiling.h"
+#include "lib/err.h"
 #include "lib/sysfs.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
@@ -152,6 +156,9 @@ void pathrun_stat_take(struct tside *sd, const uint8_t *blk, size_t n)
 				facts_decode(val, len, &sd->peer_facts) == 0;
 }
 
+static void say(struct path_seen *seen, struct outputs *out,
+		const struct path_report *r);
+
 /* FNV-1a of a finding's end and text. */
 static uint32_t find_hash(const struct path_finding *f)
 {
@@ -199,8 +206,148 @@ void pathrun_result(struct path_seen *seen, struct outputs *out,
 			snprintf(res->ceil.what, sizeof(res->ceil.what), "%s",
 				 r->note);
 	}
+	say(seen, out, r);
+}
+
+/*
+ * conf's host checks of one end from its fabric (x) and sysfs: every
+ * port of every RDMA device, and the governor; no NUMA check (no test
+ * ran).  Findings into r, each once.
+ */
+static void conf_check(const struct conf_ext *x, int end,
+		       struct path_report *r)
+{
+	struct path_report one;
+	struct path_facts *f = &one.f[end];
+	char dir[96];
+	int cpu = sched_getcpu();
+	uint32_t ndev = x->fab.ndevs < FAB_DEV_MAX ? x->fab.ndevs : FAB_DEV_MAX;
+
+	memset(r, 0, sizeof(*r));
+	for (uint32_t d = 0; d <= ndev; d++) {
+		const struct fab_dev *fd = d < ndev ? &x->fab.devs[d] : NULL;
+		uint32_t np = fd ? (fd->nports < FAB_PORT_MAX ? fd->nports :
+								 FAB_PORT_MAX) :
+				   1;
+
+		if (fd && !np)
+			continue;
+		for (uint32_t p = 0; p < np; p++) {
+			memset(&one, 0, sizeof(one));
+			one.have[end] = true;
+			facts_init(f);
+			if (cpu >= 0 &&
+			    sysfs_read(f->governor, sizeof(f->governor),
+				       "devices/system/cpu/cpu%d/cpufreq/scaling_governor",
+				       cpu) < 0)
+				f->governor[0] = '\0';
+			if (fd) {
+				f->kind = FACTS_RDMA;
+				copy(f->dev, sizeof(f->dev), fd->name);
+				f->port = fd->ports[p].port;
+				f->link_layer = fd->ports[p].link_layer;
+				f->active_mtu = fd->ports[p].active_mtu;
+				snprintf(dir, sizeof(dir),
+					 "class/infiniband/%s/device", f->dev);
+				pci_facts(f, dir);
+			}
+			path_findings(&one);
+			for (uint32_t i = 0; i < one.nfind; i++) {
+				bool dup = false;
+
+				for (uint32_t j = 0; j < r->nfind; j++)
+					dup |= strcmp(r->find[j].text,
+						      one.find[i].text) == 0;
+				if (!dup && r->nfind < PATH_FINDINGS_MAX)
+					r->find[r->nfind++] = one.find[i];
+			}
+		}
+		if (!fd)
+			break;
+	}
+}
+
+/* Say each finding of r not yet said in this run. */
+static void say(struct path_seen *seen, struct outputs *out,
+		const struct path_report *r)
+{
 	for (uint32_t i = 0; i < r->nfind; i++)
 		if (!seen_before(seen, find_hash(&r->find[i])))
 			out_warning(out, "%s: %s", path_end_name(r->find[i].end),
 				    r->find[i].text);
+}
+
+size_t pathrun_conf_add(const struct conf_ext *x, uint8_t *blk, size_t n,
+			size_t cap)
+{
+	struct path_report *r = xmalloc(sizeof(*r));
+	char v[256];
+
+	conf_check(x, PATH_SERVER, r);
+	for (uint32_t i = 0; i < r->nfind && n; i++) {
+		size_t k = xsnprintf(v, sizeof(v), "%s%c%s", r->find[i].check,
+				     '\0', r->find[i].text);
+		size_t m = tlv_append(blk, n, cap, CONFX_FINDING, v,
+				      (uint16_t)k);
+
+		if (m)
+			n = m;
+	}
+	free(r);
+	return n;
+}
+
+/* The check names a finding may carry (JSON's enum). */
+static const char *check_name(const char *s)
+{
+	static const char *const names[] = { "pcie_link", "numa", "governor",
+					     "mtu_active", "mtu_ends",
+					     "roce_netdev_mtu" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0)
+			return names[i];
+	return NULL;
+}
+
+void pathrun_conf(struct path_seen *seen, struct outputs *out,
+		  const struct conf_ext *lx, const uint8_t *blk, size_t n)
+{
+	struct path_report *r = xmalloc(sizeof(*r));
+	struct conf_ext *own = NULL;
+	const uint8_t *val;
+	uint16_t type, len;
+	struct tlv_r tr;
+
+	if (!lx) {
+		own = xcalloc(1, sizeof(*own));
+		conf_ext_local(own);
+		lx = own;
+	}
+	conf_check(lx, PATH_CLIENT, r);
+	say(seen, out, r);
+	memset(r, 0, sizeof(*r));
+	if (blk) {
+		tlv_rinit(&tr, blk, n);
+		while (tlv_next(&tr, &type, &val, &len) > 0 &&
+		       r->nfind < PATH_FINDINGS_MAX) {
+			struct path_finding *f = &r->find[r->nfind];
+			char check[24];
+			size_t c = strnlen((const char *)val, len);
+
+			if (type != CONFX_FINDING || c >= len ||
+			    tlv_val_str(check, sizeof(check), val, (uint16_t)c,
+					TLVF_NONUL) < 0 ||
+			    !(f->check = check_name(check)) ||
+			    tlv_val_str(f->text, sizeof(f->text), val + c + 1,
+					(uint16_t)(len - c - 1),
+					TLVF_TRUNC | TLVF_PRINT) < 0)
+				continue; /* not a finding we can show */
+			f->end = PATH_SERVER;
+			r->nfind++;
+		}
+	}
+	say(seen, out, r);
+	free(own);
+	free(r);
 }

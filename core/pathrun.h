@@ -53,4 +53,18 @@ void pathrun_result(struct path_seen *seen, struct outputs *out,
 		    const struct tside *sd, struct results *res,
 		    struct path_report *r);
 
+/*
+ * conf's host checks (no test: no NUMA check).  Server: append one
+ * CONFX_FINDING item per finding of this host (x: its conf extension) to
+ * the CONF extension block blk (n bytes, cap); returns the new size.
+ * Client: say this end's findings (lx, or this host queried when NULL)
+ * and those of the server's block blk (n bytes; NULL: none), each once
+ * per run.
+ */
+struct conf_ext;
+size_t pathrun_conf_add(const struct conf_ext *x, uint8_t *blk, size_t n,
+			size_t cap);
+void pathrun_conf(struct path_seen *seen, struct outputs *out,
+		  const struct conf_ext *lx, const uint8_t *blk, size_t n);
+
 #endif

@@ -5,7 +5,7 @@
 # through SOFTVERBS_SYSFS).  A degraded server (PCIe Gen4 x8 of Gen5 x16,
 # device on NUMA node 1 while the test runs on node 0, governor
 # powersave) gives exactly its three warnings, on the server's side, once
-# per run; a clean pair gives none; -vx shows bw_ceiling (the lowest limit,
+# per run, and conf shows them too; a clean pair gives none; -vx shows bw_ceiling (the lowest limit,
 # named) and bw_efficiency; JSON carries the ceiling and the findings and
 # stays valid against the schema; a 0.4.11 server leaves the client's side
 # only, and says so.  Sourced by tests/rdma/run.sh (C, headline, T, TT,
@@ -57,6 +57,16 @@ ceiling_degraded() {
 	[ "$(grep -c '^    bw_ceiling' "$OUT_FILE")" = 1 ] &&
 		pass "ceiling: no bw_ceiling for a latency test" ||
 		fail "ceiling: no bw_ceiling for a latency test" "$(ctx)"
+	# conf checks the hosts too (no test ran: no NUMA check), with the
+	# server's findings in its CONF extension.
+	CT "$CEIL_CLI" conf
+	if [ "$RC" = 0 ] && [ "$(warnings | wc -l)" = 2 ] &&
+		warnings | sed -n 1p | grep -Eqx "$CEIL_PCIE" &&
+		warnings | sed -n 2p | grep -Eqx "$CEIL_GOV"; then
+		pass "ceiling: conf: the server's PCIe and governor findings"
+	else
+		fail "ceiling: conf: the server's PCIe and governor findings" "$(ctx)"
+	fi
 	# The default layout stays 0.4.11's: the headline and nothing else.
 	CT "$CEIL_CLI" -t "$TT" -rca 1 rc_bw
 	[ "$RC" = 0 ] && [ "$(wc -l <"$OUT_FILE")" = 2 ] &&
