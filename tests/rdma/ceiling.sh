@@ -6,12 +6,14 @@
 # device on NUMA node 1 while the test runs on node 0, governor
 # powersave) gives exactly its three warnings, on the server's side, once
 # per run, and conf shows them too; a clean pair gives none; -vx shows bw_ceiling (the lowest limit,
-# named) and bw_efficiency; JSON carries the ceiling and the findings and
+# named) and bw_efficiency; RoCE v2 counts its headers and an interface
+# MTU below the path MTU is found; JSON carries the ceiling and the findings and
 # stays valid against the schema; a 0.4.11 server leaves the client's side
 # only, and says so.  Sourced by tests/rdma/run.sh (C, headline, T, TT,
 # PORT, start_server and the helpers of tests/lib.sh).
 
 CEIL_SRV=$T/ceil-srv CEIL_OK=$T/ceil-ok CEIL_CLI=$T/ceil-cli CEIL_LOW=$T/ceil-low
+CEIL_ROCE=$T/ceil-roce
 # The server is pinned (-rca 1: CPU 0, NUMA node 0 on every machine) so
 # that qperf does not place it on its device's planted node 1, which this
 # host may lack: the test then runs on node 0, as the check should see.
@@ -22,7 +24,9 @@ CEIL_SRV=$T/ceil-srv CEIL_OK=$T/ceil-ok CEIL_CLI=$T/ceil-cli CEIL_LOW=$T/ceil-lo
 	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_OK" --pcie 5,16 --speed NDR \
 		--width 4x >/dev/null &&
 	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_LOW" --pcie 5,16 --speed NDR \
-		--width 4x --governor powersave >/dev/null ||
+		--width 4x --governor powersave >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_ROCE" --pcie 5,16 --speed NDR \
+		--width 4x --link-layer eth --net-mtu 1500 >/dev/null ||
 	fail "ceiling: sysfs-plant makes the trees"
 
 # CT TREE ARGS...: our client (node 2) on planted tree TREE.
@@ -113,6 +117,21 @@ ceiling_clean() {
 		pass "ceiling: loopback: no efficiency"
 }
 
+# RoCE v2 (IPv4 GIDs): the port's ceiling counts Ethernet, IP, UDP, BTH
+# and ICRC (2048/2130 of 50 GB/s); the server's interface MTU 1500 cannot
+# carry the path MTU 2048.
+ceiling_roce() {
+	run env SOFTVERBS_NODE=2 SOFTVERBS_LINK_LAYER=eth SYSFS_PATH="$CEIL_OK" \
+		SOFTVERBS_SYSFS="$CEIL_OK" "$QPERF" localhost -lp "$PORT" \
+		-t "$TT" -vx rc_bw
+	expect "ceiling: RoCE v2: the port's ceiling, named" 0 \
+		'^    bw_ceiling     =  48.1 GB/sec \(4x NDR RoCE v2 port of the client \(softv0:1\) at MTU 2048\)$' \
+		'^qperf: warning: server: eth0: interface MTU 1500 too small for RoCE path MTU 2048 \(needs 2108\): raise it \(ip link set eth0 mtu 9000\)$'
+	[ "$(warnings | wc -l)" = 1 ] &&
+		pass "ceiling: RoCE v2: that warning only" ||
+		fail "ceiling: RoCE v2: that warning only" "$(ctx)"
+}
+
 ceiling_legacy() {
 	CT "$CEIL_CLI" -t "$TT" --json rc_bw
 	if [ "$RC" = 0 ] && python3 - "$OUT_FILE" <<'PY'; then
@@ -141,6 +160,9 @@ ceiling_on() {
 }
 ceiling_on "$CEIL_SRV" ceiling_degraded
 ceiling_on "$CEIL_OK" ceiling_clean
+export SOFTVERBS_LINK_LAYER=eth
+ceiling_on "$CEIL_ROCE" ceiling_roce
+unset SOFTVERBS_LINK_LAYER
 if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
 	PORT=$LEGACY_PORT
 	ceiling_legacy
