@@ -5,12 +5,13 @@
 # through SOFTVERBS_SYSFS).  A degraded server (PCIe Gen4 x8 of Gen5 x16,
 # device on NUMA node 1 while the test runs on node 0, governor
 # powersave) gives exactly its three warnings, on the server's side, once
-# per run, and conf shows them too; a clean pair gives none; -vx shows bw_ceiling (the lowest limit,
-# named) and bw_efficiency; RoCE v2 counts its headers and an interface
-# MTU below the path MTU is found; JSON carries the ceiling and the findings and
-# stays valid against the schema; a 0.4.11 server leaves the client's side
-# only, and says so.  Sourced by tests/rdma/run.sh (C, headline, T, TT,
-# PORT, start_server and the helpers of tests/lib.sh).
+# per run, and conf shows them too; a clean pair gives none; -vx shows
+# bw_ceiling (the lowest limit, named) and bw_efficiency; RoCE v2 counts
+# its headers, and an interface MTU below the path MTU is found; JSON
+# carries the ceiling and the findings and stays valid against the
+# schema; a 0.4.11 server leaves the client's side only, and says so.
+# Sourced by tests/rdma/run.sh (C, headline, T, TT, PORT, start_server
+# and the helpers of tests/lib.sh).
 
 CEIL_SRV=$T/ceil-srv CEIL_OK=$T/ceil-ok CEIL_CLI=$T/ceil-cli CEIL_LOW=$T/ceil-low
 CEIL_ROCE=$T/ceil-roce
