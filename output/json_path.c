@@ -25,14 +25,14 @@ static json_t *facts_json(const struct path_facts *f)
 	static const char *const kinds[] = { "none", "rdma", "socket" };
 	json_t *o = json_object();
 
-	json_set(o, "kind", json_string(f->kind <= FACTS_SOCK ? kinds[f->kind] :
-							    "none"));
+	json_set(o, "kind", json_string(f->kind <= FACTS_SOCK ?
+						kinds[f->kind] : "none"));
 	json_set(o, "device", str_or_null(f->dev));
 	json_set(o, "port", u32_or_null(f->port));
-	json_set(o, "link_layer", f->link_layer == FACTS_LL_IB ?
-				     json_string("InfiniBand") :
-			     f->link_layer == FACTS_LL_ETH ?
-				     json_string("Ethernet") : json_null());
+	json_set(o, "link_layer",
+		 f->link_layer == FACTS_LL_IB  ? json_string("InfiniBand") :
+		 f->link_layer == FACTS_LL_ETH ? json_string("Ethernet") :
+						 json_null());
 	json_set(o, "speed_code", u32_or_null(f->speed));
 	json_set(o, "width", u32_or_null(f->width));
 	json_set(o, "active_mtu_B", u32_or_null(f->active_mtu));
@@ -46,11 +46,10 @@ static json_t *facts_json(const struct path_facts *f)
 	json_set(o, "pcie_width", u32_or_null(f->pcie_width));
 	json_set(o, "pcie_max_gen", u32_or_null(f->pcie_max_gen));
 	json_set(o, "pcie_max_width", u32_or_null(f->pcie_max_width));
-	json_set(o, "numa_node", f->dev_numa >= 0 ? json_integer(f->dev_numa) :
-					       json_null());
-	json_set(o, "test_numa_node", f->test_numa >= 0 ?
-					 json_integer(f->test_numa) :
-					 json_null());
+	json_set(o, "numa_node",
+		 f->dev_numa >= 0 ? json_integer(f->dev_numa) : json_null());
+	json_set(o, "test_numa_node",
+		 f->test_numa >= 0 ? json_integer(f->test_numa) : json_null());
 	json_set(o, "governor", str_or_null(f->governor));
 	json_set(o, "netdev", str_or_null(f->netdev));
 	json_set(o, "netdev_speed_Mbps", u32_or_null(f->net_speed));
@@ -62,10 +61,12 @@ static json_t *ceiling_json(const struct path_report *r, double bw)
 {
 	json_t *o = json_object(), *lim = json_array(), *in = json_object();
 
-	json_set(o, "value_Bps", r->ceil.valid ? json_num(r->ceil.bps) : json_null());
-	json_set(o, "limit", r->ceil.valid ? json_string(r->ceil.what) : json_null());
-	json_set(o, "efficiency", r->ceil.valid ? json_num(bw / r->ceil.bps) :
-					     json_null());
+	json_set(o, "value_Bps",
+		 r->ceil.valid ? json_num(r->ceil.bps) : json_null());
+	json_set(o, "limit",
+		 r->ceil.valid ? json_string(r->ceil.what) : json_null());
+	json_set(o, "efficiency",
+		 r->ceil.valid ? json_num(bw / r->ceil.bps) : json_null());
 	json_set(o, "note", str_or_null(r->note));
 	for (uint32_t i = 0; i < r->nlimits; i++) {
 		const struct path_limit *l = &r->limits[i];
@@ -78,10 +79,9 @@ static json_t *ceiling_json(const struct path_report *r, double bw)
 		json_array_append_new(lim, e);
 	}
 	json_set(o, "limits", lim);
-	json_set(in, "client", r->have[PATH_CLIENT] ?
-				  facts_json(&r->f[PATH_CLIENT]) : json_null());
-	json_set(in, "server", r->have[PATH_SERVER] ?
-				  facts_json(&r->f[PATH_SERVER]) : json_null());
+	for (int e = PATH_CLIENT; e <= PATH_SERVER; e++)
+		json_set(in, path_end_name(e),
+			 r->have[e] ? facts_json(&r->f[e]) : json_null());
 	json_set(o, "inputs", in);
 	return o;
 }
