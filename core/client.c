@@ -30,6 +30,7 @@
 #include "measure.h"
 #include "session.h"
 #include "session_cnt.h"
+#include "pathrun.h"
 #include "lib/tlv.h"
 #include "output/report.h"
 #include "output/sink.h"
@@ -51,6 +52,7 @@ struct client {
 	char run_err[ERR_MAX]; /* the run's error: the first failure */
 	bool ival_warned; /* said once that the server sends no intervals */
 	struct checks *checks; /* --expect, --baseline: NULL if none */
+	struct path_seen path_seen; /* findings said (core/pathrun.h) */
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -287,7 +289,7 @@ static int send_request(struct attempt *a, const struct plan *p)
 	return auth_client(&a->c, secret, &tr, a->err, sizeof(a->err));
 }
 
-static int run_conf(struct attempt *a)
+static int run_conf(struct client *cl, struct attempt *a)
 {
 	uint8_t b[CONF_SIZE];
 	struct conf_info loc, rem;
@@ -314,11 +316,16 @@ static int run_conf(struct attempt *a)
 		if (rc == 0 && x && conf_ext_decode(blk, n, &x[1]) < 0)
 			rc = seterr(a->err, sizeof(a->err),
 				    "bad configuration extension");
+		if (rc == 0) /* the host checks of both ends */
+			pathrun_conf(&cl->path_seen, a->out, x,
+				     (a->h.caps & CAP_FACTS) ? blk : NULL, n);
 		free(blk);
 		if (rc < 0) {
 			free(x);
 			return -1;
 		}
+	} else {
+		pathrun_conf(&cl->path_seen, a->out, x, NULL, 0);
 	}
 	out_conf(a->out, &(struct out_conf){ &loc, &rem, x ? &x[0] : NULL,
 					     x ? &x[1] : NULL, a->run_conf });
@@ -421,6 +428,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct report_note notes[TNOTE_MAX];
 	struct out_result o;
 	struct cnt_both cnt;
+	struct path_report pr;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -462,6 +470,7 @@ static int run_data(struct client *cl, struct attempt *a)
 			    sd.st.lost == 1 ? "" : "s");
 	session_cnt_result(&sd, &cnt, a->out);
 	res.cnt = &cnt;
+	pathrun_result(&cl->path_seen, a->out, &sd, &res, &pr);
 	for (int i = 0; i < sd.nnotes; i++) {
 		notes[i].name = sd.notes[i].name;
 		notes[i].value = sd.notes[i].value;
@@ -470,7 +479,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	o = (struct out_result){ .res = &res, .notes = notes,
 				 .nnotes = sd.nnotes,
 				 .streams = stream_results(&sd),
-				 .nstreams = sd.nstreams };
+				 .nstreams = sd.nstreams, .path = &pr };
 	o.verdict = checks_result(cl->checks, a->out, a->t, a->s, &a->par,
 				  &res);
 	out_result(a->out, &o);
@@ -563,7 +572,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	if (rc == 0) {
 		switch (a->t->kind) {
 		case TK_CONF:
-			rc = run_conf(a);
+			rc = run_conf(cl, a);
 			break;
 		case TK_QUIT:
 			rc = ctl_sync(&a->c, SYNC_BEFORE, a->err,

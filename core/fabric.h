@@ -27,7 +27,10 @@ enum confx_item {
 	CONFX_PORT = 7, /* 8 x u32: port, state, phys_state, width,
 			 * speed_mbps, link_layer, active_mtu, lid */
 	CONFX_GID = 8, /* u32 index, u32 type, 16-byte GID: of the last port */
-	CONFX_TRUNCATED = 9 /* u32 1: entries were left out */
+	CONFX_TRUNCATED = 9, /* u32 1: entries were left out */
+	CONFX_FINDING = 10 /* bytes: a host check's name, NUL, its text; once
+			    * per finding, to a client with CAP_FACTS
+			    * (core/pathrun.h) */
 };
 
 #define CONFX_PORT_LEN 32

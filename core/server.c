@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "fabric.h"
 #include "measure.h"
+#include "pathrun.h"
 #include "session.h"
 #include "lib/tlv.h"
 #include "output/report.h"
@@ -224,7 +225,8 @@ static int validate(const struct test_desc *t, struct req *q,
 }
 
 /* The CONF extension for a 0.5 client (core/fabric.h). */
-static int send_conf_ext(struct ctl *c, char *err, size_t errlen)
+static int send_conf_ext(struct ctl *c, uint32_t caps, char *err,
+			 size_t errlen)
 {
 	struct conf_ext *x = xcalloc(1, sizeof(*x));
 	uint8_t *b = xmalloc(TLV_MAX);
@@ -233,6 +235,8 @@ static int send_conf_ext(struct ctl *c, char *err, size_t errlen)
 
 	conf_ext_local(x);
 	n = conf_ext_encode(x, b, TLV_MAX);
+	if (n && (caps & CAP_FACTS))
+		n = pathrun_conf_add(x, b, n, TLV_MAX);
 	rc = n ? ctl_send_block(c, b, n, "configuration extension", err,
 				errlen) :
 		 seterr(err, errlen, "internal error: configuration extension");
@@ -325,7 +329,7 @@ static int serve_one(int fd, const struct plan *p)
 			      sizeof(err));
 		if (rc == 0 && q.ext && q.ext_ver >= 2 &&
 		    (q.caps & CAP_CONF_EXT))
-			rc = send_conf_ext(&c, err, sizeof(err));
+			rc = send_conf_ext(&c, q.caps, err, sizeof(err));
 		break;
 	}
 	case TK_QUIT:

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/hist.h"
+#include "pathrun.h"
 #include "measure.h"
 #include "opts.h"
 #include "lib/numa.h"
@@ -133,7 +134,7 @@ uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
-			CAP_COUNTERS;
+			CAP_COUNTERS | CAP_FACTS;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -194,6 +195,7 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 							  ext, EXT_STAT_MAX)
 				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
 						   ext, EXT_STAT_MAX);
+		n = pathrun_stat_add(sd, ext, n, EXT_STAT_MAX);
 		if (n && sd->ext_ver >= 2 && (sd->peer_caps & CAP_COUNTERS))
 			n = session_cnt_append(sd, ext, n, EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
@@ -225,6 +227,8 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 		if (rc == 0 && ext_stat_decode(ext, n, &sd->peer,
 					       sd->peer_hist) < 0)
 			rc = seterr(err, errlen, "bad results extension");
+		if (rc == 0)
+			pathrun_stat_take(sd, ext, n);
 		if (rc == 0 && sd->nstreams) {
 			sd->peer_sst = xcalloc(sd->nstreams,
 					       sizeof(*sd->peer_sst));
@@ -377,6 +381,10 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	}
 	if (open_streams(sd, &ch, v, n, err, errlen) < 0)
 		goto out;
+	if (!sd->server || (sd->peer_caps & CAP_FACTS)) {
+		pathrun_gather(s, &sd->facts);
+		sd->have_facts = true;
+	}
 	/* The transport placed its buffers on a node: run there too
 	 * (perftest does the same), unless -ca chose this side's CPU.
 	 * Several streams place their own threads. */

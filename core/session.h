@@ -50,6 +50,11 @@ struct tside {
 	/* Loss and error counters over the window (core/session_cnt.h):
 	 * this side's and, on a client, the server's (valid false: none). */
 	struct cnt_end cnt, peer_cnt;
+	/* Path facts (core/pathrun.h): this side's, gathered when its data
+	 * path opened (a server only for a client with CAP_FACTS), and on a
+	 * client the server's from its STAT block. */
+	bool have_facts, have_peer_facts;
+	struct path_facts facts, peer_facts;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;

@@ -73,6 +73,21 @@ size_t tlv_finish(struct tlv_w *w)
 	return w->len;
 }
 
+size_t tlv_append(uint8_t *blk, size_t n, size_t cap, uint16_t type,
+		  const void *v, uint16_t len)
+{
+	if (n < TLV_HDR || n > cap || cap - n < 4u + len ||
+	    n + 4u + len > TLV_BIG_MAX)
+		return 0;
+	wire_put(blk + n, type, 2);
+	wire_put(blk + n + 2, len, 2);
+	if (len)
+		memcpy(blk + n + 4, v, len);
+	n += 4u + len;
+	wire_put(blk + 4, n, 4);
+	return n;
+}
+
 size_t tlv_header(const uint8_t hdr[TLV_HDR])
 {
 	uint64_t len = wire_get(hdr + 4, 4);

@@ -48,6 +48,13 @@ void tlv_end(struct tlv_w *w, uint16_t type, size_t len);
 /* Fill in the length; returns the block's size, or 0 if it overflowed. */
 size_t tlv_finish(struct tlv_w *w);
 
+/*
+ * Add one item to a finished block blk of n bytes (cap bytes of room) and
+ * fix its length.  Returns the new size, or 0 if it does not fit.
+ */
+size_t tlv_append(uint8_t *blk, size_t n, size_t cap, uint16_t type,
+		  const void *v, uint16_t len);
+
 /* Check a header; returns the block's total length, or 0 if bad. */
 size_t tlv_header(const uint8_t hdr[TLV_HDR]);
 

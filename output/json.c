@@ -43,6 +43,11 @@ static void set(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
+void json_set(json_t *o, const char *k, json_t *v)
+{
+	set(o, k, v);
+}
+
 json_t *json_num(double v)
 {
 	return num(v);
@@ -690,6 +695,8 @@ static void js_result(void *self, const struct out_result *r)
 		    json_counters(r->res->cnt));
 	if (r->streams)
 		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
+	if (r->path && j->doc && j->doc->cur)
+		json_path_add(j->doc->cur, j->t, r->res, r->path);
 	json_test_verdict(j->doc, r->verdict);
 }
 

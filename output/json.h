@@ -107,6 +107,17 @@ void json_interval(struct json_doc *d, const struct test_desc *t,
 
 /* A finite number, or null (jansson refuses NaN and infinities). */
 json_t *json_num(double v);
+/* Set member k of object o to v (NULL: null), taking v's reference. */
+void json_set(json_t *o, const char *k, json_t *v);
+
+/*
+ * The ceiling and the host checks of a finished test into its entry test
+ * (output/json_path.c): results.ceiling for a bandwidth test, and the
+ * test's "findings" (an array, empty when nothing was found).
+ */
+struct path_report;
+void json_path_add(json_t *test, const struct test_desc *t,
+		   const struct results *res, const struct path_report *r);
 
 /*
  * A latency summary as the "latency" member of a test's results: count,

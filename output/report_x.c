@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "transports/transport.h"
+#include "lib/err.h"
 #include "lib/hist.h"
 #include "report.h"
 #include "report_tab.h"
@@ -112,6 +113,43 @@ static void extra_cost(struct report_table *t, const char *name, double sec)
 	report_put_val(t, "", name, unit, v);
 }
 
+/*
+ * The ceiling of a bandwidth test's path and the share of it the test
+ * reached (issue 18): "bw_ceiling = 49.7 GB/sec (4x NDR port of ...)",
+ * "bw_efficiency = 92.3%"; with no ceiling known "bw_ceiling = none
+ * (loopback)".  Other tests have neither (ceil.what is empty).
+ */
+static void extra_ceiling(struct report_table *t, const struct results *res)
+{
+	const struct ceiling *c = &res->ceil;
+	struct report_entry *e;
+	char num[REPORT_DATA_MAX];
+	const char *unit;
+	double v = c->bps;
+
+	if (!c->valid) {
+		if (c->what[0] && (e = report_add(t, "", "bw_ceiling", NULL)))
+			xsnprintf(e->data, sizeof(e->data), "none (%s)",
+				  c->what);
+		return;
+	}
+	unit = report_unit(t->o, RQ_BAND, &v);
+	report_put_val(t, "", "bw_ceiling", unit, v);
+	if (!t->n || strcmp(t->e[t->n - 1].name, "bw_ceiling") != 0)
+		return;
+	e = &t->e[t->n - 1];
+	snprintf(num, sizeof(num), "%s", e->data);
+	e->unit = NULL;
+	xsnprintf(e->data, sizeof(e->data), "%s %s (%s)", num, unit, c->what);
+	report_put_val(t, "", "bw_efficiency", "%", res->recv_bw / c->bps * 100);
+	if (strcmp(t->e[t->n - 1].name, "bw_efficiency") != 0)
+		return;
+	e = &t->e[t->n - 1];
+	e->unit = NULL;
+	snprintf(e->data + strlen(e->data),
+		 sizeof(e->data) - strlen(e->data), "%%");
+}
+
 void report_extra(struct report_table *t, const struct results *res)
 {
 	if (t->o->v_extra < 1)
@@ -126,4 +164,5 @@ void report_extra(struct report_table *t, const struct results *res)
 	extra_cost(t, "send_cost_msg", res->send_cost_msg);
 	extra_cost(t, "recv_cost_msg", res->recv_cost_msg);
 	report_cnt(t, res->cnt);
+	extra_ceiling(t, res);
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/path.h"
 #include "lib/types.h"
 #include "report.h"
 
@@ -65,6 +66,9 @@ struct out_result {
 	/* --expect/--baseline: the result's checks (lib/verdict.h), or NULL
 	 * (then nothing is said: the report stays 0.4.11's) */
 	const struct verdict *verdict;
+	/* Both ends' path facts, the ceiling's limits and the host checks'
+	 * findings (lib/path.h), or NULL. */
+	const struct path_report *path;
 };
 
 /* A failed test: the message (without "qperf: ") and its exit status. */

@@ -774,6 +774,7 @@ _Static_assert(sizeof(struct sock_priv) <= SOCK_PRIV_MAX,
 		.max_msg = max, .priv_size = sizeof(struct sock_priv),  \
 		.open = open_##x, .close = sock_close, .post = sock_post, \
 		.poll = sock_poll, .counters = sock_counters,           \
+		.facts = sock_facts,                                    \
 	}
 
 SOCK_TRANSPORT(tcp, "TCP", TF_EOF_ENDS, 0);

@@ -84,4 +84,11 @@ static inline bool is_eagain(int e)
 bool sock_nb_ready(struct sock_priv *sp, short ev, uint64_t ns);
 
 
+/*
+ * The interface of the data socket's local address (the control
+ * connection's when the data socket has none bound): name, loopback or
+ * not, IPv6 or not (transports/sock_facts.c).
+ */
+void sock_facts(const struct tsess *s, struct path_facts *f);
+
 #endif

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "lib/facts.h"
 #include "lib/types.h"
 
 /* Which headline figures a test reports (spec §3.5). */
@@ -298,6 +299,16 @@ struct transport {
 	 * left out).
 	 */
 	void (*counters)(struct tsess *s, struct cnt_set *c);
+
+	/*
+	 * Optional.  What this side knows of the link the session uses,
+	 * into f (facts_init()ed by the caller): verbs the device, port,
+	 * link layer, speed, width and MTUs; sockets the interface of the
+	 * data connection's local address (none on loopback).  The core
+	 * adds what sysfs says (core/pathrun.c).  After a successful open(),
+	 * before close().  Never blocks on the peer.
+	 */
+	void (*facts)(const struct tsess *s, struct path_facts *f);
 };
 
 #define PAR_BIT(p) (1ull << (p))

@@ -165,3 +165,28 @@ void verbs_fabric_query(struct fabric *f)
 	}
 	ibv_free_device_list(list);
 }
+
+void verbs_facts(const struct tsess *s, struct path_facts *f)
+{
+	const struct verbs_priv *v = s->priv;
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					      0xff, 0xff };
+
+	if (!v || !v->ctx)
+		return;
+	f->kind = FACTS_RDMA;
+	snprintf(f->dev, sizeof(f->dev), "%s", v->info.device);
+	f->port = v->info.port;
+	f->link_layer = v->info.roce ? FACTS_LL_ETH : FACTS_LL_IB;
+	f->speed = v->pattr.active_speed;
+	f->width = width_lanes(v->pattr.active_width);
+	f->active_mtu = v->info.active_mtu;
+	f->max_mtu = verbs_mtu_bytes(v->pattr.max_mtu);
+	f->path_mtu = v->info.path_mtu;
+	f->pkt_extra = v->k && v->k->qp_type == IBV_QPT_UD ? 8 : 0; /* DETH */
+	if (v->info.roce) {
+		f->roce = v->info.gid_type == VG_ROCE_V1 ? FACTS_ROCE_V1 :
+							  FACTS_ROCE_V2;
+		f->ip6 = memcmp(v->info.gid, v4mapped, 12) != 0;
+	}
+}

@@ -445,8 +445,10 @@ void verbs_counters(struct tsess *s, struct cnt_set *c);
 		.priv_size = sizeof(struct verbs_priv), .check = x##_check, \
 		.open = x##_open, .close = verbs_close, .post = verbs_post, \
 		.counters = verbs_counters,                                 \
-		.poll = verbs_poll,                                         \
+		.poll = verbs_poll, .facts = verbs_facts,                   \
 	}
 void verbs_close(struct tsess *s);
+/* The link of an open session (transports/verbs_fabric.c). */
+void verbs_facts(const struct tsess *s, struct path_facts *f);
 
 #endif

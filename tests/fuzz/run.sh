@@ -31,6 +31,7 @@ srcs="
 	core/ctl.c
 	core/session.c
 	core/session_cnt.c
+	core/pathrun.c
 	core/streams.c
 	core/cpu.c
 	core/measure.c
@@ -41,6 +42,7 @@ srcs="
 	transports/sock.c
 	transports/sock_io.c
 	transports/sock_cnt.c
+	transports/sock_facts.c
 	output/out.c
 	output/report.c
 	output/report_tab.c

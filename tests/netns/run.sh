@@ -6,7 +6,8 @@
 # (10.77.0.2).  A `tc tbf` rate limit on the client's veth (the sending
 # side of tcp_bw and udp_bw) gives a known bandwidth; the reported tcp_bw
 # and the receiver-side udp_bw figure (recv_bw) must be within 10% of it
-# (of the payload share of it: see EFF_TCP and EFF_UDP below).
+# (of the payload share of it: see EFF_TCP and EFF_UDP below).  The
+# ceiling qperf derives from the veth's sysfs speed is checked once.
 # An unshaped run first shows the link is much faster than the limit, so
 # the limit, not the machine, sets the figure.  At the first rate the same
 # is checked for 0.4.11's client against our server (its figures come from
@@ -117,6 +118,17 @@ C -t 0.5 tcp_lat udp_lat
 [ "$RC" = 0 ] && [ "$(count_lines '^    latency  =  ')" = 2 ] &&
 	pass "tcp_lat and udp_lat across namespaces" ||
 	fail "tcp_lat and udp_lat across namespaces" "$(ctx)"
+
+# The ceiling of a socket test (docs/ceiling.md): the speed of the
+# interface the data connection uses, from sysfs (veth says 10000 Mb/s
+# when up): TCP at MTU 1500 carries 1448 of 1538 bytes, 1.177 GB/s; both
+# ends say the same, and the client's is named.
+C -t 0.3 -vx tcp_bw
+expect "tcp_bw -vx: the ceiling is the veth's 10000 Mb/s, named" 0 \
+	"^    bw_ceiling     =  1\\.18 GB/sec \\(10000 Mb/s interface of the client \\($VC\\) at MTU 1500\\)\$"
+has '^    bw_efficiency  =  [0-9.]+%$' &&
+	pass "tcp_bw -vx: bw_efficiency over the veth" ||
+	fail "tcp_bw -vx: bw_efficiency over the veth" "$(ctx)"
 
 # Unshaped: the link is far faster than the limits below.
 C -t 1 -ub -uu tcp_bw

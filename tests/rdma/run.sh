@@ -14,6 +14,7 @@
 #   RDMA_STREAMS=1 only --streams (tests/rdma/streams.sh)
 #   RDMA_COUNTERS=1 only the port counters (tests/rdma/counters.sh; with
 #                  RDMA_PASS=plain, one pass)
+#   RDMA_CEILING=1 only the ceiling and host checks (tests/rdma/ceiling.sh)
 #   RDMA_CM_ONLY=1 only -cm1 and rsockets (tests/rdma/cm.sh; with
 #                  RDMA_PASS=plain, one pass)
 #   RDMA_ASAN=1    the whole suite on ASan+UBSan builds of this qperf and
@@ -231,6 +232,10 @@ ud_delay_checks() {
 
 if [ -n "${RDMA_KNOBS:-}" ]; then
 	. "$(dirname "$0")/knobs.sh"
+	finish
+fi
+if [ -n "${RDMA_CEILING:-}" ]; then # only tests/rdma/ceiling.sh
+	. "$(dirname "$0")/ceiling.sh"
 	finish
 fi
 if [ -n "${RDMA_STREAMS:-}" ]; then # only --streams (tests/rdma/streams.sh)
@@ -626,6 +631,8 @@ section "verbs knobs and NUMA (knobs.sh)"
 . "$(dirname "$0")/knobs.sh"
 section "--streams (streams.sh)"
 . "$(dirname "$0")/streams.sh"
+section "ceiling and host checks (ceiling.sh)"
+. "$(dirname "$0")/ceiling.sh"
 
 # --- aborted clients: nothing of theirs stays -----------------------------------
 section "aborted clients: nothing of theirs stays"

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The ceiling of the path and the host checks (issue 18 items 1 and 2;
+# docs/ceiling.md), over softverbs with a planted sysfs tree per end
+# (softverbs/sysfs-plant; qperf reads it through SYSFS_PATH, softverbs
+# through SOFTVERBS_SYSFS).  A degraded server (PCIe Gen4 x8 of Gen5 x16,
+# device on NUMA node 1 while the test runs on node 0, governor
+# powersave) gives exactly its three warnings, on the server's side, once
+# per run, and conf shows them too; a clean pair gives none; -vx shows
+# bw_ceiling (the lowest limit, named) and bw_efficiency; RoCE v2 counts
+# its headers, and an interface MTU below the path MTU is found; JSON
+# carries the ceiling and the findings and stays valid against the
+# schema; a 0.4.11 server leaves the client's side only, and says so.
+# Sourced by tests/rdma/run.sh (C, headline, T, TT, PORT, start_server
+# and the helpers of tests/lib.sh).
+
+CEIL_SRV=$T/ceil-srv CEIL_OK=$T/ceil-ok CEIL_CLI=$T/ceil-cli CEIL_LOW=$T/ceil-low
+CEIL_ROCE=$T/ceil-roce
+# The server is pinned (-rca 1: CPU 0, NUMA node 0 on every machine) so
+# that qperf does not place it on its device's planted node 1, which this
+# host may lack: the test then runs on node 0, as the check should see.
+"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_SRV" --pcie 4,8 --pcie-max 5,16 \
+	--numa 1 --governor powersave --speed NDR --width 4x >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_CLI" --pcie 5,16 --speed NDR \
+		--width 4x >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_OK" --pcie 5,16 --speed NDR \
+		--width 4x >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_LOW" --pcie 5,16 --speed NDR \
+		--width 4x --governor powersave >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_ROCE" --pcie 5,16 --speed NDR \
+		--width 4x --link-layer eth --net-mtu 1500 >/dev/null ||
+	fail "ceiling: sysfs-plant makes the trees"
+
+# CT TREE ARGS...: our client (node 2) on planted tree TREE.
+CT() {
+	run env SOFTVERBS_NODE=2 SYSFS_PATH="$1" SOFTVERBS_SYSFS="$1" \
+		"$QPERF" localhost -lp "$PORT" "${@:2}"
+}
+# The warning lines of the last run's stderr.
+warnings() {
+	grep '^qperf: warning: ' "$ERR_FILE"
+}
+
+CEIL_PCIE='qperf: warning: server: softv0: PCIe link at Gen4 x8, below its maximum Gen5 x16: reseat the card or check the slot and its BIOS setting \(0000:17:00.0\)'
+CEIL_NUMA='qperf: warning: server: softv0: on NUMA node 1, the test ran on node 0: run it on node 1 \(--numa_node 1, or -ca with a CPU of that node\)'
+CEIL_GOV='qperf: warning: server: cpufreq: CPU frequency governor is powersave, not performance: set it \(cpupower frequency-set -g performance\)'
+
+ceiling_degraded() {
+	CT "$CEIL_CLI" -t "$TT" -rca 1 -vx rc_bw rc_lat
+	expect "ceiling: degraded server: rc_bw rc_lat run" 0 "$(headline rc_bw)"
+	if [ "$(warnings | wc -l)" = 3 ] &&
+		warnings | sed -n 1p | grep -Eqx "$CEIL_PCIE" &&
+		warnings | sed -n 2p | grep -Eqx "$CEIL_NUMA" &&
+		warnings | sed -n 3p | grep -Eqx "$CEIL_GOV"; then
+		pass "ceiling: degraded server: exactly its 3 warnings, once per run"
+	else
+		fail "ceiling: degraded server: exactly its 3 warnings, once per run" "$(ctx)"
+	fi
+	has '^    bw_ceiling     =  14.4 GB/sec \(PCIe Gen4 x8 of the server \(0000:17:00.0\)\)$' &&
+		has '^    bw_efficiency  =  [0-9.]+%$' &&
+		pass "ceiling: -vx: bw_ceiling names the server's PCIe, bw_efficiency follows" ||
+		fail "ceiling: -vx: bw_ceiling names the server's PCIe, bw_efficiency follows" "$(ctx)"
+	[ "$(grep -c '^    bw_ceiling' "$OUT_FILE")" = 1 ] &&
+		pass "ceiling: no bw_ceiling for a latency test" ||
+		fail "ceiling: no bw_ceiling for a latency test" "$(ctx)"
+	# conf checks the hosts too (no test ran: no NUMA check), with the
+	# server's findings in its CONF extension.
+	CT "$CEIL_CLI" conf
+	if [ "$RC" = 0 ] && [ "$(warnings | wc -l)" = 2 ] &&
+		warnings | sed -n 1p | grep -Eqx "$CEIL_PCIE" &&
+		warnings | sed -n 2p | grep -Eqx "$CEIL_GOV"; then
+		pass "ceiling: conf: the server's PCIe and governor findings"
+	else
+		fail "ceiling: conf: the server's PCIe and governor findings" "$(ctx)"
+	fi
+	# The default layout stays 0.4.11's: the headline and nothing else.
+	CT "$CEIL_CLI" -t "$TT" -rca 1 rc_bw
+	[ "$RC" = 0 ] && [ "$(wc -l <"$OUT_FILE")" = 2 ] &&
+		! has 'ceiling|efficiency' &&
+		pass "ceiling: the default report is 0.4.11's two lines" ||
+		fail "ceiling: the default report is 0.4.11's two lines" "$(ctx)"
+	CT "$CEIL_CLI" -t "$TT" -rca 1 --json rc_bw
+	if [ "$RC" = 0 ] && python3 "$LIB_ROOT/tests/json_check.py" doc "$OUT_FILE" &&
+		python3 - "$OUT_FILE" <<'PY'; then
+import json, sys
+t = json.load(open(sys.argv[1]))["tests"][0]
+c = t["results"]["ceiling"]
+assert c["limit"] == "PCIe Gen4 x8 of the server (0000:17:00.0)", c
+assert abs(c["value_Bps"] - 14.4035e9) < 1e6, c
+assert 0 < c["efficiency"] < 1, c
+assert c["inputs"]["server"]["pcie_width"] == 8, c
+assert c["inputs"]["client"]["pcie_width"] == 16, c
+f = [(x["end"], x["check"]) for x in t["findings"]]
+assert f == [("server", "pcie_link"), ("server", "numa"),
+             ("server", "governor")], f
+PY
+		pass "ceiling: JSON: ceiling and findings of the degraded server, schema-valid"
+	else
+		fail "ceiling: JSON: ceiling and findings of the degraded server, schema-valid" "$(ctx)"
+	fi
+}
+
+ceiling_clean() {
+	CT "$CEIL_CLI" -t "$TT" -vx rc_bw
+	expect "ceiling: clean pair: no warning" 0 \
+		'^    bw_ceiling     =  49.4 GB/sec \(4x NDR port of the client \(softv0:1\) at MTU 2048\)$' '^$'
+	# The client's own finding is the client's, not the server's.
+	CT "$CEIL_LOW" -t "$TT" rc_bw
+	expect "ceiling: the client's governor is said on the client's side" 0 \
+		"$(headline rc_bw)" \
+		'^qperf: warning: client: cpufreq: CPU frequency governor is powersave'
+	[ "$(warnings | wc -l)" = 1 ] &&
+		pass "ceiling: one warning, the client's" ||
+		fail "ceiling: one warning, the client's" "$(ctx)"
+	C -t "$TT" -vx tcp_bw
+	expect "ceiling: loopback sockets: none, said" 0 \
+		'^    bw_ceiling     =  none \(loopback\)$'
+	has bw_efficiency && fail "ceiling: loopback: no efficiency" "$(ctx)" ||
+		pass "ceiling: loopback: no efficiency"
+}
+
+# RoCE v2 (IPv4 GIDs): the port's ceiling counts Ethernet, IP, UDP, BTH
+# and ICRC (2048/2130 of 50 GB/s); the server's interface MTU 1500 cannot
+# carry the path MTU 2048.
+ceiling_roce() {
+	run env SOFTVERBS_NODE=2 SOFTVERBS_LINK_LAYER=eth SYSFS_PATH="$CEIL_OK" \
+		SOFTVERBS_SYSFS="$CEIL_OK" "$QPERF" localhost -lp "$PORT" \
+		-t "$TT" -vx rc_bw
+	expect "ceiling: RoCE v2: the port's ceiling, named" 0 \
+		'^    bw_ceiling     =  48.1 GB/sec \(4x NDR RoCE v2 port of the client \(softv0:1\) at MTU 2048\)$' \
+		'^qperf: warning: server: eth0: interface MTU 1500 too small for RoCE path MTU 2048 \(needs 2108\): raise it \(ip link set eth0 mtu 9000\)$'
+	[ "$(warnings | wc -l)" = 1 ] &&
+		pass "ceiling: RoCE v2: that warning only" ||
+		fail "ceiling: RoCE v2: that warning only" "$(ctx)"
+}
+
+ceiling_legacy() {
+	CT "$CEIL_CLI" -t "$TT" --json rc_bw
+	if [ "$RC" = 0 ] && python3 - "$OUT_FILE" <<'PY'; then
+import json, sys
+c = json.load(open(sys.argv[1]))["tests"][0]["results"]["ceiling"]
+assert c["inputs"]["server"] is None, c
+assert c["note"].startswith("the server's side is unknown"), c
+assert c["limit"].endswith("of the client (softv0:1) at MTU 2048"), c
+PY
+		pass "ceiling: a 0.4.11 server: the client's side only, said"
+	else
+		fail "ceiling: a 0.4.11 server: the client's side only, said" "$(ctx)"
+	fi
+}
+
+# ceiling_on TREE FUNCTION: FUNCTION's checks against our server on TREE.
+ceiling_on() {
+	if ! start_server env SYSFS_PATH="$1" SOFTVERBS_SYSFS="$1" --; then
+		fail "ceiling: our server on $1"
+		return
+	fi
+	PORT=$SERVER_PORT
+	SPID=$SERVER_PID
+	"$2"
+	stop_server "$PORT" "$SPID"
+}
+ceiling_on "$CEIL_SRV" ceiling_degraded
+ceiling_on "$CEIL_OK" ceiling_clean
+export SOFTVERBS_LINK_LAYER=eth
+ceiling_on "$CEIL_ROCE" ceiling_roce
+unset SOFTVERBS_LINK_LAYER
+if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
+	PORT=$LEGACY_PORT
+	ceiling_legacy
+	timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
+else
+	skip "ceiling: a 0.4.11 server" "no qperf 0.4.11"
+fi

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The path's ceiling and the host checks (lib/path.h) from planted facts,
+ * and the facts codec (lib/facts.h): findings exactly where a fact is
+ * degraded, none from clean facts, the lowest limit wins and is named.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "harness.h"
+#include "lib/facts.h"
+#include "lib/path.h"
+#include "lib/tlv.h"
+
+/* A clean RDMA end: 4x NDR InfiniBand at MTU 4096, PCIe Gen5 x16 at its
+ * maximum, device and test on node 0, governor performance. */
+static void clean_rdma(struct path_facts *f, const char *dev)
+{
+	facts_init(f);
+	f->kind = FACTS_RDMA;
+	snprintf(f->dev, sizeof(f->dev), "%s", dev);
+	f->port = 1;
+	f->link_layer = FACTS_LL_IB;
+	f->speed = 128;
+	f->width = 4;
+	f->active_mtu = f->max_mtu = f->path_mtu = 4096;
+	snprintf(f->pci, sizeof(f->pci), "0000:3b:00.0");
+	f->pcie_gen = f->pcie_max_gen = 5;
+	f->pcie_width = f->pcie_max_width = 16;
+	f->dev_numa = f->test_numa = 0;
+	snprintf(f->governor, sizeof(f->governor), "performance");
+}
+
+static void both(struct path_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->have[0] = r->have[1] = true;
+	clean_rdma(&r->f[0], "mlx5_0");
+	clean_rdma(&r->f[1], "mlx5_1");
+}
+
+static const struct path_msg long_msgs = { 0 };
+
+/* Clean ends: no finding; the port wins (49.68 GB/s, below PCIe Gen5 x16's
+ * 57.61) and is named. */
+TEST(clean_no_findings)
+{
+	struct path_report r;
+
+	both(&r);
+	path_findings(&r);
+	CHECK(r.nfind == 0, "%u findings, first %s", r.nfind, r.find[0].text);
+	path_ceiling(&r, &long_msgs);
+	CHECK(r.nlimits == 4);
+	CHECK(r.ceil.valid && fabs(r.ceil.bps - 49.6846e9) < 1e6, "%g",
+	      r.ceil.bps);
+	CHECK_STR(r.ceil.what, "4x NDR port of the client (mlx5_0:1) at MTU 4096");
+	CHECK(r.note[0] == '\0', "%s", r.note);
+}
+
+/* The server's HCA at Gen4 x8 (of Gen5 x16): a pcie_link finding on the
+ * server only, and its PCIe (14.40 GB/s) becomes the ceiling. */
+TEST(pcie_degraded_server)
+{
+	struct path_report r;
+
+	both(&r);
+	r.f[1].pcie_gen = 4;
+	r.f[1].pcie_width = 8;
+	path_findings(&r);
+	CHECK(r.nfind == 1);
+	CHECK(r.find[0].end == PATH_SERVER);
+	CHECK_STR(r.find[0].check, "pcie_link");
+	CHECK_STR(r.find[0].text,
+		  "mlx5_1: PCIe link at Gen4 x8, below its maximum Gen5 x16: reseat the card or check the slot and its BIOS setting (0000:3b:00.0)");
+	path_ceiling(&r, &long_msgs);
+	CHECK(fabs(r.ceil.bps - 14.4035e9) < 1e6, "%g", r.ceil.bps);
+	CHECK_STR(r.ceil.what, "PCIe Gen4 x8 of the server (0000:3b:00.0)");
+}
+
+/* NUMA node 1 device, test on node 0; governor powersave; each on the
+ * end planted, nothing else. */
+TEST(numa_and_governor)
+{
+	struct path_report r;
+
+	both(&r);
+	r.f[0].dev_numa = 1;
+	snprintf(r.f[1].governor, sizeof(r.f[1].governor), "powersave");
+	path_findings(&r);
+	CHECK(r.nfind == 2);
+	CHECK(r.find[0].end == PATH_CLIENT);
+	CHECK_STR(r.find[0].check, "numa");
+	CHECK_STR(r.find[0].text,
+		  "mlx5_0: on NUMA node 1, the test ran on node 0: run it on node 1 (--numa_node 1, or -ca with a CPU of that node)");
+	CHECK(r.find[1].end == PATH_SERVER);
+	CHECK_STR(r.find[1].check, "governor");
+	/* unknown nodes and no cpufreq say nothing */
+	both(&r);
+	r.f[0].dev_numa = -1;
+	r.f[0].test_numa = 1;
+	r.f[1].governor[0] = '\0';
+	path_findings(&r);
+	CHECK(r.nfind == 0);
+}
+
+/* MTU checks: active below maximum; the two ends differ; RoCE with an
+ * interface MTU of 1500 under path MTU 4096 (needs 4096 + 60). */
+TEST(mtu_checks)
+{
+	struct path_report r;
+
+	both(&r);
+	r.f[1].active_mtu = r.f[1].path_mtu = 2048;
+	path_findings(&r);
+	CHECK(r.nfind == 2);
+	CHECK_STR(r.find[0].check, "mtu_active");
+	CHECK(r.find[0].end == PATH_SERVER);
+	CHECK_STR(r.find[1].check, "mtu_ends");
+	CHECK(r.find[1].end == PATH_BOTH);
+	both(&r);
+	r.f[0].link_layer = FACTS_LL_ETH;
+	r.f[0].roce = FACTS_ROCE_V2;
+	snprintf(r.f[0].netdev, sizeof(r.f[0].netdev), "eth0");
+	r.f[0].net_mtu = 1500;
+	path_findings(&r);
+	CHECK(r.nfind == 1);
+	CHECK_STR(r.find[0].text,
+		  "eth0: interface MTU 1500 too small for RoCE path MTU 4096 (needs 4156): raise it (ip link set eth0 mtu 9000)");
+	r.f[0].net_mtu = 9000;
+	path_findings(&r);
+	CHECK(r.nfind == 0);
+}
+
+/* RoCE v2 over IPv6 at 400 GbE: 48.79 GB/s, named as RoCE. */
+TEST(roce_ceiling)
+{
+	struct path_report r;
+
+	both(&r);
+	for (int e = 0; e < 2; e++) {
+		r.f[e].link_layer = FACTS_LL_ETH;
+		r.f[e].roce = FACTS_ROCE_V2;
+		r.f[e].ip6 = true;
+	}
+	path_ceiling(&r, &long_msgs);
+	CHECK(fabs(r.ceil.bps - 48.7851e9) < 1e6, "%g", r.ceil.bps);
+	CHECK_STR(r.ceil.what,
+		  "4x NDR RoCE v2 port of the client (mlx5_0:1) at MTU 4096");
+}
+
+/* Sockets: loopback has no ceiling and says so; a 10G interface has one;
+ * a server that sent no facts is said in the note; bidir doubles. */
+TEST(sockets)
+{
+	struct path_report r;
+	struct path_msg bi = { .bidir = true };
+
+	memset(&r, 0, sizeof(r));
+	r.have[0] = r.have[1] = true;
+	facts_init(&r.f[0]);
+	r.f[0].kind = FACTS_SOCK;
+	r.f[0].loopback = true;
+	r.f[1] = r.f[0];
+	path_ceiling(&r, &long_msgs);
+	CHECK(!r.ceil.valid);
+	CHECK_STR(r.note, "loopback");
+	r.f[0].loopback = false;
+	snprintf(r.f[0].netdev, sizeof(r.f[0].netdev), "eth0");
+	r.f[0].net_speed = 10000;
+	r.f[0].net_mtu = 1500;
+	r.have[1] = false;
+	path_ceiling(&r, &long_msgs);
+	CHECK(r.ceil.valid && fabs(r.ceil.bps - 1.17685e9) < 1e5, "%g",
+	      r.ceil.bps);
+	CHECK_STR(r.ceil.what,
+		  "10000 Mb/s interface of the client (eth0) at MTU 1500");
+	CHECK(strstr(r.note, "server's side is unknown") != NULL, "%s",
+	      r.note);
+	path_ceiling(&r, &bi);
+	CHECK(fabs(r.ceil.bps - 2 * 1.17685e9) < 1e5);
+}
+
+/* The codec: a round trip keeps every field; a bad value or a truncated
+ * block fails and leaves empty facts; unknown items are ignored. */
+TEST(codec)
+{
+	struct path_facts f, g;
+	uint8_t buf[FACTS_ENC_MAX + 16];
+	size_t n;
+
+	clean_rdma(&f, "mlx5_0");
+	f.dev_numa = 1;
+	f.ip6 = true;
+	snprintf(f.netdev, sizeof(f.netdev), "ib0");
+	f.net_speed = 400000;
+	n = facts_encode(&f, buf, sizeof(buf));
+	CHECK(n > TLV_HDR && n <= FACTS_ENC_MAX);
+	CHECK(facts_decode(buf, n, &g) == 0);
+	CHECK(memcmp(&f, &g, sizeof(f)) == 0);
+	CHECK(facts_decode(buf, n - 1, &g) < 0 && g.kind == FACTS_NONE);
+	CHECK(facts_encode(&f, buf, 20) == 0);
+	{ /* a NUMA node of 5000 (+1 on the wire) is refused */
+		struct tlv_w w;
+
+		tlv_init(&w, buf, sizeof(buf));
+		tlv_u32(&w, 1, FACTS_RDMA);
+		tlv_u32(&w, 18, 5001);
+		n = tlv_finish(&w);
+		CHECK(facts_decode(buf, n, &g) < 0 && g.dev_numa == -1);
+		tlv_init(&w, buf, sizeof(buf));
+		tlv_u32(&w, 1, FACTS_RDMA);
+		tlv_u32(&w, 999, 7); /* a later build's item */
+		tlv_bytes(&w, 2, "mlx\x01", 4);
+		n = tlv_finish(&w);
+		CHECK(facts_decode(buf, n, &g) == 0 && g.kind == FACTS_RDMA);
+		CHECK_STR(g.dev, "mlx?");
+	}
+}
+
+int main(void)
+{
+	RUN(clean_no_findings);
+	RUN(pcie_degraded_server);
+	RUN(numa_and_governor);
+	RUN(mtu_checks);
+	RUN(roce_ceiling);
+	RUN(sockets);
+	RUN(codec);
+	return harness_done();
+}
