@@ -51,9 +51,13 @@ static void cnt_end_lines(struct report_table *t, const char *pref,
 		size_t n = strlen(name);
 		double v = (double)e->sum.v[i].v;
 
-		if (n > 5 && strcmp(name + n - 5, "_rate") == 0) {
-			/* bytes per second (tcp_delivery_rate), as bw is */
-			const char *unit = report_unit(t->o, RQ_BAND, &v);
+		bool rate = n > 5 && strcmp(name + n - 5, "_rate") == 0;
+		bool bytes = n > 6 && strcmp(name + n - 6, "_bytes") == 0;
+
+		if (rate || bytes) {
+			/* bytes per second (tcp_delivery_rate) as bw is,
+			 * bytes (port_xmit_bytes) as a size */
+			const char *unit = report_unit(t->o, rate ? RQ_BAND : RQ_SIZE, &v);
 
 			report_put_val(t, pref, name, unit, v);
 		} else {

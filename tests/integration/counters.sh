@@ -29,7 +29,7 @@ for l in loc_tcp_retrans loc_tcp_dsack_dups loc_tcp_rtt_us loc_tcp_snd_cwnd \
 	rem_counters rem_tcp_retrans rem_tcp_lost rem_tcp_busy_us; do
 	has "^    $l +=  +($N|tcp .*)" || fail "tcp_bw -vx: $l line" "$(ctx)"
 done
-a=$(grep -n '^    recv_cost_msg ' "$OUT_FILE" | cut -d: -f1)
+a=$(grep -n '^    bw_ceiling ' "$OUT_FILE" | cut -d: -f1) # the last other -vx line
 b=$(grep -n '^    loc_counters ' "$OUT_FILE" | cut -d: -f1)
 [ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] &&
 	pass "tcp_bw -vx: counter lines come after 0.4.11's and the other -vx lines" ||
