@@ -114,6 +114,7 @@ void pathrun_gather(const struct tsess *s, struct path_facts *f)
 	} else if (f->kind == FACTS_SOCK && f->netdev[0] && !f->loopback) {
 		snprintf(dir, sizeof(dir), "class/net/%s/device", f->netdev);
 		pci_facts(f, dir);
+		f->virt = !f->pci[0]; /* no device: veth, bridge, tun */
 		netdev_facts(f);
 	}
 	if (s->numa_placed)

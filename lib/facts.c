@@ -70,6 +70,7 @@ static const struct tlv_field facts_tab[] = {
 	U(22, net_speed, 100000000),
 	U(23, net_mtu, 1u << 20),
 	U(24, pkt_extra, 64),
+	B(25, virt),
 };
 #define NTAB (sizeof(facts_tab) / sizeof(facts_tab[0]))
 

@@ -49,6 +49,8 @@ struct path_facts {
 	uint32_t roce; /* enum facts_roce; 0: not RoCE */
 	bool ip6; /* RoCE v2 / sockets over IPv6 */
 	bool loopback; /* sockets: over the loopback interface */
+	bool virt; /* sockets: a virtual interface (no device behind it:
+		    * veth, bridge, tun): its speed is nominal, no limit */
 	/* The PCI function of the device (RDMA device or interface) */
 	char pci[16]; /* "0000:3b:00.0"; "" unknown */
 	uint32_t pcie_gen, pcie_width; /* as trained; 0 unknown */

@@ -80,7 +80,7 @@ static void sock_limits(struct path_report *r, int e,
 {
 	const struct path_facts *f = &r->f[e];
 
-	if (f->loopback || !f->net_speed)
+	if (f->loopback || f->virt || !f->net_speed)
 		return;
 	add_limit(r, e, "interface",
 		  x * ceil_eth_Bps(f->net_speed, f->net_mtu ? f->net_mtu : 1500,
@@ -94,8 +94,16 @@ static void note_missing(struct path_report *r)
 {
 	bool loop = (r->have[0] && r->f[0].loopback) ||
 		    (r->have[1] && r->f[1].loopback);
+	int v = r->have[0] && r->f[0].virt ? 0 :
+		r->have[1] && r->f[1].virt ? 1 : -1;
 
 	if (!r->nlimits) {
+		if (!loop && v >= 0) {
+			xsnprintf(r->note, sizeof(r->note),
+				  "virtual interface %s of the %s: its speed is nominal, not a limit",
+				  r->f[v].netdev, path_end_name(v));
+			return;
+		}
 		xsnprintf(r->note, sizeof(r->note), "%s",
 			  loop ? "loopback" :
 			  !r->have[0] && !r->have[1] ? "no facts of either end" :

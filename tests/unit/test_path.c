@@ -179,6 +179,13 @@ TEST(sockets)
 	      r.note);
 	path_ceiling(&r, &bi);
 	CHECK(fabs(r.ceil.bps - 2 * 1.17685e9) < 1e5);
+	/* a virtual interface (veth: no device behind it) is no limit */
+	r.f[0].virt = true;
+	snprintf(r.f[0].netdev, sizeof(r.f[0].netdev), "veth0");
+	path_ceiling(&r, &long_msgs);
+	CHECK(!r.ceil.valid);
+	CHECK_STR(r.note, "virtual interface veth0 of the client: its speed "
+			  "is nominal, not a limit");
 }
 
 /* The codec: a round trip keeps every field; a bad value or a truncated
@@ -192,6 +199,7 @@ TEST(codec)
 	clean_rdma(&f, "mlx5_0");
 	f.dev_numa = 1;
 	f.ip6 = true;
+	f.virt = true; /* every flag travels */
 	snprintf(f.netdev, sizeof(f.netdev), "ib0");
 	f.net_speed = 400000;
 	n = facts_encode(&f, buf, sizeof(buf));
