@@ -125,7 +125,7 @@ OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
-	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o \
+	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
 	cluster/coord_round.o cluster/cluster_json.o cluster/coord_fig.o \
 	cluster/heatmap.o cluster/job_secret.o
 ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \

@@ -19,6 +19,7 @@
 #include "transports/transport.h"
 #include "cluster_json.h"
 #include "coord_fig.h"
+#include "coord_verdict.h"
 #include "output/json.h"
 #include "core/measure.h"
 #include "lib/err.h"
@@ -151,10 +152,12 @@ static json_t *find_json(const struct coord *c, size_t item,
 }
 
 /*
- * A latency test's matrix m of one percentile (s), as its figures: one
- * measurement per pair, in both cells.
+ * A size x size matrix m as JSON, null where it holds no figure.  mirror:
+ * a latency test's percentile (s), one measurement per pair, in both
+ * cells; else each cell its own (efficiencies: fractions of the ceiling).
  */
-static json_t *pct_matrix(const struct coord *c, const float *m)
+static json_t *float_matrix(const struct coord *c, const float *m,
+			    bool mirror)
 {
 	json_t *rows = json_array();
 
@@ -164,7 +167,7 @@ static json_t *pct_matrix(const struct coord *c, const float *m)
 		for (uint32_t j = 0; j < c->n; j++) {
 			double v = m[(size_t)i * c->n + j];
 
-			if (isnan(v))
+			if (mirror && isnan(v))
 				v = m[(size_t)j * c->n + i];
 			json_array_append_new(row, i == j || isnan(v) ?
 							   json_null() :
@@ -173,6 +176,30 @@ static json_t *pct_matrix(const struct coord *c, const float *m)
 		json_array_append_new(rows, row);
 	}
 	return rows;
+}
+
+/* A test's pairs held to --expect: how many, which failed and why. */
+static json_t *verdict_json(const struct coord *c, const struct ctest *ct)
+{
+	json_t *o = json_object(), *f = json_array(), *ex = json_array();
+
+	for (int k = 0; k < c->p->checks.nexpect; k++)
+		json_array_append_new(ex,
+				      json_string(c->p->checks.expect[k].text));
+	for (uint32_t i = 0; i < ct->nvkept; i++) {
+		json_t *e = json_object();
+
+		json_put(e, "client", json_integer(ct->vfail[i].client));
+		json_put(e, "server", json_integer(ct->vfail[i].server));
+		json_put(e, "reason", text(ct->vfail[i].why));
+		json_array_append_new(f, e);
+	}
+	json_put(o, "pass", json_boolean(!ct->nvfail));
+	json_put(o, "expect", ex);
+	json_put(o, "checked", json_integer(ct->nchecked));
+	json_put(o, "failed", json_integer(ct->nvfail));
+	json_put(o, "failing", f);
+	return o;
 }
 
 /* One test: the matrix, what is missing and why, medians, retests. */
@@ -238,9 +265,13 @@ static json_t *test_json(const struct coord *c, size_t item)
 		json_put(o, "interval_low_matrix", low);
 	}
 	if (ct->p50) {
-		json_put(o, "p50_matrix", pct_matrix(c, ct->p50));
-		json_put(o, "p99_matrix", pct_matrix(c, ct->p99));
+		json_put(o, "p50_matrix", float_matrix(c, ct->p50, true));
+		json_put(o, "p99_matrix", float_matrix(c, ct->p99, true));
 	}
+	if (ct->eff)
+		json_put(o, "efficiency_matrix", float_matrix(c, ct->eff, false));
+	if (c->p->checks.nexpect)
+		json_put(o, "verdict", verdict_json(c, ct));
 	json_put(o, "directed_figures", json_integer((json_int_t)count));
 	json_put(o, "missing", miss);
 	json_put(o, "not_scheduled", json_integer((json_int_t)unsched));
@@ -336,6 +367,18 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 				 json_null());
 	if (g > 0 && t->measure == MEAS_LATENCY && res->r.lat.count)
 		json_put(e, "latency", json_lat(&res->r.lat));
+	if (g > 0 && res->r.ceil.valid) {
+		json_t *ce = json_object();
+		char lim[sizeof(res->r.ceil.what) + 2 * CMSG_HOST_MAX];
+
+		cv_name_ranks(c, client, server, res->r.ceil.what, lim,
+			      sizeof(lim));
+		json_put(ce, "value_Bps", json_num(res->r.ceil.bps));
+		json_put(ce, "limit", text(lim));
+		json_put(ce, "efficiency",
+			 json_num(res->r.recv_bw / res->r.ceil.bps));
+		json_put(e, "ceiling", ce);
+	}
 	if (!(g > 0))
 		json_put(e, "error", text(res->status ? res->err :
 						      "measured nothing"));

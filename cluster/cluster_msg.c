@@ -42,6 +42,8 @@ enum {
 	CI_NONCE, /* HELLO: rank 0's; JOIN: the rank's (CMSG_NONCE bytes) */
 	CI_SEQ, /* u64, in every sealed message */
 	CI_MAC, /* AUTH_MAC bytes, the last item of a sealed message */
+	CI_CEIL_BPS, /* RESULT: the path's ceiling, double bits (B/s) */
+	CI_CEIL_WHAT, /* RESULT: the limit that makes it (printable) */
 };
 
 #define MAC_ITEM (4 + AUTH_MAC) /* the MAC item: type, length, value */
@@ -120,6 +122,11 @@ static void put_items(struct tlv_w *w0, const struct cmsg *m)
 		if (m->u.result.r.ival_n) {
 			tlv_u64(&w, CI_IVAL_LOW, dbits(m->u.result.r.ival_low));
 			tlv_u32(&w, CI_IVAL_N, m->u.result.r.ival_n);
+		}
+		if (m->u.result.r.ceil.valid) {
+			tlv_u64(&w, CI_CEIL_BPS, dbits(m->u.result.r.ceil.bps));
+			put_str(&w, CI_CEIL_WHAT, m->u.result.r.ceil.what,
+				sizeof(m->u.result.r.ceil.what));
 		}
 		break;
 	case CMSG_HELLO:
@@ -204,6 +211,9 @@ static const struct tlv_field result_tab[] = {
 	{ .type = CI_LAT, .kind = TLV_FN, .fn = lat_item },
 	CM_F(CI_IVAL_LOW, TLV_F64, result.r.ival_low),
 	CM_F(CI_IVAL_N, TLV_U32, result.r.ival_n),
+	CM_F(CI_CEIL_BPS, TLV_F64, result.r.ceil.bps),
+	CM_F(CI_CEIL_WHAT, TLV_STR, result.r.ceil.what,
+	     .flags = TLVF_NONUL | TLVF_PRINT),
 };
 
 static const struct tlv_field hello_tab[] = {
@@ -240,10 +250,11 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 	m->type = (enum cmsg_type)t;
 	if (t >= ARRAY_SIZE(cmsg_tabs))
 		t = 0;
-	return tlv_decode_items(&r, cmsg_tabs[t].tab, cmsg_tabs[t].n, m,
-				NULL) < 0
-		       ? -1
-		       : 0;
+	if (tlv_decode_items(&r, cmsg_tabs[t].tab, cmsg_tabs[t].n, m, NULL) < 0)
+		return -1;
+	if (m->type == CMSG_RESULT)
+		m->u.result.r.ceil.valid = m->u.result.r.ceil.bps != 0;
+	return 0;
 }
 
 int cmsg_check_figures(const struct pair_res *r, char *why, size_t len)
@@ -258,7 +269,7 @@ int cmsg_check_figures(const struct pair_res *r, char *why, size_t len)
 		{ "lat.max", r->lat.max },   { "lat.p50", r->lat.p50 },
 		{ "lat.p90", r->lat.p90 },   { "lat.p99", r->lat.p99 },
 		{ "lat.p999", r->lat.p999 }, { "lat.p9999", r->lat.p9999 },
-		{ "ival_low", r->ival_low },
+		{ "ival_low", r->ival_low }, { "ceiling", r->ceil.bps },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)

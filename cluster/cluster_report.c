@@ -22,6 +22,7 @@
 #include "cluster_plan.h"
 #include "coord_fig.h"
 #include "coord_round.h"
+#include "coord_verdict.h"
 #include "heatmap.h"
 #include "core/interval.h"
 #include "outlier.h"
@@ -30,6 +31,7 @@
 #include "lib/clock.h"
 #include "lib/sched.h"
 #include "lib/text.h"
+#include "lib/verdict.h"
 
 #define MATRIX_MAX 64 /* ranks beyond which the text matrix is left out */
 
@@ -48,6 +50,7 @@ static void store(struct coord *c, uint32_t item, uint32_t client,
 		ct->p99[k] = (float)res->r.lat.p99;
 	}
 	ct->fig[k] = (float)g;
+	cv_record(c, item, client, server, &res->r);
 }
 
 static void record_matrix(struct coord *c, uint32_t item, uint32_t client,
@@ -202,6 +205,7 @@ enum tmatrix {
 	TM_FIG, /* its figures */
 	TM_LOW, /* -I: the lowest intervals */
 	TM_P99, /* -v, latency tests: the 99th percentiles */
+	TM_EFF, /* bandwidth tests with a ceiling: the efficiencies */
 };
 
 /* Cell (i, j) of matrix `which` of item as a goodness; NAN: none. */
@@ -215,6 +219,8 @@ static double tm_cell(const struct coord *c, size_t item,
 		return coord_fig(c, item, i, j);
 	if (which == TM_LOW)
 		return coord_low(c, item, i, j);
+	if (which == TM_EFF)
+		return c->t[item].eff[(size_t)i * c->n + j];
 	if (i == j)
 		return NAN;
 	v = m[(size_t)i * c->n + j];
@@ -233,6 +239,9 @@ static void print_matrix(struct coord *c, size_t item, enum tmatrix which)
 		xsnprintf(what, sizeof(what),
 			  "lowest %g s interval of the received bandwidth in MB/s",
 			  (double)c->p->tests[item].s.interval / 1e9);
+	else if (which == TM_EFF)
+		xsnprintf(what, sizeof(what),
+			  "efficiency: received bandwidth in %% of the path's ceiling");
 	else
 		xsnprintf(what, sizeof(what), "%s%s",
 			  which == TM_P99 ? "99th percentile " : "",
@@ -258,8 +267,12 @@ static void print_matrix(struct coord *c, size_t item, enum tmatrix which)
 				printf(" %9s", "-");
 				continue;
 			}
-			coord_show(t, g, b, sizeof(b));
-			*strchr(b, ' ') = '\0';
+			if (which == TM_EFF) {
+				xsnprintf(b, sizeof(b), "%.3g%%", 100 * g);
+			} else {
+				coord_show(t, g, b, sizeof(b));
+				*strchr(b, ' ') = '\0';
+			}
 			printf(" %9s", b);
 		}
 		printf("\n");
@@ -412,6 +425,15 @@ static int outliers(struct coord *c, size_t item)
 }
 
 /* A matrix of cells floats, each NAN (no figure yet). */
+/* Does m (cells floats) hold a figure? */
+static bool has_figure(const float *m, size_t cells)
+{
+	for (size_t k = 0; k < cells; k++)
+		if (!isnan(m[k]))
+			return true;
+	return false;
+}
+
 static float *nan_matrix(size_t cells)
 {
 	float *m = xcalloc(cells ? cells : 1, sizeof(*m));
@@ -457,6 +479,9 @@ int coord_run(struct coord *c)
 		size_t cells = (size_t)c->n * c->n;
 
 		c->t[i].fig = nan_matrix(cells);
+		if (p->tests[i].test->measure == MEAS_BANDWIDTH ||
+		    p->tests[i].test->measure == MEAS_BANDWIDTH_SR)
+			c->t[i].eff = nan_matrix(cells);
 		if (p->tests[i].test->measure == MEAS_LATENCY) {
 			c->t[i].p50 = nan_matrix(cells);
 			c->t[i].p99 = nan_matrix(cells);
@@ -526,6 +551,9 @@ int coord_run(struct coord *c)
 			print_matrix(c, i, TM_LOW);
 		if (ct->p99 && p->tests[i].s.out.v_stat)
 			print_matrix(c, i, TM_P99);
+		if (ct->eff && has_figure(ct->eff, (size_t)c->n * c->n))
+			print_matrix(c, i, TM_EFF);
+		cv_print(c, i);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
 			       cluster_item_name(&p->tests[i]), ct->nfail,
@@ -545,6 +573,11 @@ int coord_run(struct coord *c)
 	if (c->text)
 		printf("cluster: %d outlier%s\n", found, found == 1 ? "" : "s");
 	rc = rc ? rc : found ? 1 : 0;
+	if (!rc && cv_failed(c)) {
+		rc = VERDICT_FAILED_STATUS;
+		fprintf(stderr, "qperf: %u pair result%s failed their checks\n",
+			cv_failed(c), cv_failed(c) == 1 ? "" : "s");
+	}
 	if (c->plot) {
 		FILE *f = c->plot;
 
@@ -573,11 +606,11 @@ static void heat_why(const void *arg, uint32_t row, uint32_t col,
 
 int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 {
-	size_t nt = c->p->ntests, cells = (size_t)c->n * c->n;
+	size_t nt = c->p->ntests, cells = (size_t)c->n * c->n, nm = nt;
 	bool small = c->n <= HEAT_MAX;
-	struct heat_map *m = xcalloc(nt ? nt : 1, sizeof(*m));
+	struct heat_map *m = xcalloc(2 * nt + 1, sizeof(*m));
 	struct why_arg *wa = xcalloc(nt ? nt : 1, sizeof(*wa));
-	char (*title)[160] = xcalloc(nt ? nt : 1, sizeof(*title));
+	char (*title)[160] = xcalloc(2 * nt + 1, sizeof(*title));
 	char **label = xcalloc(c->n ? c->n : 1, sizeof(*label));
 	bool *gone = xcalloc(c->n ? c->n : 1, sizeof(*gone));
 	int rc;
@@ -642,8 +675,27 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 		m[i].gone = gone;
 		coord_display(t, 1, &m[i].unit);
 	}
-	rc = heat_write(f, c->p->plot_file, m, nt, err, errlen);
-	for (size_t i = 0; i < nt; i++) {
+	/* A panel of the efficiencies of each bandwidth test with a ceiling */
+	for (size_t i = 0; small && i < nt; i++) {
+		const float *e = c->t[i].eff;
+		double *v;
+
+		if (!e || !has_figure(e, cells))
+			continue;
+		v = xcalloc(cells, sizeof(*v));
+		for (size_t k = 0; k < cells; k++)
+			v[k] = isnan(e[k]) ? NAN : 100.0 * e[k];
+		xsnprintf(title[nm], sizeof(title[nm]),
+			  "%s: efficiency in %% of the path's ceiling",
+			  cluster_item_name(&c->p->tests[i]));
+		m[nm] = (struct heat_map){ .title = title[nm], .unit = "%",
+					   .n = c->n, .v = v,
+					   .label = (const char *const *)label,
+					   .gone = gone };
+		nm++;
+	}
+	rc = heat_write(f, c->p->plot_file, m, nm, err, errlen);
+	for (size_t i = 0; i < nm; i++) {
 		free((void *)m[i].v);
 		free((void *)m[i].bad_node);
 		free((void *)m[i].bad_cell);
@@ -662,6 +714,8 @@ void coord_free(struct coord *c)
 {
 	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
 		free(c->t[i].fig);
+		free(c->t[i].eff);
+		free(c->t[i].vfail);
 		free(c->t[i].low);
 		free(c->t[i].p50);
 		free(c->t[i].p99);

@@ -52,9 +52,24 @@ struct cfind {
 	char line[1024]; /* the report's "outlier: ..." line, no newline */
 };
 
+#define COORD_VFAILS_KEPT 64 /* pairs failing --expect kept per test */
+
+/* A pair that failed an --expect check: client against server, and why
+ * ("fail: bw 2.1 GB/s < 90% of 14.4 GB/s (PCIe Gen4 x8 of rank 2 ...)"). */
+struct cvfail {
+	uint32_t client, server;
+	char why[448];
+};
+
 /* What one plan item (test) gave across the cluster. */
 struct ctest {
 	float *fig; /* n x n goodness, row = client; NAN: none */
+	float *eff; /* bandwidth tests: n x n received bandwidth over the
+		     * path's ceiling; NAN: none known; or NULL */
+	uint32_t nchecked; /* pair results held to --expect */
+	uint32_t nvfail; /* of which failed */
+	uint32_t nvkept; /* of which in vfail[] */
+	struct cvfail *vfail; /* COORD_VFAILS_KEPT, allocated at the first */
 	float *low; /* -I: n x n lowest interval receive rate, B/s; or NULL */
 	float *p50, *p99; /* latency tests: n x n percentiles, s; or NULL */
 	double *med; /* n: each node's median goodness; 0: no figure */

@@ -144,10 +144,9 @@ int checks_plan(struct plan *p, char *err, size_t errlen)
 				  c->tolerance_opt);
 		return 0;
 	}
-	if (p->mode == RUN_CLUSTER)
-		return opts_fail(err, errlen,
-				 c->nexpect ? "--expect" : "--baseline", NULL,
-				 "not yet in cluster mode");
+	if (p->mode == RUN_CLUSTER && c->baseline)
+		return opts_fail(err, errlen, "--baseline", NULL,
+				 "not yet in cluster mode (--expect is)");
 	for (size_t i = 0; i < p->ntests; i++) {
 		const struct test_desc *t = p->tests[i].test;
 
@@ -265,6 +264,40 @@ static void check_baseline(struct checks *c, struct outputs *out,
 	}
 }
 
+/* Every --expect of o against a result of t, into v (cleared first). */
+static void check_expects(const struct check_opts *o,
+			  const struct test_desc *t, const struct results *res,
+			  struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (int k = 0; k < o->nexpect; k++) {
+		const struct vexpr *e = &o->expect[k];
+		double x = 0;
+		bool have = fig_value(t, res, e->fig, &x);
+
+		verdict_eval(e, have, x, &res->ceil, &v->c[v->n++]);
+	}
+}
+
+bool checks_pair(const struct plan *p, const struct test_desc *t,
+		 const struct pair_res *r, struct verdict *v)
+{
+	struct results res;
+
+	if (!p->checks.nexpect || t->kind != TK_DATA)
+		return false;
+	memset(&res, 0, sizeof(res));
+	res.send_bw = r->send_bw;
+	res.recv_bw = r->recv_bw;
+	res.msg_rate = r->msg_rate;
+	res.latency = r->latency;
+	res.lat = r->lat;
+	res.ceil = r->ceil;
+	check_expects(&p->checks, t, &res, v);
+	verdict_settle(v);
+	return true;
+}
+
 const struct verdict *checks_result(struct checks *c, struct outputs *out,
 				    const struct test_desc *t,
 				    const struct settings *s,
@@ -276,14 +309,7 @@ const struct verdict *checks_result(struct checks *c, struct outputs *out,
 	if (!c || t->kind != TK_DATA)
 		return NULL;
 	v = &c->v;
-	memset(v, 0, sizeof(*v));
-	for (int k = 0; k < c->o->nexpect; k++) {
-		const struct vexpr *e = &c->o->expect[k];
-		double x = 0;
-		bool have = fig_value(t, res, e->fig, &x);
-
-		verdict_eval(e, have, x, &res->ceil, &v->c[v->n++]);
-	}
+	check_expects(c->o, t, res, v);
 	if (c->o->base)
 		check_baseline(c, out, t, s, par, res);
 	verdict_settle(v);

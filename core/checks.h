@@ -60,6 +60,15 @@ const struct verdict *checks_result(struct checks *c, struct outputs *out,
 				    const struct results *res);
 
 /*
+ * Cluster mode on rank 0: every --expect of p against pair result r of
+ * test t, into v (lib/verdict.h), settled.  False (v untouched) when
+ * there is nothing to check: no --expect, or t measures nothing.
+ */
+struct pair_res;
+bool checks_pair(const struct plan *p, const struct test_desc *t,
+		 const struct pair_res *r, struct verdict *v);
+
+/*
  * After the run: VERDICT_FAILED_STATUS with msg "N of M results failed
  * their checks" if a result failed one, else 0.
  */

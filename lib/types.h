@@ -370,6 +370,8 @@ struct pair_res {
 	struct lat_summary lat;
 	double ival_low; /* -I: the lowest interval's receive rate, B/s */
 	uint32_t ival_n; /* the intervals behind it; 0: none */
+	struct ceiling ceil; /* bandwidth tests: the path's ceiling, from
+			      * both ends' facts (valid false: none known) */
 };
 
 #endif

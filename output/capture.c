@@ -50,6 +50,7 @@ static void capture_result(void *self, const struct out_result *r)
 	o->lat = r->res->lat;
 	o->ival_low = 0;
 	o->ival_n = 0;
+	o->ceil = r->res->ceil;
 	if (c->interval)
 		o->ival_low = ival_low_result(&c->low, &o->ival_n);
 }

@@ -123,6 +123,8 @@ for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
 
 # --- strangers, hostile host names, limits, 32 ranks (tests/cluster/strangers.sh)
 . "$(dirname "$0")/strangers.sh"
+# --- verdicts: ceilings, efficiency, --expect per pair (tests/cluster/verdicts.sh)
+. "$(dirname "$0")/verdicts.sh"
 
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
@@ -140,7 +142,7 @@ expect_ran() {
 # cells_measured TEST: how many cells off the diagonal of TEST's matrix
 # (rows holding the diagonal's '-') hold a figure.
 cells_measured() {
-	awk -v t="$1: " 'index($0, t) == 1 { on = 1; next } /^[a-z]/ { on = 0 }
+	awk -v t="$1: " 'index($0, t) == 1 && !/: efficiency: / { on = 1; next } /^[a-z]/ { on = 0 }
 		on && $1 ~ /^[0-9]+$/ && / -( |$)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > 0) n++ }
 		END { print n + 0 }' "$OUT_FILE"
 }

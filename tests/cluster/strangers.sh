@@ -26,6 +26,11 @@ fi
 read -ra CL_ARGS <<<"${CLUSTER_ARGS:-}"
 PY=$(command -v /usr/bin/python3 || command -v python3) # the plain one starts fast
 
+# cl_env RANK: VAR=VALUE words for that rank's environment (CL_ENV_FN names a
+# function that prints them; none by default).
+cl_env() {
+	[ -z "${CL_ENV_FN:-}" ] || "$CL_ENV_FN" "$1"
+}
 # cl_ranks N FROM PATTERN ARGS...: ranks FROM..N-1 of a loopback run on port $P
 # in the background, each rank's stderr in $T/cl.RANK.err (CL_PIDS).
 cl_ranks() {
@@ -33,7 +38,8 @@ cl_ranks() {
 	shift 2
 	CL_PIDS=()
 	for r in $(seq "$from" $((n - 1))); do
-		QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" \
+		# shellcheck disable=SC2046 # cl_env's words, split on purpose
+		env $(cl_env "$r") QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" \
 			--rendezvous "127.0.0.1:$P" --cluster "$@" >/dev/null 2>"$T/cl.$r.err" </dev/null &
 		CL_PIDS+=($!)
 		track_pid $!
@@ -45,7 +51,8 @@ cl_rank0() {
 	local n=$1
 	shift
 	: >"$T/cl.out"
-	QPERF_RANK=0 QPERF_SIZE=$n timeout 120 "$QPERF" "${CL_ARGS[@]}" \
+	# shellcheck disable=SC2046 # cl_env's words, split on purpose
+	env $(cl_env 0) QPERF_RANK=0 QPERF_SIZE=$n timeout 120 "$QPERF" "${CL_ARGS[@]}" \
 		--rendezvous "127.0.0.1:$P" --cluster "$@" >"$T/cl.out" 2>"$T/cl.0.err" </dev/null &
 	CL0=$!
 	track_pid $CL0

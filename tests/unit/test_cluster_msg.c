@@ -88,6 +88,15 @@ TEST(result)
 	m.u.result.r.ival_n = 7;
 	CHECK(roundtrip(&m, &o) == 0);
 	CHECK(o.u.result.r.ival_low == 3.5e8 && o.u.result.r.ival_n == 7);
+	CHECK(!o.u.result.r.ceil.valid); /* none sent: none known */
+	/* the path's ceiling travels with the limit that makes it */
+	m.u.result.r.ceil.valid = true;
+	m.u.result.r.ceil.bps = 14.4e9;
+	strcpy(m.u.result.r.ceil.what, "PCIe Gen4 x8 of the server (0000:17:00.0)");
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.u.result.r.ceil.valid && o.u.result.r.ceil.bps == 14.4e9);
+	CHECK_STR(o.u.result.r.ceil.what,
+		  "PCIe Gen4 x8 of the server (0000:17:00.0)");
 }
 
 /* A JOIN block by hand: rank 0 of 2, local 0, port, host (NULL: none). */
@@ -265,6 +274,10 @@ TEST(figures)
 		m.u.result.r.lat.p99 = bad[i];
 		CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) < 0);
 		m.u.result.r.lat.p99 = 0;
+		m.u.result.r.ceil.bps = bad[i];
+		CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) < 0);
+		CHECK(!strncmp(why, "ceiling is ", 11));
+		m.u.result.r.ceil.bps = 0;
 		m.u.result.r.recv_bw = bad[i];
 		CHECK(cmsg_check_figures(&m.u.result.r, why, sizeof(why)) < 0);
 		CHECK(!strncmp(why, "recv_bw is ", 11));

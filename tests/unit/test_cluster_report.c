@@ -15,6 +15,8 @@
 
 #include "cluster/cluster_json.h"
 #include "cluster/coord_fig.h"
+#include "cluster/coord_verdict.h"
+#include "lib/verdict.h"
 #include "output/json.h"
 #include "lib/err.h"
 #include "transports/transport.h"
@@ -186,10 +188,52 @@ TEST(json_document)
 	json_decref(d);
 }
 
+/* --expect on rank 0: each measured pair's efficiency and verdict; the
+ * failing pairs kept with their limit named by rank. */
+TEST(pair_verdicts)
+{
+	struct pair_res r;
+	float eff[NR * NR];
+	char err[128], out[256];
+
+	setup("tcp_bw");
+	for (int i = 0; i < NR * NR; i++)
+		eff[i] = NAN;
+	ct.eff = eff;
+	plan.checks.nexpect = 1;
+	CHECK(verdict_parse("bw>=90%", &plan.checks.expect[0], err,
+			    sizeof(err)) == 0);
+	xsnprintf(plan.checks.expect[0].text,
+		  sizeof(plan.checks.expect[0].text), "bw>=90%%");
+	memset(&r, 0, sizeof(r));
+	r.recv_bw = 1e9;
+	r.ceil.valid = true;
+	r.ceil.bps = 1e10;
+	xsnprintf(r.ceil.what, sizeof(r.ceil.what),
+		  "PCIe Gen4 x8 of the server (0000:17:00.0)");
+	cv_record(&c, 0, 0, 3, &r); /* 10%: fails */
+	r.recv_bw = 9.5e9;
+	cv_record(&c, 0, 3, 0, &r); /* 95%: passes */
+	r.ceil.valid = false;
+	cv_record(&c, 0, 1, 3, &r); /* no ceiling: fails, saying so */
+	CHECK(fabsf(eff[0 * NR + 3] - 0.1f) < 1e-6 &&
+	      fabsf(eff[3 * NR + 0] - 0.95f) < 1e-6 && isnan(eff[1 * NR + 3]));
+	CHECK(ct.nchecked == 3 && ct.nvfail == 2 && ct.nvkept == 2);
+	CHECK_STR(ct.vfail[0].why,
+		  "fail: bw 1 GB/s < 90% of 10 GB/s (PCIe Gen4 x8 of rank 3 (h3) (0000:17:00.0))");
+	CHECK(ct.vfail[1].client == 1 && strstr(ct.vfail[1].why, "no ceiling"));
+	CHECK(cv_failed(&c) == 2);
+	cv_name_ranks(&c, 2, 0, "x of the client, y of the server", out,
+		      sizeof(out));
+	CHECK_STR(out, "x of rank 2 (h2), y of rank 0 (h0)");
+	free(ct.vfail);
+}
+
 int main(void)
 {
 	RUN(why_missing);
 	RUN(once_per_pair_both_ways);
 	RUN(json_document);
+	RUN(pair_verdicts);
 	return harness_done();
 }
