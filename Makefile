@@ -128,7 +128,8 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/measure.o \
-	core/session.o core/session_cnt.o core/streams.o core/interval.o core/fabric.o
+	core/session.o core/session_cnt.o core/streams.o core/interval.o core/fabric.o \
+	core/completion.o
 CORE_OBJS = $(ENGINE_OBJS) $(OUTPUT_OBJS) $(CLUSTER_OBJS) \
 	$(TRANSPORT_OBJS) $(LIB_OBJS)
 OBJS = qperf.o $(CORE_OBJS)

@@ -45,7 +45,14 @@ struct plan_item {
 };
 
 
-enum run_mode { RUN_SERVER, RUN_CLIENT, RUN_HELP, RUN_VERSION, RUN_CLUSTER };
+enum run_mode {
+	RUN_SERVER,
+	RUN_CLIENT,
+	RUN_HELP,
+	RUN_VERSION,
+	RUN_CLUSTER,
+	RUN_COMPLETION
+};
 
 /* Cluster mode's options (cluster/cluster.h). */
 struct cluster_opts {
@@ -94,7 +101,8 @@ struct plan {
 	struct auth_secret *secret; /* loaded by main() (core/auth.h) */
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
-	const char *help_topic; /* RUN_HELP: "main" if none */
+	const char *help_topic; /* RUN_HELP: "main" if none; RUN_COMPLETION:
+				 * the shell, "" if none */
 	enum json_mode json; /* client output */
 	int argc; /* the command line, for JSON */
 	char *const *argv;

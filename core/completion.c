@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * qperf --completion bash|zsh|fish: the shell completion scripts.
+ *
+ * Every word a script offers comes from a table at run time: option
+ * spellings (and what each one's value is) from opt_table, tests from
+ * test_table, help topics from help.c's topic list, --cluster patterns
+ * from lib/sched.c and --loop variables from the loopable options.  So a
+ * new option or test is completed without touching this file.  What is
+ * written here per shell is only the small fixed logic that reads those
+ * lists.  The hidden "shell" devices prints the local RDMA device names
+ * (libibverbs' list, through fabric_query()), which the scripts run at
+ * completion time for -i and its loc_/rem_ forms.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/err.h"
+#include "lib/sched.h"
+#include "lib/text.h"
+#include "opts.h"
+#include "transports/transport.h"
+
+/* What the word after an option is, as far as completion cares. */
+enum comp_kind {
+	CK_FLAG, /* no value */
+	CK_VALUE, /* a value nothing can guess (a size, a time ...) */
+	CK_ONOFF, /* 0 or 1 */
+	CK_FILE, /* a file name (arg "File") */
+	CK_DEVICE, /* an RDMA device (--id and its forms) */
+	CK_TOPIC, /* a help topic */
+	CK_CLUSTER, /* a --cluster pattern */
+	CK_LOOP, /* a --loop Var: */
+	CK_SHELL, /* a --completion shell */
+	CK_COUNT
+};
+
+/* The name of each kind's list of option spellings in the scripts. */
+static const char *const kind_var[CK_COUNT] = {
+	"flag", "value", "onoff", "file", "device",
+	"topic", "cluster", "loop", "shell",
+};
+
+static enum comp_kind opt_kind(const struct opt_desc *o)
+{
+	if (o->act == OA_HELP)
+		return CK_TOPIC;
+	if (o->act == OA_COMPLETION)
+		return CK_SHELL;
+	if (o->act == OA_CLUSTER)
+		return CK_CLUSTER;
+	if (o->act == OA_LOOP)
+		return CK_LOOP;
+	if (!opt_takes_value(o))
+		return CK_FLAG;
+	if (o->arg && !strcmp(o->arg, "OnOff"))
+		return CK_ONOFF;
+	if (o->arg && !strcmp(o->arg, "File"))
+		return CK_FILE;
+	if (o->par == PAR_ID)
+		return CK_DEVICE;
+	return CK_VALUE;
+}
+
+/* The i-th word of a list, or NULL past its end. */
+typedef const char *(*word_fn)(size_t i);
+
+static const char *word_test(size_t i)
+{
+	return i < test_count ? test_table[i].name : NULL;
+}
+
+/* --loop's variables: each loopable option's long name and a colon. */
+static const char *word_loop(size_t i)
+{
+	static char buf[64];
+
+	for (size_t k = 0; k < opt_count; k++) {
+		const struct opt_desc *o = &opt_table[k];
+
+		if (o->obsolete_for || !opt_loopable(o) || i-- > 0)
+			continue;
+		snprintf(buf, sizeof(buf), "%s:", o->name + strspn(o->name, "-"));
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *word_shell(size_t i);
+
+/* The word lists every script carries, by the name it gives them. */
+static const struct word_list {
+	const char *name;
+	word_fn word;
+} word_lists[] = {
+	{ "tests", word_test },
+	{ "topics", help_topic },
+	{ "patterns", sched_form },
+	{ "loopvars", word_loop },
+	{ "shells", word_shell },
+};
+
+#define NLISTS (sizeof(word_lists) / sizeof(word_lists[0]))
+
+/* Print list to f, separated by sep. */
+static void put_words(FILE *f, word_fn word, const char *sep)
+{
+	const char *w;
+
+	for (size_t i = 0; (w = word(i)); i++)
+		fprintf(f, "%s%s", i ? sep : "", w);
+}
+
+/* Print the spellings (name, abbr) of the current options of kind k
+ * (CK_COUNT: all of them), separated by sep. */
+static void put_opts(FILE *f, enum comp_kind k, const char *sep)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < opt_count; i++) {
+		const struct opt_desc *o = &opt_table[i];
+
+		if (o->obsolete_for || (k != CK_COUNT && opt_kind(o) != k))
+			continue;
+		fprintf(f, "%s%s", first ? "" : sep, o->name);
+		first = false;
+		if (o->abbr)
+			fprintf(f, "%s%s", sep, o->abbr);
+	}
+}
+
+/* The lists as shell variables: _qperf_NAME for the words, _qperf_opts
+ * for every option, _qperf_k_KIND for the options of each kind.  bash
+ * gets strings ('a b'), zsh arrays ((a b)). */
+static void put_vars(FILE *f, const char *open, const char *close)
+{
+	for (size_t i = 0; i < NLISTS; i++) {
+		fprintf(f, "_qperf_%s=%s", word_lists[i].name, open);
+		put_words(f, word_lists[i].word, " ");
+		fprintf(f, "%s\n", close);
+	}
+	fprintf(f, "_qperf_opts=%s", open);
+	put_opts(f, CK_COUNT, " ");
+	fprintf(f, "%s\n", close);
+	for (int k = 0; k < CK_COUNT; k++) {
+		fprintf(f, "_qperf_k_%s=%s", kind_var[k], open);
+		put_opts(f, (enum comp_kind)k, " ");
+		fprintf(f, "%s\n", close);
+	}
+}
+
+static const char bash_logic[] =
+	"_qperf_has() { case \" $1 \" in *\" $2 \"*) return 0 ;; esac; return 1; }\n"
+	"\n"
+	"_qperf()\n"
+	"{\n"
+	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= q=${COMP_WORDS[0]} w=\n"
+	"\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	"\tCOMPREPLY=()\n"
+	"\tif _qperf_has \"$_qperf_k_file\" \"$prev\"; then\n"
+	"\t\tcompopt -o filenames 2>/dev/null\n"
+	"\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+	"\t\treturn 0\n"
+	"\telif _qperf_has \"$_qperf_k_device\" \"$prev\"; then\n"
+	"\t\tcommand -v \"$q\" >/dev/null 2>&1 || q=qperf\n"
+	"\t\tw=$(\"$q\" --completion devices 2>/dev/null)\n"
+	"\telif _qperf_has \"$_qperf_k_onoff\" \"$prev\"; then\n"
+	"\t\tw='0 1'\n"
+	"\telif _qperf_has \"$_qperf_k_topic\" \"$prev\"; then\n"
+	"\t\tw=$_qperf_topics\n"
+	"\telif _qperf_has \"$_qperf_k_cluster\" \"$prev\"; then\n"
+	"\t\tw=$_qperf_patterns\n"
+	"\telif _qperf_has \"$_qperf_k_loop\" \"$prev\"; then\n"
+	"\t\tw=$_qperf_loopvars\n"
+	"\telif _qperf_has \"$_qperf_k_shell\" \"$prev\"; then\n"
+	"\t\tw=$_qperf_shells\n"
+	"\telif _qperf_has \"$_qperf_k_value\" \"$prev\"; then\n"
+	"\t\treturn 0\n"
+	"\telif [[ $cur == -* ]]; then\n"
+	"\t\tw=$_qperf_opts\n"
+	"\telse\n"
+	"\t\tw=$_qperf_tests\n"
+	"\tfi\n"
+	"\tCOMPREPLY=($(compgen -W \"$w\" -- \"$cur\"))\n"
+	"\t[[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null\n"
+	"\treturn 0\n"
+	"}\n"
+	"complete -F _qperf qperf\n";
+
+static void put_bash(FILE *f)
+{
+	put_vars(f, "'", "'");
+	fputs(bash_logic, f);
+}
+
+static const char zsh_logic[] =
+	"_qperf() {\n"
+	"\tlocal cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
+	"\tlocal -a devs\n"
+	"\tif (( ${_qperf_k_file[(Ie)$prev]} )); then\n"
+	"\t\t_files\n"
+	"\telif (( ${_qperf_k_device[(Ie)$prev]} )); then\n"
+	"\t\tdevs=(${(f)\"$(${words[1]} --completion devices 2>/dev/null)\"})\n"
+	"\t\tcompadd -a devs\n"
+	"\telif (( ${_qperf_k_onoff[(Ie)$prev]} )); then\n"
+	"\t\tcompadd -- 0 1\n"
+	"\telif (( ${_qperf_k_topic[(Ie)$prev]} )); then\n"
+	"\t\tcompadd -a _qperf_topics\n"
+	"\telif (( ${_qperf_k_cluster[(Ie)$prev]} )); then\n"
+	"\t\tcompadd -S '' -- ${(M)_qperf_patterns:#*:}\n"
+	"\t\tcompadd -- ${_qperf_patterns:#*:}\n"
+	"\telif (( ${_qperf_k_loop[(Ie)$prev]} )); then\n"
+	"\t\tcompadd -S '' -a _qperf_loopvars\n"
+	"\telif (( ${_qperf_k_shell[(Ie)$prev]} )); then\n"
+	"\t\tcompadd -a _qperf_shells\n"
+	"\telif (( ${_qperf_k_value[(Ie)$prev]} )); then\n"
+	"\t\treturn 1\n"
+	"\telif [[ $cur == -* ]]; then\n"
+	"\t\tcompadd -a _qperf_opts\n"
+	"\telse\n"
+	"\t\tcompadd -a _qperf_tests\n"
+	"\tfi\n"
+	"}\n"
+	"\n"
+	"if [ \"$funcstack[1]\" = _qperf ]; then\n"
+	"\t_qperf \"$@\"\n"
+	"else\n"
+	"\tcompdef _qperf qperf\n"
+	"fi\n";
+
+static void put_zsh(FILE *f)
+{
+	fputs("#compdef qperf\n", f);
+	put_vars(f, "(", ")");
+	fputs(zsh_logic, f);
+}
+
+/* s in fish single quotes. */
+static void put_fish_quoted(FILE *f, const char *s, int len)
+{
+	fputc('\'', f);
+	for (int i = 0; i < len && s[i]; i++) {
+		if (s[i] == '\'' || s[i] == '\\')
+			fputc('\\', f);
+		fputc(s[i], f);
+	}
+	fputc('\'', f);
+}
+
+/* One spelling as fish names it: -l for --long, -o for -old style. */
+static void put_fish_name(FILE *f, const char *name)
+{
+	if (name[1] == '-')
+		fprintf(f, " -l %s", name + 2);
+	else
+		fprintf(f, " -o %s", name + 1);
+}
+
+static const char fish_logic[] =
+	"function __qperf_devices\n"
+	"\tset -l q (commandline -opc)[1]\n"
+	"\tcommand -q $q; or set q qperf\n"
+	"\tcommand $q --completion devices 2>/dev/null\n"
+	"end\n"
+	"complete -c qperf -e\n";
+
+static void put_fish(FILE *f)
+{
+	/* What -a offers after an option of each kind ("": only -x). */
+	static const char *const fish_args[CK_COUNT] = {
+		[CK_ONOFF] = "0 1", [CK_DEVICE] = "(__qperf_devices)",
+		[CK_TOPIC] = "$_qperf_topics", [CK_CLUSTER] = "$_qperf_patterns",
+		[CK_LOOP] = "$_qperf_loopvars", [CK_SHELL] = "$_qperf_shells",
+	};
+
+	fputs(fish_logic, f);
+	for (size_t i = 0; i < NLISTS; i++) {
+		fprintf(f, "set -g _qperf_%s ", word_lists[i].name);
+		put_words(f, word_lists[i].word, " ");
+		fputc('\n', f);
+	}
+	fputs("complete -c qperf -f -a '$_qperf_tests'\n", f);
+	for (size_t i = 0; i < opt_count; i++) {
+		const struct opt_desc *o = &opt_table[i];
+		enum comp_kind k = opt_kind(o);
+
+		if (o->obsolete_for)
+			continue;
+		fputs("complete -c qperf", f);
+		put_fish_name(f, o->name);
+		if (o->abbr)
+			put_fish_name(f, o->abbr);
+		if (k == CK_FILE)
+			fputs(" -r -F", f);
+		else if (k != CK_FLAG)
+			fprintf(f, " -x%s%s%s", fish_args[k] ? " -a '" : "",
+				fish_args[k] ? fish_args[k] : "",
+				fish_args[k] ? "'" : "");
+		fputs(" -d ", f);
+		put_fish_quoted(f, o->help, help_summary_len(o->help));
+		fputc('\n', f);
+	}
+}
+
+/* The local RDMA devices, one a line (none in a build without RDMA). */
+static void put_devices(FILE *f)
+{
+	struct fabric *fab = calloc(1, sizeof(*fab));
+
+	if (!fab)
+		return;
+	fabric_query(fab);
+	for (uint32_t i = 0; i < fab->ndevs; i++)
+		fprintf(f, "%s\n", text_clean(fab->devs[i].name));
+	free(fab);
+}
+
+static const struct shell {
+	const char *name;
+	void (*put)(FILE *f);
+} shells[] = {
+	{ "bash", put_bash },
+	{ "zsh", put_zsh },
+	{ "fish", put_fish },
+};
+
+#define NSHELLS (sizeof(shells) / sizeof(shells[0]))
+
+static const char *word_shell(size_t i)
+{
+	return i < NSHELLS ? shells[i].name : NULL;
+}
+
+int completion_print(FILE *f, const char *shell, char *err, size_t errlen)
+{
+	if (!strcmp(shell, "devices")) {
+		put_devices(f);
+		return 0;
+	}
+	for (size_t i = 0; i < NSHELLS; i++) {
+		if (!strcmp(shell, shells[i].name)) {
+			fprintf(f, "# qperf %s completion, generated by "
+				   "`qperf --completion %s` from its tables\n",
+				shell, shell);
+			shells[i].put(f);
+			return 0;
+		}
+	}
+	if (err && errlen) {
+		size_t k = xsnprintf(err, errlen, "%s%.40s%s for --completion; use ",
+				     *shell ? "bad shell " : "missing shell",
+				     shell, strlen(shell) > 40 ? "..." : "");
+
+		for (size_t i = 0; i < NSHELLS; i++)
+			k += xsnprintf(err + k, errlen - k, "%s%s",
+				       i == 0 ? "" : i + 1 < NSHELLS ? ", " : " or ",
+				       shells[i].name);
+	}
+	return -1;
+}
