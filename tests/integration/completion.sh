@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Shell completion (qperf --completion bash|zsh|fish, core/completion.c):
+# bash's completion function is driven for real (an interactive bash with
+# the script sourced, COMP_WORDS/COMP_CWORD set, COMPREPLY read back);
+# fish's through `complete -C`; zsh's script is parsed (zsh -n) and its
+# function run with compadd stubbed.  The lists must come from the tables:
+# every option of --help opts and every test of --help tests is in the
+# bash script.  No server.  Runs alone (bash tests/integration/completion.sh)
+# or as tests/run.sh integration:completion.
+
+. "$(dirname "$0")/common.sh"
+
+# softverbs' libibverbs, whose softv0 device -i must offer.
+SV=$LIB_ROOT/softverbs/build
+FILES=$T/files
+mkdir -p "$FILES"
+touch "$FILES/sweep.svg" "$FILES/port.txt"
+
+section bash
+run "$QPERF" --completion bash
+BASH_SCRIPT=$T/qperf.bash
+cp "$OUT_FILE" "$BASH_SCRIPT"
+expect "--completion bash prints a script with a completion function" 0 \
+	'^complete -F _qperf qperf$' '^$'
+
+# bcomp WORD...: the sorted COMPREPLY, one line, for `qperf WORD...` with
+# the last WORD the one being completed (run in $FILES).
+bcomp() {
+	(cd "$FILES" && LD_LIBRARY_PATH=$SV bash --norc --noprofile -i -c '
+		source "$1" || exit 1
+		shift
+		COMP_WORDS=("$@")
+		COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"
+		COMP_POINT=${#COMP_LINE}
+		_qperf
+		printf "%s\n" "${COMPREPLY[@]}"' bcomp "$BASH_SCRIPT" "$QPERF" \
+		"$@" 2>/dev/null) | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# bexpect NAME WANT WORD...: bcomp WORD... is exactly WANT (sorted).
+bexpect() {
+	local name=$1 want=$2 got
+	shift 2
+	got=$(bcomp "$@")
+	if [ "$got" = "$want" ]; then
+		pass "bash: $name"
+	else
+		fail "bash: $name" "qperf $*<TAB>" "wanted: $want" "got:    $got"
+	fi
+}
+
+bexpect "--js completes to the JSON options" "--json --json_stream" --js
+bexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
+bexpect "a test after the host, by prefix" "rc_bi_bw rc_bw" localhost rc_b
+bexpect "loc_ forms of long options" "--loc_sock_buf_size" -t 1 --loc_sock
+bexpect "loc_ forms of short options" "-lca -lcp -lcp1 -lcqm" -lc
+bexpect "an on/off option's values" "0 1" -cp ""
+bexpect "--cluster patterns by prefix" "random: ring" --cluster r
+bexpect "--loop variables" "msg_size: mtu_size:" -oo m
+bexpect "--completion shells" "bash fish zsh" --completion ""
+bexpect "--plot completes files" "port.txt sweep.svg" --plot ""
+bexpect "-lpf completes files" "sweep.svg" -lpf sw
+bexpect "a value nothing can guess completes to nothing" "" -m ""
+if [ -f "$SV/libibverbs.so.1" ]; then
+	bexpect "-i offers the RDMA devices (softverbs: softv0)" "softv0" -i ""
+	bexpect "--rem_id offers them too" "softv0" --rem_id so
+else
+	skip "bash: -i offers the RDMA devices (softverbs: softv0)" "no softverbs build"
+fi
+
+got=$(bcomp --help "")
+case " $got " in
+*" main "*" tcp_bw "*) bad= ;;
+*) bad=missing ;;
+esac
+for w in categories examples options opts tests rc_bw; do
+	case " $got " in *" $w "*) ;; *) bad="$bad $w" ;; esac
+done
+case " $got " in *" optnames "*) bad="$bad optnames(hidden)" ;; esac
+[ -z "$bad" ] && pass "bash: --help offers the topics and the tests" ||
+	fail "bash: --help offers the topics and the tests" "bad: $bad" "got: $got"
+
+got=$(bcomp -)
+n=$(echo "$got" | wc -w)
+case " $got " in
+*" --msg_size "*" -m "*) [ "$n" -ge 150 ] && ok=1 || ok= ;;
+*) ok= ;;
+esac
+[ -n "$ok" ] && pass "bash: - offers every option ($n words)" ||
+	fail "bash: - offers every option" "got $n: $got"
+
+# From the tables: every spelling --help opts shows, every test --help
+# tests lists, is in the script's lists.
+opts=$(sed -n "s/^_qperf_opts='\(.*\)'$/ \1/p" "$BASH_SCRIPT")
+tests=$(sed -n "s/^_qperf_tests='\(.*\)'$/ \1/p" "$BASH_SCRIPT")
+missing=
+for w in $("$QPERF" --help opts | grep -oE '^ *-[-a-z0-9_]+|\(-[a-zA-Z0-9]+\)' | tr -d ' ()'); do
+	case "$opts " in *" $w "*) ;; *) missing="$missing $w" ;; esac
+done
+nopts=$("$QPERF" --help opts | grep -c '^ *-')
+[ -z "$missing" ] && [ "$nopts" -ge 100 ] &&
+	pass "the bash script lists every option of --help opts ($nopts)" ||
+	fail "the bash script lists every option of --help opts" \
+		"options: $nopts; missing:$missing"
+missing=
+ntests=0
+for w in $("$QPERF" --help tests | sed -n 's/^    \([a-z_]*\)  *[A-Z].*/\1/p'); do
+	ntests=$((ntests + 1))
+	case "$tests " in *" $w "*) ;; *) missing="$missing $w" ;; esac
+done
+[ -z "$missing" ] && [ "$ntests" -ge 30 ] &&
+	pass "the bash script lists every test of --help tests ($ntests)" ||
+	fail "the bash script lists every test of --help tests" \
+		"tests: $ntests; missing:$missing"
+
+section errors
+run "$QPERF" --completion ksh
+expect "--completion ksh: exit 2, one line naming ksh and the shells" 2 '^$' \
+	'^qperf: bad shell ksh for --completion; use bash, zsh or fish$'
+[ "$(grep -c . "$ERR_FILE")" = 1 ] &&
+	pass "--completion ksh: one stderr line" ||
+	fail "--completion ksh: one stderr line" "$(ctx)"
+run "$QPERF" --completion
+expect "--completion with no shell: exit 2" 2 '^$' \
+	'^qperf: missing shell for --completion; use bash, zsh or fish$'
+
+section zsh
+if command -v zsh >/dev/null 2>&1; then
+	run "$QPERF" --completion zsh
+	ZSH_SCRIPT=$T/_qperf
+	cp "$OUT_FILE" "$ZSH_SCRIPT"
+	run zsh -n "$ZSH_SCRIPT"
+	expect "zsh -n parses the zsh script" 0 '^$' '^$'
+	# Its function, with compadd and _files stubbed to print what
+	# they are given: qperf WORD... PREV ''.
+	zcomp() {
+		LD_LIBRARY_PATH=$SV zsh -f -c '
+			compdef() { :; }
+			compadd() {
+				local a
+				while [[ $1 == -* ]]; do
+					[[ $1 == -- ]] && { shift; break; }
+					[[ $1 == -a ]] && { a=1; shift; continue; }
+					[[ $1 == -S ]] && { print -r -- "suffix=$2"; shift 2; continue; }
+					shift
+				done
+				if [[ -n $a ]]; then print -rl -- ${(P)1}; else print -rl -- "$@"; fi
+			}
+			_files() { print -r -- "<files>"; }
+			source "$1"; shift
+			words=("$@"); CURRENT=$#
+			_qperf' zcomp "$ZSH_SCRIPT" "$QPERF" "$@" 2>&1 | sort | tr '\n' ' ' | sed 's/ $//'
+	}
+	zexpect() {
+		local name=$1 want=$2 got
+		shift 2
+		got=$(zcomp "$@")
+		if [ "$got" = "$want" ]; then
+			pass "zsh: $name"
+		else
+			fail "zsh: $name" "qperf $*<TAB>" "wanted: $want" "got:    $got"
+		fi
+	}
+	zexpect "--cluster offers the patterns, random: without a space" \
+		"all bisect random: ring suffix=" --cluster ""
+	zexpect "an on/off option's values" "0 1" -ar ""
+	zexpect "--plot completes files" "<files>" --plot ""
+	all_tests=$(sed -n "s/^_qperf_tests='\(.*\)'/\1/p" "$BASH_SCRIPT" |
+		tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+	zexpect "every test after the host" "$all_tests" localhost ""
+	if [ -f "$SV/libibverbs.so.1" ]; then
+		zexpect "-li offers the RDMA devices (softv0)" "softv0" -li ""
+	fi
+else
+	skip "zsh -n parses the zsh script" "no zsh (scripts/install-deps --test)"
+fi
+
+section fish
+if command -v fish >/dev/null 2>&1; then
+	run "$QPERF" --completion fish
+	FISH_SCRIPT=$T/qperf.fish
+	cp "$OUT_FILE" "$FISH_SCRIPT"
+	run fish -n "$FISH_SCRIPT"
+	expect "fish -n parses the fish script" 0 '^$' '^$'
+	# fish's own completion of a command line: its candidates, sorted.
+	fcomp() {
+		(cd "$FILES" && PATH=$(dirname "$QPERF"):$PATH LD_LIBRARY_PATH=$SV \
+			fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
+			"$FISH_SCRIPT" "qperf $1" 2>&1) | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
+	}
+	fexpect() {
+		local got
+		got=$(fcomp "$2")
+		if [ "$got" = "$3" ]; then
+			pass "fish: $1"
+		else
+			fail "fish: $1" "qperf $2<TAB>" "wanted: $3" "got:    $got"
+		fi
+	}
+	fexpect "--js completes to the JSON options" "--js" "--json --json_stream"
+	fexpect "tcp_ completes to the TCP tests" "tcp_" "tcp_bw tcp_lat"
+	fexpect "--cluster patterns" "--cluster r" "random: ring"
+	fexpect "--help topics" "--help ex" "examples"
+	fexpect "--plot completes files" "--plot sw" "sweep.svg"
+	if [ -f "$SV/libibverbs.so.1" ]; then
+		fexpect "-i offers the RDMA devices (softv0)" "-i " "softv0"
+	fi
+else
+	skip "fish -n parses the fish script" "no fish (scripts/install-deps --test)"
+fi
+
+finish
