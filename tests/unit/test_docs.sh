@@ -171,6 +171,12 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 		systemd-analyze verify "$tmp/p/lib/systemd/system/qperf.service" >"$tmp/u.err" 2>&1 &&
 		! grep -q . "$tmp/u.err"
 	check_status "make install: the unit runs the installed binary and verifies"
+	# ... and the completion scripts, as the binary prints them.
+	"$tmp/p/bin/qperf" --completion bash | cmp -s - "$tmp/p/share/bash-completion/completions/qperf" &&
+		"$tmp/p/bin/qperf" --completion zsh | cmp -s - "$tmp/p/share/zsh/vendor-completions/_qperf" &&
+		"$tmp/p/bin/qperf" --completion fish | cmp -s - "$tmp/p/share/fish/vendor_completions.d/qperf.fish" &&
+		grep -q '^complete -F _qperf qperf$' "$tmp/p/share/bash-completion/completions/qperf"
+	check_status "make install: the bash, zsh and fish completion scripts"
 	unset MANPATH
 else
 	skip "systemd-analyze verify" "no systemd-analyze"
