@@ -405,7 +405,8 @@ static const char main_text[] =
 	"        qperf --help options        Every option in detail\n"
 	"        qperf --help tests          The tests\n"
 	"        qperf --help TESTNAME       One test in detail\n"
-	"        qperf --help categories     Every help topic\n";
+	"        qperf --help categories     Every help topic\n"
+	"        qperf --completion bash     Shell completion (or zsh, fish)\n";
 
 static const char examples_text[] =
 	"Start a server on the node myserver by running qperf with no\n"
