@@ -36,10 +36,41 @@ enum comp_kind {
 	CK_COUNT
 };
 
-/* The name of each kind's list of option spellings in the scripts. */
-static const char *const kind_var[CK_COUNT] = {
-	"flag", "value", "onoff", "file", "device",
-	"topic", "cluster", "loop", "shell",
+/*
+ * Each kind's list of option spellings in the scripts (_qperf_k_NAME) and
+ * what each shell does for the word after one of them: bash sets w (the
+ * words to offer) or returns, zsh calls compadd, fish's -a offers these
+ * words (NULL: none).  A flag's word is an option or a test, as anywhere.
+ */
+static const struct kind {
+	const char *name;
+	const char *bash, *zsh, *fish;
+} kinds[CK_COUNT] = {
+	[CK_FLAG] = { "flag", NULL, NULL, NULL },
+	[CK_VALUE] = { "value", "return 0", "return 1", NULL },
+	[CK_ONOFF] = { "onoff", "w='0 1'", "compadd -- 0 1", "0 1" },
+	[CK_FILE] = { "file",
+		      "compopt -o filenames 2>/dev/null\n"
+		      "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+		      "\t\treturn 0",
+		      "_files", NULL },
+	[CK_DEVICE] = { "device",
+			"command -v \"$q\" >/dev/null 2>&1 || q=qperf\n"
+			"\t\tw=$(\"$q\" --completion devices 2>/dev/null)",
+			"devs=(${(f)\"$(${words[1]} --completion devices "
+			"2>/dev/null)\"})\n"
+			"\t\tcompadd -a devs",
+			"(__qperf_devices)" },
+	[CK_TOPIC] = { "topic", "w=$_qperf_topics",
+		       "compadd -a _qperf_topics", "$_qperf_topics" },
+	[CK_CLUSTER] = { "cluster", "w=$_qperf_patterns",
+			 "compadd -S '' -- ${(M)_qperf_patterns:#*:}\n"
+			 "\t\tcompadd -- ${_qperf_patterns:#*:}",
+			 "$_qperf_patterns" },
+	[CK_LOOP] = { "loop", "w=$_qperf_loopvars",
+		      "compadd -S '' -a _qperf_loopvars", "$_qperf_loopvars" },
+	[CK_SHELL] = { "shell", "w=$_qperf_shells", "compadd -a _qperf_shells",
+		       "$_qperf_shells" },
 };
 
 static enum comp_kind opt_kind(const struct opt_desc *o)
@@ -144,44 +175,46 @@ static void put_vars(FILE *f, const char *open, const char *close)
 	put_opts(f, CK_COUNT, " ");
 	fprintf(f, "%s\n", close);
 	for (int k = 0; k < CK_COUNT; k++) {
-		fprintf(f, "_qperf_k_%s=%s", kind_var[k], open);
+		fprintf(f, "_qperf_k_%s=%s", kinds[k].name, open);
 		put_opts(f, (enum comp_kind)k, " ");
 		fprintf(f, "%s\n", close);
 	}
 }
 
-static const char bash_logic[] =
+/*
+ * The if/elif chain on the previous word, one branch per kind with an
+ * action (test: the shell's membership test, %s the kind's name), then
+ * opts for an option being typed and tests for any other word.
+ */
+static void put_chain(FILE *f, const char *test, bool zsh,
+		      const char *opts, const char *tests)
+{
+	bool first = true;
+
+	for (int k = 0; k < CK_COUNT; k++) {
+		const char *act = zsh ? kinds[k].zsh : kinds[k].bash;
+
+		if (!act)
+			continue;
+		fprintf(f, "\t%s ", first ? "if" : "elif");
+		fprintf(f, test, kinds[k].name);
+		fprintf(f, "; then\n\t\t%s\n", act);
+		first = false;
+	}
+	fprintf(f, "\telif [[ $cur == -* ]]; then\n\t\t%s\n\telse\n\t\t%s\n\tfi\n",
+		opts, tests);
+}
+
+static const char bash_head[] =
 	"_qperf_has() { case \" $1 \" in *\" $2 \"*) return 0 ;; esac; return 1; }\n"
 	"\n"
 	"_qperf()\n"
 	"{\n"
 	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= q=${COMP_WORDS[0]} w=\n"
 	"\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	"\tCOMPREPLY=()\n"
-	"\tif _qperf_has \"$_qperf_k_file\" \"$prev\"; then\n"
-	"\t\tcompopt -o filenames 2>/dev/null\n"
-	"\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
-	"\t\treturn 0\n"
-	"\telif _qperf_has \"$_qperf_k_device\" \"$prev\"; then\n"
-	"\t\tcommand -v \"$q\" >/dev/null 2>&1 || q=qperf\n"
-	"\t\tw=$(\"$q\" --completion devices 2>/dev/null)\n"
-	"\telif _qperf_has \"$_qperf_k_onoff\" \"$prev\"; then\n"
-	"\t\tw='0 1'\n"
-	"\telif _qperf_has \"$_qperf_k_topic\" \"$prev\"; then\n"
-	"\t\tw=$_qperf_topics\n"
-	"\telif _qperf_has \"$_qperf_k_cluster\" \"$prev\"; then\n"
-	"\t\tw=$_qperf_patterns\n"
-	"\telif _qperf_has \"$_qperf_k_loop\" \"$prev\"; then\n"
-	"\t\tw=$_qperf_loopvars\n"
-	"\telif _qperf_has \"$_qperf_k_shell\" \"$prev\"; then\n"
-	"\t\tw=$_qperf_shells\n"
-	"\telif _qperf_has \"$_qperf_k_value\" \"$prev\"; then\n"
-	"\t\treturn 0\n"
-	"\telif [[ $cur == -* ]]; then\n"
-	"\t\tw=$_qperf_opts\n"
-	"\telse\n"
-	"\t\tw=$_qperf_tests\n"
-	"\tfi\n"
+	"\tCOMPREPLY=()\n";
+
+static const char bash_tail[] =
 	"\tCOMPREPLY=($(compgen -W \"$w\" -- \"$cur\"))\n"
 	"\t[[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null\n"
 	"\treturn 0\n"
@@ -191,36 +224,18 @@ static const char bash_logic[] =
 static void put_bash(FILE *f)
 {
 	put_vars(f, "'", "'");
-	fputs(bash_logic, f);
+	fputs(bash_head, f);
+	put_chain(f, "_qperf_has \"$_qperf_k_%s\" \"$prev\"", false,
+		  "w=$_qperf_opts", "w=$_qperf_tests");
+	fputs(bash_tail, f);
 }
 
-static const char zsh_logic[] =
+static const char zsh_head[] =
 	"_qperf() {\n"
 	"\tlocal cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
-	"\tlocal -a devs\n"
-	"\tif (( ${_qperf_k_file[(Ie)$prev]} )); then\n"
-	"\t\t_files\n"
-	"\telif (( ${_qperf_k_device[(Ie)$prev]} )); then\n"
-	"\t\tdevs=(${(f)\"$(${words[1]} --completion devices 2>/dev/null)\"})\n"
-	"\t\tcompadd -a devs\n"
-	"\telif (( ${_qperf_k_onoff[(Ie)$prev]} )); then\n"
-	"\t\tcompadd -- 0 1\n"
-	"\telif (( ${_qperf_k_topic[(Ie)$prev]} )); then\n"
-	"\t\tcompadd -a _qperf_topics\n"
-	"\telif (( ${_qperf_k_cluster[(Ie)$prev]} )); then\n"
-	"\t\tcompadd -S '' -- ${(M)_qperf_patterns:#*:}\n"
-	"\t\tcompadd -- ${_qperf_patterns:#*:}\n"
-	"\telif (( ${_qperf_k_loop[(Ie)$prev]} )); then\n"
-	"\t\tcompadd -S '' -a _qperf_loopvars\n"
-	"\telif (( ${_qperf_k_shell[(Ie)$prev]} )); then\n"
-	"\t\tcompadd -a _qperf_shells\n"
-	"\telif (( ${_qperf_k_value[(Ie)$prev]} )); then\n"
-	"\t\treturn 1\n"
-	"\telif [[ $cur == -* ]]; then\n"
-	"\t\tcompadd -a _qperf_opts\n"
-	"\telse\n"
-	"\t\tcompadd -a _qperf_tests\n"
-	"\tfi\n"
+	"\tlocal -a devs\n";
+
+static const char zsh_tail[] =
 	"}\n"
 	"\n"
 	"if [ \"$funcstack[1]\" = _qperf ]; then\n"
@@ -232,7 +247,10 @@ static const char zsh_logic[] =
 static void put_zsh(FILE *f)
 {
 	put_vars(f, "(", ")");
-	fputs(zsh_logic, f);
+	fputs(zsh_head, f);
+	put_chain(f, "(( ${_qperf_k_%s[(Ie)$prev]} ))", true,
+		  "compadd -a _qperf_opts", "compadd -a _qperf_tests");
+	fputs(zsh_tail, f);
 }
 
 /* s in fish single quotes. */
@@ -266,13 +284,6 @@ static const char fish_logic[] =
 
 static void put_fish(FILE *f)
 {
-	/* What -a offers after an option of each kind ("": only -x). */
-	static const char *const fish_args[CK_COUNT] = {
-		[CK_ONOFF] = "0 1", [CK_DEVICE] = "(__qperf_devices)",
-		[CK_TOPIC] = "$_qperf_topics", [CK_CLUSTER] = "$_qperf_patterns",
-		[CK_LOOP] = "$_qperf_loopvars", [CK_SHELL] = "$_qperf_shells",
-	};
-
 	fputs(fish_logic, f);
 	for (size_t i = 0; i < NLISTS; i++) {
 		fprintf(f, "set -g _qperf_%s ", word_lists[i].name);
@@ -293,9 +304,9 @@ static void put_fish(FILE *f)
 		if (k == CK_FILE)
 			fputs(" -r -F", f);
 		else if (k != CK_FLAG)
-			fprintf(f, " -x%s%s%s", fish_args[k] ? " -a '" : "",
-				fish_args[k] ? fish_args[k] : "",
-				fish_args[k] ? "'" : "");
+			fprintf(f, " -x%s%s%s", kinds[k].fish ? " -a '" : "",
+				kinds[k].fish ? kinds[k].fish : "",
+				kinds[k].fish ? "'" : "");
 		fputs(" -d ", f);
 		put_fish_quoted(f, o->help, help_summary_len(o->help));
 		fputc('\n', f);

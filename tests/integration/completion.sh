@@ -24,9 +24,9 @@ cp "$OUT_FILE" "$BASH_SCRIPT"
 expect "--completion bash prints a script with a completion function" 0 \
 	'^complete -F _qperf qperf$' '^$'
 
-# bcomp WORD...: the sorted COMPREPLY, one line, for `qperf WORD...` with
+# comp_bash WORD...: the sorted COMPREPLY, one line, for `qperf WORD...` with
 # the last WORD the one being completed (run in $FILES).
-bcomp() {
+comp_bash() {
 	(cd "$FILES" && LD_LIBRARY_PATH=$SV bash --norc --noprofile -i -c '
 		source "$1" || exit 1
 		shift
@@ -35,21 +35,23 @@ bcomp() {
 		COMP_LINE="$*"
 		COMP_POINT=${#COMP_LINE}
 		_qperf
-		printf "%s\n" "${COMPREPLY[@]}"' bcomp "$BASH_SCRIPT" "$QPERF" \
+		printf "%s\n" "${COMPREPLY[@]}"' comp_bash "$BASH_SCRIPT" "$QPERF" \
 		"$@" 2>/dev/null) | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-# bexpect NAME WANT WORD...: bcomp WORD... is exactly WANT (sorted).
-bexpect() {
-	local name=$1 want=$2 got
-	shift 2
-	got=$(bcomp "$@")
+# cexpect SHELL NAME WANT WORD...: comp_SHELL WORD... (the candidates for
+# `qperf WORD...`, sorted, on one line) is exactly WANT.
+cexpect() {
+	local sh=$1 name=$2 want=$3 got
+	shift 3
+	got=$(comp_$sh "$@")
 	if [ "$got" = "$want" ]; then
-		pass "bash: $name"
+		pass "$sh: $name"
 	else
-		fail "bash: $name" "qperf $*<TAB>" "wanted: $want" "got:    $got"
+		fail "$sh: $name" "qperf $*<TAB>" "wanted: $want" "got:    $got"
 	fi
 }
+bexpect() { cexpect bash "$@"; }
 
 bexpect "--js completes to the JSON options" "--json --json_stream" --js
 bexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
@@ -70,7 +72,7 @@ else
 	skip "bash: -i offers the RDMA devices (softverbs: softv0)" "no softverbs build"
 fi
 
-got=$(bcomp --help "")
+got=$(comp_bash --help "")
 case " $got " in
 *" main "*" tcp_bw "*) bad= ;;
 *) bad=missing ;;
@@ -82,7 +84,7 @@ case " $got " in *" optnames "*) bad="$bad optnames(hidden)" ;; esac
 [ -z "$bad" ] && pass "bash: --help offers the topics and the tests" ||
 	fail "bash: --help offers the topics and the tests" "bad: $bad" "got: $got"
 
-got=$(bcomp -)
+got=$(comp_bash -)
 n=$(echo "$got" | wc -w)
 case " $got " in
 *" --msg_size "*" -m "*) [ "$n" -ge 150 ] && ok=1 || ok= ;;
@@ -135,7 +137,7 @@ if command -v zsh >/dev/null 2>&1; then
 	expect "zsh -n parses the zsh script" 0 '^$' '^$'
 	# Its function, with compadd and _files stubbed to print what
 	# they are given: qperf WORD... PREV ''.
-	zcomp() {
+	comp_zsh() {
 		LD_LIBRARY_PATH=$SV zsh -f -c '
 			compdef() { :; }
 			compadd() {
@@ -151,18 +153,9 @@ if command -v zsh >/dev/null 2>&1; then
 			_files() { print -r -- "<files>"; }
 			source "$1"; shift
 			words=("$@"); CURRENT=$#
-			_qperf' zcomp "$ZSH_SCRIPT" "$QPERF" "$@" 2>&1 | sort | tr '\n' ' ' | sed 's/ $//'
+			_qperf' comp_zsh "$ZSH_SCRIPT" "$QPERF" "$@" 2>&1 | sort | tr '\n' ' ' | sed 's/ $//'
 	}
-	zexpect() {
-		local name=$1 want=$2 got
-		shift 2
-		got=$(zcomp "$@")
-		if [ "$got" = "$want" ]; then
-			pass "zsh: $name"
-		else
-			fail "zsh: $name" "qperf $*<TAB>" "wanted: $want" "got:    $got"
-		fi
-	}
+	zexpect() { cexpect zsh "$@"; }
 	zexpect "--cluster offers the patterns, random: without a space" \
 		"all bisect random: ring suffix=" --cluster ""
 	zexpect "an on/off option's values" "0 1" -ar ""
@@ -184,28 +177,20 @@ if command -v fish >/dev/null 2>&1; then
 	cp "$OUT_FILE" "$FISH_SCRIPT"
 	run fish -n "$FISH_SCRIPT"
 	expect "fish -n parses the fish script" 0 '^$' '^$'
-	# fish's own completion of a command line: its candidates, sorted.
-	fcomp() {
+	# fish's own completion of the command line (complete -C).
+	comp_fish() {
 		(cd "$FILES" && PATH=$(dirname "$QPERF"):$PATH LD_LIBRARY_PATH=$SV \
 			fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
-			"$FISH_SCRIPT" "qperf $1" 2>&1) | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
+			"$FISH_SCRIPT" "qperf $*" 2>&1) | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
 	}
-	fexpect() {
-		local got
-		got=$(fcomp "$2")
-		if [ "$got" = "$3" ]; then
-			pass "fish: $1"
-		else
-			fail "fish: $1" "qperf $2<TAB>" "wanted: $3" "got:    $got"
-		fi
-	}
-	fexpect "--js completes to the JSON options" "--js" "--json --json_stream"
-	fexpect "tcp_ completes to the TCP tests" "tcp_" "tcp_bw tcp_lat"
-	fexpect "--cluster patterns" "--cluster r" "random: ring"
-	fexpect "--help topics" "--help ex" "examples"
-	fexpect "--plot completes files" "--plot sw" "sweep.svg"
+	fexpect() { cexpect fish "$@"; }
+	fexpect "--js completes to the JSON options" "--json --json_stream" --js
+	fexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
+	fexpect "--cluster patterns" "random: ring" --cluster r
+	fexpect "--help topics" "examples" --help ex
+	fexpect "--plot completes files" "sweep.svg" --plot sw
 	if [ -f "$SV/libibverbs.so.1" ]; then
-		fexpect "-i offers the RDMA devices (softv0)" "-i " "softv0"
+		fexpect "-i offers the RDMA devices (softv0)" "softv0" -i ""
 	fi
 else
 	skip "fish -n parses the fish script" "no fish (scripts/install-deps --test)"
