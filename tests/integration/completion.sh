@@ -64,7 +64,11 @@ bexpect "--loop variables" "msg_size: mtu_size:" -oo m
 bexpect "--completion shells" "bash fish zsh" --completion ""
 bexpect "--plot completes files" "port.txt sweep.svg" --plot ""
 bexpect "-lpf completes files" "sweep.svg" -lpf sw
-bexpect "a value nothing can guess completes to nothing" "" -m ""
+# After -m (a size) nothing; after its value, tests again.
+got="$(comp_bash -m "")|$(comp_bash -m 64 tcp_)"
+[ "$got" = "|tcp_bw tcp_lat" ] &&
+	pass "bash: nothing after -m, tests after its value" ||
+	fail "bash: nothing after -m, tests after its value" "got: $got"
 if [ -f "$SV/libibverbs.so.1" ]; then
 	bexpect "-i offers the RDMA devices (softverbs: softv0)" "softv0" -i ""
 	bexpect "--rem_id offers them too" "softv0" --rem_id so
@@ -119,11 +123,9 @@ done
 
 section errors
 run "$QPERF" --completion ksh
+[ "$(grep -c . "$ERR_FILE")" = 1 ] || RC="$RC, not one stderr line"
 expect "--completion ksh: exit 2, one line naming ksh and the shells" 2 '^$' \
 	'^qperf: bad shell ksh for --completion; use bash, zsh or fish$'
-[ "$(grep -c . "$ERR_FILE")" = 1 ] &&
-	pass "--completion ksh: one stderr line" ||
-	fail "--completion ksh: one stderr line" "$(ctx)"
 run "$QPERF" --completion
 expect "--completion with no shell: exit 2" 2 '^$' \
 	'^qperf: missing shell for --completion; use bash, zsh or fish$'
@@ -134,7 +136,8 @@ if command -v zsh >/dev/null 2>&1; then
 	ZSH_SCRIPT=$T/_qperf
 	cp "$OUT_FILE" "$ZSH_SCRIPT"
 	run zsh -n "$ZSH_SCRIPT"
-	expect "zsh -n parses the zsh script" 0 '^$' '^$'
+	[ "$(head -n 1 "$ZSH_SCRIPT")" = "#compdef qperf" ] || RC="$RC, no #compdef"
+	expect "zsh -n parses the zsh script (#compdef qperf first)" 0 '^$' '^$'
 	# Its function, with compadd and _files stubbed to print what
 	# they are given: qperf WORD... PREV ''.
 	comp_zsh() {
@@ -176,6 +179,8 @@ if command -v fish >/dev/null 2>&1; then
 	FISH_SCRIPT=$T/qperf.fish
 	cp "$OUT_FILE" "$FISH_SCRIPT"
 	run fish -n "$FISH_SCRIPT"
+	grep -q '^complete -c qperf -l msg_size -o m -x ' "$FISH_SCRIPT" ||
+		RC="$RC, no complete line for --msg_size"
 	expect "fish -n parses the fish script" 0 '^$' '^$'
 	# fish's own completion of the command line (complete -C).
 	comp_fish() {
@@ -188,7 +193,10 @@ if command -v fish >/dev/null 2>&1; then
 	fexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
 	fexpect "--cluster patterns" "random: ring" --cluster r
 	fexpect "--help topics" "examples" --help ex
-	fexpect "--plot completes files" "sweep.svg" --plot sw
+	got="$(comp_fish --plot sw)|$(comp_fish -m sw)"
+	[ "$got" = "sweep.svg|" ] &&
+		pass "fish: files after --plot, none after -m" ||
+		fail "fish: files after --plot, none after -m" "got: $got"
 	if [ -f "$SV/libibverbs.so.1" ]; then
 		fexpect "-i offers the RDMA devices (softv0)" "softv0" -i ""
 	fi
