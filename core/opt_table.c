@@ -494,7 +494,7 @@ const struct opt_desc opt_table[] = {
 	  "used (by default one from the clock)."),
 	A("--completion", NULL, OT_SPECIAL, OA_COMPLETION, true, 0, 0,
 	  "Shell",
-	  "Print the completion script for Shell and exit. "
+	  "Print the completion script for Shell. "
 	  "Shell is bash, zsh or fish.  The script is generated from the "
 	  "option and test tables, so it completes exactly what this qperf "
 	  "accepts: options, tests, help topics, on/off values, --cluster "

@@ -184,6 +184,8 @@ static const char *sample_value(const struct opt_desc *o)
 			return "ring";
 		if (o->act == OA_RENDEZVOUS)
 			return "node1:4000";
+		if (o->act == OA_COMPLETION)
+			return "bash";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -240,6 +242,9 @@ TEST(every_option_parses)
 				CHECK_STR(p.help_topic, "tcp_lat");
 			} else if (r->act == OA_VERSION) {
 				CHECK(p.mode == RUN_VERSION);
+			} else if (r->act == OA_COMPLETION) {
+				CHECK(p.mode == RUN_COMPLETION);
+				CHECK_STR(p.help_topic, "bash");
 			} else if (r->act == OA_CLUSTER) {
 				CHECK(p.mode == RUN_CLUSTER);
 				CHECK(p.cluster.pattern.kind == SCHED_RING);
