@@ -212,7 +212,10 @@ static const char bash_head[] =
 	"{\n"
 	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= q=${COMP_WORDS[0]} w=\n"
 	"\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	"\tCOMPREPLY=()\n";
+	"\tCOMPREPLY=()\n"
+	"\t# bash splits words at colons: past one (random:K, Var:Init...,\n"
+	"\t# Device:Port) nothing is offered.\n"
+	"\t[ \"$prev\" = : ] || [ \"$cur\" = : ] && return 0\n";
 
 static const char bash_tail[] =
 	"\tCOMPREPLY=($(compgen -W \"$w\" -- \"$cur\"))\n"

@@ -61,6 +61,8 @@ bexpect "loc_ forms of short options" "-lca -lcp -lcp1 -lcqm" -lc
 bexpect "an on/off option's values" "0 1" -cp ""
 bexpect "--cluster patterns by prefix" "random: ring" --cluster r
 bexpect "--loop variables" "msg_size: mtu_size:" -oo m
+# bash splits "msg_size:" into msg_size and ":" (COMP_WORDBREAKS).
+bexpect "nothing past a colon (-oo msg_size:)" "" -oo msg_size : ""
 bexpect "--completion shells" "bash fish zsh" --completion ""
 bexpect "--plot completes files" "port.txt sweep.svg" --plot ""
 bexpect "-lpf completes files" "sweep.svg" -lpf sw
@@ -184,7 +186,7 @@ if command -v fish >/dev/null 2>&1; then
 	expect "fish -n parses the fish script" 0 '^$' '^$'
 	# fish's own completion of the command line (complete -C).
 	comp_fish() {
-		(cd "$FILES" && PATH=$(dirname "$QPERF"):$PATH LD_LIBRARY_PATH=$SV \
+		(cd "$FILES" && HOME=$T PATH=$(dirname "$QPERF"):$PATH LD_LIBRARY_PATH=$SV \
 			fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
 			"$FISH_SCRIPT" "qperf $*" 2>&1) | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
 	}
