@@ -51,7 +51,7 @@ static const struct kind {
 	[CK_ONOFF] = { "onoff", "w='0 1'", "compadd -- 0 1", "0 1" },
 	[CK_FILE] = { "file",
 		      "compopt -o filenames 2>/dev/null\n"
-		      "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+		      "\t\tmapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
 		      "\t\treturn 0",
 		      "_files", NULL },
 	[CK_DEVICE] = { "device",

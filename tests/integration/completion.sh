@@ -15,7 +15,7 @@
 SV=$LIB_ROOT/softverbs/build
 FILES=$T/files
 mkdir -p "$FILES"
-touch "$FILES/sweep.svg" "$FILES/port.txt"
+touch "$FILES/sweep.svg" "$FILES/port.txt" "$FILES/my sweep.svg"
 
 section bash
 run "$QPERF" --completion bash
@@ -25,7 +25,8 @@ expect "--completion bash prints a script with a completion function" 0 \
 	'^complete -F _qperf qperf$' '^$'
 
 # comp_bash WORD...: the sorted COMPREPLY, one line, for `qperf WORD...` with
-# the last WORD the one being completed (run in $FILES).
+# the last WORD the one being completed (run in $FILES); a space inside a
+# candidate shows as "\ ".
 comp_bash() {
 	(cd "$FILES" && LD_LIBRARY_PATH=$SV bash --norc --noprofile -i -c '
 		source "$1" || exit 1
@@ -36,7 +37,8 @@ comp_bash() {
 		COMP_POINT=${#COMP_LINE}
 		_qperf
 		printf "%s\n" "${COMPREPLY[@]}"' comp_bash "$BASH_SCRIPT" "$QPERF" \
-		"$@" 2>/dev/null) | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'
+		"$@" 2>/dev/null) | sed -e '/^$/d' -e 's/ /\\ /g' | sort | tr '\n' ' ' |
+		sed 's/ $//'
 }
 
 # cexpect SHELL NAME WANT WORD...: comp_SHELL WORD... (the candidates for
@@ -64,8 +66,9 @@ bexpect "--loop variables" "msg_size: mtu_size:" -oo m
 # bash splits "msg_size:" into msg_size and ":" (COMP_WORDBREAKS).
 bexpect "nothing past a colon (-oo msg_size:)" "" -oo msg_size : ""
 bexpect "--completion shells" "bash fish zsh" --completion ""
-bexpect "--plot completes files" "port.txt sweep.svg" --plot ""
+bexpect "--plot completes files" 'my\ sweep.svg port.txt sweep.svg' --plot ""
 bexpect "-lpf completes files" "sweep.svg" -lpf sw
+bexpect "a file name with a space stays one word" 'my\ sweep.svg' --plot my
 # After -m (a size) nothing; after its value, tests again.
 got="$(comp_bash -m "")|$(comp_bash -m 64 tcp_)"
 [ "$got" = "|tcp_bw tcp_lat" ] &&
