@@ -11,8 +11,11 @@
 
 . "$(dirname "$0")/common.sh"
 
-# softverbs' libibverbs, whose softv0 device -i must offer.
+# softverbs' libibverbs, whose softv0 device -i must offer (RDMA builds).
 SV=$LIB_ROOT/softverbs/build
+SOFTV0=
+[ -f "$SV/libibverbs.so.1" ] && "$QPERF" --version | grep -q 'rdma: built' &&
+	SOFTV0=1
 FILES=$T/files
 mkdir -p "$FILES"
 touch "$FILES/sweep.svg" "$FILES/port.txt" "$FILES/my sweep.svg"
@@ -74,11 +77,11 @@ got="$(comp_bash -m "")|$(comp_bash -m 64 tcp_)"
 [ "$got" = "|tcp_bw tcp_lat" ] &&
 	pass "bash: nothing after -m, tests after its value" ||
 	fail "bash: nothing after -m, tests after its value" "got: $got"
-if [ -f "$SV/libibverbs.so.1" ]; then
+if [ -n "$SOFTV0" ]; then
 	bexpect "-i offers the RDMA devices (softverbs: softv0)" "softv0" -i ""
 	bexpect "--rem_id offers them too" "softv0" --rem_id so
 else
-	skip "bash: -i offers the RDMA devices (softverbs: softv0)" "no softverbs build"
+	skip "bash: -i offers the RDMA devices (softverbs: softv0)" "no RDMA build or no softverbs"
 fi
 
 got=$(comp_bash --help "")
@@ -171,7 +174,7 @@ if command -v zsh >/dev/null 2>&1; then
 	all_tests=$(sed -n "s/^_qperf_tests='\(.*\)'/\1/p" "$BASH_SCRIPT" |
 		tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
 	zexpect "every test after the host" "$all_tests" localhost ""
-	if [ -f "$SV/libibverbs.so.1" ]; then
+	if [ -n "$SOFTV0" ]; then
 		zexpect "-li offers the RDMA devices (softv0)" "softv0" -li ""
 	fi
 else
@@ -202,7 +205,7 @@ if command -v fish >/dev/null 2>&1; then
 	[ "$got" = "sweep.svg|" ] &&
 		pass "fish: files after --plot, none after -m" ||
 		fail "fish: files after --plot, none after -m" "got: $got"
-	if [ -f "$SV/libibverbs.so.1" ]; then
+	if [ -n "$SOFTV0" ]; then
 		fexpect "-i offers the RDMA devices (softv0)" "softv0" -i ""
 	fi
 else
