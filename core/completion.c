@@ -181,79 +181,93 @@ static void put_vars(FILE *f, const char *open, const char *close)
 	}
 }
 
+/* How bash or zsh spells the lists and the function that reads them. */
+struct posix_sh {
+	const char *open, *close; /* around a list: 'a b' or (a b) */
+	const char *head; /* the function up to the if/elif chain */
+	const char *test; /* membership of $prev in a kind's list, %s: kind */
+	bool zsh; /* take kinds[].zsh, not kinds[].bash */
+	const char *opts, *tests; /* offer the options, the tests */
+	const char *tail; /* after the chain */
+};
+
+static const struct posix_sh bash_sh = {
+	.open = "'",
+	.close = "'",
+	.head = "_qperf_has() { case \" $1 \" in *\" $2 \"*) return 0 ;; esac; return 1; }\n"
+		"\n"
+		"_qperf()\n"
+		"{\n"
+		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= q=${COMP_WORDS[0]} w=\n"
+		"\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+		"\tCOMPREPLY=()\n"
+		"\t# bash splits words at colons: past one (random:K, Var:Init...,\n"
+		"\t# Device:Port) nothing is offered.\n"
+		"\t[ \"$prev\" = : ] || [ \"$cur\" = : ] && return 0\n",
+	.test = "_qperf_has \"$_qperf_k_%s\" \"$prev\"",
+	.zsh = false,
+	.opts = "w=$_qperf_opts",
+	.tests = "w=$_qperf_tests",
+	.tail = "\tCOMPREPLY=($(compgen -W \"$w\" -- \"$cur\"))\n"
+		"\t[[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null\n"
+		"\treturn 0\n"
+		"}\n"
+		"complete -F _qperf qperf\n",
+};
+
+static const struct posix_sh zsh_sh = {
+	.open = "(",
+	.close = ")",
+	.head = "_qperf() {\n"
+		"\tlocal cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
+		"\tlocal -a devs\n",
+	.test = "(( ${_qperf_k_%s[(Ie)$prev]} ))",
+	.zsh = true,
+	.opts = "compadd -a _qperf_opts",
+	.tests = "compadd -a _qperf_tests",
+	.tail = "}\n"
+		"\n"
+		"if [ \"$funcstack[1]\" = _qperf ]; then\n"
+		"\t_qperf \"$@\"\n"
+		"else\n"
+		"\tcompdef _qperf qperf\n"
+		"fi\n",
+};
+
 /*
- * The if/elif chain on the previous word, one branch per kind with an
- * action (test: the shell's membership test, %s the kind's name), then
- * opts for an option being typed and tests for any other word.
+ * The lists, then the function: an if/elif chain on the previous word,
+ * one branch per kind with an action, then the options for a word that
+ * starts with a dash and the tests for any other.
  */
-static void put_chain(FILE *f, const char *test, bool zsh,
-		      const char *opts, const char *tests)
+static void put_posix(FILE *f, const struct posix_sh *sh)
 {
 	bool first = true;
 
+	put_vars(f, sh->open, sh->close);
+	fputs(sh->head, f);
 	for (int k = 0; k < CK_COUNT; k++) {
-		const char *act = zsh ? kinds[k].zsh : kinds[k].bash;
+		const char *act = sh->zsh ? kinds[k].zsh : kinds[k].bash;
 
 		if (!act)
 			continue;
 		fprintf(f, "\t%s ", first ? "if" : "elif");
-		fprintf(f, test, kinds[k].name);
+		fprintf(f, sh->test, kinds[k].name);
 		fprintf(f, "; then\n\t\t%s\n", act);
 		first = false;
 	}
 	fprintf(f, "\telif [[ $cur == -* ]]; then\n\t\t%s\n\telse\n\t\t%s\n\tfi\n",
-		opts, tests);
+		sh->opts, sh->tests);
+	fputs(sh->tail, f);
 }
-
-static const char bash_head[] =
-	"_qperf_has() { case \" $1 \" in *\" $2 \"*) return 0 ;; esac; return 1; }\n"
-	"\n"
-	"_qperf()\n"
-	"{\n"
-	"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev= q=${COMP_WORDS[0]} w=\n"
-	"\t[ \"$COMP_CWORD\" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	"\tCOMPREPLY=()\n"
-	"\t# bash splits words at colons: past one (random:K, Var:Init...,\n"
-	"\t# Device:Port) nothing is offered.\n"
-	"\t[ \"$prev\" = : ] || [ \"$cur\" = : ] && return 0\n";
-
-static const char bash_tail[] =
-	"\tCOMPREPLY=($(compgen -W \"$w\" -- \"$cur\"))\n"
-	"\t[[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null\n"
-	"\treturn 0\n"
-	"}\n"
-	"complete -F _qperf qperf\n";
 
 static void put_bash(FILE *f)
 {
-	put_vars(f, "'", "'");
-	fputs(bash_head, f);
-	put_chain(f, "_qperf_has \"$_qperf_k_%s\" \"$prev\"", false,
-		  "w=$_qperf_opts", "w=$_qperf_tests");
-	fputs(bash_tail, f);
+	put_posix(f, &bash_sh);
 }
-
-static const char zsh_head[] =
-	"_qperf() {\n"
-	"\tlocal cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
-	"\tlocal -a devs\n";
-
-static const char zsh_tail[] =
-	"}\n"
-	"\n"
-	"if [ \"$funcstack[1]\" = _qperf ]; then\n"
-	"\t_qperf \"$@\"\n"
-	"else\n"
-	"\tcompdef _qperf qperf\n"
-	"fi\n";
 
 static void put_zsh(FILE *f)
 {
-	put_vars(f, "(", ")");
-	fputs(zsh_head, f);
-	put_chain(f, "(( ${_qperf_k_%s[(Ie)$prev]} ))", true,
-		  "compadd -a _qperf_opts", "compadd -a _qperf_tests");
-	fputs(zsh_tail, f);
+	put_posix(f, &zsh_sh);
 }
 
 /* s in fish single quotes. */
