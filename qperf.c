@@ -88,6 +88,13 @@ int main(int argc, char **argv)
 			rc = 2;
 		}
 		break;
+	case RUN_COMPLETION:
+		if (completion_print(stdout, plan.help_topic, err,
+				     sizeof(err)) < 0) {
+			fprintf(stderr, "qperf: %s\n", err);
+			rc = 2;
+		}
+		break;
 	case RUN_VERSION:
 		printf("qperf %s (transports: %s; rdma: %s; numa: %s; secret: %s; pmix: %s)\n",
 		       QPERF_VERSION, test_transports(), test_rdma_status(),

@@ -198,7 +198,7 @@ static void wrap(FILE *f, int indent, const char *text)
 }
 
 /* The first sentence of a help text, without its period. */
-static int summary_len(const char *h)
+int help_summary_len(const char *h)
 {
 	const char *e = strstr(h, ". ");
 
@@ -239,7 +239,7 @@ static void print_opts(FILE *f)
 		opt_label(label, sizeof(label), o);
 		n = fprintf(f, "%s%s", opt_is_variant(o) ? "  " : "", label);
 		fprintf(f, "%*s%.*s\n", n < 35 ? 36 - n : 2, "",
-			summary_len(o->help), o->help);
+			help_summary_len(o->help), o->help);
 	}
 }
 
@@ -343,7 +343,7 @@ static void print_test(FILE *f, const struct test_desc *t,
 		    p == PAR_TIMEOUT || !o)
 			continue;
 		opt_label(label, sizeof(label), o);
-		fprintf(f, "    %-28s%.*s\n", label, summary_len(o->help),
+		fprintf(f, "    %-28s%.*s\n", label, help_summary_len(o->help),
 			o->help);
 		any = true;
 	}
@@ -407,7 +407,8 @@ static const char main_text[] =
 	"        qperf --help options        Every option in detail\n"
 	"        qperf --help tests          The tests\n"
 	"        qperf --help TESTNAME       One test in detail\n"
-	"        qperf --help categories     Every help topic\n";
+	"        qperf --help categories     Every help topic\n"
+	"        qperf --completion bash     Shell completion (or zsh, fish)\n";
 
 static const char examples_text[] =
 	"Start a server on the node myserver by running qperf with no\n"
@@ -481,38 +482,77 @@ static void print_categories(FILE *f)
 		fprintf(f, "    %s\n", test_table[i].name);
 }
 
+static void print_main(FILE *f)
+{
+	fputs(main_text, f);
+}
+
+static void print_examples(FILE *f)
+{
+	fputs(examples_text, f);
+}
+
+static void print_author(FILE *f)
+{
+	fputs(author_text, f);
+}
+
+static void print_bugs(FILE *f)
+{
+	fputs(bugs_text, f);
+}
+
+/* The topics besides the tests; completion offers all but the hidden. */
+static const struct topic {
+	const char *name;
+	void (*print)(FILE *f);
+	bool hidden;
+} topics[] = {
+	{ "main", print_main, false },
+	{ "author", print_author, false },
+	{ "bugs", print_bugs, false },
+	{ "categories", print_categories, false },
+	{ "examples", print_examples, false },
+	{ "options", print_options, false },
+	{ "opts", print_opts, false },
+	{ "tests", print_tests, false },
+	{ "optnames", print_optnames, true },
+};
+
+#define NTOPICS (sizeof(topics) / sizeof(topics[0]))
+
+const char *help_topic(size_t i)
+{
+	for (size_t k = 0; k < NTOPICS; k++)
+		if (!topics[k].hidden && i-- == 0)
+			return topics[k].name;
+	for (size_t k = 0; k < test_count; k++)
+		if (help_for(test_table[k].name) && i-- == 0)
+			return test_table[k].name;
+	return NULL;
+}
+
 int help_print(FILE *f, const char *topic, char *err, size_t errlen)
 {
 	const struct test_desc *t;
 	const struct test_help *h;
 
-	if (!topic || !strcmp(topic, "main"))
-		fputs(main_text, f);
-	else if (!strcmp(topic, "categories"))
-		print_categories(f);
-	else if (!strcmp(topic, "examples"))
-		fputs(examples_text, f);
-	else if (!strcmp(topic, "opts"))
-		print_opts(f);
-	else if (!strcmp(topic, "options"))
-		print_options(f);
-	else if (!strcmp(topic, "optnames"))
-		print_optnames(f);
-	else if (!strcmp(topic, "tests"))
-		print_tests(f);
-	else if (!strcmp(topic, "author"))
-		fputs(author_text, f);
-	else if (!strcmp(topic, "bugs"))
-		fputs(bugs_text, f);
-	else if ((t = test_find(topic)) && (h = help_for(topic)))
-		print_test(f, t, h);
-	else {
-		if (err && errlen)
-			snprintf(err, errlen,
-				 "cannot find help category %.60s%s; try: "
-				 "qperf --help categories",
-				 topic, strlen(topic) > 60 ? "..." : "");
-		return -1;
+	if (!topic)
+		topic = "main";
+	for (size_t k = 0; k < NTOPICS; k++) {
+		if (!strcmp(topic, topics[k].name)) {
+			topics[k].print(f);
+			return 0;
+		}
 	}
-	return 0;
+	if ((t = test_find(topic)) && (h = help_for(topic))) {
+		print_test(f, t, h);
+		return 0;
+	}
+	if (err && errlen)
+		snprintf(err, errlen,
+			 "cannot find help category %.60s%s; try: "
+			 "qperf --help categories",
+			 topic, strlen(topic) > 60 ? "..." : "");
+	return -1;
 }

@@ -494,6 +494,15 @@ const struct opt_desc opt_table[] = {
 	  "Cluster mode: seed of the rank shuffle. "
 	  "The same seed gives the same rounds; rank 0 prints the seed it "
 	  "used (by default one from the clock)."),
+	A("--completion", NULL, OT_SPECIAL, OA_COMPLETION, true, 0, 0,
+	  "Shell",
+	  "Print the completion script for Shell. "
+	  "Shell is bash, zsh or fish.  The script is generated from the "
+	  "option and test tables, so it completes exactly what this qperf "
+	  "accepts: options, tests, help topics, on/off values, --cluster "
+	  "patterns, --loop variables, file names and, for -i, the local "
+	  "RDMA devices.  make install installs all three; to try one: "
+	  "source <(qperf --completion bash)."),
 
 	/* Verdicts (core/checks.h, docs/qperf-guide.7 "Verdicts"). */
 	A("--expect", NULL, OT_SPECIAL, OA_EXPECT, false, 0, 0, "Expr",

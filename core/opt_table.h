@@ -31,6 +31,7 @@ enum opt_act {
 	OA_NONE,
 	OA_HELP, /* -h [topic]: RUN_HELP */
 	OA_VERSION, /* -V: RUN_VERSION */
+	OA_COMPLETION, /* --completion Shell: RUN_COMPLETION */
 	OA_HOST, /* -H host */
 	OA_LOOP, /* -oo Var:Init:Last:Incr */
 	OA_LISTEN_PORT, /* -lp: plan->listen_port */

@@ -71,7 +71,7 @@ static const struct opt_desc *opt_resolve(const struct opt_desc *o)
 	return n ? n : o;
 }
 
-static bool opt_takes_value(const struct opt_desc *o)
+bool opt_takes_value(const struct opt_desc *o)
 {
 	switch (o->type) {
 	case OT_INT:
@@ -88,7 +88,7 @@ static bool opt_takes_value(const struct opt_desc *o)
 }
 
 /* Only numbers that live in struct settings can be looped. */
-static bool opt_loopable(const struct opt_desc *o)
+bool opt_loopable(const struct opt_desc *o)
 {
 	if (o->par < 0 && o->act != OA_PRECISION)
 		return false;
@@ -880,9 +880,9 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			plan_warn(plan, "obsolete option: %s; use %s instead",
 				  clip(&c, a), typed->obsolete_for);
 		}
-		if (o->act == OA_HELP) {
-			plan->mode = RUN_HELP;
-			plan->help_topic = "main";
+		if (o->act == OA_HELP || o->act == OA_COMPLETION) {
+			plan->mode = o->act == OA_HELP ? RUN_HELP : RUN_COMPLETION;
+			plan->help_topic = o->act == OA_HELP ? "main" : "";
 			if (i + 1 < argc && argv[i + 1][0] != '-')
 				plan->help_topic = argv[i + 1];
 			return 1;

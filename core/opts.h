@@ -54,4 +54,23 @@ int loops_run(const struct settings *s,
  */
 int help_print(FILE *f, const char *topic, char *err, size_t errlen);
 
+/* The i-th help topic completion offers (the fixed ones, then one per
+ * test), or NULL past the last. */
+const char *help_topic(size_t i);
+
+/* Length of the first sentence of help text h, without its period. */
+int help_summary_len(const char *h);
+
+/* Whether option o takes a value (the next word), and whether --loop
+ * can vary it; the parser's own answers, for completion. */
+bool opt_takes_value(const struct opt_desc *o);
+bool opt_loopable(const struct opt_desc *o);
+
+/*
+ * Print the completion script for shell ("bash", "zsh" or "fish"; the
+ * hidden "devices" prints the local RDMA device names, one a line) to f
+ * (core/completion.c).  Returns 0, or -1 with err naming a bad shell.
+ */
+int completion_print(FILE *f, const char *shell, char *err, size_t errlen);
+
 #endif

@@ -53,7 +53,8 @@ enum run_mode {
 	RUN_HELP,
 	RUN_VERSION,
 	RUN_CLUSTER,
-	RUN_COMPARE /* --compare A.json B.json */
+	RUN_COMPARE, /* --compare A.json B.json */
+	RUN_COMPLETION /* --completion SHELL */
 };
 
 /* Verdicts (core/checks.h): --expect, --baseline, --tolerance, --compare. */
@@ -117,7 +118,8 @@ struct plan {
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	struct check_opts checks; /* verdicts; RUN_COMPARE */
-	const char *help_topic; /* RUN_HELP: "main" if none */
+	const char *help_topic; /* RUN_HELP: "main" if none; RUN_COMPLETION:
+				 * the shell, "" if none */
 	enum json_mode json; /* client output */
 	int argc; /* the command line, for JSON */
 	char *const *argv;

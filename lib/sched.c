@@ -49,18 +49,31 @@ static void shuffle(uint32_t *p, uint32_t n, uint64_t state)
 	}
 }
 
+/* The patterns as typed, by enum sched_kind; random's K follows its colon. */
+static const char *const sched_forms[] = { "all", "ring", "bisect",
+					   "random:" };
+
+const char *sched_form(size_t i)
+{
+	return i < sizeof(sched_forms) / sizeof(sched_forms[0]) ?
+		       sched_forms[i] :
+		       NULL;
+}
+
 int sched_parse(const char *s, struct sched_spec *sp, char *err,
 		size_t errlen)
 {
+	const char *rnd = sched_forms[SCHED_RANDOM];
+
 	memset(sp, 0, sizeof(*sp));
-	if (!strcmp(s, "all"))
+	if (!strcmp(s, sched_forms[SCHED_ALL]))
 		sp->kind = SCHED_ALL;
-	else if (!strcmp(s, "ring"))
+	else if (!strcmp(s, sched_forms[SCHED_RING]))
 		sp->kind = SCHED_RING;
-	else if (!strcmp(s, "bisect"))
+	else if (!strcmp(s, sched_forms[SCHED_BISECT]))
 		sp->kind = SCHED_BISECT;
-	else if (!strncmp(s, "random:", 7)) {
-		const char *d = s + 7;
+	else if (!strncmp(s, rnd, strlen(rnd))) {
+		const char *d = s + strlen(rnd);
 		char *end;
 		unsigned long long k;
 
@@ -85,13 +98,10 @@ int sched_parse(const char *s, struct sched_spec *sp, char *err,
 
 void sched_name(const struct sched_spec *sp, char *buf, size_t len)
 {
-	static const char *const names[] = { "all", "ring", "bisect",
-					     "random" };
-
 	if (sp->kind == SCHED_RANDOM)
-		xsnprintf(buf, len, "random:%u", sp->k);
+		xsnprintf(buf, len, "%s%u", sched_forms[SCHED_RANDOM], sp->k);
 	else
-		xsnprintf(buf, len, "%s", names[sp->kind]);
+		xsnprintf(buf, len, "%s", sched_forms[sp->kind]);
 }
 
 static uint32_t count_rounds(const struct sched_spec *sp, uint32_t n)

@@ -59,6 +59,10 @@ struct sched {
 int sched_parse(const char *s, struct sched_spec *sp, char *err,
 		size_t errlen);
 
+/* The i-th pattern as typed, by enum sched_kind ("random:" with its
+ * colon: K follows), or NULL past the last; for completion. */
+const char *sched_form(size_t i);
+
 /* The pattern's name as typed ("random:4"), into buf. */
 void sched_name(const struct sched_spec *sp, char *buf, size_t len);
 

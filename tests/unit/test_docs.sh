@@ -171,6 +171,28 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 		systemd-analyze verify "$tmp/p/lib/systemd/system/qperf.service" >"$tmp/u.err" 2>&1 &&
 		! grep -q . "$tmp/u.err"
 	check_status "make install: the unit runs the installed binary and verifies"
+	# ... and the completion scripts, as the binary prints them.
+	"$tmp/p/bin/qperf" --completion bash | cmp -s - "$tmp/p/share/bash-completion/completions/qperf" &&
+		"$tmp/p/bin/qperf" --completion zsh | cmp -s - "$tmp/p/share/zsh/vendor-completions/_qperf" &&
+		"$tmp/p/bin/qperf" --completion fish | cmp -s - "$tmp/p/share/fish/vendor_completions.d/qperf.fish" &&
+		grep -q '^complete -F _qperf qperf$' "$tmp/p/share/bash-completion/completions/qperf"
+	check_status "make install: the bash, zsh and fish completion scripts"
+	# ... where each shell's own loader finds them.
+	share=$tmp/p/share
+	if [ -f /usr/share/bash-completion/bash_completion ] &&
+		command -v zsh >/dev/null && command -v fish >/dev/null; then
+		XDG_DATA_DIRS=$share bash --norc -i -c '. /usr/share/bash-completion/bash_completion
+			_completion_loader qperf; complete -p qperf' 2>/dev/null |
+			grep -qx 'complete -F _qperf qperf' &&
+			zsh -f -c 'fpath=("$1" $fpath); autoload -U compinit
+				compinit -u -d "$2"; print -r -- $_comps[qperf]' \
+				zsh "$share/zsh/vendor-completions" "$tmp/zcd" | grep -qx _qperf &&
+			HOME=$tmp XDG_DATA_DIRS=$share fish -c 'complete -C "qperf --json_s"' |
+			grep -q '^--json_stream'
+		check_status "make install: bash-completion, zsh's compinit and fish load the scripts"
+	else
+		skip "make install: the shells load the scripts" "no bash-completion, zsh or fish"
+	fi
 	unset MANPATH
 else
 	skip "systemd-analyze verify" "no systemd-analyze"

@@ -190,6 +190,8 @@ static const char *sample_value(const struct opt_desc *o)
 			return "10%";
 		if (o->act == OA_BASELINE || o->act == OA_COMPARE)
 			return "a.json";
+		if (o->act == OA_COMPLETION)
+			return "bash";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -252,6 +254,9 @@ TEST(every_option_parses)
 				CHECK(p.mode == RUN_COMPARE && p.ntests == 0);
 				CHECK_STR(p.checks.compare[0], "a.json");
 				CHECK_STR(p.checks.compare[1], "b.json");
+			} else if (r->act == OA_COMPLETION) {
+				CHECK(p.mode == RUN_COMPLETION);
+				CHECK_STR(p.help_topic, "bash");
 			} else if (r->act == OA_CLUSTER) {
 				CHECK(p.mode == RUN_CLUSTER);
 				CHECK(p.cluster.pattern.kind == SCHED_RING);
