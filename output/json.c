@@ -707,6 +707,18 @@ static void js_error(void *self, const struct out_error *e)
 	json_test_error(j->doc, e->message, e->status, e->interrupted);
 }
 
+/* A warning (a host check's finding, a counter that rose, ...) as an
+ * event of the test it came in, else of the run: stderr has it too. */
+static void js_warning(void *self, const char *message)
+{
+	struct json_sink *j = self;
+	json_t *e = json_object();
+
+	set(e, "type", json_string("warning"));
+	set(e, "message", json_string(message));
+	json_event(j->doc, e);
+}
+
 static void js_end(void *self, const struct out_end *e)
 {
 	struct json_sink *j = self;
@@ -723,6 +735,7 @@ static const struct sink_ops json_ops = {
 	.interval = js_interval,
 	.result = js_result,
 	.error = js_error,
+	.warning = js_warning,
 	.end = js_end,
 	.release = free,
 };

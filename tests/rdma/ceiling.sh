@@ -72,6 +72,20 @@ ceiling_degraded() {
 	else
 		fail "ceiling: conf: the server's PCIe and governor findings" "$(ctx)"
 	fi
+	# ... and in JSON, as warning events of the run, the same words.
+	CT "$CEIL_CLI" --json conf
+	if [ "$RC" = 0 ] && python3 - "$OUT_FILE" "$CEIL_PCIE" "$CEIL_GOV" <<'PY'
+import json, re, sys
+ev = [e["message"] for e in json.load(open(sys.argv[1]))["events"]
+      if e["type"] == "warning"]
+want = [re.sub(r"^\^?qperf: warning: ", "", w) for w in sys.argv[2:]]
+sys.exit(not (len(ev) == 2 and all(re.fullmatch(w, m) for w, m in zip(want, ev))))
+PY
+	then
+		pass "ceiling: conf --json: the findings as warning events"
+	else
+		fail "ceiling: conf --json: the findings as warning events" "$(ctx)"
+	fi
 	# The default layout stays 0.4.11's: the headline and nothing else.
 	CT "$CEIL_CLI" -t "$TT" -rca 1 rc_bw
 	[ "$RC" = 0 ] && [ "$(wc -l <"$OUT_FILE")" = 2 ] &&
