@@ -185,7 +185,8 @@ static void put_vars(FILE *f, const char *open, const char *close)
 struct posix_sh {
 	const char *open, *close; /* around a list: 'a b' or (a b) */
 	const char *head; /* the function up to the if/elif chain */
-	const char *test; /* membership of $prev in a kind's list, %s: kind */
+	/* membership of $prev in a kind's list: test[0], the kind, test[1] */
+	const char *test[2];
 	bool zsh; /* take kinds[].zsh, not kinds[].bash */
 	const char *opts, *tests; /* offer the options, the tests */
 	const char *tail; /* after the chain */
@@ -204,7 +205,7 @@ static const struct posix_sh bash_sh = {
 		"\t# bash splits words at colons: past one (random:K, Var:Init...,\n"
 		"\t# Device:Port) nothing is offered.\n"
 		"\t[ \"$prev\" = : ] || [ \"$cur\" = : ] && return 0\n",
-	.test = "_qperf_has \"$_qperf_k_%s\" \"$prev\"",
+	.test = { "_qperf_has \"$_qperf_k_", "\" \"$prev\"" },
 	.zsh = false,
 	.opts = "w=$_qperf_opts",
 	.tests = "w=$_qperf_tests",
@@ -221,7 +222,7 @@ static const struct posix_sh zsh_sh = {
 	.head = "_qperf() {\n"
 		"\tlocal cur=${words[CURRENT]} prev=${words[CURRENT-1]}\n"
 		"\tlocal -a devs\n",
-	.test = "(( ${_qperf_k_%s[(Ie)$prev]} ))",
+	.test = { "(( ${_qperf_k_", "[(Ie)$prev]} ))" },
 	.zsh = true,
 	.opts = "compadd -a _qperf_opts",
 	.tests = "compadd -a _qperf_tests",
@@ -251,7 +252,7 @@ static void put_posix(FILE *f, const struct posix_sh *sh)
 		if (!act)
 			continue;
 		fprintf(f, "\t%s ", first ? "if" : "elif");
-		fprintf(f, sh->test, kinds[k].name);
+		fprintf(f, "%s%s%s", sh->test[0], kinds[k].name, sh->test[1]);
 		fprintf(f, "; then\n\t\t%s\n", act);
 		first = false;
 	}
