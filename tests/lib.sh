@@ -46,9 +46,11 @@ T=$LIB_TMP
 
 # Is $1 still a live child of this shell?  (Never signal a PID that has
 # been reaped and perhaps reused by someone else's process.)
+# No fork (cleanup asks this of every tracked PID, hundreds in cluster).
 our_child() {
 	local st
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	st=${st##*) }
 	set -- $st
 	[ "$1" != Z ] && [ "$2" = "$$" ]
 }

@@ -125,6 +125,8 @@ for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
 . "$(dirname "$0")/strangers.sh"
 # --- verdicts: ceilings, efficiency, --expect per pair (tests/cluster/verdicts.sh)
 . "$(dirname "$0")/verdicts.sh"
+# trust.sh's stalled rank has ended meanwhile
+stall_check
 
 # --- A. under mpirun on loopback -------------------------------------------
 # expect_ran NAME REGEX: the run went to its end with REGEX in the report.
@@ -274,38 +276,6 @@ sq_is "--json_stream, rank 2 killed: a gone line for rank 2 before the cluster l
 	{ echo "     | rank 0's stderr:"; sed 's/^/     | /' "$T/gone.err"; for r in 1 2; do
 		echo "     | rank $r's stderr:"; sed 's/^/     | /' "$T/gone.$r.err"; done; }
 
-# A rank that joins 12 s after the others (launchers start ranks with
-# skew): those that joined wait for it, rank 0 pinging them, instead of
-# giving up after 10 s without a word from rank 0 (as they did before).
-P=$(free_port)
-late_pids=()
-for r in 1 2; do
-	[ $r = 2 ] && sleep 12
-	QPERF_RANK=$r QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
-		-t 0.1 tcp_lat >/dev/null 2>"$T/late.$r.err" </dev/null &
-	late_pids+=($!)
-	track_pid $!
-	[ $r = 1 ] && {
-		QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P \
-			-t 0.1 tcp_lat >"$T/late.out" 2>"$T/late.err" </dev/null &
-		late0=$!
-		track_pid $late0
-	}
-done
-wait "$late0"
-RC=$?
-late_rc=0
-for r in "${late_pids[@]}"; do wait "$r" || late_rc=$?; done
-cp "$T/late.out" "$OUT_FILE"
-cp "$T/late.err" "$ERR_FILE"
-if [ "$RC" -le 1 ] && [ "$late_rc" = 0 ] && [ "$(cells_measured tcp_lat)" = 6 ] &&
-	! has '^gone: ' && [ ! -s "$T/late.1.err" ] && [ ! -s "$T/late.2.err" ]; then
-	pass "a rank 12 s late: every rank waits for it and runs (rank 0 pings during the joins)"
-else
-	fail "a rank 12 s late: every rank waits for it and runs" "others' exit: $late_rc" \
-		"$(cat "$T/late.1.err" "$T/late.2.err")" "$(ctx)"
-fi
-
 # -I: each pair's lowest interval.  Rank 1 is stopped for 0.6 s every
 # 1.2 s while the run lasts: when it sends, its receiver's interval that
 # spans a stop holds at most 0.2 s of data in 0.6 s or more, so the
@@ -347,6 +317,46 @@ if [ "$RC" -le 1 ] && has '^tcp_bw: lowest 0\.1 s interval of the received bandw
 else
 	fail "-I in cluster mode, text: a second matrix of the lowest intervals" "$(ctx)"
 fi
+# A rank that joins 12 s after the others (launchers start ranks with
+# skew): those that joined wait for it, rank 0 pinging them, instead of
+# giving up after 10 s without a word from rank 0 (as they did before).
+# Its ranks wait in the background while the mpirun and PMIx checks run
+# (late_check, after them, waits for the ranks and judges).
+LATE_P=$(free_port)
+late_pids=()
+for r in 1 2; do
+	if [ $r = 2 ]; then # exec: the PID is timeout's
+		(sleep 12 && exec env QPERF_RANK=$r QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$LATE_P \
+			-t 0.1 tcp_lat) >/dev/null 2>"$T/late.$r.err" </dev/null &
+	else
+		QPERF_RANK=$r QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$LATE_P \
+			-t 0.1 tcp_lat >/dev/null 2>"$T/late.$r.err" </dev/null &
+	fi
+	late_pids+=($!)
+	track_pid $!
+	[ $r = 1 ] && {
+		QPERF_RANK=0 QPERF_SIZE=3 timeout 60 "$QPERF" --cluster all --rendezvous 127.0.0.1:$LATE_P \
+			-t 0.1 tcp_lat >"$T/late.out" 2>"$T/late.err" </dev/null &
+		late0=$!
+		track_pid $late0
+	}
+done
+late_check() {
+	local r late_rc=0
+	wait "$late0"
+	RC=$?
+	for r in "${late_pids[@]}"; do wait "$r" || late_rc=$?; done
+	cp "$T/late.out" "$OUT_FILE"
+	cp "$T/late.err" "$ERR_FILE"
+	if [ "$RC" -le 1 ] && [ "$late_rc" = 0 ] && [ "$(cells_measured tcp_lat)" = 6 ] &&
+		! has '^gone: ' && [ ! -s "$T/late.1.err" ] && [ ! -s "$T/late.2.err" ]; then
+		pass "a rank 12 s late: every rank waits for it and runs (rank 0 pings during the joins)"
+	else
+		fail "a rank 12 s late: every rank waits for it and runs" "others' exit: $late_rc" \
+			"$(cat "$T/late.1.err" "$T/late.2.err")" "$(ctx)"
+	fi
+}
+
 P=$(free_port)
 run -t 120 "${MPI[@]}" -n 4 "$QPERF" --cluster all --rendezvous 127.0.0.1:$P -t 0.3 tcp_lat
 expect_ran "mpirun -n 4 tcp_lat: header, 4 ranks" '^cluster: 4 ranks, pattern all, seed [0-9]+, 3 rounds$'
@@ -427,6 +437,7 @@ if "$QPERF" --version | grep -q 'pmix: dlopen)$'; then
 else
 	fail "PMIx: this qperf is built with PMIx support (libpmix-dev, scripts/install-deps)" "$("$QPERF" --version)"
 fi
+late_check
 
 cat >"$T/svrank" <<'EOF'
 #!/bin/sh

@@ -103,13 +103,15 @@ fi
 
 # --- a rank's server killed: the failures say whose server is gone ---------
 # Rank 1's server is killed before rank 0 starts: rank 0 -> rank 1 finds
-# nothing listening (after the 5 s --wait_server), rank 1 -> rank 0 runs.
+# nothing listening (after rank 0's -ws 2, its --wait_server and join
+# window: rank 1 is waiting already; the default 5 s took 16 s in all,
+# with the retry), rank 1 -> rank 0 runs.
 P=$(free_port)
 cl_ranks 2 1 all -t 0.2 tcp_bw
 wait_for 10 test -n "$(ps -o pid= --ppid "${CL_PIDS[0]}")"
 srv=$(ps -o pid= --ppid "${CL_PIDS[0]}" | head -n 1)
 [ -n "$srv" ] && kill -9 "$srv"
-cl_rank0 2 all -t 0.2 tcp_bw
+cl_rank0 2 all -t 0.2 -ws 2 tcp_bw
 cl_wait
 port=$(server_port 1)
 expect "rank 1's server killed: the failed pair names it as gone, exit 1" 1 \
