@@ -9,8 +9,18 @@
 #    limit their ends named, by rank ("PCIe Gen4 x8 of rank 2"), and the
 #    run exits 3 ("N pair results failed their checks");
 #  - a limit every pair meets: pass, exit 0; --baseline: not yet (exit 2).
-# Sourced by tests/cluster/run.sh after strangers.sh (cl_ranks, cl_rank0,
-# cl_wait, CL_ENV_FN); needs SV_LIB (softverbs' build).
+# Sourced by tests/cluster/run.sh, or alone (about 20 s):
+#   bash tests/cluster/verdicts.sh
+
+if [ -z "${LIB_ROOT:-}" ]; then
+	. "$(dirname "$0")/../lib.sh"
+	VERDICTS_ALONE=1
+	make -s -C "$LIB_ROOT/softverbs" >/dev/null || fail "verdicts: softverbs builds"
+	SV_LIB=$LIB_ROOT/softverbs/build
+	head -c 32 /dev/urandom | base64 >"$T/job.key" && chmod 600 "$T/job.key"
+	export QPERF_SECRET_FILE=$T/job.key
+	. "$LIB_ROOT/tests/cluster/cl_lib.sh"
+fi
 
 for r in 0 1 2; do
 	pcie=(--pcie 5,16)
@@ -83,3 +93,5 @@ run -t 30 env QPERF_RANK=0 QPERF_SIZE=2 "$QPERF" "${CL_ARGS[@]}" --cluster all \
 	--rendezvous 127.0.0.1:1 --baseline /dev/null tcp_bw
 expect "verdicts: --baseline in cluster mode: not yet, exit 2" 2 '^$' \
 	'^qperf: --baseline: not yet in cluster mode \(--expect is\)$'
+
+[ -n "${VERDICTS_ALONE:-}" ] && finish

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Loopback cluster runs for tests/cluster/strangers.sh and verdicts.sh
+# (sourced after tests/lib.sh): ranks started with QPERF_RANK/QPERF_SIZE
+# and --rendezvous 127.0.0.1:$P, each with CL_ARGS (from CLUSTER_ARGS:
+# options every rank gets, e.g. "--secret_file FILE").
+
+read -ra CL_ARGS <<<"${CLUSTER_ARGS:-}"
+PY=$(command -v /usr/bin/python3 || command -v python3) # the plain one starts fast
+
+# cl_env RANK: VAR=VALUE words for that rank's environment (CL_ENV_FN names a
+# function that prints them; none by default).
+cl_env() {
+	[ -z "${CL_ENV_FN:-}" ] || "$CL_ENV_FN" "$1"
+}
+# cl_ranks N FROM PATTERN ARGS...: ranks FROM..N-1 of a loopback run on port $P
+# in the background, each rank's stderr in $T/cl.RANK.err (CL_PIDS).
+cl_ranks() {
+	local n=$1 from=$2 r
+	shift 2
+	CL_PIDS=()
+	for r in $(seq "$from" $((n - 1))); do
+		# shellcheck disable=SC2046 # cl_env's words, split on purpose
+		env $(cl_env "$r") QPERF_RANK=$r QPERF_SIZE=$n "$QPERF" "${CL_ARGS[@]}" \
+			--rendezvous "127.0.0.1:$P" --cluster "$@" >/dev/null 2>"$T/cl.$r.err" </dev/null &
+		CL_PIDS+=($!)
+		track_pid $!
+	done
+}
+# cl_rank0 N PATTERN ARGS...: rank 0 in the background, stdout $T/cl.out, stderr
+# $T/cl.0.err (CL0).
+cl_rank0() {
+	local n=$1
+	shift
+	: >"$T/cl.out"
+	# shellcheck disable=SC2046 # cl_env's words, split on purpose
+	env $(cl_env 0) QPERF_RANK=0 QPERF_SIZE=$n timeout 120 "$QPERF" "${CL_ARGS[@]}" \
+		--rendezvous "127.0.0.1:$P" --cluster "$@" >"$T/cl.out" 2>"$T/cl.0.err" </dev/null &
+	CL0=$!
+	track_pid $CL0
+}
+# cl_wait: wait for rank 0 (RC, OUT, ERR and their files, as run sets them)
+# and the others (CL_RC: the last failing status).
+# shellcheck disable=SC2034 # OUT, ERR: read by tests/lib.sh (ctx)
+cl_wait() {
+	local pid
+	wait "$CL0"
+	RC=$?
+	CL_RC=0
+	for pid in "${CL_PIDS[@]}"; do wait "$pid" || CL_RC=$?; done
+	cp "$T/cl.out" "$OUT_FILE"
+	cp "$T/cl.0.err" "$ERR_FILE"
+	OUT=$(cat "$OUT_FILE")
+	ERR=$(cat "$ERR_FILE")
+}
+# server_port K: rank K's server port from rank 0's header.
+server_port() {
+	sed -n "s/^  rank $1: .* port \([0-9]*\))\$/\1/p" "$T/cl.out"
+}
+
