@@ -573,8 +573,8 @@ int coord_run(struct coord *c)
 	if (c->text)
 		printf("cluster: %d outlier%s\n", found, found == 1 ? "" : "s");
 	rc = rc ? rc : found ? 1 : 0;
-	if (!rc && cv_failed(c)) {
-		rc = VERDICT_FAILED_STATUS;
+	if (cv_failed(c)) { /* 3 unless something else failed */
+		rc = rc ? rc : VERDICT_FAILED_STATUS;
 		fprintf(stderr, "qperf: %u pair result%s failed their checks\n",
 			cv_failed(c), cv_failed(c) == 1 ? "" : "s");
 	}

@@ -34,17 +34,26 @@ verdict_env() {
 		SYSFS_PATH="$T/vt$1" SOFTVERBS_SYSFS="$T/vt$1"
 }
 CL_ENV_FN=verdict_env
-# vrun ARGS...: a 3-rank rc_bw run with ARGS, waited for.
+# vrun ARGS...: a 3-rank rc_bw run with ARGS, waited for.  WANT: the exit
+# status it should have: $1 of vrun_want, or 1 when rank 0 confirmed an
+# outlier (on one busy machine the pairs' figures are noise, and an
+# outlier keeps status 1: docs/cluster.md).
 vrun() {
 	P=$(free_port)
 	cl_ranks 3 1 all -t 0.3 "$@" rc_bw
 	cl_rank0 3 all -t 0.3 "$@" rc_bw
 	cl_wait
 }
+vrun_want() {
+	WANT=$1
+	grep -Eq '^cluster: [1-9][0-9]* outliers?$' "$OUT_FILE" && WANT=1
+	return 0
+}
 
 vrun --expect 'bw>=90%' --plot "$T/v.svg"
+vrun_want 3
 PCIE2='PCIe Gen4 x8 of rank 2 \([^)]*\) \(0000:17:00\.0\)'
-expect "verdicts: every pair short of 90% of its ceiling: listed, exit 3" 3 \
+expect "verdicts: every pair short of 90% of its ceiling: listed, exit 3 (1 with an outlier)" "$WANT" \
 	'^rc_bw: verdict: 6 of 6 pair results failed their checks:$' \
 	'^qperf: 6 pair results failed their checks$'
 n2=$(grep -Ec "^  rank [0-9] \([^)]*\) -> rank [0-9] \([^)]*\): fail: bw .* < 90% of 14\.4 GB/s \($PCIE2\)\$" "$OUT_FILE")
@@ -67,6 +76,9 @@ PY
 	fail "verdicts: --plot: well-formed, with an efficiency panel" "$(cat "$T/v.err")"
 
 vrun --expect 'bw>=90%' --json
+WANT=3
+python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["cluster"]["outliers"])' \
+	"$OUT_FILE" 2>/dev/null && WANT=1
 if json_need; then
 	python3 "$LIB_ROOT/tests/json_check.py" doc "$OUT_FILE" >"$T/jc.err" 2>&1 &&
 		python3 - "$OUT_FILE" >>"$T/jc.err" 2>&1 <<'PY'
@@ -78,14 +90,15 @@ assert sum("of rank 2" in f["reason"] for f in v["failing"]) == 4, v["failing"]
 e = [x for row in t["efficiency_matrix"] for x in row if x is not None]
 assert len(e) == 6 and all(0 < x < 0.9 for x in e), t["efficiency_matrix"]
 PY
-	[ "$RC" = 3 ] && [ ! -s "$T/jc.err" ] &&
-		pass "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3" ||
-		fail "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3" \
+	[ "$RC" = "$WANT" ] && [ ! -s "$T/jc.err" ] &&
+		pass "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3 (1 with an outlier)" ||
+		fail "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3 (1 with an outlier)" \
 			"rc $RC" "$(cat "$T/jc.err")" "$(ctx)"
 fi
 
 vrun --expect 'bw>=1MB'
-expect "verdicts: a limit every pair meets: pass, exit 0" 0 \
+vrun_want 0
+expect "verdicts: a limit every pair meets: pass, exit 0 (1 with an outlier)" "$WANT" \
 	'^rc_bw: verdict: pass \(6 pair results checked\)$'
 CL_ENV_FN=
 
