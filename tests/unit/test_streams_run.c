@@ -124,11 +124,13 @@ TEST(timer_ends_all_and_cpu_covers_every_thread)
 	CHECK(agg.s.msgs == LR[0]->st.s.msgs + LR[1]->st.s.msgs);
 	proc = (agg.proc_user_e - agg.proc_user_s) +
 	       (agg.proc_sys_e - agg.proc_sys_s);
-	/* The threads' clocks start at their creation, inside the window;
-	 * getrusage has microseconds: allow 2 ms for rounding. */
+	/* The threads' clocks start at their creation, inside the window.
+	 * getrusage's user+system is the kernel's tick-sampled split scaled
+	 * to the precise runtime, and may lag it a little: allow 2 ms and 2%
+	 * (CI under ASan saw 414.8 ms against the threads' 416.9 ms). */
 	CHECK(threads > 0);
-	CHECK(proc + 2 * MS >= threads);
-	if (!(proc + 2 * MS >= threads))
+	CHECK(proc + 2 * MS + threads / 50 >= threads);
+	if (!(proc + 2 * MS + threads / 50 >= threads))
 		fprintf(stderr, "    process %llu ns, threads %llu ns\n",
 			(unsigned long long)proc, (unsigned long long)threads);
 }
