@@ -53,6 +53,13 @@ srcs="
 	output/report_ival.c
 	output/report_streams.c
 	output/sink.c
+	core/checks.c
+	output/verdict_out.c
+	output/baseline.c
+	output/compare.c
+	output/json.c
+	output/json_cnt.c
+	output/json_path.c
 "
 # The product sources are compiled once (for every harness; in parallel,
 # as many at once as there are CPUs), then each harness is linked.
@@ -60,10 +67,10 @@ srcs="
 FUZZ_CFLAGS="-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # libcrypto's HMAC (core/auth.c), as the product has it when installed:
 # fuzz_cluster opens sealed messages.
-FUZZ_LIBS=
+FUZZ_LIBS=$(pkg-config --libs jansson) # --baseline and JSON (core/checks.c)
 if pkg-config --exists libcrypto 2>/dev/null; then
 	FUZZ_CFLAGS="$FUZZ_CFLAGS -DHAVE_AUTH"
-	FUZZ_LIBS=$(pkg-config --libs libcrypto)
+	FUZZ_LIBS="$FUZZ_LIBS $(pkg-config --libs libcrypto)"
 fi
 mkdir -p "$out/obj"
 objs=()
