@@ -123,7 +123,7 @@ static void put_items(struct tlv_w *w0, const struct cmsg *m)
 			tlv_u64(&w, CI_IVAL_LOW, dbits(m->u.result.r.ival_low));
 			tlv_u32(&w, CI_IVAL_N, m->u.result.r.ival_n);
 		}
-		if (m->u.result.r.ceil.valid) {
+		if (m->u.result.r.ceil.valid && m->u.result.r.ceil.bps != 0) {
 			tlv_u64(&w, CI_CEIL_BPS, dbits(m->u.result.r.ceil.bps));
 			put_str(&w, CI_CEIL_WHAT, m->u.result.r.ceil.what,
 				sizeof(m->u.result.r.ceil.what));

@@ -158,6 +158,16 @@ static void built(const uint8_t *d, size_t left)
 		take_str(&d, &left, m.u.result.err, CMSG_ERR_MAX);
 		text_clean(m.u.result.err);
 		take(&d, &left, &m.u.result.r, sizeof(m.u.result.r));
+		{ /* raw bytes: a bool must be 0 or 1, the limit's text a
+		   * printable string, as the product makes them */
+			uint8_t v;
+			struct ceiling *ce = &m.u.result.r.ceil;
+
+			memcpy(&v, &ce->valid, 1);
+			ce->valid = v & 1;
+			ce->what[sizeof(ce->what) - 1] = '\0';
+			text_clean(ce->what);
+		}
 		break;
 	case CMSG_HELLO:
 		take(&d, &left, m.u.nonce, CMSG_NONCE);
