@@ -41,6 +41,7 @@ static json_t *facts_json(const struct path_facts *f)
 	json_set(o, "roce", f->roce ? json_integer(f->roce) : json_null());
 	json_set(o, "ipv6", json_boolean(f->ip6));
 	json_set(o, "loopback", json_boolean(f->loopback));
+	json_set(o, "virtual", json_boolean(f->virt));
 	json_set(o, "pci", str_or_null(f->pci));
 	json_set(o, "pcie_gen", u32_or_null(f->pcie_gen));
 	json_set(o, "pcie_width", u32_or_null(f->pcie_width));
