@@ -144,7 +144,14 @@ part_cmd() {
 	softverbs-cm)
 		PART=(bash tests/softverbs-cm/run.sh)
 		PART_LABEL=softverbs-cm
-		[ "$2" = asan ] && PART+=(--asan) && PART_LABEL=softverbs-cm:asan ;;
+		[ "$2" = asan ] && PART+=(--asan) && PART_LABEL=softverbs-cm:asan
+		# In CI the ASan pass runs every case; beside it the plain
+		# pass is lean: one case of each kind (suite time).
+		[ "$2" = plain ] && [ "${CI:-}" = true ] &&
+			PART+=(rping_v4 ucmatose udaddy cmtime rdma_server rcopy
+				mckey_v4 udpong_echo ib_send_bw_R rstream_b64
+				riostream_b64 fi_pingpong_verbs ucx_rc_lat
+				cm_rc_ipv4 rs_eof) ;;
 	esac
 }
 

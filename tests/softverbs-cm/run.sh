@@ -250,6 +250,9 @@ kind_rcopy() {
 		expect_rc client$n
 		expect_log client$n "^opening\.\.\.transferring\.\.\.closing\.\.\.done\$"
 		expect_log client$n "^$size bytes in [0-9.]+ seconds = [0-9.]+ Gb/sec\$"
+		# The server says done after its own close, which may come
+		# after the client has ended (seen in CI under ASan): wait.
+		wait_for 10 grep -qE -- "^opening: $dst, transferring\.\.\.$size bytes\.\.\.closing\.\.\.done\$" "$CASE_DIR/server.log"
 		expect_log server "^opening: $dst, transferring\.\.\.$size bytes\.\.\.closing\.\.\.done\$"
 		cmp -s "$src" "$dst" || case_fail "copy $n ($size bytes) differs from its source"
 	done
