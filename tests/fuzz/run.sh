@@ -114,8 +114,14 @@ for h in "${harnesses[@]}"; do
 	# FUZZ_RUNS (bench/fuzz-depth.sh): that many executions instead
 	limit=(-max_total_time="$hsecs")
 	[ -n "${FUZZ_RUNS-}" ] && limit=(-runs="$FUZZ_RUNS" -print_final_stats=1)
+	# tests/fuzz/seeds/NAME: inputs that once failed (regressions),
+	# read before fuzzing; what a run finds is written under $out, never
+	# into the checkout (-artifact_prefix)
+	seeds=()
+	[ -d "tests/fuzz/seeds/$name" ] && seeds=("tests/fuzz/seeds/$name")
 	if "$out/$name" "${limit[@]}" -max_len=4096 -timeout=10 \
-		"$out/corpus-$name" >"$out/$name.log" 2>&1; then
+		-artifact_prefix="$out/$name-" \
+		"$out/corpus-$name" "${seeds[@]}" >"$out/$name.log" 2>&1; then
 		pass "$name ($(grep -o 'Done [0-9]* runs' "$out/$name.log"))"
 	else
 		fail "$name" "$(tail -n 30 "$out/$name.log")"
