@@ -166,9 +166,11 @@ for rate in $RATES; do
 		"$EFF_UDP" -t "$TT" -m 1400 udp_bw
 	s=$(bits_of send_bw)
 	r=$(bits_of recv_bw)
-	[ -n "$s" ] && [ -n "$r" ] && [ "$s" -ge "$r" ] &&
-		pass "udp_bw at ${rate}mbit: send_bw >= recv_bw" ||
-		fail "udp_bw at ${rate}mbit: send_bw >= recv_bw" "$(ctx)"
+	# each end divides by its own window: the receiver's may be the
+	# shorter by a little (seen: recv 0.14% above send), never by 1%
+	[ -n "$s" ] && [ -n "$r" ] && [ $((s * 101)) -ge $((r * 100)) ] &&
+		pass "udp_bw at ${rate}mbit: recv_bw at most 1% above send_bw" ||
+		fail "udp_bw at ${rate}mbit: recv_bw at most 1% above send_bw" "$(ctx)"
 	if [ "$rate" = "${RATES%% *}" ] && [ -x "$LEGACY_QPERF" ]; then
 		# 0.4.11's client computes these from our server's legacy STAT
 		# (tick times, receive counts): they must be as accurate.
