@@ -10,7 +10,7 @@
 #
 # Suites (all of them, in this order, when none is named): unit docs smoke
 # build sanitize fuzz integration interop compat robust netns softverbs
-# softverbs-cm rdma cluster.
+# softverbs-cm rdma cluster outliers.
 #
 # -j N (or TEST_JOBS=N): run up to N suites side by side (see run_lanes);
 # `make check` uses two lanes.
@@ -50,12 +50,12 @@ case $JOBS in
 esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
-	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
+	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster outliers)
 	# In lanes, the longest suites first (so the lanes end together;
 	# integration first, beside the shared ASan builds the next ones
 	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(integration rdma softverbs robust sanitize interop softverbs-cm build fuzz cluster compat netns smoke docs unit)
+		args=(integration rdma softverbs robust sanitize interop cluster softverbs-cm build fuzz outliers compat netns smoke docs unit)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
@@ -199,10 +199,10 @@ run_arg() { # SUITE or SUITE:PATTERN
 # the summary kept in the order the suites were named.  A suite in ALONE
 # starts when everything before it has ended, and only QUIET suites (short,
 # light on the CPU) run beside it: its checks judge timing on purpose
-# (cluster's outlier search on shaped links and its 70 and 100 ranks).
+# (cluster's outlier search on shaped links, tests/outliers).
 # interop runs in a lane: its cases of 0.4.11's error-text race (our
 # server's sends at real-time priority) passed beside a busy CPU.
-ALONE=" cluster "
+ALONE=" outliers "
 QUIET=" compat netns smoke docs unit "
 run_lanes() {
 	local dir i n=${#args[@]} running=0 done_pid k

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Loopback cluster runs for tests/cluster/strangers.sh and verdicts.sh
-# (sourced after tests/lib.sh): ranks started with QPERF_RANK/QPERF_SIZE
+# Loopback cluster runs for tests/cluster/strangers.sh and verdicts.sh,
+# and the checks of a run's --json and --plot (jq_is, json_valid, svg_ok)
+# for tests/cluster/run.sh and tests/outliers/run.sh (sourced after
+# tests/lib.sh): ranks started with QPERF_RANK/QPERF_SIZE
 # and --rendezvous 127.0.0.1:$P, each with CL_ARGS (from CLUSTER_ARGS:
 # options every rank gets, e.g. "--secret_file FILE").
 
@@ -57,4 +59,36 @@ cl_wait() {
 server_port() {
 	sed -n "s/^  rank $1: .* port \([0-9]*\))\$/\1/p" "$T/cl.out"
 }
-
+# jq_is NAME EXPR: EXPR, Python on the --json document in OUT_FILE (d;
+# c = d["cluster"]), is true.
+jq_is() {
+	if python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); c = d["cluster"]; sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$OUT_FILE" "$2" 2>"$T/jq.err"; then
+		pass "$1"
+	else
+		fail "$1" "$2" "$(cat "$T/jq.err")" "$(head -c 1500 "$OUT_FILE")"
+	fi
+}
+json_valid() { # NAME: OUT_FILE is one document valid against the schema
+	local why
+	why=$(python3 "$LIB_ROOT/tests/json_check.py" doc "$OUT_FILE" 2>&1) &&
+		pass "$1" || fail "$1" "$why" "$(head -c 600 "$OUT_FILE")"
+}
+# svg_ok NAME SVG N: well-formed, N x N cells, renders; RED is then the
+# number of pixels drawn in the outlier marks' colour.
+svg_ok() {
+	local cells
+	RED=-1
+	if ! xmllint --noout "$2" 2>"$T/xmllint.err"; then
+		fail "$1: well-formed XML (xmllint)" "$(cat "$T/xmllint.err")"
+		return
+	fi
+	cells=$(grep -c '<rect class="cell[ "]' "$2")
+	if [ "$cells" != $(($3 * $3)) ] ||
+		! rsvg-convert -o "$T/heat.png" "$2" 2>"$T/rsvg.err"; then
+		fail "$1: $3 x $3 cells ($cells) and renders" "$(cat "$T/rsvg.err")"
+		return
+	fi
+	RED=$(png_ink "$T/heat.png" e31a1c)
+	pass "$1: well-formed, $3 x $3 cells, renders ($(png_ink "$T/heat.png") pixels drawn, $RED in red)"
+}
