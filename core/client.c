@@ -568,6 +568,10 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	a->c.fd = -1;
 	a->c.server = false;
 	a->c.timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
+	/* A server that does not answer a preflight at once is left to the
+	 * test, which waits its whole -to (qperf answers at once). */
+	if (a->pre_for && a->c.timeout > NS_PER_SEC)
+		a->c.timeout = NS_PER_SEC;
 	a->c.debug = a->s->out.debug;
 	a->c.peer_failed = false;
 	a->c.intr = measure_interrupt_flag();
@@ -600,6 +604,16 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	return rc;
 }
 
+/* Did a 0.5 request of attempt a get a 0.4.11 (or early 0.5) server's
+ * refusal? */
+static bool legacy_answer(const struct attempt *a)
+{
+	return a->c.peer_failed &&
+	       (strncmp(a->err, LEGACY_UPGRADE_ERR,
+			strlen(LEGACY_UPGRADE_ERR)) == 0 ||
+		strcmp(a->err, EARLY_EXT_ERR) == 0);
+}
+
 /* Run attempt a, once more in 0.4.11's dialect if the server needs it. */
 static int attempt_dialects(struct client *cl, struct attempt *a)
 {
@@ -609,10 +623,7 @@ static int attempt_dialects(struct client *cl, struct attempt *a)
 	if (rc < 0)
 		return rc;
 	rc = attempt_run(cl, a, cl->legacy);
-	if (rc < 0 && !cl->legacy && a->c.peer_failed &&
-	    (strncmp(a->err, LEGACY_UPGRADE_ERR,
-		     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
-	     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
+	if (rc < 0 && !cl->legacy && legacy_answer(a)) {
 		if (cl->plan->secret) {
 			seterr(a->err, sizeof(a->err),
 			       "a shared secret was given, but the server runs %s, which cannot check one; refusing to run tests with it",
@@ -836,7 +847,9 @@ static int loop_cb(const struct settings *s, void *arg)
  * test), asked for with a conf request marked as its preflight (core/
  * pathrun.h), said as warnings, each once per run; once per distinct
  * device and placement.  A server that cannot answer leaves it to the
- * test (which says its own findings and any error): false then.
+ * test (which says its own findings and any error): false then.  A
+ * 0.4.11 server is not asked (its refusal of the 0.5 request tells the
+ * client to speak 0.4.11): the findings are this end's.
  */
 static bool preflight(struct client *cl, const struct plan_item *it)
 {
@@ -860,10 +873,19 @@ static bool preflight(struct client *cl, const struct plan_item *it)
 	if (cl->npre == PREFLIGHT_MAX)
 		goto out;
 	memcpy(cl->pre_done[cl->npre++], pre, sizeof(pre));
-	ok = attempt_dialects(cl, a) == 0;
-	if (!ok)
+	if (set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], a->err,
+			     sizeof(a->err)) < 0)
+		goto out; /* the test says why */
+	if (!cl->legacy && attempt_run(cl, a, false) < 0) {
 		debugf(it->s.out.debug, "preflight of %s: %s", it->test->name,
 		       a->err);
+		ok = false;
+		if (legacy_answer(a) && !cl->plan->secret)
+			ok = cl->legacy = true;
+	}
+	/* A 0.4.11 server has no checks to give: this end's only. */
+	if (cl->legacy)
+		pathrun_conf(&cl->path_seen, a->out, NULL, &pre[0], NULL, 0);
 out:
 	free(a);
 	return ok;

@@ -192,6 +192,7 @@ void pathrun_result(struct path_seen *seen, struct outputs *out,
 		.per_msg = t->op == OP_WRITE || t->op == OP_WRITE_IMM ||
 					   t->op == OP_READ ? CEIL_RETH : 0,
 		.udp = (fl & TF_LOSSY) && !(fl & TF_RDMA),
+		.stream = !(fl & (TF_LOSSY | TF_RDMA)),
 		.bidir = t->loop == LOOP_BI_BW,
 	};
 

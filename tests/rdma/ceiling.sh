@@ -62,6 +62,20 @@ ceiling_degraded() {
 	[ "$(grep -c '^    bw_ceiling' "$OUT_FILE")" = 1 ] &&
 		pass "ceiling: no bw_ceiling for a latency test" ||
 		fail "ceiling: no bw_ceiling for a latency test" "$(ctx)"
+	# The message rate the same limit carries: 14.4035 GB/s over 65536
+	# bytes a message, 219.78 K/sec; its efficiency after it.
+	has '^    msg_rate_ceiling +=  220 K/sec$' &&
+		has '^    msg_rate_efficiency +=  [0-9.]+%$' &&
+		[ "$(grep -c '^    msg_rate_ceiling' "$OUT_FILE")" = 1 ] &&
+		pass "ceiling: -vx: msg_rate_ceiling and msg_rate_efficiency (rc_bw only)" ||
+		fail "ceiling: -vx: msg_rate_ceiling and msg_rate_efficiency (rc_bw only)" "$(ctx)"
+	CT "$CEIL_CLI" -t "$TT" -rca 1 --expect 'msg_rate>=0.1%' \
+		--expect 'msg_rate<=100%' rc_bw
+	expect "ceiling: --expect msg_rate>=0.1% and <=100% of its ceiling: pass" 0 \
+		'^    verdict = pass$'
+	CT "$CEIL_CLI" -t "$TT" -rca 1 --expect 'msg_rate>=500%' rc_bw
+	expect "ceiling: --expect msg_rate>=500%: fail naming the ceiling, exit 3" 3 \
+		'^    verdict = fail: msg_rate [0-9.]+ k/s < 500% of 220 k/s \(PCIe Gen4 x8 of the server \(0000:17:00\.0\)\)$'
 	# The findings of both ends come before the first test's output (the
 	# preflight, core/pathrun.h), even its interval lines; each once.
 	run env SOFTVERBS_NODE=2 SYSFS_PATH="$CEIL_LOW" SOFTVERBS_SYSFS="$CEIL_LOW" \
