@@ -327,6 +327,22 @@ static void say(struct path_seen *seen, struct outputs *out,
 				    r->find[i].text);
 }
 
+uint32_t pathrun_host_check(const struct path_pre *pre,
+			    struct path_finding *f, uint32_t max)
+{
+	struct conf_ext *x = xcalloc(1, sizeof(*x));
+	struct path_report *r = xmalloc(sizeof(*r));
+	uint32_t n;
+
+	conf_ext_local(x);
+	conf_check(x, pre, PATH_CLIENT, r);
+	n = r->nfind < max ? r->nfind : max;
+	memcpy(f, r->find, n * sizeof(*f));
+	free(r);
+	free(x);
+	return n;
+}
+
 size_t pathrun_conf_add(const struct conf_ext *x, const struct path_pre *pre,
 			uint8_t *blk, size_t n, size_t cap)
 {

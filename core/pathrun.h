@@ -85,6 +85,10 @@ void pathrun_pre_of(const struct req *q, struct path_pre *pre);
  * none), each once per run.
  */
 struct conf_ext;
+/* This host's findings (queried now) for preflight pre, at most max into
+ * f; returns how many (cluster mode: each rank's, for rank 0's report). */
+uint32_t pathrun_host_check(const struct path_pre *pre,
+			    struct path_finding *f, uint32_t max);
 size_t pathrun_conf_add(const struct conf_ext *x, const struct path_pre *pre,
 			uint8_t *blk, size_t n, size_t cap);
 void pathrun_conf(struct path_seen *seen, struct outputs *out,
