@@ -56,6 +56,8 @@ struct client {
 	struct path_seen path_seen; /* findings said (core/pathrun.h) */
 	struct path_pre pre_done[PREFLIGHT_MAX][2]; /* preflights run */
 	unsigned npre;
+	char pre_err[ERR_MAX]; /* a preflight's: plan item pre_pos's error */
+	size_t pre_pos;
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -568,10 +570,6 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	a->c.fd = -1;
 	a->c.server = false;
 	a->c.timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
-	/* A server that does not answer a preflight at once is left to the
-	 * test, which waits its whole -to (qperf answers at once). */
-	if (a->pre_for && a->c.timeout > NS_PER_SEC)
-		a->c.timeout = NS_PER_SEC;
 	a->c.debug = a->s->out.debug;
 	a->c.peer_failed = false;
 	a->c.intr = measure_interrupt_flag();
@@ -697,8 +695,12 @@ static int run_test(struct client *cl, const struct test_desc *t,
 			    "%s set but not used in test %s (interval reports are for bandwidth tests)",
 			    s->interval_opt ? s->interval_opt : "-I", t->name);
 	rc = test_local_checks(a);
-	if (rc == 0)
+	if (rc == 0 && cl->pre_err[0] && pos == cl->pre_pos) {
+		rc = seterr(a->err, sizeof(a->err), "%s", cl->pre_err);
+		cl->pre_err[0] = '\0';
+	} else if (rc == 0) {
 		rc = attempt_dialects(cl, a);
+	}
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){
 			a->err, fail_status(),
@@ -843,15 +845,16 @@ static int loop_cb(const struct settings *s, void *arg)
 }
 
 /*
- * Before the tests: the host checks of both ends for plan item it (a data
- * test), asked for with a conf request marked as its preflight (core/
- * pathrun.h), said as warnings, each once per run; once per distinct
- * device and placement.  A server that cannot answer leaves it to the
- * test (which says its own findings and any error): false then.  A
+ * Before the tests: both ends' host checks for plan item it (a data test,
+ * at pos), asked for with a conf request marked as its preflight (core/
+ * pathrun.h), said once per run; once per distinct device and placement.
+ * A server that refuses it or does not answer would do the same to the
+ * test: the error is the item's first test's, not asked again (false).  A
  * 0.4.11 server is not asked (its refusal of the 0.5 request tells the
  * client to speak 0.4.11): the findings are this end's.
  */
-static bool preflight(struct client *cl, const struct plan_item *it)
+static bool preflight(struct client *cl, const struct plan_item *it,
+		      size_t pos)
 {
 	struct attempt *a = xcalloc(1, sizeof(*a));
 	struct path_pre pre[2];
@@ -880,8 +883,13 @@ static bool preflight(struct client *cl, const struct plan_item *it)
 		debugf(it->s.out.debug, "preflight of %s: %s", it->test->name,
 		       a->err);
 		ok = false;
-		if (legacy_answer(a) && !cl->plan->secret)
+		if (legacy_answer(a) && !cl->plan->secret) {
 			ok = cl->legacy = true;
+		} else if (!legacy_answer(a)) {
+			xsnprintf(cl->pre_err, sizeof(cl->pre_err), "%s",
+				  a->err);
+			cl->pre_pos = pos;
+		}
 	}
 	/* A 0.4.11 server has no checks to give: this end's only. */
 	if (cl->legacy)
@@ -909,7 +917,7 @@ static int client_run(struct client *cl)
 		rc = run_conf_header(cl, &p->tests[0].s);
 	for (size_t i = 0; rc == 0 && i < p->ntests; i++)
 		if (p->tests[i].test->kind == TK_DATA &&
-		    (measure_interrupted() || !preflight(cl, &p->tests[i])))
+		    (measure_interrupted() || !preflight(cl, &p->tests[i], i)))
 			break;
 	for (size_t i = 0; rc == 0 && i < p->ntests && !cl->quit; i++) {
 		const struct plan_item *it = &p->tests[i];
