@@ -565,8 +565,8 @@ def fuzz(host, port, n, seed):
 def accept_test(ls):
     """Accept the client's test request: a 0.5 client first sends a
     preflight (a conf request with item 11, core/pathrun.h) on a
-    connection of its own, which this fake closes unanswered (the client
-    then leaves the host checks to the test).  Returns the connection and
+    connection of its own, which this fake answers as a server with no
+    host checks (capabilities 0, an empty CONF).  Returns the connection and
     the request block's item types."""
     while True:
         c, _ = ls.accept()
@@ -581,6 +581,14 @@ def accept_test(ls):
             off += 4 + ln
         if 11 not in types:
             return c, types
+        ver = b"0.5.0"
+        items = struct.pack("<2HI", 1, 4, 0) + \
+            struct.pack("<2H", 2, len(ver)) + ver
+        try:  # a server with no host checks: hello, then an empty CONF
+            c.sendall(struct.pack("<2I", 0x32585051, 8 + len(items)) + items)
+            c.sendall(bytes(256))
+        except OSError:
+            pass
         c.close()
 
 
