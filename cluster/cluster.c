@@ -30,6 +30,7 @@
 #include "job_secret.h"
 #include "core/engine.h"
 #include "core/measure.h"
+#include "core/pathrun.h"
 #include "output/plot.h"
 #include "pmix_boot.h"
 #include "lib/err.h"
@@ -160,6 +161,39 @@ static int run_job(const struct plan *p, const struct rank_info *ri,
 	return rc;
 }
 
+/*
+ * This rank's host checks for its JOIN (rank 0 reports them, each under
+ * its rank): as a preflight of the plan's first data test on this host
+ * (core/pathrun.h), with this rank's -i entry and -ca.
+ */
+static void rank_findings(const struct plan *p, const struct rank_info *ri,
+			  struct cmsg_join *j)
+{
+	struct path_finding f[CMSG_FIND_MAX];
+	struct path_pre pre = { .on = true };
+	const struct plan_item *it = NULL;
+
+	for (size_t i = 0; i < p->ntests && !it; i++)
+		if (p->tests[i].test->kind == TK_DATA)
+			it = &p->tests[i];
+	if (!it)
+		return;
+	pre.rdma = it->test->tp && (it->test->tp->flags & TF_RDMA);
+	if (cluster_pick_id(it->s.par.str[SIDE_LOC][par_str_index(PAR_ID)],
+			    ri->local_rank, pre.dev, sizeof(pre.dev)) < 0)
+		pre.dev[0] = '\0';
+	pre.dev[strcspn(pre.dev, ":")] = '\0';
+	pre.affinity = (uint32_t)it->s.par.val[SIDE_LOC][PAR_AFFINITY];
+	pre.numa_set = it->s.par.set[SIDE_LOC][PAR_NUMA_NODE];
+	j->nfind = pathrun_host_check(&pre, f, CMSG_FIND_MAX);
+	for (uint32_t i = 0; i < j->nfind; i++) {
+		xsnprintf(j->find[i].check, sizeof(j->find[i].check), "%s",
+			  f[i].check);
+		xsnprintf(j->find[i].text, sizeof(j->find[i].text), "%s",
+			  f[i].text);
+	}
+}
+
 /* This rank as a client: JOIN, then RUN until DONE. */
 static int worker(const struct plan *p, const struct rank_info *ri,
 		  const char *rvhost, uint16_t rvport, uint16_t srvport)
@@ -182,6 +216,7 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 	m.u.join.port = srvport;
 	if (gethostname(m.u.join.host, sizeof(m.u.join.host) - 1) < 0)
 		xsnprintf(m.u.join.host, sizeof(m.u.join.host), "?");
+	rank_findings(p, ri, &m.u.join);
 	if (cluster_send(fd, &ch, CLUSTER_LOSS_NS, &m, err, sizeof(err)) < 0)
 		goto fail;
 	for (;;) {

@@ -124,6 +124,9 @@ static void take_join(struct joining *j, size_t k)
 	r->port = m.u.join.port;
 	r->local = m.u.join.local_rank;
 	xsnprintf(r->host, sizeof(r->host), "%s", m.u.join.host);
+	r->nfind = m.u.join.nfind < CMSG_FIND_MAX ? m.u.join.nfind :
+						      CMSG_FIND_MAX;
+	memcpy(r->find, m.u.join.find, sizeof(r->find));
 	xsnprintf(r->addr, sizeof(r->addr), "%s", q->addr);
 	cin_clear(&q->in);
 	j->pd[k] = j->pd[--j->np];

@@ -78,7 +78,7 @@ static json_t *ranks_json(const struct coord *c)
 
 	for (uint32_t k = 0; k < c->n; k++) {
 		const struct crank *r = &c->r[k];
-		json_t *o = json_object();
+		json_t *o = json_object(), *find = json_array();
 
 		json_put(o, "rank", json_integer(k));
 		json_put(o, "host", str(r->host));
@@ -89,6 +89,17 @@ static json_t *ranks_json(const struct coord *c)
 						      json_null());
 		json_put(o, "joined", json_boolean(r->joined));
 		json_put(o, "alive", json_boolean(r->alive));
+		json_put(o, "findings", find);
+		for (uint32_t i = 0; i < r->nfind; i++) {
+			json_t *e;
+
+			if (!r->find[i].check[0])
+				continue;
+			e = json_object();
+			json_put(e, "check", text(r->find[i].check));
+			json_put(e, "message", text(r->find[i].text));
+			json_array_append_new(find, e);
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -13,6 +13,7 @@
 #include "core/auth.h"
 #include "core/ctl.h"
 #include "core/measure.h"
+#include "lib/err.h"
 #include "lib/tlv.h"
 #include "lib/alloc.h"
 #include "lib/random.h"
@@ -44,6 +45,8 @@ enum {
 	CI_MAC, /* AUTH_MAC bytes, the last item of a sealed message */
 	CI_CEIL_BPS, /* RESULT: the path's ceiling, double bits (B/s) */
 	CI_CEIL_WHAT, /* RESULT: the limit that makes it (printable) */
+	CI_FIND, /* JOIN: CI_FIND + i, finding i: check, NUL, text */
+	CI_FIND_LAST = CI_FIND + CMSG_FIND_MAX - 1,
 };
 
 #define MAC_ITEM (4 + AUTH_MAC) /* the MAC item: type, length, value */
@@ -101,6 +104,18 @@ static void put_items(struct tlv_w *w0, const struct cmsg *m)
 		tlv_u32(&w, CI_LOCAL, m->u.join.local_rank);
 		tlv_u32(&w, CI_PORT, m->u.join.port);
 		put_str(&w, CI_HOST, m->u.join.host, CMSG_HOST_MAX);
+		for (uint32_t i = 0;
+		     i < m->u.join.nfind && i < CMSG_FIND_MAX; i++) {
+			const struct cmsg_find *f = &m->u.join.find[i];
+			char v[sizeof(f->check) + sizeof(f->text)];
+			size_t k;
+
+			if (!f->check[0])
+				continue; /* none at this place */
+			k = xsnprintf(v, sizeof(v), "%s%c%s", f->check, '\0',
+				      f->text);
+			tlv_bytes(&w, (uint16_t)(CI_FIND + i), v, (uint16_t)k);
+		}
 		break;
 	case CMSG_RUN:
 		tlv_u32(&w, CI_JOB, m->u.run.job);
@@ -182,6 +197,25 @@ static int lat_item(void *dst, const struct tlv_field *f, uint16_t type,
 	  .size = sizeof(((struct cmsg *)0)->u.field), __VA_ARGS__ }
 #define CM_REQ(t, k, field, ...) CM_F(t, k, field, .flags = TLVF_REQ, __VA_ARGS__)
 
+/* A JOIN's finding: check, NUL, text; each printable (or '?'). */
+static int find_item(void *dst, const struct tlv_field *fl, uint16_t type,
+		     const uint8_t *val, uint16_t len)
+{
+	struct cmsg_join *j = &((struct cmsg *)dst)->u.join;
+	struct cmsg_find *f = &j->find[type - fl->type];
+	size_t c = strnlen((const char *)val, len);
+
+	if (c == 0 || c >= len ||
+	    tlv_val_str(f->check, sizeof(f->check), val, (uint16_t)c,
+			TLVF_PRINT) < 0 ||
+	    tlv_val_str(f->text, sizeof(f->text), val + c + 1,
+			(uint16_t)(len - c - 1), TLVF_TRUNC | TLVF_PRINT) < 0)
+		return -1;
+	if (j->nfind < (uint32_t)(type - fl->type) + 1)
+		j->nfind = (uint32_t)(type - fl->type) + 1;
+	return 0;
+}
+
 static const struct tlv_field join_tab[] = {
 	CM_REQ(CI_RANK, TLV_U32, join.rank),
 	CM_REQ(CI_SIZE, TLV_U32, join.size),
@@ -189,6 +223,8 @@ static const struct tlv_field join_tab[] = {
 	CM_REQ(CI_PORT, TLV_U32, join.port, .max = 65535),
 	CM_F(CI_HOST, TLV_STR, join.host,
 	     .flags = TLVF_REQ | TLVF_NONUL | TLVF_PRINT),
+	{ .type = CI_FIND, .count = CMSG_FIND_MAX, .kind = TLV_FN,
+	  .fn = find_item },
 };
 
 static const struct tlv_field run_tab[] = {

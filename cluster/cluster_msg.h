@@ -6,7 +6,8 @@
  * cluster_send() and cluster_recv() move one message over a connection.
  *
  *   HELLO   0 -> rank   rank 0's nonce, sent as it accepts (not sealed)
- *   JOIN    rank -> 0   rank, size, local rank, qperf server port, host
+ *   JOIN    rank -> 0   rank, size, local rank, qperf server port, host,
+ *                       its host checks' findings
  *   RUN     0 -> rank   job, test (plan item), peer rank, address, port
  *   RESULT  rank -> 0   job, status (0 ok), error text, figures
  *   DONE    0 -> rank   the run is over: stop the server and exit
@@ -46,7 +47,8 @@ enum cmsg_type {
 #define CMSG_ERR_MAX 512
 #define CMSG_NONCE 32 /* bytes of each end's nonce */
 /* The largest sealed message a rank sends (a RESULT with the longest
- * error text is about 1 KB): rank 0 buffers no more per connection. */
+ * error text is about 1 KB, a JOIN with its findings at most 1.4 KB):
+ * rank 0 buffers no more per connection. */
 #define CMSG_WIRE_MAX 2048
 
 #define CLUSTER_PING_NS (2 * NS_PER_SEC) /* rank 0 -> idle ranks */
@@ -54,10 +56,20 @@ enum cmsg_type {
 /* Rank 0's longest wait to send to a rank (it waits for no one longer). */
 #define CLUSTER_SEND_NS (NS_PER_SEC)
 
+/* A finding of a rank's host checks (core/pathrun.h), for rank 0's
+ * report: the check's name and its text, both printable. */
+#define CMSG_FIND_MAX 4 /* findings a JOIN carries at most */
+struct cmsg_find {
+	char check[24]; /* "pcie_link" */
+	char text[224]; /* "softv0: PCIe link at Gen4 x8, below ..." */
+};
+
 struct cmsg_join {
 	uint32_t rank, size, local_rank;
 	uint16_t port; /* this rank's qperf server */
 	char host[CMSG_HOST_MAX]; /* its host name, for reports */
+	uint32_t nfind; /* its host checks' findings (the first ones) */
+	struct cmsg_find find[CMSG_FIND_MAX];
 };
 
 struct cmsg_run {

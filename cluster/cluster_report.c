@@ -454,8 +454,13 @@ int coord_run(struct coord *c)
 
 	/* The host names came in the ranks' JOINs: printable from here on,
 	 * in every report, line, document and map (lib/text.h). */
-	for (uint32_t k = 0; k < c->n; k++)
+	for (uint32_t k = 0; k < c->n; k++) {
 		text_clean(c->r[k].host);
+		for (uint32_t i = 0; i < c->r[k].nfind; i++) {
+			text_clean(c->r[k].find[i].check);
+			text_clean(c->r[k].find[i].text);
+		}
+	}
 	if (sched_init(&s, &p->cluster.pattern, c->n, c->seed, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "qperf: %s\n", err);
@@ -472,6 +477,14 @@ int coord_run(struct coord *c)
 				printf("  rank %u: %s (%s port %u)\n", k,
 				       c->r[k].host, c->r[k].addr,
 				       c->r[k].port);
+		/* Each rank's host checks, named by rank with or without
+		 * --expect (docs/cluster.md). */
+		for (uint32_t k = 0; k < c->n; k++)
+			for (uint32_t i = 0; i < c->r[k].nfind; i++)
+				if (c->r[k].find[i].check[0])
+					printf("rank %u (%s): warning: %s\n", k,
+					       c->r[k].host,
+					       c->r[k].find[i].text);
 		fflush(stdout);
 	}
 	c->t = xcalloc(p->ntests, sizeof(*c->t));

@@ -28,6 +28,8 @@ struct crank {
 	char host[CMSG_HOST_MAX]; /* its host name */
 	char addr[CMSG_HOST_MAX]; /* its address as rank 0 sees it */
 	char why[320]; /* why it is gone */
+	uint32_t nfind; /* its host checks' findings, from its JOIN */
+	struct cmsg_find find[CMSG_FIND_MAX];
 };
 
 #define COORD_RETEST_MAX 16 /* suspects retested per test */

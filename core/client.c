@@ -43,6 +43,7 @@
 #include "output/out.h"
 
 #define ERR_MAX 512
+#define PREFLIGHT_MAX 16 /* distinct preflights a run makes at most */
 
 struct client {
 	const struct plan *plan;
@@ -53,6 +54,10 @@ struct client {
 	bool ival_warned; /* said once that the server sends no intervals */
 	struct checks *checks; /* --expect, --baseline: NULL if none */
 	struct path_seen path_seen; /* findings said (core/pathrun.h) */
+	struct path_pre pre_done[PREFLIGHT_MAX][2]; /* preflights run */
+	unsigned npre;
+	char pre_err[ERR_MAX]; /* a preflight's: plan item pre_pos's error */
+	size_t pre_pos;
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -70,6 +75,7 @@ struct attempt {
 	struct hello h; /* a 0.5 server's answer */
 	struct outputs *out; /* from struct client */
 	bool run_conf; /* the run's own conf (for JSON), not a conf test */
+	const struct test_desc *pre_for; /* a preflight for this test */
 	char err[ERR_MAX];
 };
 
@@ -110,6 +116,7 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 	q->time_ns = legacy ? (uint64_t)q->time * NS_PER_SEC : v[PAR_TIME];
 	q->timeout_ns = v[PAR_TIMEOUT];
 	q->caps = session_caps();
+	q->preflight = a->pre_for ? a->pre_for->index + 1u : 0;
 	q->mtu_explicit = a->par.set[side][PAR_MTU_SIZE];
 	q->gid_index = a->par.set[side][PAR_GID_INDEX]
 			       ? (int32_t)v[PAR_GID_INDEX]
@@ -293,15 +300,17 @@ static int run_conf(struct client *cl, struct attempt *a)
 {
 	uint8_t b[CONF_SIZE];
 	struct conf_info loc, rem;
-	bool more = a->s->out.v_extra ||
-		    (outputs_flags(a->out) & SINK_CONF_EXT);
+	bool more = !a->pre_for && (a->s->out.v_extra ||
+				    (outputs_flags(a->out) & SINK_CONF_EXT));
 	struct conf_ext *x = NULL; /* [0] this end, [1] the server */
+	struct path_pre pre;
 
 	if (ctl_recv(&a->c, b, sizeof(b), "configuration", a->err,
 		     sizeof(a->err)) < 0)
 		return -1;
 	conf_decode(b, &rem);
 	conf_local(&loc);
+	pathrun_pre_of(&a->lq, &pre);
 	if (more) {
 		x = xcalloc(2, sizeof(*x));
 		conf_ext_local(&x[0]);
@@ -317,7 +326,7 @@ static int run_conf(struct client *cl, struct attempt *a)
 			rc = seterr(a->err, sizeof(a->err),
 				    "bad configuration extension");
 		if (rc == 0) /* the host checks of both ends */
-			pathrun_conf(&cl->path_seen, a->out, x,
+			pathrun_conf(&cl->path_seen, a->out, x, &pre,
 				     (a->h.caps & CAP_FACTS) ? blk : NULL, n);
 		free(blk);
 		if (rc < 0) {
@@ -325,9 +334,10 @@ static int run_conf(struct client *cl, struct attempt *a)
 			return -1;
 		}
 	} else {
-		pathrun_conf(&cl->path_seen, a->out, x, NULL, 0);
+		pathrun_conf(&cl->path_seen, a->out, x, &pre, NULL, 0);
 	}
-	out_conf(a->out, &(struct out_conf){ &loc, &rem, x ? &x[0] : NULL,
+	if (!pre.on)
+		out_conf(a->out, &(struct out_conf){ &loc, &rem, x ? &x[0] : NULL,
 					     x ? &x[1] : NULL, a->run_conf });
 	free(x);
 	return 0;
@@ -592,6 +602,16 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	return rc;
 }
 
+/* Did a 0.5 request of attempt a get a 0.4.11 (or early 0.5) server's
+ * refusal? */
+static bool legacy_answer(const struct attempt *a)
+{
+	return a->c.peer_failed &&
+	       (strncmp(a->err, LEGACY_UPGRADE_ERR,
+			strlen(LEGACY_UPGRADE_ERR)) == 0 ||
+		strcmp(a->err, EARLY_EXT_ERR) == 0);
+}
+
 /* Run attempt a, once more in 0.4.11's dialect if the server needs it. */
 static int attempt_dialects(struct client *cl, struct attempt *a)
 {
@@ -601,10 +621,7 @@ static int attempt_dialects(struct client *cl, struct attempt *a)
 	if (rc < 0)
 		return rc;
 	rc = attempt_run(cl, a, cl->legacy);
-	if (rc < 0 && !cl->legacy && a->c.peer_failed &&
-	    (strncmp(a->err, LEGACY_UPGRADE_ERR,
-		     strlen(LEGACY_UPGRADE_ERR)) == 0 ||
-	     strcmp(a->err, EARLY_EXT_ERR) == 0)) {
+	if (rc < 0 && !cl->legacy && legacy_answer(a)) {
 		if (cl->plan->secret) {
 			seterr(a->err, sizeof(a->err),
 			       "a shared secret was given, but the server runs %s, which cannot check one; refusing to run tests with it",
@@ -678,8 +695,12 @@ static int run_test(struct client *cl, const struct test_desc *t,
 			    "%s set but not used in test %s (interval reports are for bandwidth tests)",
 			    s->interval_opt ? s->interval_opt : "-I", t->name);
 	rc = test_local_checks(a);
-	if (rc == 0)
+	if (rc == 0 && cl->pre_err[0] && pos == cl->pre_pos) {
+		rc = seterr(a->err, sizeof(a->err), "%s", cl->pre_err);
+		cl->pre_err[0] = '\0';
+	} else if (rc == 0) {
 		rc = attempt_dialects(cl, a);
+	}
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){
 			a->err, fail_status(),
@@ -823,6 +844,61 @@ static int loop_cb(const struct settings *s, void *arg)
 	return run_test(la->cl, la->t, s, la->pos, la->iter++);
 }
 
+/*
+ * Before the tests: both ends' host checks for plan item it (a data test,
+ * at pos), asked for with a conf request marked as its preflight (core/
+ * pathrun.h), said once per run; once per distinct device and placement.
+ * A server that refuses it or does not answer would do the same to the
+ * test: the error is the item's first test's, not asked again (false).  A
+ * 0.4.11 server is not asked (its refusal of the 0.5 request tells the
+ * client to speak 0.4.11): the findings are this end's.
+ */
+static bool preflight(struct client *cl, const struct plan_item *it,
+		      size_t pos)
+{
+	struct attempt *a = xcalloc(1, sizeof(*a));
+	struct path_pre pre[2];
+	bool ok = true;
+
+	a->s = &it->s;
+	a->par = it->s.par;
+	a->out = &cl->out;
+	a->pre_for = it->test;
+	param_prepare(it->test, &a->par);
+	a->par.used[PAR_STREAMS] = false;
+	a->t = test_find("conf");
+	fill_request(a, false);
+	pathrun_pre_of(&a->lq, &pre[0]);
+	pathrun_pre_of(&a->q, &pre[1]);
+	for (unsigned i = 0; i < cl->npre; i++)
+		if (memcmp(cl->pre_done[i], pre, sizeof(pre)) == 0)
+			goto out;
+	if (cl->npre == PREFLIGHT_MAX)
+		goto out;
+	memcpy(cl->pre_done[cl->npre++], pre, sizeof(pre));
+	if (set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], a->err,
+			     sizeof(a->err)) < 0)
+		goto out; /* the test says why */
+	if (!cl->legacy && attempt_run(cl, a, false) < 0) {
+		debugf(it->s.out.debug, "preflight of %s: %s", it->test->name,
+		       a->err);
+		ok = false;
+		if (legacy_answer(a) && !cl->plan->secret) {
+			ok = cl->legacy = true;
+		} else if (!legacy_answer(a)) {
+			xsnprintf(cl->pre_err, sizeof(cl->pre_err), "%s",
+				  a->err);
+			cl->pre_pos = pos;
+		}
+	}
+	/* A 0.4.11 server has no checks to give: this end's only. */
+	if (cl->legacy)
+		pathrun_conf(&cl->path_seen, a->out, NULL, &pre[0], NULL, 0);
+out:
+	free(a);
+	return ok;
+}
+
 /* The run between its start and end: the exit status, cl->run_err the error. */
 static int client_run(struct client *cl)
 {
@@ -839,6 +915,10 @@ static int client_run(struct client *cl)
 		rc = 1;
 	if (rc == 0 && (outputs_flags(&cl->out) & SINK_RUN_CONF))
 		rc = run_conf_header(cl, &p->tests[0].s);
+	for (size_t i = 0; rc == 0 && i < p->ntests; i++)
+		if (p->tests[i].test->kind == TK_DATA &&
+		    (measure_interrupted() || !preflight(cl, &p->tests[i], i)))
+			break;
 	for (size_t i = 0; rc == 0 && i < p->ntests && !cl->quit; i++) {
 		const struct plan_item *it = &p->tests[i];
 		struct loop_arg la = { cl, it->test, (unsigned)i, 0 };

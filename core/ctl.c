@@ -188,6 +188,8 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 		tlv_bytes(&w, REQX_NONCE, q->nonce, CTL_NONCE);
 	if (q->streams > 1)
 		tlv_u32(&w, REQX_STREAMS, q->streams);
+	if (q->preflight)
+		tlv_u32(&w, REQX_PREFLIGHT, q->preflight);
 	if (q->cpus.n) {
 		uint8_t b[2 * CPUS_MAX], *p = b;
 
@@ -258,6 +260,7 @@ static const struct tlv_field reqx_tab[] = {
 	REQ_U(REQX_INTERVAL_NS, TLV_U64, interval_ns),
 	REQ_U(REQX_STREAMS, TLV_U32, streams, .min = 1, .max = STREAMS_MAX),
 	REQ_U(REQX_NONCE, TLV_BLOB, nonce),
+	REQ_U(REQX_PREFLIGHT, TLV_U32, preflight, .max = 0xffff),
 	{ .type = REQX_CPUS, .kind = TLV_FN, .fn = req_cpus_item },
 	{ .type = REQX_VK_BASE, .count = PAR_VK_COUNT, .kind = TLV_FN,
 	  .fn = req_vk_item },
@@ -279,6 +282,7 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 	q->vk_set = 0;
 	q->streams = 1;
 	q->cpus.n = 0;
+	q->preflight = 0;
 	if (tlv_decode(in, len, reqx_tab, ARRAY_SIZE(reqx_tab), q, &seen) < 0)
 		return -1;
 	if (seen & TLV_BIT(REQX_NONCE))

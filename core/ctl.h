@@ -63,6 +63,8 @@ struct req {
 	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
 	uint32_t streams; /* --streams; 0 or 1: one stream */
 	struct cpu_list cpus; /* -ca as a list (cpus.n 0: none) */
+	uint32_t preflight; /* a conf request that is a preflight for the
+			     * test of index preflight - 1; 0: none */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -79,6 +81,8 @@ enum reqx_item {
 	REQX_NONCE = 8, /* CTL_NONCE bytes; present = the client authenticates */
 	REQX_STREAMS = 9, /* u32 2..STREAMS_MAX; absent: one stream */
 	REQX_CPUS = 10, /* bytes: u16 per entry of a -ca list (CPU + 1) */
+	REQX_PREFLIGHT = 11, /* u32: conf as the host checks before the test
+			      * of this index + 1 (core/pathrun.h) */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */

@@ -16,6 +16,7 @@
 #include "lib/alloc.h"
 #include "lib/ceiling.h"
 #include "lib/err.h"
+#include "lib/numa.h"
 #include "lib/sysfs.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
@@ -191,6 +192,7 @@ void pathrun_result(struct path_seen *seen, struct outputs *out,
 		.per_msg = t->op == OP_WRITE || t->op == OP_WRITE_IMM ||
 					   t->op == OP_READ ? CEIL_RETH : 0,
 		.udp = (fl & TF_LOSSY) && !(fl & TF_RDMA),
+		.stream = !(fl & (TF_LOSSY | TF_RDMA)),
 		.bidir = t->loop == LOOP_BI_BW,
 	};
 
@@ -210,13 +212,57 @@ void pathrun_result(struct path_seen *seen, struct outputs *out,
 	say(seen, out, r);
 }
 
+void pathrun_pre_of(const struct req *q, struct path_pre *pre)
+{
+	const struct test_desc *t =
+		q->preflight ? test_by_index(q->preflight - 1) : NULL;
+
+	memset(pre, 0, sizeof(*pre));
+	if (!t)
+		return;
+	pre->on = true;
+	pre->rdma = t->tp && (t->tp->flags & TF_RDMA);
+	copy(pre->dev, sizeof(pre->dev), q->id);
+	pre->dev[strcspn(pre->dev, ":")] = '\0';
+	pre->affinity = q->affinity;
+	pre->numa_set = (q->vk_set >> (PAR_NUMA_NODE - PAR_VK_FIRST)) & 1;
+}
+
+/* The node a preflight's test will run on for a device on node dev (as
+ * verbs_numa_place() and pathrun_gather() see it), or -1 if unknown. */
+static int pre_node(const struct path_pre *pre, int dev, int cpu)
+{
+	int n;
+
+	if (pre->affinity) {
+		n = qnuma_cpu_node(pre->affinity - 1);
+		return n >= 0 ? n : sysfs_cpu_node(pre->affinity - 1);
+	}
+	if (dev >= 0 && qnuma_nodes_count() > 0)
+		return dev < qnuma_nodes_count() ? dev : -1;
+	return cpu >= 0 ? sysfs_cpu_node((unsigned)cpu) : -1;
+}
+
+/* Does a conf test (pre NULL or off) or a preflight check device d? */
+static bool pre_wants(const struct path_pre *pre, const struct conf_ext *x,
+		      uint32_t d)
+{
+	if (!pre || !pre->on)
+		return true;
+	if (!pre->rdma)
+		return false;
+	return pre->dev[0] ? strcmp(pre->dev, x->fab.devs[d].name) == 0 :
+			     d == 0;
+}
+
 /*
- * conf's host checks of one end from its fabric (x) and sysfs: every
- * port of every RDMA device, and the governor; no NUMA check (no test
- * ran).  Findings into r, each once.
+ * The host checks of one end from its fabric (x) and sysfs: conf's, every
+ * port of every RDMA device, and the governor, no NUMA check (no test
+ * ran); a preflight's (pre on) as pathrun.h says.  Findings into r, each
+ * once.
  */
-static void conf_check(const struct conf_ext *x, int end,
-		       struct path_report *r)
+static void conf_check(const struct conf_ext *x, const struct path_pre *pre,
+		       int end, struct path_report *r)
 {
 	struct path_report one;
 	struct path_facts *f = &one.f[end];
@@ -231,7 +277,7 @@ static void conf_check(const struct conf_ext *x, int end,
 								 FAB_PORT_MAX) :
 				   1;
 
-		if (fd && !np)
+		if (fd && (!np || !pre_wants(pre, x, d)))
 			continue;
 		for (uint32_t p = 0; p < np; p++) {
 			memset(&one, 0, sizeof(one));
@@ -251,6 +297,9 @@ static void conf_check(const struct conf_ext *x, int end,
 				snprintf(dir, sizeof(dir),
 					 "class/infiniband/%s/device", f->dev);
 				pci_facts(f, dir);
+				if (pre && pre->on && !pre->numa_set)
+					f->test_numa =
+						pre_node(pre, f->dev_numa, cpu);
 			}
 			path_findings(&one);
 			for (uint32_t i = 0; i < one.nfind; i++) {
@@ -278,13 +327,29 @@ static void say(struct path_seen *seen, struct outputs *out,
 				    r->find[i].text);
 }
 
-size_t pathrun_conf_add(const struct conf_ext *x, uint8_t *blk, size_t n,
-			size_t cap)
+uint32_t pathrun_host_check(const struct path_pre *pre,
+			    struct path_finding *f, uint32_t max)
+{
+	struct conf_ext *x = xcalloc(1, sizeof(*x));
+	struct path_report *r = xmalloc(sizeof(*r));
+	uint32_t n;
+
+	conf_ext_local(x);
+	conf_check(x, pre, PATH_CLIENT, r);
+	n = r->nfind < max ? r->nfind : max;
+	memcpy(f, r->find, n * sizeof(*f));
+	free(r);
+	free(x);
+	return n;
+}
+
+size_t pathrun_conf_add(const struct conf_ext *x, const struct path_pre *pre,
+			uint8_t *blk, size_t n, size_t cap)
 {
 	struct path_report *r = xmalloc(sizeof(*r));
 	char v[256];
 
-	conf_check(x, PATH_SERVER, r);
+	conf_check(x, pre, PATH_SERVER, r);
 	for (uint32_t i = 0; i < r->nfind && n; i++) {
 		size_t k = xsnprintf(v, sizeof(v), "%s%c%s", r->find[i].check,
 				     '\0', r->find[i].text);
@@ -312,7 +377,8 @@ static const char *check_name(const char *s)
 }
 
 void pathrun_conf(struct path_seen *seen, struct outputs *out,
-		  const struct conf_ext *lx, const uint8_t *blk, size_t n)
+		  const struct conf_ext *lx, const struct path_pre *pre,
+		  const uint8_t *blk, size_t n)
 {
 	struct path_report *r = xmalloc(sizeof(*r));
 	struct conf_ext *own = NULL;
@@ -325,7 +391,7 @@ void pathrun_conf(struct path_seen *seen, struct outputs *out,
 		conf_ext_local(own);
 		lx = own;
 	}
-	conf_check(lx, PATH_CLIENT, r);
+	conf_check(lx, pre, PATH_CLIENT, r);
 	say(seen, out, r);
 	memset(r, 0, sizeof(*r));
 	if (blk) {

@@ -225,18 +225,20 @@ static int validate(const struct test_desc *t, struct req *q,
 }
 
 /* The CONF extension for a 0.5 client (core/fabric.h). */
-static int send_conf_ext(struct ctl *c, uint32_t caps, char *err,
+static int send_conf_ext(struct ctl *c, const struct req *q, char *err,
 			 size_t errlen)
 {
 	struct conf_ext *x = xcalloc(1, sizeof(*x));
 	uint8_t *b = xmalloc(TLV_MAX);
+	struct path_pre pre;
 	size_t n;
 	int rc;
 
 	conf_ext_local(x);
 	n = conf_ext_encode(x, b, TLV_MAX);
-	if (n && (caps & CAP_FACTS))
-		n = pathrun_conf_add(x, b, n, TLV_MAX);
+	pathrun_pre_of(q, &pre);
+	if (n && (q->caps & CAP_FACTS))
+		n = pathrun_conf_add(x, &pre, b, n, TLV_MAX);
 	rc = n ? ctl_send_block(c, b, n, "configuration extension", err,
 				errlen) :
 		 seterr(err, errlen, "internal error: configuration extension");
@@ -329,7 +331,7 @@ static int serve_one(int fd, const struct plan *p)
 			      sizeof(err));
 		if (rc == 0 && q.ext && q.ext_ver >= 2 &&
 		    (q.caps & CAP_CONF_EXT))
-			rc = send_conf_ext(&c, q.caps, err, sizeof(err));
+			rc = send_conf_ext(&c, &q, err, sizeof(err));
 		break;
 	}
 	case TK_QUIT:

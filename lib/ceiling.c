@@ -112,6 +112,13 @@ double ceil_pcie_Bps(uint32_t gen, uint32_t lanes)
 	       (CEIL_PCIE_TLP_PAYLOAD + CEIL_PCIE_TLP_OVERHEAD);
 }
 
+double ceil_pcie_msg_Bps(uint32_t gen, uint32_t lanes, uint64_t msg)
+{
+	return ceil_payload_Bps(ceil_pcie_lane_gbps(gen) * 1e9 * lanes,
+				CEIL_PCIE_TLP_PAYLOAD, CEIL_PCIE_TLP_OVERHEAD,
+				msg, 0);
+}
+
 uint32_t ceil_pcie_gen_of(const char *speed)
 {
 	static const struct { double gts; uint32_t gen; } g[] = {
@@ -135,6 +142,7 @@ uint32_t ceil_pcie_gen_of(const char *speed)
 /* Ethernet frame bytes beyond the IP packet: preamble + SFD 8, header 14,
  * FCS 4, inter-frame gap 12. */
 #define ETH_WIRE 38
+#define ETH_MIN_FRAME 64 /* header 14 to FCS 4 */
 double ceil_eth_Bps(uint32_t speed_mbps, uint32_t mtu, bool udp,
 		    uint64_t msg, bool ip6)
 {
@@ -147,8 +155,11 @@ double ceil_eth_Bps(uint32_t speed_mbps, uint32_t mtu, bool udp,
 		return bps / 8 * (mtu - ip - 32) / (mtu + ETH_WIRE);
 	if (!msg || msg + 8 + ip <= mtu) { /* one frame per datagram */
 		uint64_t m = msg ? msg : mtu - ip - 8;
+		uint64_t frame = m + 8 + ip + 18; /* header 14, FCS 4 */
 
-		return bps / 8 * (double)m / (double)(m + 8 + ip + ETH_WIRE);
+		if (frame < ETH_MIN_FRAME)
+			frame = ETH_MIN_FRAME;
+		return bps / 8 * (double)m / (double)(frame + ETH_WIRE - 18);
 	}
 	/* IP fragments of at most mtu - ip bytes (a multiple of 8) each */
 	frags = ceil((double)(msg + 8) / ((mtu - ip) & ~7u));

@@ -70,12 +70,16 @@ double ceil_pcie_lane_gbps(uint32_t gen);
 /* Payload bytes/s of a PCIe link gen x lanes in one direction; 0 if
  * unknown. */
 double ceil_pcie_Bps(uint32_t gen, uint32_t lanes);
+/* The same for messages of msg bytes (0: long), each in TLPs of at most
+ * CEIL_PCIE_TLP_PAYLOAD bytes: a 64-byte message is one TLP of 88. */
+double ceil_pcie_msg_Bps(uint32_t gen, uint32_t lanes, uint64_t msg);
 /* The generation of a sysfs link speed ("16.0 GT/s PCIe"), 0 if none. */
 uint32_t ceil_pcie_gen_of(const char *speed);
 
 /* Ethernet for sockets: payload bytes/s of an interface of speed_mbps and
  * MTU mtu carrying TCP (with timestamps) or UDP datagrams of msg bytes
- * (udp true; 0: as large as a frame holds), over IPv4 or IPv6. */
+ * (udp true; 0: as large as a frame holds), over IPv4 or IPv6.  A frame
+ * is at least 64 bytes (header to FCS): a short datagram is padded. */
 double ceil_eth_Bps(uint32_t speed_mbps, uint32_t mtu, bool udp,
 		    uint64_t msg, bool ip6);
 

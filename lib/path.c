@@ -135,7 +135,12 @@ void path_ceiling(struct path_report *r, const struct path_msg *m)
 			sock_limits(r, e, m, x);
 		if (f->kind != FACTS_NONE && !f->loopback)
 			add_limit(r, e, "pcie",
-				  x * ceil_pcie_Bps(f->pcie_gen, f->pcie_width),
+				  x * ceil_pcie_msg_Bps(f->pcie_gen,
+							f->pcie_width,
+							f->kind == FACTS_RDMA ||
+									m->udp ?
+								m->size :
+								0),
 				  "PCIe Gen%u x%u of the %s (%s)", f->pcie_gen,
 				  f->pcie_width, path_end_name(e), f->pci);
 	}
@@ -148,6 +153,9 @@ void path_ceiling(struct path_report *r, const struct path_msg *m)
 			memcpy(r->ceil.what, l->what, sizeof(r->ceil.what));
 		}
 	}
+	r->ceil.stream = m->stream;
+	if (r->ceil.valid && !m->stream && m->size)
+		r->ceil.msg_rate = r->ceil.bps / (double)m->size;
 	note_missing(r);
 }
 

@@ -23,6 +23,8 @@ struct path_msg {
 	uint32_t per_msg; /* extra bytes once per message (RETH 16) */
 	uint32_t per_pkt; /* extra bytes per packet (UD: DETH 8) */
 	bool udp; /* sockets: UDP datagrams, not TCP */
+	bool stream; /* a byte stream (TCP): its writes are not packets, so
+		      * it has no message-rate ceiling */
 	bool bidir; /* both directions at once: twice the one-way ceiling */
 };
 
@@ -58,7 +60,9 @@ const char *path_end_name(int end);
 
 /*
  * Fill r's limits, ceiling and note from r->have and r->f for messages m
- * (both ends' facts, or one end's: the note says which is missing).
+ * (both ends' facts, or one end's: the note says which is missing), and
+ * the message-rate ceiling of the same limit: ceil.bps / m->size (every
+ * packet's headers are in ceil.bps), none for a stream or long messages.
  */
 void path_ceiling(struct path_report *r, const struct path_msg *m);
 

@@ -246,6 +246,12 @@ struct ceiling {
 	double bps; /* payload bytes/s the path can carry at most */
 	char what[128]; /* the limit that wins, as text and JSON name it:
 			 * "PCIe Gen4 x8 of the server (0000:3b:00.0)" */
+	/* Messages/s the same limit carries at the test's message size (its
+	 * every packet's headers counted): bps / msg_size for a test whose
+	 * messages are packets (RDMA, UDP); 0: none (stream set: TCP and the
+	 * other stream sockets, whose writes are not packets) */
+	double msg_rate;
+	bool stream;
 };
 
 struct results {

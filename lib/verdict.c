@@ -144,9 +144,9 @@ static int parse_value(const char *v, struct vexpr *e, char *err,
 	memcpy(unit, end, n);
 	unit[n] = '\0';
 	if (strcmp(unit, "%") == 0) {
-		if (k != VK_BAND)
+		if (k != VK_BAND && k != VK_RATE)
 			return seterr(err, errlen,
-				      "a percentage (of the path's ceiling) applies to bandwidths only, not to %s",
+				      "a percentage (of the path's ceiling) applies to bandwidths and msg_rate only, not to %s",
 				      figs[e->fig].name);
 		if (x <= 0 || x > 1000)
 			return seterr(err, errlen,
@@ -264,6 +264,7 @@ void verdict_eval(const struct vexpr *e, bool have, double value,
 {
 	enum vkind k = figs[e->fig].kind;
 	char a[32], b[32];
+	double top;
 
 	memset(c, 0, sizeof(*c));
 	xsnprintf(c->expr, sizeof(c->expr), "%s", e->text);
@@ -271,9 +272,10 @@ void verdict_eval(const struct vexpr *e, bool have, double value,
 	c->op = e->op;
 	c->have_value = have;
 	c->value = have ? value : 0;
-	c->have_limit = !e->pct || (ceil && ceil->valid && ceil->bps > 0);
+	top = !ceil ? 0 : k == VK_RATE ? ceil->msg_rate : ceil->bps;
+	c->have_limit = !e->pct || (ceil && ceil->valid && top > 0);
 	if (c->have_limit)
-		c->limit = e->pct ? e->limit * ceil->bps : e->limit;
+		c->limit = e->pct ? e->limit * top : e->limit;
 	if (!have) {
 		xsnprintf(c->reason, sizeof(c->reason),
 			  "%s was not measured in this test",
@@ -282,10 +284,16 @@ void verdict_eval(const struct vexpr *e, bool have, double value,
 	}
 	if (!c->have_limit) {
 		/* A path may say why it has no ceiling (loopback). */
-		xsnprintf(c->reason, sizeof(c->reason),
-			  "%s: no ceiling known%s%.120s", e->text,
-			  ceil && ceil->what[0] ? ": " : " for this path",
-			  ceil && ceil->what[0] ? ceil->what : "");
+		if (k == VK_RATE && ceil && ceil->valid)
+			xsnprintf(c->reason, sizeof(c->reason),
+				  "%s: no message-rate ceiling: %s", e->text,
+				  ceil->stream ? "a stream's writes are not packets" :
+						 "long messages");
+		else
+			xsnprintf(c->reason, sizeof(c->reason),
+				  "%s: no ceiling known%s%.120s", e->text,
+				  ceil && ceil->what[0] ? ": " : " for this path",
+				  ceil && ceil->what[0] ? ceil->what : "");
 		return;
 	}
 	c->pass = op_holds(e->op, value, c->limit);
@@ -298,7 +306,7 @@ void verdict_eval(const struct vexpr *e, bool have, double value,
 		xsnprintf(c->reason, sizeof(c->reason),
 			  "%s %s %s %g%% of %s (%.100s)", figs[e->fig].name, a,
 			  op_failed[e->op], e->limit * 100,
-			  verdict_format(b, sizeof(b), k, ceil->bps, e->bits),
+			  verdict_format(b, sizeof(b), k, top, e->bits),
 			  ceil->what);
 	else
 		xsnprintf(c->reason, sizeof(c->reason), "%s %s %s %s",

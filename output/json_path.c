@@ -58,8 +58,10 @@ static json_t *facts_json(const struct path_facts *f)
 	return o;
 }
 
-static json_t *ceiling_json(const struct path_report *r, double bw)
+static json_t *ceiling_json(const struct path_report *r,
+			    const struct results *res)
 {
+	double bw = res->recv_bw, mr = r->ceil.msg_rate;
 	json_t *o = json_object(), *lim = json_array(), *in = json_object();
 
 	json_set(o, "value_Bps",
@@ -69,6 +71,15 @@ static json_t *ceiling_json(const struct path_report *r, double bw)
 	json_set(o, "efficiency",
 		 r->ceil.valid ? json_num(bw / r->ceil.bps) : json_null());
 	json_set(o, "note", str_or_null(r->note));
+	json_set(o, "msg_rate_per_s", mr > 0 ? json_num(mr) : json_null());
+	json_set(o, "msg_rate_efficiency",
+		 mr > 0 ? json_num(res->msg_rate / mr) : json_null());
+	if (!(mr > 0))
+		json_set(o, "msg_rate_note",
+			 json_string(r->ceil.stream ?
+					     "a stream: its writes are not packets" :
+				     r->ceil.valid ? "long messages" :
+						     "no ceiling known"));
 	for (uint32_t i = 0; i < r->nlimits; i++) {
 		const struct path_limit *l = &r->limits[i];
 		json_t *e = json_object();
@@ -94,7 +105,7 @@ void json_path_add(json_t *test, const struct test_desc *t,
 
 	if (results && (t->measure == MEAS_BANDWIDTH ||
 			t->measure == MEAS_BANDWIDTH_SR))
-		json_set(results, "ceiling", ceiling_json(r, res->recv_bw));
+		json_set(results, "ceiling", ceiling_json(r, res));
 	for (uint32_t i = 0; i < r->nfind; i++) {
 		json_t *e = json_object();
 

@@ -114,40 +114,80 @@ static void extra_cost(struct report_table *t, const char *name, double sec)
 }
 
 /*
- * The ceiling of a bandwidth test's path and the share of it the test
- * reached (issue 18): "bw_ceiling = 49.7 GB/sec (4x NDR port of ...)",
- * "bw_efficiency = 92.3%"; with no ceiling known "bw_ceiling = none
- * (loopback)".  Other tests have neither (ceil.what is empty).
+ * One ceiling line and its efficiency: "bw_ceiling = 49.7 GB/sec (4x
+ * NDR port of ...)" (the limit named when what is), "bw_efficiency =
+ * 92.3%" of the figure got; v of quantity q.  The names are kept, not
+ * copied: literals.
  */
-static void extra_ceiling(struct report_table *t, const struct results *res)
+static void ceiling_pair(struct report_table *t, const char *cname,
+			 const char *ename, enum report_qty q, double v,
+			 const char *what, double got)
 {
-	const struct ceiling *c = &res->ceil;
-	struct report_entry *e;
 	char num[REPORT_DATA_MAX];
+	struct report_entry *e;
 	const char *unit;
-	double v = c->bps;
+	double lim = v;
 
-	if (!c->valid) {
-		if (c->what[0] && (e = report_add(t, "", "bw_ceiling", NULL)))
-			xsnprintf(e->data, sizeof(e->data), "none (%s)",
-				  c->what);
-		return;
-	}
-	unit = report_unit(t->o, RQ_BAND, &v);
-	report_put_val(t, "", "bw_ceiling", unit, v);
-	if (!t->n || strcmp(t->e[t->n - 1].name, "bw_ceiling") != 0)
+	unit = report_unit(t->o, q, &v);
+	report_put_val(t, "", cname, unit, v);
+	if (!t->n || strcmp(t->e[t->n - 1].name, cname) != 0)
 		return;
 	e = &t->e[t->n - 1];
 	snprintf(num, sizeof(num), "%s", e->data);
 	e->unit = NULL;
-	xsnprintf(e->data, sizeof(e->data), "%s %s (%s)", num, unit, c->what);
-	report_put_val(t, "", "bw_efficiency", "%", res->recv_bw / c->bps * 100);
-	if (strcmp(t->e[t->n - 1].name, "bw_efficiency") != 0)
+	if (what)
+		xsnprintf(e->data, sizeof(e->data), "%s %s (%s)", num, unit,
+			  what);
+	else
+		xsnprintf(e->data, sizeof(e->data), "%s %s", num, unit);
+	report_put_val(t, "", ename, "%", got / lim * 100);
+	if (strcmp(t->e[t->n - 1].name, ename) != 0)
 		return;
 	e = &t->e[t->n - 1];
 	e->unit = NULL;
 	snprintf(e->data + strlen(e->data),
 		 sizeof(e->data) - strlen(e->data), "%%");
+}
+
+/* "NAME = none (why)". */
+static void ceiling_none(struct report_table *t, const char *name,
+			 const char *why)
+{
+	struct report_entry *e = report_add(t, "", name, NULL);
+
+	if (e)
+		xsnprintf(e->data, sizeof(e->data), "none (%s)", why);
+}
+
+/*
+ * The ceiling of a bandwidth test's path and the share of it the test
+ * reached (issue 18): "bw_ceiling = 49.7 GB/sec (4x NDR port of ...)",
+ * "bw_efficiency = 92.3%"; with no ceiling known "bw_ceiling = none
+ * (loopback)".  Then the message rate the same limit carries, where
+ * messages are packets (RDMA, UDP): "msg_rate_ceiling = 277 M/sec",
+ * "msg_rate_efficiency = 3.1%"; a stream (TCP) has none, and says so.
+ * Other tests have neither (ceil.what is empty).
+ */
+static void extra_ceiling(struct report_table *t, const struct results *res)
+{
+	const struct ceiling *c = &res->ceil;
+
+	if (!c->valid) {
+		if (c->what[0]) {
+			ceiling_none(t, "bw_ceiling", c->what);
+			ceiling_none(t, "msg_rate_ceiling",
+				     c->stream ? "a stream: its writes are not packets" :
+						 c->what);
+		}
+		return;
+	}
+	ceiling_pair(t, "bw_ceiling", "bw_efficiency", RQ_BAND, c->bps, c->what, res->recv_bw);
+	if (c->stream)
+		ceiling_none(t, "msg_rate_ceiling",
+			     "a stream: its writes are not packets");
+	else if (c->msg_rate > 0)
+		ceiling_pair(t, "msg_rate_ceiling", "msg_rate_efficiency",
+			     RQ_RATE, c->msg_rate, NULL, res->msg_rate);
 }
 
 void report_extra(struct report_table *t, const struct results *res)

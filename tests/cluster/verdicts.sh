@@ -8,7 +8,9 @@
 #  - --expect holds every pair; the failing pairs are listed with the
 #    limit their ends named, by rank ("PCIe Gen4 x8 of rank 2"), and the
 #    run exits 3 ("N pair results failed their checks");
-#  - a limit every pair meets: pass, exit 0; --baseline: not yet (exit 2).
+#  - a limit every pair meets: pass, exit 0; --baseline: not yet (exit 2);
+#  - each rank's host checks come in its JOIN: rank 2's PCIe finding is
+#    said under rank 2 only (text and JSON), none for the clean ranks.
 # Sourced by tests/cluster/run.sh, or alone (about 20 s):
 #   bash tests/cluster/verdicts.sh
 
@@ -62,6 +64,13 @@ n01=$(grep -Ec '^  rank [01] \([^)]*\) -> rank [01] \([^)]*\): fail: bw .* < 90%
 	pass "verdicts: rank 2's four pairs name its PCIe Gen4 x8, ranks 0-1's their NDR ports" ||
 	fail "verdicts: rank 2's four pairs name its PCIe Gen4 x8, ranks 0-1's their NDR ports" \
 		"rank 2's: $n2, ranks 0-1's: $n01" "$(ctx)"
+# Each rank's host checks, once per rank, with or without --expect: rank
+# 2's PCIe finding under rank 2 only, none for the clean ranks.
+F2='^rank 2 \([^)]*\): warning: softv0: PCIe link at Gen4 x8, below its maximum Gen5 x16: reseat the card or check the slot and its BIOS setting \(0000:17:00\.0\)$'
+[ "$(grep -Ec "$F2" "$OUT_FILE")" = 1 ] &&
+	[ "$(grep -c '^rank [0-9] (.*): warning: ' "$OUT_FILE")" = 1 ] &&
+	pass "verdicts: rank 2's PCIe finding under rank 2 only, once; none for ranks 0-1" ||
+	fail "verdicts: rank 2's PCIe finding under rank 2 only, once; none for ranks 0-1" "$(ctx)"
 has "^rc_bw: efficiency: received bandwidth in % of the path's ceiling; row = client \(sender\), column = server$" &&
 	[ "$(grep -Ec '^     [0-2]( +(-|[0-9.]+%)){3}$' "$OUT_FILE")" = 3 ] &&
 	pass "verdicts: an efficiency matrix, 3 x 3" ||
@@ -87,12 +96,15 @@ t = json.load(open(sys.argv[1]))["cluster"]["tests"][0]
 v = t["verdict"]
 assert v["expect"] == ["bw>=90%"] and v["checked"] == 6 and v["failed"] == 6, v
 assert sum("of rank 2" in f["reason"] for f in v["failing"]) == 4, v["failing"]
+f = {r["rank"]: [x["check"] for x in r.get("findings", [])]
+     for r in json.load(open(sys.argv[1]))["cluster"]["ranks"]}
+assert f == {0: [], 1: [], 2: ["pcie_link"]}, f
 e = [x for row in t["efficiency_matrix"] for x in row if x is not None]
 assert len(e) == 6 and all(0 < x < 0.9 for x in e), t["efficiency_matrix"]
 PY
 	[ "$RC" = "$WANT" ] && [ ! -s "$T/jc.err" ] &&
-		pass "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3 (1 with an outlier)" ||
-		fail "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; 6 efficiencies; exit 3 (1 with an outlier)" \
+		pass "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; rank 2's finding only; 6 efficiencies; exit 3 (1 with an outlier)" ||
+		fail "verdicts --json: valid; verdict 6 of 6 failed, 4 naming rank 2; rank 2's finding only; 6 efficiencies; exit 3 (1 with an outlier)" \
 			"rc $RC" "$(cat "$T/jc.err")" "$(ctx)"
 fi
 

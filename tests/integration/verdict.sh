@@ -105,13 +105,18 @@ Q --expect 'bw>=90%' tcp_bw
 expect "bw>=90% with no ceiling: fail naming why, exit 3" 3 \
 	'^    verdict = fail: bw>=90%: no ceiling known' "^$FAILED_LAST$"
 
+# msg_rate against the message-rate ceiling: none on loopback, said
+Q --expect 'msg_rate>=90%' udp_bw
+expect "msg_rate>=90% with no ceiling: fail naming why, exit 3" 3 \
+	'^    verdict = fail: msg_rate>=90%: no ceiling known: loopback$' "^$FAILED_LAST$"
+
 section usage
 # bad EXPR -> exit 2, one line naming the expression and what is wrong
 for c in 'bw>=40|no unit: a bandwidth needs a unit' \
 	'lat<=2us|unknown figure "lat"' \
 	'bw=40Gb|no operator after "bw"' \
 	'latency<=2xs|unknown unit "xs"' \
-	'msg_rate>=90%|applies to bandwidths only'; do
+	'latency_p99<=90%|applies to bandwidths and msg_rate only'; do
 	e=${c%%|*} why=${c#*|}
 	Q --expect "$e" tcp_bw
 	expect "--expect $e: exit 2" 2 '^$' "^qperf: --expect: $e: .*$why"

@@ -62,6 +62,36 @@ ceiling_degraded() {
 	[ "$(grep -c '^    bw_ceiling' "$OUT_FILE")" = 1 ] &&
 		pass "ceiling: no bw_ceiling for a latency test" ||
 		fail "ceiling: no bw_ceiling for a latency test" "$(ctx)"
+	# The message rate the same limit carries: 14.4035 GB/s over 65536
+	# bytes a message, 219.78 K/sec; its efficiency after it.
+	has '^    msg_rate_ceiling +=  220 K/sec$' &&
+		has '^    msg_rate_efficiency +=  [0-9.]+%$' &&
+		[ "$(grep -c '^    msg_rate_ceiling' "$OUT_FILE")" = 1 ] &&
+		pass "ceiling: -vx: msg_rate_ceiling and msg_rate_efficiency (rc_bw only)" ||
+		fail "ceiling: -vx: msg_rate_ceiling and msg_rate_efficiency (rc_bw only)" "$(ctx)"
+	CT "$CEIL_CLI" -t "$TT" -rca 1 --expect 'msg_rate>=0.001%' \
+		--expect 'msg_rate<=100%' rc_bw
+	expect "ceiling: --expect msg_rate>=0.001% and <=100% of its ceiling: pass" 0 \
+		'^    verdict = pass$'
+	CT "$CEIL_CLI" -t "$TT" -rca 1 --expect 'msg_rate>=500%' rc_bw
+	expect "ceiling: --expect msg_rate>=500%: fail naming the ceiling, exit 3" 3 \
+		'^    verdict = fail: msg_rate [0-9.]+ [kM]?/s < 500% of 220 k/s \(PCIe Gen4 x8 of the server \(0000:17:00\.0\)\)$'
+	# The findings of both ends come before the first test's output (the
+	# preflight, core/pathrun.h), even its interval lines; each once.
+	run env SOFTVERBS_NODE=2 SYSFS_PATH="$CEIL_LOW" SOFTVERBS_SYSFS="$CEIL_LOW" \
+		bash -c '"$@" 2>&1' _ "$QPERF" localhost -lp "$PORT" -t "$TT" \
+		-rca 1 -I 0.1 rc_bw rc_lat
+	if [ "$RC" = 0 ] && [ "$(grep -Ec '^qperf: warning: (client|server):' "$OUT_FILE")" = 4 ] &&
+		sed -n 1p "$OUT_FILE" | grep -Eq '^qperf: warning: client: cpufreq: CPU frequency governor is powersave' &&
+		sed -n 2p "$OUT_FILE" | grep -Eqx "$CEIL_PCIE" &&
+		sed -n 3p "$OUT_FILE" | grep -Eqx "$CEIL_NUMA" &&
+		sed -n 4p "$OUT_FILE" | grep -Eqx "$CEIL_GOV" &&
+		[ "$(sed -n 5p "$OUT_FILE")" = "rc_bw:" ] &&
+		grep -Eq '^    0\.00-[0-9.]+ +sec +(loc send|rem recv)' "$OUT_FILE"; then
+		pass "ceiling: both ends' findings before the first test's output, once"
+	else
+		fail "ceiling: both ends' findings before the first test's output, once" "$(ctx)"
+	fi
 	# conf checks the hosts too (no test ran: no NUMA check), with the
 	# server's findings in its CONF extension.
 	CT "$CEIL_CLI" conf

@@ -562,18 +562,39 @@ def fuzz(host, port, n, seed):
     return 0
 
 
+def accept_test(ls):
+    """Accept the client's test request: a 0.5 client first sends a
+    preflight (a conf request with item 11, core/pathrun.h) on a
+    connection of its own, which this fake answers as a server with no
+    host checks (capabilities 0, an empty CONF).  Returns the connection and
+    the request block's item types."""
+    while True:
+        c, _ = ls.accept()
+        recv_exact(c, 200, 5)
+        magic, n = struct.unpack("<2I", recv_exact(c, 8, 5))
+        body = recv_exact(c, n - 8, 5) if magic == 0x32585051 and n >= 8 \
+            else b""
+        types, off = [], 0
+        while off + 4 <= len(body):
+            t, ln = struct.unpack("<2H", body[off:off + 4])
+            types.append(t)
+            off += 4 + ln
+        if 11 not in types:
+            return c, types
+        ver = b"0.5.0"
+        items = struct.pack("<2HI", 1, 4, 0) + \
+            struct.pack("<2H", 2, len(ver)) + ver
+        try:  # a server with no host checks: hello, then an empty CONF
+            c.sendall(struct.pack("<2I", 0x32585051, 8 + len(items)) + items)
+            c.sendall(bytes(256))
+        except OSError:
+            pass
+        c.close()
+
+
 def caps_server(portfile, caps):
     ls = listen(portfile)
-    c, _ = ls.accept()
-    recv_exact(c, 200, 5)
-    hdr = recv_exact(c, 8, 5)
-    magic, n = struct.unpack("<2I", hdr)
-    body = recv_exact(c, n - 8, 5) if magic == 0x32585051 and n >= 8 else b""
-    types, off = [], 0
-    while off + 4 <= len(body):
-        t, ln = struct.unpack("<2H", body[off:off + 4])
-        types.append(t)
-        off += 4 + ln
+    c, types = accept_test(ls)
     with open(portfile + ".items", "w") as f:
         f.write(" ".join(str(t) for t in types) + "\n")
     ver = b"0.5.0"
@@ -589,10 +610,7 @@ def caps_server(portfile, caps):
 def ival_flood_server(portfile, gap):
     import threading
     ls = listen(portfile)
-    c, _ = ls.accept()
-    recv_exact(c, 200, 5)
-    magic, n = struct.unpack("<2I", recv_exact(c, 8, 5))
-    recv_exact(c, n - 8, 5)
+    c, _ = accept_test(ls)
     ver = b"0.5.0"
     items = struct.pack("<2HI", 1, 4, 0x20) + \
         struct.pack("<2H", 2, len(ver)) + ver

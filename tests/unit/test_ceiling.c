@@ -148,6 +148,47 @@ TEST(ethernet)
 	CHECK(ceil_eth_Bps(10000, 40, false, 0, false) == 0);
 }
 
+/*
+ * Message rates (docs/ceiling.md, "Message-rate ceiling"): the payload
+ * rate at the message size over the size, so every packet's headers
+ * count.  64-byte RC sends on 4x HDR InfiniBand at MTU 4096: 4 x 50 Gb/s
+ * = 25 GB/s of data; one packet of 64 + 26 = 90 bytes per message:
+ * 25e9 / 90 = 277.78 M messages/s (17.778 GB/s of payload).  RDMA write
+ * adds a RETH: 25e9 / 106 = 235.85 M/s.  8192-byte sends at MTU 4096 are
+ * two packets, 8192 + 52 = 8244 bytes: 25e9 / 8244 = 3.0325 M/s.  On
+ * 100GbE RoCE v2 (4 x 25 Gb/s, IPv4): 12.5e9 / (64 + 82) = 85.616 M/s.
+ */
+TEST(message_rates)
+{
+	CHECK_NEAR(ceil_rdma_Bps(64, 4, CEIL_IB, 4096, 64, 0) / 64, 277.778e6);
+	CHECK_NEAR(ceil_rdma_Bps(64, 4, CEIL_IB, 4096, 64, 0), 17.7778 * GB);
+	CHECK_NEAR(ceil_rdma_Bps(64, 4, CEIL_IB, 4096, 64, CEIL_RETH) / 64,
+		   235.849e6);
+	CHECK_NEAR(ceil_rdma_Bps(64, 4, CEIL_IB, 4096, 8192, 0) / 8192,
+		   3.03251e6);
+	CHECK_NEAR(ceil_rdma_Bps(32, 4, CEIL_ROCE_V2_IP4, 4096, 64, 0) / 64,
+		   85.6164e6);
+}
+
+/*
+ * UDP on 10 GbE (MTU 1500): a 64-byte datagram is a frame of 64 + 8 +
+ * 20 + 18 = 110 bytes, 130 on the wire: 1.25e9 / 130 = 9.6154 M/s.  A
+ * 1-byte datagram's 47-byte frame is padded to Ethernet's minimum 64:
+ * 84 on the wire, 1.25e9 / 84 = 14.881 M/s, the 10 GbE line rate of
+ * minimum frames published everywhere (14.88 Mpps).  PCIe counts a TLP
+ * per 256 bytes: a 64-byte message on Gen4 x16 (31.508 GB/s of data) is
+ * one TLP of 88 bytes: 31.508 x 64 / 88 = 22.914 GB/s, 358.04 M/s.
+ */
+TEST(short_messages)
+{
+	CHECK_NEAR(ceil_eth_Bps(10000, 1500, true, 64, false) / 64, 9.61538e6);
+	CHECK_NEAR(ceil_eth_Bps(10000, 1500, true, 1, false), 14.881e6);
+	CHECK_NEAR(ceil_pcie_msg_Bps(4, 16, 64), 22.9148 * GB);
+	CHECK_NEAR(ceil_pcie_msg_Bps(4, 16, 64) / 64, 358.043e6);
+	CHECK_NEAR(ceil_pcie_msg_Bps(4, 8, 0), ceil_pcie_Bps(4, 8));
+	CHECK_NEAR(ceil_pcie_msg_Bps(4, 8, 65536), ceil_pcie_Bps(4, 8));
+}
+
 int main(void)
 {
 	RUN(ib_4x_each_speed);
@@ -156,5 +197,7 @@ int main(void)
 	RUN(roce);
 	RUN(pcie);
 	RUN(ethernet);
+	RUN(message_rates);
+	RUN(short_messages);
 	return harness_done();
 }

@@ -58,6 +58,43 @@ TEST(join_run_done)
 	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_DONE);
 }
 
+/* A JOIN carries the rank's findings (check, text), 4 at the largest,
+ * within what rank 0 buffers; control bytes arrive as '?'; a place with
+ * no finding stays empty. */
+TEST(join_findings)
+{
+	struct cmsg m, o;
+	uint8_t b[TLV_MAX];
+	size_t n;
+
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_JOIN;
+	m.u.join.size = 3;
+	strcpy(m.u.join.host, "n03");
+	m.u.join.nfind = 2;
+	strcpy(m.u.join.find[0].check, "pcie_link");
+	strcpy(m.u.join.find[0].text, "softv0: PCIe link at Gen4 x8");
+	strcpy(m.u.join.find[1].check, "governor");
+	strcpy(m.u.join.find[1].text, "cpufreq: bad\x01governor");
+	CHECK(roundtrip(&m, &o) == 0 && o.u.join.nfind == 2);
+	CHECK_STR(o.u.join.find[0].check, "pcie_link");
+	CHECK_STR(o.u.join.find[0].text, "softv0: PCIe link at Gen4 x8");
+	CHECK_STR(o.u.join.find[1].text, "cpufreq: bad?governor");
+	m.u.join.nfind = CMSG_FIND_MAX;
+	for (int i = 0; i < CMSG_FIND_MAX; i++) {
+		memset(m.u.join.find[i].check, 'c', sizeof(m.u.join.find[i].check) - 1);
+		memset(m.u.join.find[i].text, 't', sizeof(m.u.join.find[i].text) - 1);
+	}
+	memset(m.u.join.host, 'h', CMSG_HOST_MAX - 1);
+	n = cmsg_encode(&m, b, sizeof(b));
+	CHECK(n > 0 && n + 200 < CMSG_WIRE_MAX, "%zu bytes", n);
+	CHECK(roundtrip(&m, &o) == 0 && o.u.join.nfind == CMSG_FIND_MAX);
+	m.u.join.nfind = 2; /* a place with no finding is not sent */
+	m.u.join.find[0].check[0] = '\0';
+	CHECK(roundtrip(&m, &o) == 0 && o.u.join.nfind == 2 &&
+	      !o.u.join.find[0].check[0] && o.u.join.find[1].check[0] == 'c');
+}
+
 TEST(result)
 {
 	struct cmsg m, o;
@@ -401,6 +438,7 @@ int main(void)
 	RUN(cin_parts);
 	RUN(pick_id);
 	RUN(join_run_done);
+	RUN(join_findings);
 	RUN(result);
 	RUN(malformed);
 	return harness_done();

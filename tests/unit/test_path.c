@@ -190,6 +190,32 @@ TEST(sockets)
 
 /* The codec: a round trip keeps every field; a bad value or a truncated
  * block fails and leaves empty facts; unknown items are ignored. */
+/* The message-rate ceiling is the winning limit's at the message size:
+ * 64-byte sends between clean 4x NDR ends (MTU 4096): 50e9 / 90 =
+ * 555.56 M/s (the port; PCIe Gen5 x16's 64-byte TLPs allow 716 M/s);
+ * a stream (TCP) and long messages have none. */
+TEST(msg_rate_ceiling)
+{
+	struct path_report r;
+	struct path_msg m = { .size = 64 };
+
+	both(&r);
+	path_ceiling(&r, &m);
+	CHECK(fabs(r.ceil.msg_rate - 555.556e6) < 1e3, "%g", r.ceil.msg_rate);
+	CHECK_STR(r.ceil.what, "4x NDR port of the client (mlx5_0:1) at MTU 4096");
+	CHECK(fabs(r.ceil.msg_rate * 64 - r.ceil.bps) < 1);
+	r.f[1].pcie_gen = 3;
+	r.f[1].pcie_width = 4; /* 3.938 GB/s x 64/88: 44.75 M/s */
+	path_ceiling(&r, &m);
+	CHECK_STR(r.ceil.what, "PCIe Gen3 x4 of the server (0000:3b:00.0)");
+	CHECK(fabs(r.ceil.msg_rate - 44.7552e6) < 1e3, "%g", r.ceil.msg_rate);
+	path_ceiling(&r, &long_msgs);
+	CHECK(r.ceil.valid && r.ceil.msg_rate == 0 && !r.ceil.stream);
+	m.stream = true;
+	path_ceiling(&r, &m);
+	CHECK(r.ceil.valid && r.ceil.msg_rate == 0 && r.ceil.stream);
+}
+
 TEST(codec)
 {
 	struct path_facts f, g;
@@ -234,6 +260,7 @@ int main(void)
 	RUN(mtu_checks);
 	RUN(roce_ceiling);
 	RUN(sockets);
+	RUN(msg_rate_ceiling);
 	RUN(codec);
 	return harness_done();
 }

@@ -81,8 +81,7 @@ TEST(parse_bad_expressions_say_why)
 		{ "latency<=2", "no unit: a latency needs a unit: ns, us, ms or s" },
 		{ "latency<=2xs", "unknown unit \"xs\"" },
 		{ "lat<=2us", "unknown figure \"lat\"; figures: bw send_bw" },
-		{ "msg_rate>=10%", "applies to bandwidths only, not to msg_rate" },
-		{ "latency<=10%", "applies to bandwidths only" },
+		{ "latency<=10%", "applies to bandwidths and msg_rate only, not to latency" },
 		{ "bw>=0%", "above 0 and at most 1000" },
 		{ "bw>=-5GB", "plain positive number" },
 		{ "bw>=abcGB", "\"abcGB\" is not a number" },
@@ -161,6 +160,23 @@ TEST(eval_percent_of_the_ceiling)
 	verdict_eval(&e, true, 46e9, &why, &c);
 	CHECK_STR(c.reason,
 		  "bw>=90%: no ceiling known: loopback has no link speed");
+	/* msg_rate against the message-rate ceiling of the same limit */
+	ceil.msg_rate = 277.78e6;
+	parse("msg_rate>=50%", &e);
+	verdict_eval(&e, true, 100e6, &ceil, &c);
+	CHECK(!c.pass && near(c.limit, 138.89e6));
+	CHECK_STR(c.reason, "msg_rate 100 M/s < 50% of 278 M/s (PCIe x8)");
+	verdict_eval(&e, true, 200e6, &ceil, &c);
+	CHECK(c.pass);
+	ceil.msg_rate = 0;
+	ceil.stream = true;
+	verdict_eval(&e, true, 200e6, &ceil, &c);
+	CHECK(!c.pass && !c.have_limit);
+	CHECK_STR(c.reason,
+		  "msg_rate>=50%: no message-rate ceiling: a stream's writes are not packets");
+	verdict_eval(&e, true, 200e6, &why, &c);
+	CHECK_STR(c.reason,
+		  "msg_rate>=50%: no ceiling known: loopback has no link speed");
 }
 
 TEST(baseline_tolerance)
