@@ -699,6 +699,8 @@ static int run_test(struct client *cl, const struct test_desc *t,
 	measure_forever(param_forever(t, &a->par));
 	if (rc == 0)
 		rc = attempt_dialects(cl, a);
+	if (param_forever(t, &a->par))
+		measure_disarm(); /* a signal after the window armed it */
 	measure_forever(false);
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){

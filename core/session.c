@@ -488,6 +488,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);
+	if (watch)
+		measure_disarm(); /* the watch may have armed it late */
 	c1 = read_counters(v, n);
 	session_cnt_window(sd, c0, c1, n);
 	sd->last_errno = s->last_errno;
