@@ -205,7 +205,9 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 			last = errno;
 			close(fd);
 		}
-		if (now_ns() + 100000000ULL >= deadline)
+		/* (a signal that cuts the run short ends the wait too) */
+		if (now_ns() + 100000000ULL >= deadline ||
+		    (a->c.intr && *a->c.intr))
 			break;
 		sleep_ns(100000000ULL); /* the server may still be starting */
 	}

@@ -49,7 +49,7 @@ lines_at_least() {
 }
 # started NAME: client NAME's measured window has started (-D).
 started() {
-	grep -qs '^synchronization complete$' "$T/$1.err"
+	grep -qs '^synchronization complete$' "$T/$1.err" || return 1
 }
 # waits PID: the times the process has blocked so far (its voluntary
 # context switches: a latency client blocks once per round trip).
@@ -171,6 +171,27 @@ if start_legacy_server; then
 	check_alive "0.4.11 server still answers" "$LEGACY_PORT" "$LEGACY_PID"
 else
 	fail "qperf 0.4.11 server starts (scripts/install-deps --test)"
+fi
+
+# A signal before the window cuts the run short (130), also while the
+# client waits for a server (-ws 600: under the 20 s of timeout(1), only a
+# wait that the signal ended can exit 130).
+dead=$(free_port)
+timeout -k 2 20 "$QPERF" 127.0.0.1 -lp "$dead" -ws 600 -t 0 tcp_bw \
+	>"$T/dead.out" 2>"$T/dead.err" </dev/null &
+BG=$!
+track_pid "$BG"
+# header FILE: FILE has the test's header line (0 or 1, as above)
+header() {
+	grep -qs '^tcp_bw:$' "$1" || return 1
+}
+if wait_for 10 header "$T/dead.out"; then
+	# the test's header is out: it is connecting
+	stop INT "$BG" dead
+	expect "-t 0, SIGINT while waiting for the server: exit 130" 130 '' \
+		'no qperf server at 127.0.0.1'
+else
+	abandon "$BG" dead "-t 0 -ws 600: the test starts"
 fi
 
 # --- the server's --max_time bounds a run until interrupted ---------------------
