@@ -61,8 +61,9 @@ struct client {
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
- * (129) ended (JSON modes only; otherwise the signal kills qperf). */
-#define CLIENT_INTERRUPTED (128 + measure_interrupt_signal())
+ * (129) cut short (JSON modes and -t 0 only; otherwise the signal kills
+ * qperf).  The signal that ends a -t 0 test's window cuts nothing short. */
+#define CLIENT_INTERRUPTED (128 + *measure_abort_flag())
 
 /* One test attempt's state. */
 struct attempt {
@@ -211,7 +212,9 @@ static int ctl_connect(struct attempt *a, const struct plan *p)
 			last = errno;
 			close(fd);
 		}
-		if (now_ns() + 100000000ULL >= deadline)
+		/* (a signal that cuts the run short ends the wait too) */
+		if (now_ns() + 100000000ULL >= deadline ||
+		    (a->c.intr && *a->c.intr))
 			break;
 		sleep_ns(100000000ULL); /* the server may still be starting */
 	}
@@ -278,7 +281,7 @@ static int send_request(struct attempt *a, const struct plan *p)
 		return -1;
 	if (ctl_recv_block(&a->c, rep, sizeof(rep), &hn, "server extension",
 			   a->err, sizeof(a->err)) < 0)
-		return a->c.peer_failed || measure_interrupted() ?
+		return a->c.peer_failed || measure_aborted() ?
 			       -1 :
 			       not_qperf(a, p, a->err);
 	if (hello_decode(rep, hn, &a->h) < 0)
@@ -459,6 +462,13 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
+	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
+						       sd.ext_ver >= 2,
+						       sd.peer_caps))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: -t 0 (run until interrupted) needs a server that can be told when to stop (qperf %s); this server (qperf %s) lacks it",
+			      a->t->name, QPERF_VERSION, a->h.version);
+	sd.forever = param_forever(a->t, &a->par);
 	ival_client(cl, a, &sd);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
@@ -505,6 +515,13 @@ static int legacy_adjust(struct attempt *a)
 {
 	uint64_t t = a->par.val[SIDE_LOC][PAR_TIME];
 
+	/* 0.4.11 would run it, but only a stream's EOF could end it: an
+	 * RDMA or UDP server would never finish, and it serves one client
+	 * at a time. */
+	if (param_forever(a->t, &a->par))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: -t 0 (run until interrupted) needs a server running qperf %s or later; this server runs 0.4, which could not be told to stop",
+			      a->t->name, QPERF_VERSION);
 	if (a->par.val[SIDE_REM][PAR_NO_MSGS] && a->t->tp &&
 	    !(a->t->flags & TDF_LEGACY_N) &&
 	    !(a->t->tp->flags & TF_EOF_ENDS))
@@ -572,7 +589,10 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	a->c.timeout = a->par.val[SIDE_LOC][PAR_TIMEOUT];
 	a->c.debug = a->s->out.debug;
 	a->c.peer_failed = false;
-	a->c.intr = measure_interrupt_flag();
+	/* -t 0: the first signal in the window ends the test well; only
+	 * another one (or one during setup) cuts the control waits short. */
+	a->c.intr = param_forever(a->t, &a->par) ? measure_abort_flag()
+					   : measure_interrupt_flag();
 	if (legacy && legacy_adjust(a) < 0)
 		return -1;
 	fill_request(a, legacy);
@@ -657,7 +677,7 @@ static int test_local_checks(struct attempt *a)
  * else 1. */
 static int fail_status(void)
 {
-	return measure_interrupted() ? CLIENT_INTERRUPTED : 1;
+	return measure_aborted() ? CLIENT_INTERRUPTED : 1;
 }
 
 static int run_test(struct client *cl, const struct test_desc *t,
@@ -695,16 +715,20 @@ static int run_test(struct client *cl, const struct test_desc *t,
 			    "%s set but not used in test %s (interval reports are for bandwidth tests)",
 			    s->interval_opt ? s->interval_opt : "-I", t->name);
 	rc = test_local_checks(a);
+	measure_forever(param_forever(t, &a->par));
 	if (rc == 0 && cl->pre_err[0] && pos == cl->pre_pos) {
 		rc = seterr(a->err, sizeof(a->err), "%s", cl->pre_err);
 		cl->pre_err[0] = '\0';
 	} else if (rc == 0) {
 		rc = attempt_dialects(cl, a);
 	}
+	if (param_forever(t, &a->par))
+		measure_disarm(); /* a signal after the window armed it */
+	measure_forever(false);
 	if (rc < 0) {
 		out_test_error(a->out, &(struct out_error){
 			a->err, fail_status(),
-			measure_interrupted() &&
+			measure_aborted() &&
 				strcmp(a->err, measure_interrupt_text()) == 0 });
 		xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", a->err);
 	}
@@ -839,7 +863,7 @@ static int loop_cb(const struct settings *s, void *arg)
 	/* Stop once the results cannot be written; main() says why. */
 	if (out_flush() < 0)
 		return 1;
-	if (measure_interrupted())
+	if (measure_aborted())
 		return CLIENT_INTERRUPTED;
 	return run_test(la->cl, la->t, s, la->pos, la->iter++);
 }
@@ -928,7 +952,7 @@ static int client_run(struct client *cl)
 		rc = loops_run(&it->s, loop_cb, &la, err, sizeof(err));
 		if (rc < 0 && err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s", err);
-		if (measure_interrupted() && rc == CLIENT_INTERRUPTED &&
+		if (measure_aborted() && rc == CLIENT_INTERRUPTED &&
 		    !cl->run_err[0])
 			xsnprintf(cl->run_err, sizeof(cl->run_err), "%s",
 				  measure_interrupt_text());
@@ -961,7 +985,7 @@ int client_main(const struct plan *p)
 	else
 		text_sink(&cl.out, stdout);
 	measure_init();
-	if (outputs_flags(&cl.out) & SINK_ON_SIGINT)
+	if ((outputs_flags(&cl.out) & SINK_ON_SIGINT) || param_plan_forever(p))
 		measure_catch_interrupt();
 	out_run_start(&cl.out, &(struct out_run){ p->argc, p->argv, p->host });
 	cl.checks = checks_new(p);
@@ -970,7 +994,7 @@ int client_main(const struct plan *p)
 		rc = checks_status(cl.checks, cl.run_err, sizeof(cl.run_err));
 	checks_free(cl.checks);
 	out_end(&cl.out, &(struct out_end){
-		rc, measure_interrupted(),
+		rc, measure_aborted(), measure_interrupt_signal(),
 		rc && cl.run_err[0] ? cl.run_err : NULL });
 	outputs_release(&cl.out);
 	return rc;

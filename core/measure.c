@@ -51,11 +51,23 @@ static void on_alarm(int sig)
 }
 
 static volatile sig_atomic_t interrupted; /* the first signal caught */
+/* A test run until interrupted (-t 0): 1 while it is set up, 2 once its
+ * measured window has started (a signal then ends it well). */
+static volatile sig_atomic_t forever;
+static volatile sig_atomic_t aborted; /* a signal that cuts the run short */
 
 static void on_interrupt(int sig)
 {
+	bool ends_forever = forever == 2 && !interrupted;
+
 	if (!interrupted)
 		interrupted = sig;
+	if (ends_forever) {
+		measure_end_soon(); /* as if its time were up */
+		return;
+	}
+	if (!aborted)
+		aborted = sig;
 	fired = 1; /* end a running loop as the timer would */
 }
 
@@ -86,13 +98,38 @@ const char *measure_interrupt_text(void)
 	static char text[40];
 
 	xsnprintf(text, sizeof(text), "interrupted by %s",
-		  sig_name(interrupted));
+		  sig_name(aborted ? aborted : interrupted));
 	return text;
 }
 
 const volatile sig_atomic_t *measure_interrupt_flag(void)
 {
 	return &interrupted;
+}
+
+void measure_forever(bool on)
+{
+	forever = on ? 1 : 0;
+}
+
+const volatile sig_atomic_t *measure_abort_flag(void)
+{
+	return &aborted;
+}
+
+bool measure_aborted(void)
+{
+	return aborted != 0;
+}
+
+void measure_end_soon(void)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_usec = 1;
+	it.it_interval.tv_usec = 10000;
+	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 void measure_init(void)
@@ -154,6 +191,8 @@ int measure_start(struct node_stat *st, uint64_t time, char *err,
 		return seterr(err, errlen, "%s", measure_interrupt_text());
 	if (measure_sample(st, err, errlen) < 0)
 		return -1;
+	if (forever && !time)
+		forever = 2; /* from now on a signal ends the test well */
 	if (time) {
 		memset(&it, 0, sizeof(it));
 		it.it_value.tv_sec = (time_t)(time / NS_PER_SEC);
@@ -210,6 +249,13 @@ static bool lossy(const struct lrun *lr)
 static uint64_t count_of(const struct lrun *lr)
 {
 	return lr->s->p.no_msgs;
+}
+
+/* Run until interrupted (-t 0 without -n): neither time nor count ends it;
+ * a lossy side must not take the peer's quiet for the end. */
+static bool until_told(const struct lrun *lr)
+{
+	return !lr->s->p.time && !count_of(lr);
 }
 
 static bool count_reached(const struct lrun *lr, uint64_t n)
@@ -330,8 +376,8 @@ static int nothing(struct lrun *lr, const char *what, uint64_t last,
 {
 	if (fired || lr->s->ended)
 		return 1;
-	if (lr->s->p.time)
-		return 0; /* the timer ends the test */
+	if (lr->s->p.time || (until_told(lr) && lossy(lr)))
+		return 0; /* the timer (or the peer's word) ends the test */
 	if (lossy(lr)) {
 		measure_stop(&lr->st);
 		if (last)
@@ -343,7 +389,8 @@ static int nothing(struct lrun *lr, const char *what, uint64_t last,
 
 static uint64_t recv_wait(const struct lrun *lr)
 {
-	return lossy(lr) && !lr->s->p.time ? LOSSY_IDLE_END : UINT64_MAX;
+	return lossy(lr) && !lr->s->p.time && !until_told(lr) ? LOSSY_IDLE_END
+							     : UINT64_MAX;
 }
 
 static int poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
@@ -451,7 +498,8 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		       lr->s->ch && (lr->s->ch->peer_caps & CAP_LOSS);
 	/* A lossy responder of a count test ends when the initiator is
 	 * quiet, its window closing at the last message. */
-	bool quiet_end = !initiator && lossy(lr) && !lr->s->p.time;
+	bool quiet_end = !initiator && lossy(lr) && !lr->s->p.time &&
+			 !until_told(lr);
 	bool sent = true, got = initiator;
 	volatile char *seqp = lr->s->buf + lr->s->rx_off;
 	unsigned char seq = 0;

@@ -62,6 +62,26 @@ const char *measure_interrupt_text(void);
 const volatile sig_atomic_t *measure_interrupt_flag(void);
 
 /*
+ * A client test run until interrupted (-t 0 without -n): on between its
+ * setup and its end.  A first SIGINT, SIGTERM or SIGHUP once its window
+ * has started ends the window as the timer would (measure_end_soon()),
+ * and the test ends well (STAT, report); any other signal is an abort:
+ * measure_abort_flag() is set, which the control connection's waits
+ * watch (struct ctl's intr) and the loops see as the end of the time.
+ */
+void measure_forever(bool on);
+const volatile sig_atomic_t *measure_abort_flag(void);
+bool measure_aborted(void);
+
+/*
+ * End the measured window now, as the timer would: arm it to fire at
+ * once and every 10 ms after.  Async-signal-safe in practice (one
+ * setitimer(2) system call); the server's watch for the client's "test
+ * done" calls it too.
+ */
+void measure_end_soon(void);
+
+/*
  * Start the window: sample CPU (system and this process) and clock, arm the timer for time ns (0 =
  * no timer).  Returns 0 or -1 with err filled (bad /proc/stat).
  */

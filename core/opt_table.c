@@ -383,10 +383,13 @@ const struct opt_desc opt_table[] = {
 	  "Rate", "Force the local static rate."),
 	P("--rem_static_rate", "-rsr", OT_STR, PAR_STATIC_RATE, REM, 0, 0,
 	  "Rate", "Force the remote static rate."),
-	P("--time", "-t", OT_TIME, PAR_TIME, BOTH, 1, TIME_MAX, "Time",
+	P("--time", "-t", OT_TIME, PAR_TIME, BOTH, 0, TIME_MAX, "Time",
 	  "Run each test for Time. "
 	  "Seconds, fractions allowed (0.5), or with a unit s, m, h or d.  "
-	  "Default 2 s, or no limit when -n is given."),
+	  "Default 2 s, or no limit when -n is given.  0 runs one test "
+	  "until SIGINT or SIGTERM ends it, then reports the whole run "
+	  "(exit 0); it needs a qperf 0.5 server, whose --max_time "
+	  "still bounds it."),
 	P("--timeout", "-to", OT_TIME, PAR_TIMEOUT, BOTH, 1, TIME_MAX, "Time",
 	  "Set the control timeout. "
 	  "Each control message must arrive within it.  "

@@ -456,6 +456,9 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
 		return -1;
 
+	if (o->par == PAR_TIME && lp->init == 0)
+		return opts_fail(err, errlen, spelling, spec,
+			    "time 0 runs until interrupted and cannot be looped");
 	if (lp->mult && lp->init == 0)
 		return opts_fail(err, errlen, spelling, spec,
 			    "multiplying from 0 would loop forever");
@@ -813,6 +816,8 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 
 	if (rc)
 		return rc < 0 ? -1 : 0;
+	if (param_forever_check(plan, err, errlen) < 0)
+		return -1;
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

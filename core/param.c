@@ -455,3 +455,40 @@ int loop_vals(const struct settings *s, struct loop_val out[LOOP_MAX])
 	}
 	return s->nloops;
 }
+
+bool param_forever(const struct test_desc *t, const struct par_set *p)
+{
+	return t->kind == TK_DATA && p->set[SIDE_LOC][PAR_TIME] &&
+	       p->val[SIDE_LOC][PAR_TIME] == 0 &&
+	       !p->val[SIDE_LOC][PAR_NO_MSGS];
+}
+
+bool param_plan_forever(const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->ntests; i++)
+		if (param_forever(plan->tests[i].test, &plan->tests[i].s.par))
+			return true;
+	return false;
+}
+
+int param_forever_check(const struct plan *plan, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < plan->ntests; i++) {
+		const struct plan_item *it = &plan->tests[i];
+		const char *o = it->s.par.spelling[SIDE_LOC][PAR_TIME];
+
+		/* -t and -n set both ends: one end's values decide */
+		if (!param_forever(it->test, &it->s.par))
+			continue;
+		if (plan->mode == RUN_CLUSTER)
+			return opts_fail(err, errlen, o, "0",
+					 "cannot run until interrupted in cluster mode; give a time");
+		if (plan->ntests > 1 || it->s.nloops)
+			return opts_fail(err, errlen, o, "0",
+					 "runs one test until interrupted; name one test, without --loop");
+		if (it->s.interval && plan->json == JSON_DOC)
+			return opts_fail(err, errlen, o, "0",
+					 "with -I and --json would keep every interval in one document; use --json_stream");
+	}
+	return 0;
+}

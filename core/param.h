@@ -87,6 +87,23 @@ extern const size_t param_count;
 void param_prepare(const struct test_desc *t, struct par_set *p);
 
 /*
+ * Does test t with parameters p run until interrupted: a data test given
+ * -t 0 (this side's time set to 0) without -n?
+ */
+bool param_forever(const struct test_desc *t, const struct par_set *p);
+
+/* Does any test of plan run until interrupted? */
+bool param_plan_forever(const struct plan *plan);
+
+/*
+ * A plan's rules for -t 0 (run until interrupted): one test without
+ * --loop, no --cluster, and no -I into a --json document (which would
+ * keep every interval).  Returns 0, or -1 with err filled (a usage
+ * error).  -t 0 with -n is a count test, as -n alone.
+ */
+int param_forever_check(const struct plan *plan, char *err, size_t errlen);
+
+/*
  * Write into buf one "<opt> set but not used in test <name>" line per
  * user-set, unused parameter, in enum par_id order (0.4.11's), separated by
  * '\n'.  Returns the number of warnings.

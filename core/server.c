@@ -92,6 +92,8 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 	/* Only this project's clients expect -n honoured everywhere. */
 	if (!q->ext && !(t->flags & TDF_LEGACY_N))
 		sd.p.no_msgs = 0;
+	sd.forever = session_forever(&sd.p, sd.ext && sd.ext_ver >= 2,
+				     q->caps);
 	rc = session_run(&sd, err, errlen);
 	session_release(&sd);
 	return rc;

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -134,7 +136,7 @@ uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
-			CAP_COUNTERS | CAP_FACTS;
+			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -171,10 +173,82 @@ static int wait_peer(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Does the server of this test need to be told that a count run is over? */
+/* Does the server of this test need to be told that the run is over (a
+ * count run of an idle server, or a run until interrupted)? */
 static bool peer_waits(const struct tside *sd)
 {
-	return sd->ext && sd->p.time == 0 && loop_idle_side(sd->t, true);
+	return sd->ext && sd->p.time == 0 &&
+	       (sd->forever || loop_idle_side(sd->t, true));
+}
+
+bool session_forever(const struct tparams *p, bool ext, uint32_t caps)
+{
+	return ext && (caps & CAP_FOREVER) && p->time == 0 && p->no_msgs == 0;
+}
+
+/*
+ * The server of a run until interrupted has no timer: a thread waits for
+ * the client's "test done" (or for the client going away) and ends the
+ * window as the timer would.  The words are read after the loop (they
+ * may come after a stream's EOF ended it); the idle side of a one-sided
+ * test reads them in wait_peer() instead and needs no watch.
+ */
+struct done_watch {
+	pthread_t th;
+	int fd; /* the control connection */
+	int quit[2]; /* pipe: the loop ended first, stop watching */
+	bool on;
+};
+
+static void *done_watch_main(void *arg)
+{
+	struct done_watch *w = arg;
+	struct pollfd p[2] = { { w->fd, POLLIN | POLLPRI | POLLRDHUP, 0 },
+			       { w->quit[0], POLLIN, 0 } };
+
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	if (!(p[1].revents & POLLIN))
+		measure_end_soon();
+	return NULL;
+}
+
+/* Start the watch (signals blocked in it: the timer's SIGALRM must
+ * interrupt the loop's thread).  0, or -1 with err filled. */
+static int done_watch_start(struct done_watch *w, int fd, char *err,
+			    size_t errlen)
+{
+	sigset_t all, old;
+	int e;
+
+	w->fd = fd;
+	if (pipe(w->quit) < 0)
+		return seterr_errno(err, errlen, errno, "pipe failed");
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&w->th, NULL, done_watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		close(w->quit[0]);
+		close(w->quit[1]);
+		return seterr_errno(err, errlen, e,
+				    "cannot start the thread that waits for the client");
+	}
+	w->on = true;
+	return 0;
+}
+
+static void done_watch_stop(struct done_watch *w)
+{
+	if (!w->on)
+		return;
+	if (write(w->quit[1], "", 1) < 0) {
+		/* a pipe with room: cannot fail; join regardless */
+	}
+	pthread_join(w->th, NULL);
+	close(w->quit[0]);
+	close(w->quit[1]);
+	w->on = false;
 }
 
 static int send_stat(struct tside *sd, char *err, size_t errlen)
@@ -371,10 +445,12 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	struct chan ch;
 	cpu_set_t cpus;
 	struct ival iv;
-	bool moved = false;
+	struct done_watch dw = { .on = false };
+	bool moved = false, watch;
 	int rc = -1;
 
 	chan_init(&ch, sd);
+	watch = sd->server && sd->forever && !loop_idle_side(sd->t, true);
 	if (n > 1) {
 		sd->nstreams = n;
 		sd->sst = xcalloc(n, sizeof(*sd->sst));
@@ -408,7 +484,12 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	debugf(sd->c->debug, "synchronization complete");
 	c0 = read_counters(v, n);
+	if (watch && done_watch_start(&dw, sd->c->fd, err, errlen) < 0)
+		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
+	done_watch_stop(&dw);
+	if (watch)
+		measure_disarm(); /* the watch may have armed it late */
 	c1 = read_counters(v, n);
 	session_cnt_window(sd, c0, c1, n);
 	sd->last_errno = s->last_errno;
@@ -422,11 +503,15 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	if (rc < 0)
 		goto out;
 	rc = -1;
-	if (v[0].lr.iv && ival_finish(v[0].lr.iv, &sd->st, err, errlen) < 0)
-		goto out;
+	/* Before the interval reports' end: a server that runs until told
+	 * sends its last record only once told. */
 	if (!sd->server && peer_waits(sd) &&
 	    ctl_send(sd->c, SYNC_DONE, strlen(SYNC_DONE), SYNC_DONE, err,
 		     errlen) < 0)
+		goto out;
+	if (watch && ctl_expect(sd->c, SYNC_DONE, err, errlen) < 0)
+		goto out;
+	if (v[0].lr.iv && ival_finish(v[0].lr.iv, &sd->st, err, errlen) < 0)
 		goto out;
 	if ((sd->server ? send_stat(sd, err, errlen)
 			: recv_stat(sd, err, errlen)) < 0)

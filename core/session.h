@@ -17,6 +17,12 @@
 #include "lib/counters.h"
 #include "lib/types.h"
 
+/*
+ * Does a side with parameters p, talking to a peer that announced caps
+ * (0 for a 0.4.11 peer: ext false), run until interrupted?
+ */
+bool session_forever(const struct tparams *p, bool ext, uint32_t caps);
+
 struct tside {
 	const struct test_desc *t;
 	bool server;
@@ -28,6 +34,14 @@ struct tside {
 	uint64_t interval; /* ns: -I, 0 = no interval reports */
 	struct ival_sink ival_out; /* client: where its interval records go */
 	bool ival_peer; /* client: the server sends its records too */
+	/*
+	 * Run until interrupted (-t 0 without -n, both ends 0.5 with
+	 * CAP_FOREVER): the client's user ends the window with a signal,
+	 * the client then says "test done" and the server, which has no
+	 * timer either, ends its window on those words (session_run()).
+	 * The caller sets it (session_forever() says whether it applies).
+	 */
+	bool forever;
 	/* Results. */
 	struct node_stat st; /* what this side measured */
 	struct node_stat peer; /* client: the server's STAT */

@@ -397,6 +397,10 @@ static void watchdog(struct superv *sv, uint64_t now)
 				xsnprintf(why, sizeof(why),
 					  "still running %s after its time (the server's --max_setup)",
 					  t1);
+			else if (!s->a.no_msgs)
+				xsnprintf(why, sizeof(why),
+					  "a test run until interrupted (-t 0) must end within %s (the server's --max_time)",
+					  t2);
 			else
 				xsnprintf(why, sizeof(why),
 					  "a test by count must end within %s (the server's --max_time); use -t or a smaller -n",

@@ -74,12 +74,13 @@ static json_t *utc_now(void)
 	return json_string(buf);
 }
 
-/* The signal behind an interrupted run's status (128 + n), or null. */
-static json_t *signal_json(int status, bool interrupted)
+/* The signal behind an interrupted run's status (128 + n), or the one
+ * that ended a run until interrupted (-t 0, status 0), or null. */
+static json_t *signal_json(int status, bool interrupted, int caught)
 {
-	int sig = status - 128;
+	int sig = interrupted ? status - 128 : status == 0 ? caught : 0;
 
-	if (!interrupted || (sig != SIGINT && sig != SIGTERM && sig != SIGHUP))
+	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
 		return json_null();
 	return json_string(sig_name(sig));
 }
@@ -585,6 +586,12 @@ void json_event(struct json_doc *J, json_t *ev)
 void json_finish(struct json_doc *J, int status, bool interrupted,
 		 const char *message)
 {
+	json_finish_caught(J, status, interrupted, 0, message);
+}
+
+void json_finish_caught(struct json_doc *J, int status, bool interrupted,
+			int sig, const char *message)
+{
 	json_t *o;
 
 	if (!J)
@@ -601,7 +608,7 @@ void json_finish(struct json_doc *J, int status, bool interrupted,
 	}
 	set(o, "exit_status", json_integer(status));
 	set(o, "interrupted", json_boolean(interrupted));
-	set(o, "signal", signal_json(status, interrupted));
+	set(o, "signal", signal_json(status, interrupted, sig));
 	set(o, "end_time_utc", utc_now());
 	set(o, "error", message ? error_json(message, status) : json_null());
 	if (J->mode == JSON_STREAM) {
@@ -723,7 +730,8 @@ static void js_end(void *self, const struct out_end *e)
 {
 	struct json_sink *j = self;
 
-	json_finish(j->doc, e->status, e->interrupted, e->message);
+	json_finish_caught(j->doc, e->status, e->interrupted, e->signal,
+			   e->message);
 	j->doc = NULL;
 }
 

@@ -162,6 +162,10 @@ void json_cluster(struct json_doc *d, json_t *cl);
  */
 void json_finish(struct json_doc *d, int status, bool interrupted,
 		 const char *message);
+/* The same, naming sig (the first signal caught) as the one that ended a
+ * run until interrupted (-t 0) when status is 0. */
+void json_finish_caught(struct json_doc *d, int status, bool interrupted,
+			int sig, const char *message);
 
 /* The "counters" object of a result (output/json_cnt.c): both ends'
  * loss and error counters.  A new reference. */

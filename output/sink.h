@@ -81,7 +81,9 @@ struct out_error {
 /* The run ends: its exit status and error (NULL if none). */
 struct out_end {
 	int status;
-	bool interrupted;
+	bool interrupted; /* a signal cut the run short */
+	int signal; /* the first signal caught (0: none); with status 0, the
+		     * one that ended a -t 0 test's window */
 	const char *message;
 };
 

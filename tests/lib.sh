@@ -189,6 +189,18 @@ run() {
 	return 0
 }
 
+# stop_bg SIG PID OUT ERR: send SIG to a client we started in the
+# background (stdout in file OUT, stderr in ERR), wait for it and load its
+# status and output as run() does.
+stop_bg() {
+	kill -"$1" "$2"
+	wait "$2"
+	RC=$?
+	cp "$3" "$OUT_FILE"
+	cp "$4" "$ERR_FILE"
+	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
+}
+
 # The context printed under a failed check.
 ctx() {
 	printf 'rc=%s\n--- stdout:\n%s\n--- stderr:\n%s' "$RC" "$OUT" "$ERR"

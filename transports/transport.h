@@ -134,6 +134,7 @@ struct tparams {
 #define CAP_STREAMS 0x200u /* runs --streams (REQX_STREAMS, STATX_STREAM) */
 #define CAP_FACTS 0x400u /* STAT carries this end's path facts (STATX_FACTS) */
 #define CAP_COUNTERS 0x800u /* STAT carries this end's counters (STATX_COUNTERS) */
+#define CAP_FOREVER 0x1000u /* runs -t 0 until the client says "test done" */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

@@ -161,12 +161,7 @@ stream_has_conf() { grep -q '"type":"conf"' "$T/int.out"; }
 # output in $T/int.out and .err), wait for it and load its status and
 # output as run() does; mode: doc or stream, for json_valid.
 stop_client() {
-	kill -"$1" "$cpid"
-	wait "$cpid"
-	RC=$?
-	cp "$T/int.out" "$OUT_FILE"
-	cp "$T/int.err" "$ERR_FILE"
-	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
+	stop_bg "$1" "$cpid" "$T/int.out" "$T/int.err"
 	mode=doc
 	[ "$opt" = --json_stream ] && mode=stream
 }

@@ -660,8 +660,18 @@ TEST(rejections)
 	REJECT("h -n -5 tcp_bw", "-n: -5: must not be negative");
 	REJECT("h -n 4294967296 tcp_bw", "-n: 4294967296: too large; must be "
 					 "at most 4294967295");
-	REJECT("h -t 0 tcp_bw", "-t: 0: must be greater than 0");
-	REJECT("h -t 0s tcp_bw", "-t: 0s: must be greater than 0");
+	/* -t 0 (run until interrupted): one test, no --loop, no --cluster,
+	 * no -I into a --json document. */
+	REJECT("h -t 0 tcp_bw tcp_lat", "-t: 0: runs one test until "
+		"interrupted; name one test, without --loop");
+	REJECT("h -t 0 conf tcp_bw", "-t: 0: runs one test until "
+		"interrupted; name one test, without --loop");
+	REJECT("h -t 0s -oo msg_size:1:4:*2 tcp_bw", "-t: 0: runs one test "
+		"until interrupted; name one test, without --loop");
+	REJECT("h -t 0 --json -I 1 tcp_bw", "-t: 0: with -I and --json "
+		"would keep every interval in one document; use --json_stream");
+	REJECT("--cluster ring -t 0 tcp_bw", "-t: 0: cannot run until "
+		"interrupted in cluster mode; give a time");
 	REJECT("h -t 1x tcp_bw", "-t: 1x: bad time; use seconds with an "
 				 "optional unit s, m, h or d");
 	REJECT("h -t -1 tcp_bw", "-t: -1: must not be negative");
@@ -741,6 +751,23 @@ TEST(accepted_edges)
 		CHECK_STR(ps->str[SIDE_REM][1], "");
 		plan_free(&p);
 	}
+	/* -t 0: both ends' time 0, a test run until interrupted; with -n
+	 * a test by count; -I with --json_stream is fine. */
+	CHECK(parse("h -t 0 -I 1 --json_stream rc_bw", &p, err,
+		    sizeof(err)) == 0);
+	ps = &p.tests[0].s.par;
+	CHECK(ps->val[SIDE_LOC][PAR_TIME] == 0 &&
+	      ps->val[SIDE_REM][PAR_TIME] == 0);
+	CHECK(param_forever(p.tests[0].test, ps));
+	CHECK(param_plan_forever(&p));
+	plan_free(&p);
+	CHECK(parse("h -t 0 -n 5 tcp_bw tcp_lat", &p, err, sizeof(err)) == 0);
+	CHECK(!param_forever(p.tests[0].test, &p.tests[0].s.par));
+	CHECK(!param_plan_forever(&p));
+	plan_free(&p);
+	CHECK(parse("h -t 0 conf", &p, err, sizeof(err)) == 0);
+	CHECK(!param_plan_forever(&p)); /* conf measures nothing */
+	plan_free(&p);
 	/* -e 0: whole numbers only (0.4.11 accepts it too). */
 	CHECK(parse("h -e 0 tcp_lat", &p, err, sizeof(err)) == 0);
 	CHECK(p.tests[0].s.out.precision == 0);

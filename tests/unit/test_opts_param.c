@@ -38,9 +38,11 @@ TEST(loops)
 	CHECK(run_loops("h -oo m:10:30:+10 tcp_lat", &t) == 0);
 	CHECK(t.n == 3 && t.v[2][0] == 30);
 
-	/* +Incr without Init starts at 0, which -t rejects... */
+	/* +Incr without Init starts at 0, which a time loop rejects (-t 0
+	 * runs until interrupted)... */
 	REJECT("h -oo t::3:+1 tcp_lat",
-	       "-oo: t::3:+1: --time: 0: must be greater than 0");
+	       "-oo: t::3:+1: time 0 runs until interrupted and cannot be "
+	       "looped");
 	/* ...but -sb takes 0. */
 	CHECK(run_loops("h -oo rsb::2:+1 tcp_lat", &t) == 0);
 	CHECK(t.n == 3);
