@@ -113,7 +113,8 @@ static int spawn_child(const char *const *av, int out_fd, int err_fd,
 }
 
 /* Read both pipes until they close, the deadline passes or stdout grows
- * past OUT_MAX.  Returns 0 when both closed, -1 otherwise. */
+ * past OUT_MAX.  Returns 0 when both closed, -1 at the deadline, -2 when
+ * the output was too large. */
 static int read_pipes(int out, int err, struct sink *so, struct sink *se,
 		      uint64_t deadline)
 {
@@ -144,7 +145,7 @@ static int read_pipes(int out, int err, struct sink *so, struct sink *se,
 				continue;
 			}
 			if (sink_add(s[i], buf, (size_t)n) < 0)
-				return -1;
+				return -2;
 		}
 	}
 	return 0;
@@ -188,7 +189,7 @@ static void last_line(char *s, char *out, size_t len)
 }
 
 /* Judge the child's end and document into o. */
-static void judge(struct probe_outcome *o, int st, bool cut, char *errtext,
+static void judge(struct probe_outcome *o, int st, int cut, char *errtext,
 		  double limit)
 {
 	const json_t *t = json_array_get(json_object_get(o->doc, "tests"), 0);
@@ -200,6 +201,11 @@ static void judge(struct probe_outcome *o, int st, bool cut, char *errtext,
 		msg = json_string_value(json_object_get(
 			json_object_get(t, "error"), "message"));
 	o->exit_status = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (cut == -2) {
+		xsnprintf(o->error, sizeof(o->error),
+			  "the test wrote more than %u bytes", OUT_MAX);
+		return;
+	}
 	if (cut || st < 0) {
 		xsnprintf(o->error, sizeof(o->error),
 			  "timeout: the test did not end within %.3g s", limit);
@@ -234,8 +240,7 @@ int probe_run(const struct probe_req *r, const char *exe,
 	struct sink so = { .max = OUT_MAX }, se = { .max = ERR_MAX, .keep_tail = true };
 	uint64_t t0 = now_ns();
 	pid_t pid;
-	int rc, st;
-	bool cut;
+	int rc, st, cut;
 
 	memset(o, 0, sizeof(*o));
 	o->exit_status = -1;
@@ -254,7 +259,7 @@ int probe_run(const struct probe_req *r, const char *exe,
 			  "cannot start the test: %s: %s", exe, strerror(rc));
 		goto out;
 	}
-	cut = read_pipes(out[0], err[0], &so, &se, deadline_ns) < 0;
+	cut = read_pipes(out[0], err[0], &so, &se, deadline_ns);
 	/* one that closed its output but lingers is cut at the deadline */
 	st = reap(pid, cut ? 0 : deadline_ns);
 	if (so.len && !cut)

@@ -9,8 +9,8 @@
 #	     tests/run.sh unit:opts rdma:roce integration:json
 #
 # Suites (all of them, in this order, when none is named): unit docs smoke
-# build sanitize fuzz integration interop compat robust netns softverbs
-# softverbs-cm rdma cluster.
+# build sanitize fuzz integration interop compat robust netns exporter
+# softverbs softverbs-cm rdma cluster.
 #
 # -j N (or TEST_JOBS=N): run up to N suites side by side (see run_lanes);
 # `make check` uses two lanes.
@@ -50,12 +50,12 @@ case $JOBS in
 esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
-	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster)
+	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns exporter softverbs softverbs-cm rdma cluster)
 	# In lanes, the longest suites first (so the lanes end together;
 	# integration first, beside the shared ASan builds the next ones
 	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(integration rdma softverbs robust sanitize interop softverbs-cm build fuzz cluster compat netns smoke docs unit)
+		args=(integration rdma softverbs robust sanitize interop softverbs-cm build fuzz exporter cluster compat netns smoke docs unit)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
