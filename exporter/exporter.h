@@ -113,6 +113,9 @@ int probe_run(const struct probe_req *r, const char *exe,
 void exp_family(FILE *f, bool om, const char *name, const char *type,
 		const char *help);
 void exp_sample(FILE *f, const char *name, const char *labels, double v);
+/* Both: a family of one sample. */
+void exp_one(FILE *f, bool om, const char *name, const char *type,
+	     const char *help, const char *labels, double v);
 
 /* Escape s for an OpenMetrics label value into buf (clipped).  Returns
  * buf. */

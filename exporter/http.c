@@ -155,33 +155,26 @@ static enum MHD_Result health(struct exporter *x, struct MHD_Connection *c,
 	if (!f)
 		return MHD_NO;
 	pthread_mutex_lock(&x->lock);
-	exp_family(f, om, "qperf_exporter_build_info", "gauge",
-		   "The qperf version of this exporter.");
-	exp_sample(f, "qperf_exporter_build_info",
-		   "version=\"" QPERF_VERSION "\"", 1);
-	exp_family(f, om, "qperf_exporter_probes_total", "counter",
-		   "Probes run.");
-	exp_sample(f, "qperf_exporter_probes_total", NULL, (double)x->probes);
-	exp_family(f, om, "qperf_exporter_probes_failed_total", "counter",
-		   "Probes run that failed (qperf_probe_success 0).");
-	exp_sample(f, "qperf_exporter_probes_failed_total", NULL,
-		   (double)x->failed);
-	exp_family(f, om, "qperf_exporter_probes_rejected_total", "counter",
-		   "Probes not run: busy (503, --exporter_max) or bad_request (400).");
-	exp_sample(f, "qperf_exporter_probes_rejected_total",
-		   "reason=\"busy\"", (double)x->busy);
+	exp_one(f, om, "qperf_exporter_build_info", "gauge",
+		"The qperf version of this exporter.",
+		"version=\"" QPERF_VERSION "\"", 1);
+	exp_one(f, om, "qperf_exporter_probes_total", "counter", "Probes run.",
+		NULL, (double)x->probes);
+	exp_one(f, om, "qperf_exporter_probes_failed_total", "counter",
+		"Probes run that failed (qperf_probe_success 0).", NULL,
+		(double)x->failed);
+	exp_one(f, om, "qperf_exporter_probes_rejected_total", "counter",
+		"Probes not run: busy (503, --exporter_max) or bad_request (400).",
+		"reason=\"busy\"", (double)x->busy);
 	exp_sample(f, "qperf_exporter_probes_rejected_total",
 		   "reason=\"bad_request\"", (double)x->bad);
-	exp_family(f, om, "qperf_exporter_probes_in_flight", "gauge",
-		   "Probes running now.");
-	exp_sample(f, "qperf_exporter_probes_in_flight", NULL, x->in_flight);
-	exp_family(f, om, "qperf_exporter_probes_max", "gauge",
-		   "Probes allowed at once (--exporter_max).");
-	exp_sample(f, "qperf_exporter_probes_max", NULL, x->max);
-	exp_family(f, om, "qperf_exporter_slow_requests_total", "counter",
-		   "Connections cut for not sending a whole request in time.");
-	exp_sample(f, "qperf_exporter_slow_requests_total", NULL,
-		   (double)x->cut);
+	exp_one(f, om, "qperf_exporter_probes_in_flight", "gauge",
+		"Probes running now.", NULL, x->in_flight);
+	exp_one(f, om, "qperf_exporter_probes_max", "gauge",
+		"Probes allowed at once (--exporter_max).", NULL, x->max);
+	exp_one(f, om, "qperf_exporter_slow_requests_total", "counter",
+		"Connections cut for not sending a whole request in time.", NULL,
+		(double)x->cut);
 	exp_family(f, om, "qperf_exporter_probe_duration_seconds", "histogram",
 		   "How long probes took.");
 	for (size_t i = 0; i <= NBUCKETS; i++) {

@@ -63,6 +63,13 @@ void exp_sample(FILE *f, const char *name, const char *labels, double v)
 		fprintf(f, "%.17g\n", v);
 }
 
+void exp_one(FILE *f, bool om, const char *name, const char *type,
+	     const char *help, const char *labels, double v)
+{
+	exp_family(f, om, name, type, help);
+	exp_sample(f, name, labels, v);
+}
+
 /* The number at path (keys separated by '.') under o, or false. */
 static bool num_at(const json_t *o, const char *path, double *v)
 {
@@ -242,9 +249,8 @@ static void ceiling(FILE *f, bool om, const json_t *c)
 		exp_sample(f, "qperf_bw_ceiling_bytes_per_second", lab, v);
 	}
 	if (num_at(c, "efficiency", &v)) {
-		exp_family(f, om, "qperf_bw_efficiency_ratio", "gauge",
-			   "Bandwidth over the ceiling of the path.");
-		exp_sample(f, "qperf_bw_efficiency_ratio", NULL, v);
+		exp_one(f, om, "qperf_bw_efficiency_ratio", "gauge",
+			"Bandwidth over the ceiling of the path.", NULL, v);
 	}
 }
 
@@ -255,10 +261,9 @@ static void verdict(FILE *f, bool om, const json_t *vd)
 
 	if (!json_is_boolean(json_object_get(vd, "pass")))
 		return;
-	exp_family(f, om, "qperf_verdict_pass", "gauge",
-		   "1 if every check (expect=...) passed.");
-	exp_sample(f, "qperf_verdict_pass", NULL,
-		   json_is_true(json_object_get(vd, "pass")));
+	exp_one(f, om, "qperf_verdict_pass", "gauge",
+		"1 if every check (expect=...) passed.", NULL,
+		json_is_true(json_object_get(vd, "pass")));
 	if (!json_array_size(checks))
 		return;
 	exp_family(f, om, "qperf_verdict_check_pass", "gauge",
@@ -289,23 +294,21 @@ int exp_render_probe(FILE *f, bool om, const struct probe_outcome *o)
 			 exp_label_escape(o->error, b, sizeof(b)));
 		exp_sample(f, "qperf_probe_success", lab, 0);
 	}
-	exp_family(f, om, "qperf_probe_duration_seconds", "gauge",
-		   "How long the probe took, the child's start to its end.");
-	exp_sample(f, "qperf_probe_duration_seconds", NULL, o->duration);
-	if (o->exit_status >= 0) {
-		exp_family(f, om, "qperf_probe_exit_status", "gauge",
-			   "The exit status of the test (3: a check failed).");
-		exp_sample(f, "qperf_probe_exit_status", NULL, o->exit_status);
-	}
+	exp_one(f, om, "qperf_probe_duration_seconds", "gauge",
+		"How long the probe took, the child's start to its end.", NULL,
+		o->duration);
+	if (o->exit_status >= 0)
+		exp_one(f, om, "qperf_probe_exit_status", "gauge",
+			"The exit status of the test (3: a check failed).",
+			NULL, o->exit_status);
 	if (json_is_object(res) && o->success) {
 		for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 			double v;
 
 			if (!num_at(res, figures[i].key, &v))
 				continue;
-			exp_family(f, om, figures[i].name, "gauge",
-				   figures[i].help);
-			exp_sample(f, figures[i].name, NULL, v);
+			exp_one(f, om, figures[i].name, "gauge",
+				figures[i].help, NULL, v);
 		}
 		summary(f, om, json_object_get(res, "latency"),
 			"qperf_latency_distribution_seconds",
