@@ -51,6 +51,14 @@ ifeq ($(filter clean,$(MAKECMDGOALS)),)
 $(error jansson not found with pkg-config: install libjansson-dev (scripts/install-deps))
 endif
 endif
+# libmicrohttpd serves the Prometheus exporter (--exporter); it is required.
+MHD_CFLAGS := $(shell $(PKG_CONFIG) --cflags libmicrohttpd 2>/dev/null)
+MHD_LIBS := $(shell $(PKG_CONFIG) --libs libmicrohttpd 2>/dev/null)
+ifeq ($(MHD_LIBS),)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(error libmicrohttpd not found with pkg-config: install libmicrohttpd-dev (scripts/install-deps))
+endif
+endif
 ifndef NO_AUTH
 ifeq ($(shell $(PKG_CONFIG) --exists libcrypto 2>/dev/null && echo y),y)
 HAVE_AUTH = 1
@@ -69,9 +77,9 @@ HAVE_NUMA = 1
 endif
 endif
 
-FEATURES = sockets json
-ALL_CFLAGS += $(JANSSON_CFLAGS)
-LIBS += $(JANSSON_LIBS)
+FEATURES = sockets json exporter
+ALL_CFLAGS += $(JANSSON_CFLAGS) $(MHD_CFLAGS)
+LIBS += $(JANSSON_LIBS) $(MHD_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o \
 	transports/verbs_knob.o \
@@ -116,7 +124,7 @@ endif
 
 # The rooms, bottom up (docs/architecture.md): lib/ includes nothing above
 # it; transports/ includes only lib/; output/ and cluster/ sit under the
-# engine in core/; qperf.c is main().
+# engine in core/; exporter/ sits above it, beside qperf.c, main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o
@@ -137,7 +145,10 @@ ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o
 	core/server.o core/client.o core/measure.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o
-CORE_OBJS = $(ENGINE_OBJS) $(OUTPUT_OBJS) $(CLUSTER_OBJS) \
+# The Prometheus exporter (docs/exporter.md), above the engine.
+EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \
+	exporter/http.o
+CORE_OBJS = $(EXPORTER_OBJS) $(ENGINE_OBJS) $(OUTPUT_OBJS) $(CLUSTER_OBJS) \
 	$(TRANSPORT_OBJS) $(LIB_OBJS)
 OBJS = qperf.o $(CORE_OBJS)
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/test_*.c))
@@ -160,7 +171,7 @@ BUILD_FLAGS = $(CC) $(ALL_CFLAGS) $(LIBS)
 
 cluster/pmix_boot.o: ALL_CFLAGS += $(PMIX_CFLAGS)
 
-HEADERS = $(wildcard lib/*.h core/*.h output/*.h cluster/*.h transports/*.h)
+HEADERS = $(wildcard lib/*.h core/*.h output/*.h cluster/*.h transports/*.h exporter/*.h)
 %.o: %.c $(HEADERS) Makefile .build-flags
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

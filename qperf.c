@@ -6,7 +6,7 @@
  * or the client.  It is the one place that turns errors into exit
  * statuses: 0 success, 1 a failed test or run, 2 a usage error, 3 every
  * test ran but a check (--expect, --baseline) failed, or --compare found
- * a regression.
+ * a regression.  --exporter runs the Prometheus exporter (exporter/).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include "lib/numa.h"
 #include "cluster/pmix_boot.h"
 #include "core/opts.h"
+#include "exporter/exporter.h"
 #include "lib/types.h"
 #include "output/compare.h"
 #include "output/out.h"
@@ -116,6 +117,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "qperf: %s\n", err);
 		if (rc < 0)
 			rc = 2;
+		break;
+	case RUN_EXPORTER:
+		rc = exporter_main(&plan);
 		break;
 	case RUN_CLUSTER:
 		if (cluster_expand(&plan, err, sizeof(err)) < 0) {

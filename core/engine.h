@@ -23,6 +23,13 @@ int server_listen(const struct plan *p, char *err, size_t errlen);
 int server_serve(const struct plan *p, int lfd);
 
 /*
+ * Write the port lfd is bound to into path (-lpf), atomically and the
+ * safe way (lib/outfile.h).  0, or -1 with err naming -lpf and path.
+ * Also the exporter's (exporter/http.c).
+ */
+int write_port_file(const char *path, int lfd, char *err, size_t errlen);
+
+/*
  * Run every test of the plan against p->host and print the reports.
  * Returns the exit status: 0 if every test succeeded, 1 at the first
  * failed test (the rest do not run).  Prints its own errors.

@@ -507,6 +507,31 @@ const struct opt_desc opt_table[] = {
 	  "RDMA devices.  make install installs all three; to try one: "
 	  "source <(qperf --completion bash)."),
 
+	/* The Prometheus exporter (exporter/, docs/exporter.md). */
+	A("--exporter", NULL, OT_SPECIAL, OA_EXPORTER, true, 0, 0, "Addr",
+	  "Run a Prometheus exporter on Addr. "
+	  "Addr is [HOST]:PORT (HOST 127.0.0.1 when empty, [ADDR] for IPv6; "
+	  "PORT 0 lets the kernel choose: see --listen_port_file).  It "
+	  "serves /metrics (its own health) and "
+	  "/probe?target=HOST[:PORT]&test=TEST[&option=value...], which runs "
+	  "one test against the qperf server at target as a child process "
+	  "and answers its figures in OpenMetrics text, with "
+	  "qperf_probe_success.  A probe is killed at the scrape timeout "
+	  "Prometheus sends less 0.5 s (10 s without one); its -t is 1 s "
+	  "unless time=... is given.  Started as root it runs as the user "
+	  "nobody.  Runs no test itself."),
+	A("--exporter_allow", NULL, OT_SPECIAL, OA_EXPORTER_ALLOW, true, 0, 0,
+	  "List",
+	  "Set the tests and options probes may use. "
+	  "List is tests and options by long name without dashes (options "
+	  "that set a test parameter, and expect), separated by commas; a "
+	  "probe asking for anything else is answered 400 and logged.  "
+	  "Default: tcp_bw,tcp_lat,udp_bw,udp_lat,time,msg_size."),
+	A("--exporter_max", NULL, OT_INT, OA_EXPORTER_MAX, true, 1, 64, "N",
+	  "Run at most N probes at once. "
+	  "A probe beyond them is answered 503 at once, never queued.  "
+	  "Default 4, at most 64."),
+
 	/* Verdicts (core/checks.h, docs/qperf-guide.7 "Verdicts"). */
 	A("--expect", NULL, OT_SPECIAL, OA_EXPECT, false, 0, 0, "Expr",
 	  "Check each result against a limit. "

@@ -68,7 +68,10 @@ enum opt_act {
 	OA_EXPECT, /* --expect EXPR: a limit (core/checks.h) */
 	OA_BASELINE, /* --baseline FILE */
 	OA_TOLERANCE, /* --tolerance PERCENT */
-	OA_COMPARE /* --compare A.json B.json: RUN_COMPARE */
+	OA_COMPARE, /* --compare A.json B.json: RUN_COMPARE */
+	OA_EXPORTER, /* --exporter [ADDR]:PORT: RUN_EXPORTER */
+	OA_EXPORTER_ALLOW, /* --exporter_allow LIST */
+	OA_EXPORTER_MAX /* --exporter_max N */
 };
 
 /*

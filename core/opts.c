@@ -735,6 +735,25 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 	case OA_V_EXTRA:
 		s->out.v_extra = 1;
 		return 0;
+	case OA_EXPORTER:
+	case OA_EXPORTER_ALLOW:
+		if (!*v)
+			return opts_fail(err, errlen, spelling, NULL,
+					 "empty value");
+		if (o->act == OA_EXPORTER)
+			plan->exporter.listen = v;
+		else
+			plan->exporter.allow = v;
+		if (o->act != OA_EXPORTER && !plan->exporter.first_opt)
+			plan->exporter.first_opt = o->name;
+		return 0;
+	case OA_EXPORTER_MAX:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		plan->exporter.max = (uint32_t)x;
+		if (!plan->exporter.first_opt)
+			plan->exporter.first_opt = o->name;
+		return 0;
 	case OA_EXPECT:
 	case OA_BASELINE:
 	case OA_TOLERANCE:
@@ -808,12 +827,32 @@ static int cluster_check(struct plan *plan, char *err, size_t errlen)
 	return 0;
 }
 
+/* The exporter runs no test itself: no host, tests or client options. */
+static int exporter_check(struct plan *plan, bool client, char *err,
+			  size_t errlen)
+{
+	if (plan->host || plan->ntests || client)
+		return opts_fail(err, errlen, "--exporter", NULL,
+				 "runs no test itself; give no host, test or client option (probes name them: /probe?target=HOST&test=TEST)");
+	if (plan->lim.first_opt)
+		plan_warn(plan, "%s set but not used by the exporter",
+			  plan->lim.first_opt);
+	plan->mode = RUN_EXPORTER;
+	return 0;
+}
+
 /* Client or server, and the errors of spec §1.1. */
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
 {
-	int rc = checks_plan(plan, err, errlen);
+	int rc;
 
+	if (plan->exporter.listen)
+		return exporter_check(plan, client, err, errlen);
+	if (plan->exporter.first_opt)
+		return opts_fail(err, errlen, plan->exporter.first_opt, NULL,
+				 "needs --exporter [ADDR]:PORT");
+	rc = checks_plan(plan, err, errlen);
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	if (param_forever_check(plan, err, errlen) < 0)

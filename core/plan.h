@@ -54,7 +54,16 @@ enum run_mode {
 	RUN_VERSION,
 	RUN_CLUSTER,
 	RUN_COMPARE, /* --compare A.json B.json */
-	RUN_COMPLETION /* --completion SHELL */
+	RUN_COMPLETION, /* --completion SHELL */
+	RUN_EXPORTER /* --exporter [ADDR]:PORT (exporter/exporter.h) */
+};
+
+/* The Prometheus exporter's options (docs/exporter.md). */
+struct exporter_opts {
+	const char *listen; /* --exporter [ADDR]:PORT, or NULL */
+	const char *allow; /* --exporter_allow LIST, or NULL: the default */
+	uint32_t max; /* --exporter_max: probes at once; 0: the default */
+	const char *first_opt; /* the first --exporter_* option given */
 };
 
 /* Verdicts (core/checks.h): --expect, --baseline, --tolerance, --compare. */
@@ -118,6 +127,7 @@ struct plan {
 	struct server_limits lim; /* server mode */
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	struct check_opts checks; /* verdicts; RUN_COMPARE */
+	struct exporter_opts exporter; /* RUN_EXPORTER */
 	const char *help_topic; /* RUN_HELP: "main" if none; RUN_COMPLETION:
 				 * the shell, "" if none */
 	enum json_mode json; /* client output */

@@ -490,8 +490,7 @@ int server_listen(const struct plan *p, char *err, size_t errlen)
  * is never followed or reused, a path that is a link, FIFO or device is
  * refused).  Errors name -lpf and path, never the temporary name.
  */
-static int write_port_file(const char *path, int lfd, char *err,
-			   size_t errlen)
+int write_port_file(const char *path, int lfd, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);

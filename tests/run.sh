@@ -9,8 +9,8 @@
 #	     tests/run.sh unit:opts rdma:roce integration:json
 #
 # Suites (all of them, in this order, when none is named): unit docs smoke
-# build sanitize fuzz integration interop compat robust netns softverbs
-# softverbs-cm rdma cluster outliers.
+# build sanitize fuzz integration interop compat robust netns exporter
+# softverbs softverbs-cm rdma cluster outliers.
 #
 # -j N (or TEST_JOBS=N): run up to N suites side by side (see run_lanes);
 # `make check` uses two lanes.
@@ -50,12 +50,12 @@ case $JOBS in
 esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
-	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns softverbs softverbs-cm rdma cluster outliers)
+	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns exporter softverbs softverbs-cm rdma cluster outliers)
 	# In lanes, the longest suites first (so the lanes end together;
 	# integration first, beside the shared ASan builds the next ones
 	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(integration rdma softverbs robust sanitize interop cluster softverbs-cm build fuzz outliers compat netns smoke docs unit)
+		args=(integration rdma softverbs robust sanitize interop cluster softverbs-cm build exporter fuzz outliers compat netns smoke docs unit)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).

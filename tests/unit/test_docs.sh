@@ -198,18 +198,18 @@ else
 	skip "systemd-analyze verify" "no systemd-analyze"
 fi
 
-# docs/architecture.md's rooms: arrows point one way (qperf.c -> cluster
-# -> core -> output -> transports -> lib), softverbs includes none of
+# docs/architecture.md's rooms: arrows point one way (qperf.c -> exporter
+# -> cluster -> core -> output -> transports -> lib), softverbs includes none of
 # them, and HAVE_* conditionals stand only in the files that wrap an
 # optional library (and around table.c's entries).
 floor() {
 	case $1 in
 	lib) echo 0 ;; transports) echo 1 ;; output) echo 2 ;;
-	core) echo 3 ;; cluster) echo 4 ;; *) echo 9 ;;
+	core) echo 3 ;; cluster) echo 4 ;; exporter) echo 5 ;; *) echo 9 ;;
 	esac
 }
 up=
-for f in lib/*.[ch] transports/*.[ch] output/*.[ch] core/*.[ch] cluster/*.[ch]; do
+for f in lib/*.[ch] transports/*.[ch] output/*.[ch] core/*.[ch] cluster/*.[ch] exporter/*.[ch]; do
 	mine=$(floor "${f%%/*}")
 	for h in $(sed -n 's/^#include "\([a-z]*\)\/[^"]*"/\1/p' "$f"); do
 		[ "$(floor "$h")" -gt "$mine" ] && up="$up $f->$h"

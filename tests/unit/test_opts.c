@@ -192,6 +192,10 @@ static const char *sample_value(const struct opt_desc *o)
 			return "a.json";
 		if (o->act == OA_COMPLETION)
 			return "bash";
+		if (o->act == OA_EXPORTER)
+			return ":0";
+		if (o->act == OA_EXPORTER_ALLOW)
+			return "tcp_bw,time";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -223,11 +227,21 @@ TEST(every_option_parses)
 
 			if (!spell)
 				continue;
+			bool exporter = r->act == OA_EXPORTER ||
+					r->act == OA_EXPORTER_ALLOW ||
+					r->act == OA_EXPORTER_MAX;
+
 			argv[argc++] = "qperf";
 			/* --cluster takes the host's place; --compare runs
-			 * no test: its second file follows. */
-			if (r->act != OA_CLUSTER && r->act != OA_COMPARE)
+			 * no test: its second file follows; the exporter
+			 * runs none. */
+			if (r->act != OA_CLUSTER && r->act != OA_COMPARE &&
+			    !exporter)
 				argv[argc++] = "h";
+			if (exporter && r->act != OA_EXPORTER) {
+				argv[argc++] = "--exporter";
+				argv[argc++] = ":0";
+			}
 			argv[argc++] = (char *)spell;
 			if (r->type != OT_SET1 && r->type != OT_FLAG &&
 			    r->act != OA_HELP && r->act != OA_VERSION)
@@ -236,7 +250,9 @@ TEST(every_option_parses)
 				argv[argc++] = "-oo";
 				argv[argc++] = "msg_size:1:2:*2";
 			}
-			argv[argc++] = r->act == OA_COMPARE ? "b.json" : "tcp_lat";
+			if (!exporter)
+				argv[argc++] = r->act == OA_COMPARE ? "b.json" :
+								      "tcp_lat";
 			argv[argc] = NULL;
 			rc = parse_v(argc, argv, &p, err, sizeof(err));
 			if (rc) {
@@ -245,6 +261,12 @@ TEST(every_option_parses)
 				continue;
 			}
 			checked++;
+			if (exporter) {
+				CHECK(p.mode == RUN_EXPORTER);
+				CHECK_STR(p.exporter.listen, ":0");
+				plan_free(&p);
+				continue;
+			}
 			if (r->act == OA_HELP) {
 				CHECK(p.mode == RUN_HELP);
 				CHECK_STR(p.help_topic, "tcp_lat");
