@@ -61,6 +61,19 @@ has_file() {
 }
 
 section metadata
+# Build-Depends are scripts/install-deps' build list (build-essential
+# aside) plus debhelper: the two cannot drift apart.
+want=$(sed -n '/^BUILD="/,/"$/p' "$ROOT/scripts/install-deps" | tr -d '"\\' |
+	sed 's/^BUILD=//' | tr ' ' '\n' | grep -v -e '^$' -e '^build-essential$' | sort | tr '\n' ' ')
+have=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$ROOT/debian/control" | sed 's/^Build-Depends://' |
+	grep -v '^[A-Z]' | tr ',' '\n' | sed 's/^ *//; s/ *$//; s/ .*//' |
+	grep -v -e '^$' -e '^debhelper-compat$' | sort | tr '\n' ' ')
+if [ -n "$want" ] && [ "$want" = "$have" ]; then
+	pass "Build-Depends are scripts/install-deps' build dependencies"
+else
+	fail "Build-Depends are scripts/install-deps' build dependencies" \
+		"install-deps: $want" "debian/control: $have"
+fi
 d=$(field "$DEB" Depends)
 if [[ $d == *"libibverbs1 "* && $d == *"librdmacm1 "* && $d == *"libjansson4 "* ]]; then
 	pass "qperf: Depends from shlibs name libibverbs1, librdmacm1, libjansson4"
