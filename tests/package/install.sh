@@ -35,6 +35,10 @@ for d in usr etc var; do
 	at_exit "umount -l /$d"
 done
 pass "overlays over /usr, /etc and /var"
+# man-db's dpkg trigger would rebuild the whole man index after each of
+# the four dpkg runs below (most of this phase's time on a busy machine);
+# man -w reads the pages, not the index.  (In the overlay only.)
+rm -f /var/lib/man-db/auto-update
 
 old=$(dpkg-query -W -f='${Version}' qperf 2>/dev/null)
 case $old in

@@ -139,8 +139,10 @@ fi
 before=$(dpkg-query -W -f='${Version}' qperf 2>/dev/null)
 sum_before=$(md5sum /usr/bin/qperf 2>/dev/null)
 wrap_before=$(ls /usr/bin/qperf-softverbs 2>/dev/null)
+start=$SECONDS
 timeout -k 5 300 unshare --mount --propagation private \
 	bash "$ROOT/tests/package/install.sh" "$DEB" "$SVDEB" 2>&1 | tee "$T/install.log"
+echo "# the install phase took $((SECONDS - start)) s"
 last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/install.log" | tail -n 1)
 if [ -z "$last" ]; then
 	fail "install phase ended with a summary" "$(tail -n 20 "$T/install.log")"
