@@ -7,6 +7,9 @@
 # puts the binary, both man pages, the systemd unit (its ExecStart set to
 # BINDIR) and the bash, zsh and fish completion under DESTDIR+PREFIX
 # (/usr/local: ahead of Debian's /usr/bin/qperf, 0.4.11, in PATH).
+# `make install-softverbs` puts softverbs' two libraries in SOFTVERBSDIR,
+# off the default library path, and the qperf-softverbs wrapper and its
+# man page in BINDIR and MANDIR (debian/rules uses both targets).
 
 -include config.mak.autogen
 -include config.mak
@@ -22,6 +25,9 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# softverbs' libibverbs.so.1 and librdmacm.so.1: a private directory that
+# only the qperf-softverbs wrapper puts in LD_LIBRARY_PATH.
+SOFTVERBSDIR ?= $(PREFIX)/lib/qperf-softverbs
 INSTALL ?= install
 
 CFLAGS ?= -O2 -g
@@ -227,9 +233,25 @@ install: qperf
 	chmod 644 $(DESTDIR)$(BASHCOMPDIR)/qperf $(DESTDIR)$(ZSHCOMPDIR)/_qperf \
 		$(DESTDIR)$(FISHCOMPDIR)/qperf.fish
 
+ifdef HAVE_RDMA
+install-softverbs: softverbs
+	$(INSTALL) -d $(DESTDIR)$(SOFTVERBSDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 softverbs/build/libibverbs.so.1 \
+		softverbs/build/librdmacm.so.1 $(DESTDIR)$(SOFTVERBSDIR)
+	sed 's|@SOFTVERBSDIR@|$(SOFTVERBSDIR)|g' scripts/qperf-softverbs.in \
+		>$(DESTDIR)$(BINDIR)/qperf-softverbs
+	chmod 755 $(DESTDIR)$(BINDIR)/qperf-softverbs
+	$(INSTALL) -m 644 docs/qperf-softverbs.1 \
+		$(DESTDIR)$(MANDIR)/man1/qperf-softverbs.1
+else
+install-softverbs:
+	@echo "install-softverbs: softverbs is not built (no rdma-core headers, or NO_RDMA=1)" >&2; exit 1
+endif
+
 clean:
 	rm -f qperf libqperf.a .build-flags $(OBJS) $(VERBS_OBJS) $(UNIT_TESTS) $(FUZZERS)
 	-$(Q)$(MAKE) -s -C tests/rdma clean
 	-$(Q)test ! -f softverbs/Makefile || $(MAKE) -C softverbs clean
 
-.PHONY: all unit check check-quick install clean softverbs verbs-test FORCE
+.PHONY: all unit check check-quick install install-softverbs clean softverbs verbs-test FORCE

@@ -10,7 +10,10 @@
 #
 # Suites (all of them, in this order, when none is named): unit docs smoke
 # build sanitize fuzz integration interop compat robust netns exporter
-# softverbs softverbs-cm rdma cluster outliers.
+# softverbs softverbs-cm rdma cluster package outliers.  (package installs
+# the built Debian packages over Debian's qperf 0.4.11 only inside a
+# private mount namespace, so it runs in a lane beside the suites that
+# use 0.4.11.)
 #
 # -j N (or TEST_JOBS=N): run up to N suites side by side (see run_lanes);
 # `make check` uses two lanes.
@@ -50,12 +53,12 @@ case $JOBS in
 esac
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
-	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns exporter softverbs softverbs-cm rdma cluster outliers)
+	args=(unit docs smoke build sanitize fuzz integration interop compat robust netns exporter softverbs softverbs-cm rdma cluster package outliers)
 	# In lanes, the longest suites first (so the lanes end together;
 	# integration first, beside the shared ASan builds the next ones
 	# need), and the ones that must run alone at the end.
 	[ "$JOBS" -gt 1 ] &&
-		args=(integration rdma softverbs robust sanitize interop cluster softverbs-cm build exporter fuzz outliers compat netns smoke docs unit)
+		args=(integration rdma softverbs package robust sanitize interop cluster softverbs-cm build exporter fuzz outliers compat netns smoke docs unit)
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
