@@ -63,6 +63,7 @@ struct req {
 	uint64_t interval_ns; /* -I: interval reports wanted, 0 = none */
 	uint32_t streams; /* --streams; 0 or 1: one stream */
 	struct cpu_list cpus; /* -ca as a list (cpus.n 0: none) */
+	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -79,6 +80,8 @@ enum reqx_item {
 	REQX_NONCE = 8, /* CTL_NONCE bytes; present = the client authenticates */
 	REQX_STREAMS = 9, /* u32 2..STREAMS_MAX; absent: one stream */
 	REQX_CPUS = 10, /* bytes: u16 per entry of a -ca list (CPU + 1) */
+	REQX_RATE = 11, /* u64 bytes/s of the test; absent: not paced */
+	REQX_MSG_RATE = 12, /* u64 msgs/s of the test; absent: not paced */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */

@@ -43,6 +43,16 @@ static const char *const static_rates[] = {
 };
 
 
+/* Is v one of the static rate names (0.4.11's --rate, -sr)? */
+static bool static_rate_name(const char *v)
+{
+	for (size_t i = 0; i < sizeof(static_rates) / sizeof(static_rates[0]);
+	     i++)
+		if (strcmp(v, static_rates[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Exact-name lookup; obsolete spellings are returned as such. */
 static const struct opt_desc *opt_lookup(const char *name, bool dashes)
 {
@@ -77,6 +87,7 @@ bool opt_takes_value(const struct opt_desc *o)
 	case OT_INT:
 	case OT_SIZE:
 	case OT_TIME:
+	case OT_RATE:
 	case OT_STR:
 	case OT_SL:
 		return true;
@@ -93,7 +104,7 @@ bool opt_loopable(const struct opt_desc *o)
 	if (o->par < 0 && o->act != OA_PRECISION)
 		return false;
 	return o->type == OT_INT || o->type == OT_SIZE || o->type == OT_TIME ||
-	       o->type == OT_SL;
+	       o->type == OT_RATE || o->type == OT_SL;
 }
 
 static void settings_init(struct settings *s)
@@ -267,12 +278,41 @@ static int apply_affinity(struct settings *s, const struct opt_desc *o,
 	return 0;
 }
 
+/* --rate: a bandwidth sets PAR_RATE, a message rate PAR_MSG_RATE; the
+ * other is cleared (the last --rate given wins). */
+static int apply_rate(struct settings *s, const struct opt_desc *o,
+		      const char *spelling, const char *v, char *err,
+		      size_t errlen)
+{
+	uint64_t x;
+	bool msgs;
+
+	if (parse_rate(spelling, v, &x, &msgs, err, errlen) < 0)
+		return -1;
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		int on = msgs ? PAR_MSG_RATE : PAR_RATE;
+		int off = msgs ? PAR_RATE : PAR_MSG_RATE;
+
+		if (!(o->sides & (1u << side)))
+			continue;
+		s->par.val[side][on] = x;
+		s->par.set[side][on] = true;
+		s->par.spelling[side][on] = spelling;
+		s->par.val[side][off] = 0;
+		s->par.set[side][off] = false;
+	}
+	return 0;
+}
+
 /* Apply a value to an option that lives in struct settings. */
 static int apply_setting(struct settings *s, const struct opt_desc *o,
 			 const char *spelling, const char *v, char *err,
 			 size_t errlen)
 {
 	uint64_t x = 0;
+
+	if (o->type == OT_RATE)
+		return apply_rate(s, o, spelling, v, err, errlen);
 
 	if (o->type == OT_STR) {
 		bool ok = o->par != PAR_STATIC_RATE;
@@ -380,6 +420,38 @@ static int loop_field(const struct opt_desc *o, const char *spelling,
 	return parse_size(spelling, v, x, err, errlen);
 }
 
+/*
+ * A --rate loop's field: Init, Last and an adding Incr are rates of one
+ * kind (lp->msgs, from Init); a factor is a plain number.
+ */
+static int loop_rate_field(struct loop *lp, const char *spelling,
+			   const char *spec, const char *v, bool first,
+			   uint64_t *x, char *err, size_t errlen)
+{
+	bool msgs;
+
+	if (parse_rate(spelling, v, x, &msgs, err, errlen) < 0)
+		return -1;
+	if (first)
+		lp->msgs = msgs;
+	else if (msgs != lp->msgs)
+		return opts_fail(err, errlen, spelling, spec,
+			    "mixes a bandwidth and a message rate");
+	return 0;
+}
+
+/* Set loop lp's variable to v in s: a rate in its loop's kind. */
+static int loop_set(struct settings *s, const struct loop *lp, uint64_t v,
+		    char *err, size_t errlen)
+{
+	char buf[32];
+
+	if (lp->opt->type != OT_RATE)
+		return opts_set_value(s, lp->opt, v, err, errlen);
+	snprintf(buf, sizeof(buf), "%" PRIu64 "%s", v, lp->msgs ? "/s" : "B");
+	return apply_setting(s, lp->opt, lp->opt->name, buf, err, errlen);
+}
+
 /* A loop limit as the user types it, for messages. */
 static uint64_t typed_max(const struct opt_desc *o)
 {
@@ -437,8 +509,16 @@ static int parse_loop(const char *spelling, const char *spec,
 	if (*incr == '\0')
 		return opts_fail(err, errlen, spelling, spec,
 			    "empty increment; increment must be positive");
-	if (loop_field(o, spelling, incr, lp->mult, &lp->incr, err, errlen))
+	if (o->type == OT_RATE && !lp->mult) {
+		bool m;
+
+		/* its kind is checked against Init's below */
+		if (parse_rate(spelling, incr, &lp->incr, &m, err, errlen) < 0)
+			return -1;
+	} else if (loop_field(o, spelling, incr, lp->mult, &lp->incr, err,
+			      errlen)) {
 		return -1;
+	}
 	if (lp->incr == 0)
 		return opts_fail(err, errlen, spelling, spec,
 			    "increment must be positive");
@@ -446,14 +526,28 @@ static int parse_loop(const char *spelling, const char *spec,
 		return opts_fail(err, errlen, spelling, spec,
 			    "multiplying by 1 would loop forever");
 
-	if (f[1][0] == '\0')
+	if (o->type == OT_RATE) {
+		if (f[1][0] == '\0' || f[2][0] == '\0')
+			return opts_fail(err, errlen, spelling, spec,
+				    "a rate loop needs Init and Last");
+		if (loop_rate_field(lp, spelling, spec, f[1], true, &lp->init,
+				    err, errlen) < 0 ||
+		    loop_rate_field(lp, spelling, spec, f[2], false,
+				    &lp->last, err, errlen) < 0)
+			return -1;
+		if (!lp->mult && loop_rate_field(lp, spelling, spec, incr,
+						 false, &lp->incr, err,
+						 errlen) < 0)
+			return -1; /* the same Incr, now checked for its kind */
+	} else if (f[1][0] == '\0')
 		lp->init = (lp->mult ? 1 : 0) *
 			   (o->type == OT_TIME ? NS_PER_SEC : 1);
 	else if (loop_field(o, spelling, f[1], false, &lp->init, err, errlen))
 		return -1;
 	if (f[2][0] == '\0')
 		return opts_fail(err, errlen, spelling, spec, "must specify limit");
-	if (loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
+	if (o->type != OT_RATE &&
+	    loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
 		return -1;
 
 	if (lp->mult && lp->init == 0)
@@ -477,7 +571,7 @@ static int parse_loop(const char *spelling, const char *spec,
 	for (int i = 0; i < 64 && v <= lp->last; i++) {
 		char inner[160];
 
-		if (opts_set_value(&tmp, o, v, inner, sizeof(inner)))
+		if (loop_set(&tmp, lp, v, inner, sizeof(inner)))
 			return opts_fail(err, errlen, spelling, spec, "%s", inner);
 		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
 			     : __builtin_add_overflow(v, lp->incr, &v))
@@ -500,7 +594,7 @@ static int loop_level(struct settings *w, int depth,
 	while (v <= lp->last) {
 		int rc;
 
-		if (opts_set_value(w, lp->opt, v, err, errlen))
+		if (loop_set(w, lp, v, err, errlen))
 			return -1;
 		rc = loop_level(w, depth + 1, fn, arg, err, errlen);
 		if (rc)
@@ -874,7 +968,17 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			return opts_fail(err, errlen, a, NULL,
 				    "bad option; try: qperf --help options");
 		o = opt_resolve(typed);
-		if (o != typed) {
+		/* 0.4.11's --rate was an obsolete spelling of --static_rate:
+		 * with one of its rate names (no unit) it still is. */
+		if (o->type == OT_RATE && i + 1 < argc &&
+		    static_rate_name(argv[i + 1])) {
+			struct clip c;
+
+			o = opt_lookup("--static_rate", true);
+			plan_warn(plan, "obsolete option: %s; use %s instead",
+				  clip(&c, a), o->name);
+		}
+		if (o != typed && typed->type != OT_RATE) {
 			struct clip c;
 
 			plan_warn(plan, "obsolete option: %s; use %s instead",
