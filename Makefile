@@ -132,7 +132,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
 	cluster/coord_round.o cluster/cluster_json.o cluster/coord_fig.o \
 	cluster/heatmap.o cluster/job_secret.o
-ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
+ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/measure.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \

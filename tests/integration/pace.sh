@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # --rate on loopback (issue 19 item 1): tcp_bw (paced by the kernel) and
 # udp_bw (the token bucket) at 200 Mb/s achieve within 10%, --streams 2
-# paces the sum, a message rate (20k/s) on udp_bw, a rate loopback cannot
+# paces the sum, a message rate (20k/s of 1 KiB) on udp_bw, a rate loopback cannot
 # carry draws the one shortfall warning, the report's added lines and
 # their JSON (valid against the schema), a --loop over the rate, bad
 # values (one usage error, exit 2), and against Debian's qperf 0.4.11: a
@@ -54,8 +54,8 @@ if json_need; then
 	near "tcp_bw -st 2 200 Mb/s: the sum" 'R["pace"]["achieved_Bps"]' 25e6
 	json_assert "tcp_bw -st 2 200 Mb/s: each stream half" \
 		'all(abs(s["bw_Bps"] / 12.5e6 - 1) <= 0.15 for s in R["streams"])'
-	# A message rate.
-	Q -t 2 --json --rate 20k/s udp_bw
+	# A message rate (of 1 KiB datagrams: the rate, not the bytes).
+	Q -t 2 --json -m 1K --rate 20k/s udp_bw
 	json_valid "udp_bw --rate 20k/s --json" doc
 	near "udp_bw 20k msgs/s: achieved" 'R["pace"]["achieved_msgs_per_s"]' 20e3
 	json_assert "udp_bw 20k msgs/s: messages sent over the window" \
