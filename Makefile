@@ -133,12 +133,12 @@ endif
 # engine in core/; exporter/ sits above it, beside qperf.c, main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
-	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o
+	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
-	output/report_streams.o output/json.o output/json_cnt.o output/plot.o \
+	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
@@ -146,7 +146,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
 	cluster/coord_round.o cluster/cluster_json.o cluster/coord_fig.o \
 	cluster/heatmap.o cluster/job_secret.o
-ENGINE_OBJS = core/opts.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
+ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/measure.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \

@@ -124,6 +124,12 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 			       : -1;
 	q->interval_ns = legacy || !ival_applies(a->t, false) ? 0
 							       : a->s->interval;
+	/* The client's own request always carries the rate (it paces what
+	 * it sends); encoding sends it to 0.5 servers only. */
+	if (a->par.used[PAR_RATE] || a->par.used[PAR_MSG_RATE]) {
+		q->rate = v[PAR_RATE];
+		q->msg_rate = v[PAR_MSG_RATE];
+	}
 	if (!legacy && a->par.used[PAR_STREAMS]) {
 		q->streams = u32(v[PAR_STREAMS]);
 		q->cpus = a->par.cpus[side];
@@ -434,6 +440,40 @@ static const char *streams_given(const struct attempt *a)
 	return NULL;
 }
 
+/* --rate as given for this test (0: none), and whether it is msgs/s. */
+static uint64_t rate_given(const struct attempt *a, bool *msgs)
+{
+	const uint64_t *v = a->par.val[SIDE_LOC];
+
+	*msgs = a->par.used[PAR_MSG_RATE] && v[PAR_MSG_RATE];
+	if (*msgs)
+		return v[PAR_MSG_RATE];
+	return a->par.used[PAR_RATE] ? v[PAR_RATE] : 0;
+}
+
+/* A test where the server sends too, so that it must pace: the
+ * bidirectional ones (RDMA read is paced by the client, which posts). */
+static bool server_paces(const struct attempt *a)
+{
+	bool msgs;
+
+	return rate_given(a, &msgs) && a->t->loop == LOOP_BI_BW;
+}
+
+/* --rate's figures and its one warning of a shortfall. */
+static void pace_figures(struct attempt *a, const struct tside *sd,
+			 struct results *res)
+{
+	char w[200];
+	bool msgs;
+	uint64_t r = rate_given(a, &msgs);
+
+	calc_pace(res, a->t, msgs, r, sd->kernel_paced,
+		  sd->paced ? &sd->pace : NULL);
+	if (pace_shortfall_text(&res->pace, a->t->name, w, sizeof(w)))
+		out_warning(a->out, "%s", w);
+}
+
 static int run_data(struct client *cl, struct attempt *a)
 {
 	struct tside sd;
@@ -469,6 +509,10 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: -t 0 (run until interrupted) needs a server that can be told when to stop (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, QPERF_VERSION, a->h.version);
 	sd.forever = param_forever(a->t, &a->par);
+	if (sd.ext && server_paces(a) && !(sd.peer_caps & CAP_RATE))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: --rate needs a server that paces what it sends (qperf %s); this server (qperf %s) cannot",
+			      a->t->name, QPERF_VERSION, a->h.version);
 	ival_client(cl, a, &sd);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
@@ -483,6 +527,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	calc_extra(&res, a->t, sd.hist, sd.peer_hist);
 	if (check_measured(a, &sd, &res) < 0)
 		goto out;
+	pace_figures(a, &sd, &res);
 	if (sd.st.lost)
 		out_warning(a->out,
 			    "%s: %llu message%s lost; each time the exchange was restarted",
@@ -549,6 +594,10 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
 			      a->t->name, knob_given(a), QPERF_VERSION);
+	if (server_paces(a))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: --rate needs a server running qperf %s or later to pace what it sends; this server runs 0.4, which cannot (tests where only the client sends are paced by the client alone)",
+			      a->t->name, QPERF_VERSION);
 	/* 0.4.11 connects only RC through the CM; elsewhere it ignores
 	 * -cm1 with this warning and uses its own exchange. */
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {

@@ -65,6 +65,7 @@ struct req {
 	struct cpu_list cpus; /* -ca as a list (cpus.n 0: none) */
 	uint32_t preflight; /* a conf request that is a preflight for the
 			     * test of index preflight - 1; 0: none */
+	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -83,6 +84,8 @@ enum reqx_item {
 	REQX_CPUS = 10, /* bytes: u16 per entry of a -ca list (CPU + 1) */
 	REQX_PREFLIGHT = 11, /* u32: conf as the host checks before the test
 			      * of this index + 1 (core/pathrun.h) */
+	REQX_RATE = 12, /* u64 bytes/s of the test; absent: not paced */
+	REQX_MSG_RATE = 13, /* u64 msgs/s of the test; absent: not paced */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */

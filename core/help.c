@@ -253,6 +253,8 @@ static void print_obsolete(FILE *f)
 			fprintf(f, "    %-20s use %s\n", o->name,
 				o->obsolete_for);
 	}
+	/* 0.4.11's meaning of --rate lives on for its rate names. */
+	fprintf(f, "    %-20s use %s\n", "--rate Name", "--static_rate");
 }
 
 static void print_options(FILE *f)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "transports/transport.h"
 #include "lib/hist.h"
@@ -404,6 +405,67 @@ static int poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
 }
 
 /*
+ * --rate: how many of the n messages the loop would post may go now (n
+ * when not paced).  0: none yet, and *wait says for how long (ns).
+ */
+static uint32_t pace_now(struct lrun *lr, uint32_t n, uint64_t *wait)
+{
+	uint64_t now;
+	uint32_t k;
+
+	if (!lr->paced || !n)
+		return n;
+	now = now_ns();
+	k = pace_allow(&lr->pace, lr->pace_cost, n, now);
+	*wait = k ? 0 : pace_wait(&lr->pace, now);
+	return k;
+}
+
+/* --rate: k messages went (the schedule advances, the spread counts). */
+static void pace_sent(struct lrun *lr, int k)
+{
+	if (lr->paced && k > 0)
+		pace_take(&lr->pace, lr->pace_cost, (uint32_t)k, now_ns());
+}
+
+/*
+ * --rate: wait ns for the next message to be due, with nothing to poll.
+ * One nanosleep, which the timer's SIGALRM cuts short.
+ */
+static void pace_sleep(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / NS_PER_SEC),
+			       (long)(ns % NS_PER_SEC) };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * --rate: set up this side's pacer (lr->paced) if it posts: a sender of
+ * a bandwidth test, the reader of RDMA read.  Each stream paces at its
+ * share; a kernel-paced socket (s->kernel_paced) only counts the spread.
+ */
+static void pace_setup(struct lrun *lr, bool posts)
+{
+	const struct tsess *s = lr->s;
+	uint64_t n = s->p.streams > 1 ? s->p.streams : 1, rate;
+
+	lr->paced = posts && (s->p.rate || s->p.msg_rate) &&
+		    s->t->measure != MEAS_LATENCY;
+	if (!lr->paced)
+		return;
+	if (s->p.msg_rate) {
+		rate = (s->p.msg_rate + n - 1) / n;
+		lr->pace_cost = 1;
+	} else {
+		rate = tsess_rate(s);
+		lr->pace_cost = s->p.msg_size;
+	}
+	pace_init(&lr->pace, s->kernel_paced ? 0 : rate, lr->pace_cost,
+		  now_ns());
+}
+
+/*
  * Bandwidth, for one-way (the sender keeps depth sends or writes
  * outstanding, the receiver keeps depth receives posted) and
  * bidirectional tests (each side does both): repost what completed.
@@ -416,27 +478,37 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 	uint64_t last = 0;
 
 	while (!fired && !lr->s->ended) {
-		uint32_t nrecv = 0;
+		uint32_t nrecv = 0, n;
+		uint64_t pwait = 0; /* --rate: ns until the next is due */
 		int k;
 
 		ival_check(lr->iv, &lr->st);
-		if (sends && out < depth) {
-			k = post_sends(lr, depth - out, err, errlen);
+		if (sends && out < depth &&
+		    (n = pace_now(lr, depth - out, &pwait)) > 0) {
+			k = post_sends(lr, n, err, errlen);
 			if (k == SEND_FAILED)
 				continue; /* nothing outstanding: go on */
 			if (k < 0)
 				return -1;
 			if (k == 0 && !recvs)
 				break;
+			pace_sent(lr, k);
 			out += (uint32_t)k;
 		}
 		if ((!sends || count_reached(lr, lr->st.s.msgs + lr->st.s.errs)) &&
 		    (!recvs || count_reached(lr, lr->st.r.msgs + lr->st.r.errs)))
 			break;
-		k = poll_some(lr, c, recvs ? recv_wait(lr) : UINT64_MAX, err,
-			      errlen);
+		if (pwait && !recvs && out == 0) {
+			pace_sleep(pwait); /* nothing to poll meanwhile */
+			continue;
+		}
+		k = poll_some(lr, c, pwait ? pwait : recvs ? recv_wait(lr)
+							   : UINT64_MAX,
+			      err, errlen);
 		if (k < 0)
 			return -1;
+		if (k == 0 && pwait)
+			continue; /* the next message is due */
 		if (k == 0) {
 			int r = nothing(lr, recvs ? "received" : "sent", last,
 					err, errlen);
@@ -627,7 +699,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
 	uint32_t depth = tsess_depth(lr->s, false), out = 0;
-	uint64_t posted = 0, t_post = 0;
+	uint64_t posted = 0, t_post = 0, pwait = 0;
 	bool timed = lr->hist && depth == 1; /* a latency test */
 
 	while (!fired) {
@@ -639,21 +711,32 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 
 			if (count_of(lr) && count_of(lr) - posted < n)
 				n = (uint32_t)(count_of(lr) - posted);
-			if (timed && !t_post)
+			n = pace_now(lr, n, &pwait);
+			if (timed && !t_post && n)
 				t_post = now_ns();
-			k = post(lr, T(lr)->op, n, err, errlen);
+			k = n ? post(lr, T(lr)->op, n, err, errlen) : 0;
 			if (k < 0)
 				return measure_stop(&lr->st), -1;
 			if (T(lr)->op != OP_READ)
 				count_atomics_posted(lr, k);
+			pace_sent(lr, k);
 			out += (uint32_t)k;
 			posted += (uint64_t)k;
 		}
 		if (count_of(lr) && posted >= count_of(lr) && out == 0)
 			break;
-		k = poll_some(lr, c, UINT64_MAX, err, errlen);
+		if (pwait && out == 0) {
+			pace_sleep(pwait); /* nothing to poll meanwhile */
+			pwait = 0;
+			continue;
+		}
+		k = poll_some(lr, c, pwait ? pwait : UINT64_MAX, err, errlen);
 		if (k < 0)
 			return -1;
+		if (k == 0 && pwait) {
+			pwait = 0;
+			continue; /* the next read is due */
+		}
 		if (k == 0) {
 			int r = nothing(lr, "received", 0, err, errlen);
 
@@ -895,6 +978,10 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 			      : measure_start(&lr->st, s->p.time, err,
 					      errlen)) < 0)
 		return -1;
+	pace_setup(lr, s->t->loop == LOOP_BI_BW ||
+			       (s->t->loop == LOOP_STREAM_BW && !s->server) ||
+			       (s->t->loop == LOOP_ONESIDED && !s->server &&
+				s->t->op == OP_READ));
 	switch (s->t->loop) {
 	case LOOP_STREAM_BW:
 		rc = run_stream(lr, !s->server, s->server, err, errlen);

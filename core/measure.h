@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ctl.h"
+#include "lib/pace.h"
 #include "lib/types.h"
 
 /*
@@ -130,6 +131,15 @@ struct lrun {
 	 * stream's window and leaves the "time is up" flag alone.
 	 */
 	bool shared_timer;
+	/*
+	 * --rate (lib/pace.h): this side's schedule and the spread of what
+	 * it sent, set up by loop_run() for a side that posts (a sender of
+	 * a bandwidth test, the reader of RDMA read).  paced false: no
+	 * --rate, or not a posting side.  pace_cost: units per message.
+	 */
+	bool paced;
+	uint64_t pace_cost;
+	struct pace pace;
 };
 
 /*

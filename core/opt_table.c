@@ -185,6 +185,25 @@ const struct opt_desc opt_table[] = {
 	  "rc_rdma_write_bw and rc_rdma_read_bw; -n counts per stream.  "
 	  "With -ca 1,2 (a CPU list) stream i runs on the list's entry i.  "
 	  "Default 1.  At most 64.  Needs qperf 0.5 on both ends."),
+	/* The sender of each direction paces (lib/pace.h); the server too
+	 * where it sends (bidirectional tests: 0.5 peers with CAP_RATE). */
+	P("--rate", "-rt", OT_RATE, PAR_RATE, BOTH, 1, RATE_MAX, "Rate",
+	  "Pace a bandwidth test at Rate. "
+	  "Rate is a bandwidth, in bits (10Gb, 200Mb) or bytes (1.25GB) per "
+	  "second with decimal prefixes k, M, G, T, or a message rate "
+	  "(20k/s, 2M/s).  It is the rate of the whole test: --streams N "
+	  "paces each stream at Rate/N, and each direction of a "
+	  "bidirectional test at Rate.  TCP paces in the kernel "
+	  "(SO_MAX_PACING_RATE) for a bandwidth; every other test, and a "
+	  "message rate, paces in qperf's posting loop with a token bucket "
+	  "whose burst is 10 ms of the rate (2 messages at least).  The "
+	  "report adds offered_rate and achieved_rate (-vx: the spread of "
+	  "the achieved rate over 100 ms slices), and a warning when the "
+	  "achieved rate falls more than 10% short.  Tests where the "
+	  "server sends (rc_bi_bw, uc_bi_bw, ud_bi_bw, xrc_bi_bw) need "
+	  "qperf 0.5 on both ends; the others pace on the client alone.  With a static rate "
+	  "name and no unit (4xQDR, 10, max) --rate is still 0.4.11's "
+	  "obsolete spelling of --static_rate."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "
@@ -573,7 +592,7 @@ const struct opt_desc opt_table[] = {
 	OBS("--affinity", "--cpu_affinity"), OBS("-a", "-ca"),
 	OBS("--loc_affinity", "--loc_cpu_affinity"), OBS("-la", "-lca"),
 	OBS("--rem_affinity", "--rem_cpu_affinity"), OBS("-ra", "-rca"),
-	OBS("--rate", "--static_rate"), OBS("-r", "-sr"),
+	OBS("-r", "-sr"),
 	OBS("--loc_rate", "--loc_static_rate"), OBS("-lr", "-lsr"),
 	OBS("--rem_rate", "--rem_static_rate"), OBS("-rr", "-rsr"),
 	OBS("--port", "--ip_port"), OBS("-p", "-ip"),

@@ -16,6 +16,7 @@ enum opt_type {
 	OT_INT, /* decimal integer */
 	OT_SIZE, /* size with K/KiB/k/kb/M/... suffix */
 	OT_TIME, /* seconds, fractions allowed, s/m/h/d suffix */
+	OT_RATE, /* --rate: a bandwidth (10Gb, 1.25GB) or msgs/s (2M/s) */
 	OT_STR, /* string, < 64 chars */
 	OT_SL, /* service level 0..15 */
 	OT_SET1, /* no value: sets the targets to 1 */

@@ -22,6 +22,7 @@
 #include "checks.h"
 #include "interval.h"
 #include "opts.h"
+#include "opts_int.h"
 #include "output/plot.h"
 #include "lib/clock.h"
 #include "lib/err.h"
@@ -43,8 +44,18 @@ static const char *const static_rates[] = {
 };
 
 
+/* Is v one of the static rate names (0.4.11's --rate, -sr)? */
+static bool static_rate_name(const char *v)
+{
+	for (size_t i = 0; i < sizeof(static_rates) / sizeof(static_rates[0]);
+	     i++)
+		if (strcmp(v, static_rates[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Exact-name lookup; obsolete spellings are returned as such. */
-static const struct opt_desc *opt_lookup(const char *name, bool dashes)
+const struct opt_desc *opt_lookup(const char *name, bool dashes)
 {
 	for (size_t i = 0; i < opt_count; i++) {
 		const struct opt_desc *o = &opt_table[i];
@@ -61,7 +72,7 @@ static const struct opt_desc *opt_lookup(const char *name, bool dashes)
 }
 
 /* The entry an obsolete spelling stands for (itself if current). */
-static const struct opt_desc *opt_resolve(const struct opt_desc *o)
+const struct opt_desc *opt_resolve(const struct opt_desc *o)
 {
 	const struct opt_desc *n;
 
@@ -77,6 +88,7 @@ bool opt_takes_value(const struct opt_desc *o)
 	case OT_INT:
 	case OT_SIZE:
 	case OT_TIME:
+	case OT_RATE:
 	case OT_STR:
 	case OT_SL:
 		return true;
@@ -93,7 +105,7 @@ bool opt_loopable(const struct opt_desc *o)
 	if (o->par < 0 && o->act != OA_PRECISION)
 		return false;
 	return o->type == OT_INT || o->type == OT_SIZE || o->type == OT_TIME ||
-	       o->type == OT_SL;
+	       o->type == OT_RATE || o->type == OT_SL;
 }
 
 static void settings_init(struct settings *s)
@@ -267,12 +279,40 @@ static int apply_affinity(struct settings *s, const struct opt_desc *o,
 	return 0;
 }
 
+/* --rate: a bandwidth sets PAR_RATE, a message rate PAR_MSG_RATE; the
+ * other is cleared (the last --rate given wins). */
+static int apply_rate(struct settings *s, const struct opt_desc *o,
+		      const char *spelling, const char *v, char *err,
+		      size_t errlen)
+{
+	uint64_t x;
+	bool msgs;
+
+	if (parse_rate(spelling, v, &x, &msgs, err, errlen) < 0)
+		return -1;
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		int on = msgs ? PAR_MSG_RATE : PAR_RATE;
+		int off = msgs ? PAR_RATE : PAR_MSG_RATE;
+
+		if (!(o->sides & (1u << side)))
+			continue;
+		s->par.val[side][on] = x;
+		s->par.set[side][on] = true;
+		s->par.spelling[side][on] = spelling;
+		s->par.val[side][off] = 0;
+		s->par.set[side][off] = false;
+	}
+	return 0;
+}
+
 /* Apply a value to an option that lives in struct settings. */
-static int apply_setting(struct settings *s, const struct opt_desc *o,
-			 const char *spelling, const char *v, char *err,
-			 size_t errlen)
+int opts_apply(struct settings *s, const struct opt_desc *o,
+	       const char *spelling, const char *v, char *err, size_t errlen)
 {
 	uint64_t x = 0;
+
+	if (o->type == OT_RATE)
+		return apply_rate(s, o, spelling, v, err, errlen);
 
 	if (o->type == OT_STR) {
 		bool ok = o->par != PAR_STATIC_RATE;
@@ -332,7 +372,7 @@ int opts_set_value(struct settings *s, const struct opt_desc *opt,
 	else
 		snprintf(buf, sizeof(buf), "%" PRIu64, v);
 	/* The table's spelling outlives argv copies; use it for warnings. */
-	return apply_setting(s, opt, opt->name, buf, err, errlen);
+	return opts_apply(s, opt, opt->name, buf, err, errlen);
 }
 
 /* Verbosity (spec §4.2 notes). */
@@ -365,168 +405,6 @@ static void apply_verbose(struct out_opts *out, enum opt_act act)
 	default:
 		break;
 	}
-}
-
-/*
- * Parse one loop field for Var: a time for a time option (Init, Last and
- * an adding Incr, in ns, so 0.1 + 0.1 + 0.1 is exactly 0.3), else a size.
- */
-static int loop_field(const struct opt_desc *o, const char *spelling,
-		      const char *v, bool factor, uint64_t *x, char *err,
-		      size_t errlen)
-{
-	if (o->type == OT_TIME && !factor)
-		return parse_time(spelling, v, x, err, errlen);
-	return parse_size(spelling, v, x, err, errlen);
-}
-
-/* A loop limit as the user types it, for messages. */
-static uint64_t typed_max(const struct opt_desc *o)
-{
-	return o->type == OT_TIME ? o->max / NS_PER_SEC : o->max;
-}
-
-/*
- * Parse one --loop argument (spec §4.6) into lp, rejecting every loop
- * that would not terminate.  s is the settings so far, used to try the
- * first values.
- */
-static int parse_loop(const char *spelling, const char *spec,
-		      const struct settings *s, struct loop *lp, char *err,
-		      size_t errlen)
-{
-	char buf[256];
-	char *f[4];
-	const char *var, *incr;
-	const struct opt_desc *o;
-	struct settings tmp;
-	uint64_t v;
-	int n = 1;
-
-	if (strlen(spec) >= sizeof(buf))
-		return opts_fail(err, errlen, spelling, spec, "too long");
-	memcpy(buf, spec, strlen(spec) + 1);
-	/* Missing trailing fields repeat the last one given (0.4.11). */
-	f[0] = buf;
-	while (n < 4) {
-		char *c = strchr(f[n - 1], ':');
-
-		if (!c)
-			break;
-		*c = '\0';
-		f[n++] = c + 1;
-	}
-	for (int i = n; i < 4; i++)
-		f[i] = f[n - 1];
-
-	var = f[0][0] ? f[0] : "msg_size";
-	o = opt_resolve(opt_lookup(var, false));
-	if (!o)
-		return opts_fail(err, errlen, spelling, var, "no such variable");
-	if (!opt_loopable(o))
-		return opts_fail(err, errlen, spelling, var,
-			    "cannot be looped; only numeric options can");
-	memset(lp, 0, sizeof(*lp));
-	lp->opt = o;
-
-	incr = f[3];
-	if (*incr == '*') {
-		lp->mult = true;
-		incr++;
-	}
-	if (*incr == '\0')
-		return opts_fail(err, errlen, spelling, spec,
-			    "empty increment; increment must be positive");
-	if (loop_field(o, spelling, incr, lp->mult, &lp->incr, err, errlen))
-		return -1;
-	if (lp->incr == 0)
-		return opts_fail(err, errlen, spelling, spec,
-			    "increment must be positive");
-	if (lp->mult && lp->incr == 1)
-		return opts_fail(err, errlen, spelling, spec,
-			    "multiplying by 1 would loop forever");
-
-	if (f[1][0] == '\0')
-		lp->init = (lp->mult ? 1 : 0) *
-			   (o->type == OT_TIME ? NS_PER_SEC : 1);
-	else if (loop_field(o, spelling, f[1], false, &lp->init, err, errlen))
-		return -1;
-	if (f[2][0] == '\0')
-		return opts_fail(err, errlen, spelling, spec, "must specify limit");
-	if (loop_field(o, spelling, f[2], false, &lp->last, err, errlen))
-		return -1;
-
-	if (o->par == PAR_TIME && lp->init == 0)
-		return opts_fail(err, errlen, spelling, spec,
-			    "time 0 runs until interrupted and cannot be looped");
-	if (lp->mult && lp->init == 0)
-		return opts_fail(err, errlen, spelling, spec,
-			    "multiplying from 0 would loop forever");
-	if (lp->init > lp->last)
-		return opts_fail(err, errlen, spelling, spec,
-			    "initial value greater than limit");
-	if (lp->last > o->max)
-		return opts_fail(err, errlen, spelling, spec,
-			    "limit too large for %s; must be at most %" PRIu64,
-			    o->name, typed_max(o));
-
-	/*
-	 * Try the first values now, so that a bad one (msg_size 0, an MTU
-	 * that is not a power of two) is a usage error before any test
-	 * runs.  loops_run() checks every value again.
-	 */
-	tmp = *s;
-	v = lp->init;
-	for (int i = 0; i < 64 && v <= lp->last; i++) {
-		char inner[160];
-
-		if (opts_set_value(&tmp, o, v, inner, sizeof(inner)))
-			return opts_fail(err, errlen, spelling, spec, "%s", inner);
-		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
-			     : __builtin_add_overflow(v, lp->incr, &v))
-			break;
-	}
-	return 0;
-}
-
-static int loop_level(struct settings *w, int depth,
-		      int (*fn)(const struct settings *, void *), void *arg,
-		      char *err, size_t errlen)
-{
-	const struct loop *lp;
-	uint64_t v;
-
-	if (depth >= w->nloops)
-		return fn(w, arg);
-	lp = &w->loops[depth];
-	v = lp->init;
-	while (v <= lp->last) {
-		int rc;
-
-		if (opts_set_value(w, lp->opt, v, err, errlen))
-			return -1;
-		rc = loop_level(w, depth + 1, fn, arg, err, errlen);
-		if (rc)
-			return rc;
-		/* Stop rather than wrap: an overflowed value exceeds Last. */
-		if (lp->mult ? __builtin_mul_overflow(v, lp->incr, &v)
-			     : __builtin_add_overflow(v, lp->incr, &v))
-			break;
-		if (lp->incr == 0 || (lp->mult && lp->incr < 2))
-			break; /* cannot happen after parse_loop; never spin */
-	}
-	return 0;
-}
-
-int loops_run(const struct settings *s,
-	      int (*fn)(const struct settings *, void *), void *arg,
-	      char *err, size_t errlen)
-{
-	struct settings w = *s;
-
-	if (w.nloops < 0 || w.nloops > LOOP_MAX)
-		return opts_fail(err, errlen, "--loop", NULL, "bad loop count");
-	return loop_level(&w, 0, fn, arg, err, errlen);
 }
 
 static void plan_init(struct plan *plan)
@@ -657,8 +535,8 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		if (s->nloops >= LOOP_MAX)
 			return opts_fail(err, errlen, spelling, v,
 				    "too many loops; at most %d", LOOP_MAX);
-		if (parse_loop(spelling, v, s, &s->loops[s->nloops], err,
-			       errlen))
+		if (opts_parse_loop(spelling, v, s, &s->loops[s->nloops],
+				    err, errlen))
 			return -1;
 		s->nloops++;
 		return 0;
@@ -705,7 +583,7 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		plan->cluster.seed_set = true;
 		return 0;
 	case OA_SERVER_TIMEOUT:
-		if (apply_setting(s, o, spelling, v, err, errlen))
+		if (opts_apply(s, o, spelling, v, err, errlen))
 			return -1;
 		plan->server_timeout = s->par.val[SIDE_LOC][PAR_TIMEOUT];
 		return 0;
@@ -918,7 +796,17 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			return opts_fail(err, errlen, a, NULL,
 				    "bad option; try: qperf --help options");
 		o = opt_resolve(typed);
-		if (o != typed) {
+		/* 0.4.11's --rate was an obsolete spelling of --static_rate:
+		 * with one of its rate names (no unit) it still is. */
+		if (o->type == OT_RATE && i + 1 < argc &&
+		    static_rate_name(argv[i + 1])) {
+			struct clip c;
+
+			o = opt_lookup("--static_rate", true);
+			plan_warn(plan, "obsolete option: %s; use %s instead",
+				  clip(&c, a), o->name);
+		}
+		if (o != typed && typed->type != OT_RATE) {
 			struct clip c;
 
 			plan_warn(plan, "obsolete option: %s; use %s instead",
@@ -951,7 +839,7 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			set_par(&s->par, o, a, 1, NULL);
 		} else if ((o->par >= 0 && o->act == OA_NONE) ||
 			   o->act == OA_PRECISION) {
-			if (apply_setting(s, o, a, v, err, errlen))
+			if (opts_apply(s, o, a, v, err, errlen))
 				return -1;
 		} else if (apply_plan_opt(plan, s, o, a, v, err, errlen)) {
 			return -1;

@@ -115,6 +115,78 @@ int parse_size_max(const char *opt, const char *v, uint64_t max,
 	return 0;
 }
 
+/* Decimal prefixes of a rate (rates are decimal: 1 Gb/s is 10^9 bits/s). */
+static uint64_t rate_prefix(char c)
+{
+	switch (c) {
+	case 'k':
+	case 'K':
+		return 1000;
+	case 'M':
+		return 1000000;
+	case 'G':
+		return 1000000000;
+	case 'T':
+		return 1000000000000ULL;
+	default:
+		return 0;
+	}
+}
+
+#define RATE_HINT \
+	"bad rate; use a bandwidth such as 10Gb (bits/s) or 1.25GB " \
+	"(bytes/s), or a message rate such as 2M/s"
+
+int parse_rate(const char *opt, const char *v, uint64_t *out, bool *msgs,
+	       char *err, size_t errlen)
+{
+	const char *end = NULL, *u;
+	long double x;
+	uint64_t mult = 1;
+	int neg;
+
+	neg = scan_number(v, &x, &end);
+	if (neg < 0)
+		return opts_fail(err, errlen, opt, v, RATE_HINT);
+	if (neg)
+		return opts_fail(err, errlen, opt, v, "must not be negative");
+	if (x == 0)
+		return opts_fail(err, errlen, opt, v,
+			    "must be greater than 0 (leave --rate out for an unpaced test)");
+	u = end;
+	if (*u && rate_prefix(*u)) {
+		mult = rate_prefix(*u);
+		u++;
+	}
+	/* bits (b), bytes (B) or messages (nothing), then "/s" or "ps"
+	 * (optional after a bandwidth) */
+	if (*u == 'b' || *u == 'B') {
+		*msgs = false;
+		x = *u == 'b' ? x / 8 : x;
+		u++;
+		if (strcmp(u, "/s") == 0 || strcmp(u, "ps") == 0)
+			u += 2;
+	} else if (strcmp(u, "/s") == 0) {
+		*msgs = true;
+		u += 2;
+	} else {
+		return opts_fail(err, errlen, opt, v, RATE_HINT);
+	}
+	if (*u)
+		return opts_fail(err, errlen, opt, v, RATE_HINT);
+	x *= mult;
+	if (x >= (long double)RATE_MAX + 1)
+		return opts_fail(err, errlen, opt, v,
+			    "too large; must be at most 10^15 %s/s",
+			    *msgs ? "messages" : "bytes");
+	if (x < 1)
+		return opts_fail(err, errlen, opt, v,
+			    "must be at least 1 %s/s (8b)",
+			    *msgs ? "message" : "byte");
+	*out = (uint64_t)(x + 0.5L);
+	return 0;
+}
+
 int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
 	       size_t errlen)
 {
@@ -198,6 +270,11 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 	memset(p->used, 0, sizeof(p->used));
 	for (int i = 0; i < PAR_COUNT; i++)
 		p->used[i] = (t->uses & PAR_BIT(i)) != 0;
+	/* --rate is in use only where given: unpaced tests keep their
+	 * parameter list (and JSON params) as they were. */
+	for (int i = PAR_RATE; i <= PAR_MSG_RATE; i++)
+		p->used[i] = p->used[i] &&
+			     (p->set[SIDE_LOC][i] || p->set[SIDE_REM][i]);
 	/* Through RDMA CM (-cm1) the CM picks device, port, path and GID:
 	 * as in 0.4.11 these options are then unused, and the MTU has no
 	 * default (spec §4.7, §2.2). */
@@ -365,6 +442,11 @@ const struct par_row param_table[] = {
 	/* Its own item, with the -ca list (0.5 peers); -vu lists it only
 	 * when more than one stream runs, keeping 0.4.11's list. */
 	OWN(PAR_STREAMS, "streams", RPK_COUNT, .list_above_one = true),
+	/* --rate: its own items (0.5 peers with CAP_RATE); bytes/s or
+	 * msgs/s, used only when given (param_prepare()).  Not in -vu's
+	 * list: the report's offered_rate says it. */
+	OWN(PAR_RATE, "rate", RPK_COUNT, .unlisted = true),
+	OWN(PAR_MSG_RATE, "msg_rate", RPK_COUNT, .unlisted = true),
 	/* 0.4.11's static_rate string. */
 	OWN(PAR_STATIC_RATE, "static_rate", RPK_STR, .unlisted = true),
 };
@@ -434,6 +516,8 @@ uint64_t loop_value(const struct settings *s, int i)
 	/* -e is the one loopable option that is not a parameter */
 	if (o->par < 0)
 		return (uint64_t)s->out.precision;
+	if (o->type == OT_RATE && s->loops[i].msgs)
+		return s->par.val[side][PAR_MSG_RATE];
 	return s->par.val[side][o->par];
 }
 
@@ -447,7 +531,9 @@ int loop_vals(const struct settings *s, struct loop_val out[LOOP_MAX])
 			.name = lp->opt->name + strspn(lp->opt->name, "-"),
 			.unit = lp->opt->type == OT_TIME   ? LOOP_UNIT_TIME
 				: lp->opt->type == OT_SIZE ? LOOP_UNIT_SIZE
-							   : LOOP_UNIT_COUNT,
+				: lp->opt->type != OT_RATE ? LOOP_UNIT_COUNT
+				: lp->msgs		   ? LOOP_UNIT_MSG_RATE
+							   : LOOP_UNIT_BYTE_RATE,
 			.value = loop_value(s, i),
 			.incr = lp->incr,
 			.mult = lp->mult,

@@ -31,6 +31,15 @@ int parse_time(const char *opt, const char *v, uint64_t *ns, char *err,
 	       size_t errlen);
 int parse_int(const char *opt, const char *v, uint64_t *out, char *err,
 	      size_t errlen);
+/*
+ * A --rate: a bandwidth, a number with an optional decimal prefix (k, K,
+ * M, G, T) and b (bits/s) or B (bytes/s), "/s" or "ps" optional
+ * ("10Gb", "1.25GB", "200Mbps"), into bytes/s with *msgs false; or a
+ * message rate, a number with an optional prefix and "/s" ("2M/s"), into
+ * messages/s with *msgs true.  At least 1, at most RATE_MAX.
+ */
+int parse_rate(const char *opt, const char *v, uint64_t *out, bool *msgs,
+	       char *err, size_t errlen);
 /* parse_size() with a larger limit (at most UINT64_MAX / 2). */
 int parse_size_max(const char *opt, const char *v, uint64_t max,
 		   uint64_t *out, char *err, size_t errlen);

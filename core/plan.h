@@ -28,6 +28,7 @@ struct loop {
 	const struct opt_desc *opt; /* the variable's option */
 	uint64_t init, last, incr; /* after unit scaling */
 	bool mult; /* Incr had a leading '*' */
+	bool msgs; /* --rate: a message rate (msgs/s), else bytes/s */
 };
 
 /* Everything that options can set, snapshotted per test. */

@@ -116,6 +116,8 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
 	p->cpus = q->cpus;
+	p->rate = q->rate;
+	p->msg_rate = q->rate ? 0 : q->msg_rate;
 	p->time = q->time_ns;
 	p->timeout = q->timeout_ns;
 	memcpy(p->id, q->id, sizeof(p->id));
@@ -136,7 +138,8 @@ uint32_t session_caps(void)
 {
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
-			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER;
+			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
+			CAP_RATE;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -407,6 +410,16 @@ static struct cnt_set *read_counters(struct strm *v, uint32_t n)
 	return c;
 }
 
+/* --rate: whether this side paced, and its streams' spread merged. */
+static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
+{
+	sd->paced = v[0].lr.paced;
+	sd->kernel_paced = v[0].s.kernel_paced;
+	sd->pace = v[0].lr.pace;
+	for (uint32_t i = 1; i < n; i++)
+		pace_merge(&sd->pace, &v[i].lr.pace);
+}
+
 /*
  * The measured phase: one stream in this thread, as 0.4.11 runs it; or
  * several in threads (core/streams.c), the idle side of a one-sided test
@@ -422,6 +435,7 @@ static int run_loops(struct tside *sd, struct strm *v, uint32_t n,
 		rc = loop_run(&v[0].lr, err, errlen);
 		sd->st = v[0].lr.st;
 		sd->st.max_cqes = v[0].s.max_cqes;
+		pace_result(sd, v, 1);
 		return rc; /* an idle side's streams count nothing */
 	}
 	lr = xcalloc(n, sizeof(*lr));
@@ -431,6 +445,7 @@ static int run_loops(struct tside *sd, struct strm *v, uint32_t n,
 			 errlen);
 	for (uint32_t i = 0; i < n; i++)
 		sd->sst[i] = v[i].lr.st;
+	pace_result(sd, v, n);
 	free(lr);
 	return rc;
 }

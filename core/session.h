@@ -15,6 +15,7 @@
 #include "ctl.h"
 #include "interval.h"
 #include "lib/counters.h"
+#include "lib/pace.h"
 #include "lib/types.h"
 
 /*
@@ -69,6 +70,10 @@ struct tside {
 	 * client the server's from its STAT block. */
 	bool have_facts, have_peer_facts;
 	struct path_facts facts, peer_facts;
+	/* --rate: this side paced (lr->paced of its streams), the kernel
+	 * did (TCP), and the spread of what its streams sent, merged. */
+	bool paced, kernel_paced;
+	struct pace pace;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;

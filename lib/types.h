@@ -59,6 +59,11 @@ enum par_id {
 	PAR_PKEY_INDEX, /* IB P_Key table index */
 	PAR_NUMA_NODE, /* NUMA node of buffers and thread; not set = auto */
 	PAR_STREAMS, /* --streams: parallel streams of one test (0.5 peers) */
+	/* --rate (lib/pace.h): one of the two, the other 0; 0 = not paced.
+	 * The sender of each direction paces; the server only for tests
+	 * where it sends (0.5 peers with CAP_RATE). */
+	PAR_RATE, /* bytes/s of the whole test (every stream together) */
+	PAR_MSG_RATE, /* messages/s of the whole test */
 	PAR_COUNT
 };
 
@@ -74,6 +79,9 @@ enum par_id {
 #define PAR_VK_NODE_MAX 1023 /* NUMA nodes */
 
 enum side { SIDE_LOC, SIDE_REM };
+
+/* --rate: at most 10^15 bytes/s (8 Pb/s) or messages/s. */
+#define RATE_MAX 1000000000000000ULL
 
 /* --streams N: at most this many streams in one test. */
 #define STREAMS_MAX 64
@@ -254,6 +262,24 @@ struct ceiling {
 	bool stream;
 };
 
+/*
+ * Pacing (--rate) of one test: what was offered and what was achieved,
+ * per direction, in the offered unit.  valid false: not paced.
+ */
+struct pace_res {
+	bool valid;
+	bool msgs; /* a message rate (msgs/s), else a bandwidth (bytes/s) */
+	double offered; /* per direction */
+	double achieved; /* per direction: the receivers' figure for a
+			  * reliable transport, the senders' for a lossy one */
+	double shortfall; /* 1 - achieved / offered when above the margin
+			   * (PACE_MARGIN), else 0 */
+	bool kernel; /* TCP's own pacing (SO_MAX_PACING_RATE) did it */
+	bool spread_valid; /* the senders' slices: at least two */
+	double spread; /* their coefficient of variation, 0.05 = 5 % */
+	uint64_t slices; /* how many, each PACE_SLICE_NS long */
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -277,6 +303,7 @@ struct results {
 	/* Loss and error counters of both ends (lib/counters.h), or NULL;
 	 * valid only during the result event that carries these results. */
 	const struct cnt_both *cnt;
+	struct pace_res pace; /* --rate */
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */
@@ -358,7 +385,13 @@ struct ival_rec {
  * One --loop variable as the outputs see it in one iteration (a test's
  * "loop" in JSON, a plot's x axis and series).
  */
-enum loop_unit { LOOP_UNIT_COUNT, LOOP_UNIT_SIZE, LOOP_UNIT_TIME };
+enum loop_unit {
+	LOOP_UNIT_COUNT,
+	LOOP_UNIT_SIZE,
+	LOOP_UNIT_TIME,
+	LOOP_UNIT_BYTE_RATE, /* --rate: bytes/s */
+	LOOP_UNIT_MSG_RATE /* --rate: msgs/s */
+};
 struct loop_val {
 	const void *key; /* the same variable has the same key */
 	const char *name; /* "msg_size": the option without its dashes */

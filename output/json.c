@@ -281,7 +281,9 @@ json_t *json_loop(const struct loop_val *lv, int nloops)
 		set(lo, "value", u == LOOP_UNIT_TIME ? num((double)v / 1e9) :
 						       jint(v));
 		set(lo, "unit", json_string(u == LOOP_UNIT_TIME ? "s" :
-					    u == LOOP_UNIT_SIZE ? "B" : ""));
+					    u == LOOP_UNIT_SIZE ? "B" :
+					    u == LOOP_UNIT_BYTE_RATE ? "B/s" :
+					    u == LOOP_UNIT_MSG_RATE ? "1/s" : ""));
 		json_array_append_new(loops, lo);
 	}
 	return loops;
@@ -451,6 +453,25 @@ const char *json_measure_name(int m)
 	}
 }
 
+/* --rate: offered and achieved, per direction, in the offered unit. */
+static json_t *pace_json(const struct pace_res *p)
+{
+	json_t *o = json_object();
+	const char *u = p->msgs ? "msgs_per_s" : "Bps";
+	char k[32];
+
+	set(o, "unit", json_string(p->msgs ? "1/s" : "B/s"));
+	xsnprintf(k, sizeof(k), "offered_%s", u);
+	set(o, k, num(p->offered));
+	xsnprintf(k, sizeof(k), "achieved_%s", u);
+	set(o, k, num(p->achieved));
+	set(o, "shortfall", num(p->shortfall));
+	set(o, "pacing", json_string(p->kernel ? "kernel" : "token_bucket"));
+	set(o, "spread", p->spread_valid ? num(p->spread) : json_null());
+	set(o, "slices", jint(p->slices));
+	return o;
+}
+
 void json_test_results(struct json_doc *J, const struct test_desc *t,
 		       const struct results *res,
 		       const struct report_note *notes, int nnotes)
@@ -488,6 +509,8 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 					      json_null());
 	set(o, "loc", node_json(&res->l, &res->ln, &res->lp));
 	set(o, "rem", node_json(&res->r, &res->rn, &res->rp));
+	if (res->pace.valid)
+		set(o, "pace", pace_json(&res->pace));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);

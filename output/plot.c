@@ -334,7 +334,9 @@ static int panel_for(struct plot *pl, enum plot_qty q,
 	p->base = lp->mult && !(lp->incr & (lp->incr - 1)) ? 2 : 10;
 	p->k1024 = lp->unit == LOOP_UNIT_SIZE && p->base == 2;
 	p->xunit = lp->unit == LOOP_UNIT_SIZE ? "bytes"
-		   : lp->unit == LOOP_UNIT_TIME ? "s" : "";
+		   : lp->unit == LOOP_UNIT_TIME ? "s"
+		   : lp->unit == LOOP_UNIT_BYTE_RATE ? "bytes/s"
+		   : lp->unit == LOOP_UNIT_MSG_RATE ? "msgs/s" : "";
 	return pl->npanels++;
 }
 

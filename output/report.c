@@ -517,6 +517,7 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 	report_cost(tab, RC_T, "send_cost", res->send_cost);
 	report_cost(tab, RC_T, "recv_cost", res->recv_cost);
 	report_rest(tab, res);
+	report_pace(tab, res);
 	if (o->debug) {
 		report_debug_node(tab, &REPORT_DEBUG[0], &res->l);
 		report_debug_node(tab, &REPORT_DEBUG[1], &res->r);

@@ -34,6 +34,28 @@ struct hist;
 void calc_extra(struct results *res, const struct test_desc *t,
 		const struct hist *loc, const struct hist *rem);
 
+/* --rate: what falls short by more than this is warned of (10 %). */
+#define PACE_MARGIN 0.10
+
+/*
+ * --rate (after calc_results): res->pace from the offered rate (bytes/s,
+ * or msgs/s with msgs; 0: not paced, pace.valid false), whether the
+ * kernel paced, and this end's spread (own, NULL: none).  The achieved
+ * rate is per direction: the receive figure of a reliable transport, the
+ * send figure of a lossy one.
+ */
+struct pace;
+void calc_pace(struct results *res, const struct test_desc *t, bool msgs,
+	       uint64_t offered, bool kernel, const struct pace *own);
+
+/*
+ * The one warning of a paced test that fell short by more than
+ * PACE_MARGIN, into buf ("tcp_bw: the rate of 10 Gb/s could not be held:
+ * 3.1 Gb/s achieved, 69.0% short").  Returns 1 when there is one, else 0.
+ */
+int pace_shortfall_text(const struct pace_res *p, const char *test,
+			char *buf, size_t len);
+
 /*
  * Print the table of one finished test (headline, parameters, costs,
  * per-node block, -D block), without the "<name>:" header line.  The

@@ -65,6 +65,9 @@ void report_time(struct report_table *t, enum report_class c,
 void report_count(struct report_table *t, enum report_class c,
 		  const char *pref, const char *name, uint64_t v);
 
+/* Add the --rate entries of a paced test (output/report_pace.c). */
+void report_pace(struct report_table *t, const struct results *res);
+
 /* Add the -vx entries (output/report_x.c) when o->v_extra is set. */
 void report_extra(struct report_table *t, const struct results *res);
 

@@ -717,6 +717,26 @@ static int client_open(struct tsess *s, const struct xport *xp,
 	return 0;
 }
 
+/*
+ * --rate on a TCP sender: let the kernel pace (SO_MAX_PACING_RATE, bytes
+ * per second; TCP paces by itself since Linux 4.13, without the fq
+ * qdisc).  A 64-bit value needs Linux 4.20; older kernels take 32 bits.
+ * Sets s->kernel_paced when the kernel took it, else the loop paces.
+ */
+static void kernel_pace(struct tsess *s, const struct xport *xp, int fd)
+{
+	uint64_t r = tsess_rate(s);
+	uint32_t r32 = r > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r;
+
+	if (s->server || !r || xp != &xport_tcp || xp->k != &sock_calls_kernel)
+		return;
+	if (xp->k->setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r,
+			      sizeof(r)) == 0 ||
+	    (r == r32 && xp->k->setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+					   &r32, sizeof(r32)) == 0))
+		s->kernel_paced = true;
+}
+
 int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	      size_t errlen)
 {
@@ -737,6 +757,7 @@ int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
 	sp->rcvtimeo = sp->idle;
 	sock_tune(s, sp);
+	kernel_pace(s, xp, sp->fd);
 	return 0;
 }
 

@@ -26,7 +26,7 @@
 #define U_SOCK                                                          \
 	(U_ALL | U_N | PAR_BIT(PAR_MSG_SIZE) | PAR_BIT(PAR_PORT) |      \
 	 PAR_BIT(PAR_SOCK_BUF_SIZE) | PAR_BIT(PAR_POLL_MODE))
-#define U_SOCK_BW (U_SOCK | PAR_BIT(PAR_ACCESS_RECV))
+#define U_SOCK_BW (U_SOCK | PAR_BIT(PAR_ACCESS_RECV) | U_RT)
 /* RDMA: the device, path and polling parameters (-ap takes effect too). */
 #define U_IB                                                            \
 	(U_ALL | U_N | PAR_BIT(PAR_MTU_SIZE) | PAR_BIT(PAR_ID) |        \
@@ -52,6 +52,8 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
+/* --rate: every bandwidth test (lib/pace.h). */
+#define U_RT (PAR_BIT(PAR_RATE) | PAR_BIT(PAR_MSG_RATE))
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -96,49 +98,49 @@ const struct test_desc test_table[] = {
 	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK | U_ST, 0, rc),
+	     U_RC | U_AR | U_BWK | U_ST | U_RT, 0, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK | U_ST, N, rc),
+	     U_RC | U_AR | U_BWK | U_ST | U_RT, N, rc),
 	RDMA("rc_compare_swap_mr", 14, MEAS_MSG_RATE, OS, OP_CSWAP, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC, 0, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
-	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST, 0, rc),
+	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST | U_RT, 0, rc),
 	RDMA("rc_rdma_read_lat", 18, MEAS_LATENCY, OS, OP_READ, 1, 1, U_RC, 0,
 	     rc),
 	RDMA("rc_rdma_write_bw", 19, MEAS_BANDWIDTH, BW, OP_WRITE_IMM, 1024,
-	     65536, U_RC | U_BWK | U_ST, 0, rc),
+	     65536, U_RC | U_BWK | U_ST | U_RT, 0, rc),
 	RDMA("rc_rdma_write_lat", 20, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_RC, 0, rc),
 	/* 0.4.11 leaves -cp unused here (but not in the UC version). */
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
-	     U_UCD | U_AR | U_BWK, 0, uc),
+	     U_UCD | U_AR | U_BWK | U_RT, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_UCD | U_AR | U_BWK | U_ST, N, uc),
+	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, uc),
 	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
-	     65536, U_UCD | U_BWK, 0, uc),
+	     65536, U_UCD | U_BWK | U_RT, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_UCD, 0, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_UCD, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
-	     U_UCD | U_AR | U_BWK, 0, ud),
+	     U_UCD | U_AR | U_BWK | U_RT, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_UCD | U_AR | U_BWK | U_ST, N, ud),
+	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, ud),
 	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
 	     65536, U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,
 	     U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("xrc_bi_bw", 33, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH), 0, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, 0, xrc),
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH), N, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, N, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, xrc),
 	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
 	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW),

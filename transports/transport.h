@@ -115,6 +115,10 @@ struct tparams {
 	 * list that pins stream i to CPU list.pn[i % n] - 1. */
 	uint32_t streams; /* 0 or 1: one stream, as in 0.4.11 */
 	struct cpu_list cpus;
+	/* --rate of the whole test (0: not paced), one of the two; each
+	 * stream paces at its share (tsess_rate()). */
+	uint64_t rate; /* bytes/s */
+	uint64_t msg_rate; /* messages/s */
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
@@ -135,6 +139,7 @@ struct tparams {
 #define CAP_FACTS 0x400u /* STAT carries this end's path facts (STATX_FACTS) */
 #define CAP_COUNTERS 0x800u /* STAT carries this end's counters (STATX_COUNTERS) */
 #define CAP_FOREVER 0x1000u /* runs -t 0 until the client says "test done" */
+#define CAP_RATE 0x2000u /* paces its sends at REQX_RATE / REQX_MSG_RATE */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -206,6 +211,9 @@ struct tsess {
 	 * (core/progress.h), or NULL: a transport that moves part of a
 	 * message bumps it through tsess_progress(). */
 	uint64_t *progress;
+	/* Set by open(): the kernel paces this session's sends at its
+	 * tsess_rate() (TCP's SO_MAX_PACING_RATE): the loop then does not. */
+	bool kernel_paced;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
@@ -356,6 +364,15 @@ static inline uint32_t tsess_depth(const struct tsess *s, bool recv)
 
 	return d ? d : s->t->depth;
 }
+/* This stream's share of the test's --rate in bytes/s (0: not paced or
+ * paced by messages). */
+static inline uint64_t tsess_rate(const struct tsess *s)
+{
+	uint64_t n = s->p.streams > 1 ? s->p.streams : 1;
+
+	return s->p.rate ? (s->p.rate + n - 1) / n : 0;
+}
+
 /* The highest wire index 0.4.11 knows (xrc_lat); later tests need a 0.5
  * peer. */
 #define TEST_LEGACY_LAST 35

@@ -21,6 +21,7 @@ done
 srcs="
 	$(ls lib/*.c)
 	core/opts.c
+	core/opts_loop.c
 	core/opt_table.c
 	core/opt_err.c
 	core/acl.c

@@ -12,6 +12,7 @@
 #   RDMA_QUICK=1   only the first section (for a fast look)
 #   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
 #   RDMA_STREAMS=1 only --streams (tests/rdma/streams.sh)
+#   RDMA_PACE=1    only --rate (tests/rdma/pace.sh)
 #   RDMA_COUNTERS=1 only the port counters (tests/rdma/counters.sh; with
 #                  RDMA_PASS=plain, one pass)
 #   RDMA_CEILING=1 only the ceiling and host checks (tests/rdma/ceiling.sh)
@@ -236,6 +237,10 @@ if [ -n "${RDMA_KNOBS:-}" ]; then
 fi
 if [ -n "${RDMA_CEILING:-}" ]; then # only tests/rdma/ceiling.sh
 	. "$(dirname "$0")/ceiling.sh"
+	finish
+fi
+if [ -n "${RDMA_PACE:-}" ]; then # only --rate (tests/rdma/pace.sh)
+	. "$(dirname "$0")/pace.sh"
 	finish
 fi
 if [ -n "${RDMA_STREAMS:-}" ]; then # only --streams (tests/rdma/streams.sh)
@@ -631,6 +636,8 @@ section "verbs knobs and NUMA (knobs.sh)"
 . "$(dirname "$0")/knobs.sh"
 section "--streams (streams.sh)"
 . "$(dirname "$0")/streams.sh"
+section "--rate (pace.sh)"
+. "$(dirname "$0")/pace.sh"
 section "ceiling and host checks (ceiling.sh)"
 . "$(dirname "$0")/ceiling.sh"
 
