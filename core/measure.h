@@ -89,6 +89,10 @@ void measure_end_soon(void);
 int measure_start(struct node_stat *st, uint64_t time, char *err,
 		  size_t errlen);
 
+/* Sample CPU and clock for the start of st's window, arming no timer (a
+ * loop whose timer another armed): 0, or -1 with err filled. */
+int measure_sample(struct node_stat *st, char *err, size_t errlen);
+
 /* End the window (idempotent: the first call records the end). */
 void measure_stop(struct node_stat *st);
 
