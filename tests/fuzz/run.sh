@@ -50,6 +50,7 @@ srcs="
 	output/report_tab.c
 	output/report_x.c
 	output/report_cnt.c
+	output/report_pace.c
 	output/plot.c
 	output/conf_text.c
 	output/report_ival.c

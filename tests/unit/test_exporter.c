@@ -180,7 +180,7 @@ TEST(render_document)
 	o.doc = json_loads(doc_text, 0, NULL);
 	CHECK(o.doc != NULL);
 	t = render(&o, false);
-	CHECK(strstr(t, "# TYPE qperf_probe_success gauge\nqperf_probe_success 1\n") != NULL, "%s", t);
+	CHECK(strstr(t, "# TYPE qperf_probe_success gauge\nqperf_probe_success 1\n") != NULL, "%s", t ? t : "(null)");
 	CHECK(strstr(t, "\nqperf_probe_duration_seconds 1.5\n") != NULL);
 	CHECK(strstr(t, "\nqperf_probe_exit_status 3\n") != NULL);
 	CHECK(strstr(t, "\nqperf_bw_bytes_per_second 4500000000\n") != NULL);
@@ -189,7 +189,7 @@ TEST(render_document)
 	/* null in the JSON: left out, never 0 */
 	CHECK(strstr(t, "qperf_latency_seconds") == NULL);
 	CHECK(strstr(t, "# TYPE qperf_latency_distribution_seconds summary\n"
-			"qperf_latency_distribution_seconds{quantile=\"0\"} 9.9999999999999995e-07\n") != NULL, "%s", t);
+			"qperf_latency_distribution_seconds{quantile=\"0\"} 9.9999999999999995e-07\n") != NULL, "%s", t ? t : "(null)");
 	CHECK(strstr(t, "qperf_latency_distribution_seconds{quantile=\"0.99\"} 7.9999999999999996e-06\n") != NULL);
 	CHECK(strstr(t, "qperf_latency_distribution_seconds{quantile=\"1\"} 9.0000000000000002e-06\n") != NULL);
 	snprintf(want, sizeof(want),
@@ -202,13 +202,13 @@ TEST(render_document)
 	CHECK(strstr(t, "qperf_process_cpu_seconds{end=\"client\",mode=\"system\"} 0.20000000000000001\n") != NULL);
 	CHECK(strstr(t, "qperf_messages{end=\"client\",direction=\"send\"} 7\n"
 			"qperf_messages{end=\"client\",direction=\"recv\"} 0\n"
-			"qperf_messages{end=\"server\",direction=\"recv\"} 7\n") != NULL, "%s", t);
+			"qperf_messages{end=\"server\",direction=\"recv\"} 7\n") != NULL, "%s", t ? t : "(null)");
 	CHECK(strstr(t, "qperf_path_stat{end=\"client\",source=\"rdma\",stat=\"port_xmit_discards\"} 3\n") != NULL);
 	CHECK(strstr(t, "stat=\"note\"") == NULL);
 	CHECK(strstr(t, "qperf_bw_ceiling_bytes_per_second{limit=\"pcie\"} 5000000000\n") != NULL);
 	CHECK(strstr(t, "qperf_bw_efficiency_ratio 0.90000000000000002\n") != NULL);
 	CHECK(strstr(t, "qperf_verdict_pass 0\n") != NULL);
-	CHECK(strstr(t, "qperf_verdict_check_pass{expr=\"bw>=\\\"5GB\"} 0\n") != NULL, "%s", t);
+	CHECK(strstr(t, "qperf_verdict_check_pass{expr=\"bw>=\\\"5GB\"} 0\n") != NULL, "%s", t ? t : "(null)");
 	CHECK(strstr(t, "# EOF") == NULL);
 	/* every family's metadata once */
 	CHECK(strstr(strstr(t, "# TYPE qperf_messages ") + 1, "# TYPE qperf_messages ") == NULL);
