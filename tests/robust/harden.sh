@@ -125,7 +125,7 @@ fi
 # test leaves a line in the server's log and one for the client.
 if start_server -- --max_setup 2 --max_time 2 --max_msgs 1000; then
 	run -t 30 python3 "$PEER" client 127.0.0.1 "$SERVER_PORT" \
-		req:idx=9,time=0,timeout=5 port data:tcp sync pingpong:10 wait:5
+		req:idx=9,time=0,timeout=5,no_msgs=1000 port data:tcp sync pingpong:10 wait:5
 	hreply "a test by count past --max_time: stopped, the client told why" 5 \
 		'tcp_lat stopped by the server: a test by count must end within 2 s'
 	if has '^pingpong error after [1-9][0-9]* round trips'; then
