@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Build each libFuzzer harness with clang (ASan+UBSan) and run it briefly.
-# FUZZ_SECONDS (default 12) per harness (half that for fuzz_interval).  Last line: "N passed, N failed".
+# FUZZ_SECONDS (default 8) per harness (half that for fuzz_interval).  Last line: "N passed, N failed".
 # FUZZ_RUNS=N runs N executions instead (bench/fuzz-depth.sh), and
 # FUZZ_LOG_DIR=DIR keeps each harness's libFuzzer log in DIR.
 # Narrowing (QPERF_CHECKS) builds and runs only the harnesses it selects.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
-secs=${FUZZ_SECONDS:-12}
+secs=${FUZZ_SECONDS:-8}
 out=$T
 if ! command -v clang >/dev/null; then
 	fail "clang is not installed"; finish
