@@ -243,16 +243,17 @@ expect "client with -rto 1 -lto 1 works" 0 '^    latency'
 settled "timeouts"
 
 # --- concurrency -----------------------------------------------------------------
-# A server of its own with -lto 20 and --max_setup 60, so the stalled
-# clients stay stalled
-# however slowly this (shared, loaded) machine starts them; afterwards we
+# A server of its own with -lto 60 and --max_setup 90, so the stalled
+# clients stay stalled (with -lto 20 the first two were dropped before
+# the 14 others were up at a load of 12) however slowly this (shared,
+# loaded) machine starts them; afterwards we
 # kill them (our PIDs) and their children must go at once.
 conc_checks() {
 	local cport=$SERVER_PORT cpid=$SERVER_PID pids=() i
-	python3 "$PEER" client 127.0.0.1 "$cport" wait:25 >"$T/st1" 2>&1 &
+	python3 "$PEER" client 127.0.0.1 "$cport" wait:60 >"$T/st1" 2>&1 &
 	pids+=($!)
-	python3 "$PEER" client 127.0.0.1 "$cport" req:idx=9,timeout=20 port \
-		data:tcp wait:25 >"$T/st2" 2>&1 &
+	python3 "$PEER" client 127.0.0.1 "$cport" req:idx=9,timeout=60 port \
+		data:tcp wait:60 >"$T/st2" 2>&1 &
 	pids+=($!)
 	track_pid "${pids[0]}"
 	track_pid "${pids[1]}"
@@ -277,12 +278,12 @@ conc_checks() {
 	# 16 children at once is the limit; the 17th request is refused at
 	# once with a clear error.
 	for i in $(seq 14); do
-		python3 "$PEER" client 127.0.0.1 "$cport" wait:25 >"$T/full.$i" 2>&1 &
+		python3 "$PEER" client 127.0.0.1 "$cport" wait:60 >"$T/full.$i" 2>&1 &
 		pids+=($!)
 		track_pid $!
 	done
 	sixteen() { [ "$(nchildren "$cpid")" -ge 16 ]; }
-	if wait_for 20 sixteen; then
+	if wait_for 40 sixteen; then
 		run -t 10 "$QPERF" 127.0.0.1 -lp "$cport" -t 0.3 tcp_lat
 		if [ "$RC" = 1 ] && has '^qperf: server: .*(busy|too many)' "$ERR_FILE"; then
 			pass "17th request with 16 stalled: refused at once with a clear error"
@@ -305,10 +306,10 @@ conc_checks() {
 	check_alive "after 16 stalled clients: server answers conf" "$cport" "$cpid"
 	stop_server "$cport" "$cpid" "concurrency server: quit (exit 0)"
 }
-if start_server -- -lto 20 --max_per_client 16 --max_setup 60; then
+if start_server -- -lto 60 --max_per_client 16 --max_setup 90; then
 	conc_checks
 else
-	fail "server with -lto 20 starts"
+	fail "server with -lto 60 starts"
 fi
 
 # --- error text: never lost, never garbage, never overflowing --------------------
