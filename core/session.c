@@ -413,12 +413,14 @@ static struct cnt_set *read_counters(struct strm *v, uint32_t n)
 	return c;
 }
 
-/* --rate: whether this side paced, and its streams' spread merged. */
+/* --rate: whether this side paced, and its streams' spread merged; an
+ * open-loop test's counts (one stream). */
 static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 {
 	sd->paced = v[0].lr.paced;
 	sd->kernel_paced = v[0].s.kernel_paced;
 	sd->pace = v[0].lr.pace;
+	sd->ol = v[0].lr.ol;
 	for (uint32_t i = 1; i < n; i++)
 		pace_merge(&sd->pace, &v[i].lr.pace);
 }
