@@ -21,8 +21,11 @@
  * regardless, and the server's supervision bounds the rest.
  *
  * Written once over the transport's post() and poll(), like run_pingpong:
- * the socket latency tests run it today; the RDMA send tests could, once
- * their receive queues are sized for the window.
+ * the socket latency tests run it today.  An answer's sequence bytes are
+ * read from the message buffer right after the poll that returned it, so
+ * a transport must return one receive per poll (sockets do); the RDMA
+ * send tests could run it once each outstanding receive has its own slot
+ * of the buffer and their queues are sized for the window.
  */
 #include <stdlib.h>
 #include <string.h>
