@@ -228,7 +228,7 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 	struct ol_run r = { .lr = lr, .o = &lr->ol };
 	struct ol_sched sc;
 	uint64_t rate = ol_rate(&s->p), interval = ol_interval(rate), due;
-	uint64_t end = 0, now;
+	uint64_t end = 0, now, wait;
 	bool draining = false;
 	int rc = -1, slack;
 
@@ -272,10 +272,17 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 				continue;
 			}
 		}
-		k = loop_poll_some(lr, c, ol_wait(&r, due, end, draining),
-				   err, errlen);
+		wait = ol_wait(&r, due, end, draining);
+		k = loop_poll_some(lr, c, wait, err, errlen);
 		if (k < 0)
 			goto out;
+		/* A full window and nothing for the idle limit: as the
+		 * closed loop, the server stalled (a count run has no timer
+		 * to end it). */
+		if (k == 0 && wait == UINT64_MAX && !fired && !s->ended) {
+			loop_idle_error(lr, "received", err, errlen);
+			goto out;
+		}
 		for (int i = 0; i < k; i++)
 			if (c[i].op == OP_RECV)
 				ol_answer(&r, &c[i]);
