@@ -151,7 +151,7 @@ static bool spin_more(const struct tsess *s, const struct sock_priv *sp,
 		      uint64_t start,
 		      uint64_t limit, short events)
 {
-	uint64_t spent, ms;
+	uint64_t spent;
 	struct pollfd pfd = { sp->fd, events, 0 };
 
 	if (!(sp->fast & SF_SPIN) || tsess_stopped(s))
@@ -163,8 +163,16 @@ static bool spin_more(const struct tsess *s, const struct sock_priv *sp,
 		sched_yield();
 		return true;
 	}
-	ms = limit ? (limit - spent) / 1000000 + 1 : 0;
-	poll(&pfd, 1, !limit ? -1 : ms > INT_MAX ? INT_MAX : (int)ms);
+	if (limit) {
+		/* To the ns: a short wait (open-loop latency's next request
+		 * being due) must not sleep a whole ms longer. */
+		struct timespec ts = { (time_t)((limit - spent) / NS_PER_SEC),
+				       (long)((limit - spent) % NS_PER_SEC) };
+
+		ppoll(&pfd, 1, &ts, NULL);
+		return true;
+	}
+	poll(&pfd, 1, -1);
 	return true;
 }
 
