@@ -133,7 +133,7 @@ endif
 # engine in core/; exporter/ sits above it, beside qperf.c, main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
-	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o
+	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
@@ -148,7 +148,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/heatmap.o cluster/job_secret.o
 ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
-	core/server.o core/client.o core/client_req.o core/measure.o core/measure_win.o \
+	core/server.o core/client.o core/client_req.o core/measure.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o
 # The Prometheus exporter (docs/exporter.md), above the engine.

@@ -354,6 +354,22 @@ static bool server_paces(const struct attempt *a)
 	return rate_given(a, &msgs) && a->t->loop == LOOP_BI_BW;
 }
 
+/* --rate on a latency test: open loop (core/openloop.c). */
+static bool open_loop_given(const struct attempt *a)
+{
+	bool msgs;
+
+	return a->t->measure == MEAS_LATENCY && rate_given(a, &msgs);
+}
+
+/* A server that cannot run open-loop latency: one line, the test fails. */
+static int no_open_loop(struct attempt *a, const char *host)
+{
+	return seterr(a->err, sizeof(a->err),
+		      "%s --rate: the server at %s does not run open-loop latency tests (qperf 0.4.11 or an older 0.5)",
+		      a->t->name, host);
+}
+
 /* --rate's figures and its one warning of a shortfall. */
 static void pace_figures(struct attempt *a, const struct tside *sd,
 			 struct results *res)
@@ -364,6 +380,7 @@ static void pace_figures(struct attempt *a, const struct tside *sd,
 
 	calc_pace(res, a->t, msgs, r, sd->kernel_paced,
 		  sd->paced ? &sd->pace : NULL);
+	calc_openloop(res, &sd->ol);
 	if (pace_shortfall_text(&res->pace, a->t->name, w, sizeof(w)))
 		out_warning(a->out, "%s", w);
 }
@@ -407,6 +424,8 @@ static int run_data(struct client *cl, struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: --rate needs a server that paces what it sends (qperf %s); this server (qperf %s) cannot",
 			      a->t->name, QPERF_VERSION, a->h.version);
+	if (open_loop_given(a) && !(sd.ext && (sd.peer_caps & CAP_OPENLOOP)))
+		return no_open_loop(a, cl->plan->host);
 	ival_client(cl, a, &sd);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
@@ -450,7 +469,7 @@ out:
 }
 
 /* Adjustments a 0.4.11 server needs; may fail with a clear error. */
-static int legacy_adjust(struct attempt *a)
+static int legacy_adjust(struct attempt *a, const char *host)
 {
 	uint64_t t = a->par.val[SIDE_LOC][PAR_TIME];
 
@@ -488,6 +507,8 @@ static int legacy_adjust(struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
 			      a->t->name, knob_given(a), QPERF_VERSION);
+	if (open_loop_given(a))
+		return no_open_loop(a, host);
 	if (server_paces(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: --rate needs a server running qperf %s or later to pace what it sends; this server runs 0.4, which cannot (tests where only the client sends are paced by the client alone)",
@@ -536,7 +557,7 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	 * another one (or one during setup) cuts the control waits short. */
 	a->c.intr = param_forever(a->t, &a->par) ? measure_abort_flag()
 					   : measure_interrupt_flag();
-	if (legacy && legacy_adjust(a) < 0)
+	if (legacy && legacy_adjust(a, cl->plan->host) < 0)
 		return -1;
 	fill_request(a, legacy);
 	if (ctl_connect(a, cl->plan) < 0)

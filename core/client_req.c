@@ -10,6 +10,7 @@
 
 #include "transports/transport.h"
 #include "client_int.h"
+#include "lib/olsched.h"
 #include "interval.h"
 #include "opts.h"
 #include "session.h"
@@ -66,6 +67,10 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 	if (a->par.used[PAR_RATE] || a->par.used[PAR_MSG_RATE]) {
 		q->rate = v[PAR_RATE];
 		q->msg_rate = v[PAR_MSG_RATE];
+		/* On a latency test: open loop (0.5 servers only). */
+		if (!legacy && a->t->measure == MEAS_LATENCY)
+			q->arrivals = a->s->arrivals ? a->s->arrivals
+						     : OL_CONSTANT;
 	}
 	if (!legacy && a->par.used[PAR_STREAMS]) {
 		q->streams = u32(v[PAR_STREAMS]);

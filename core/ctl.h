@@ -66,6 +66,7 @@ struct req {
 	uint32_t preflight; /* a conf request that is a preflight for the
 			     * test of index preflight - 1; 0: none */
 	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
+	uint32_t arrivals; /* REQX_ARRIVALS; 0: closed loop */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -86,6 +87,8 @@ enum reqx_item {
 			      * of this index + 1 (core/pathrun.h) */
 	REQX_RATE = 12, /* u64 bytes/s of the test; absent: not paced */
 	REQX_MSG_RATE = 13, /* u64 msgs/s of the test; absent: not paced */
+	REQX_ARRIVALS = 14, /* u32 1 constant, 2 Poisson: a latency test
+			     * with a rate runs open loop; absent: closed */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */

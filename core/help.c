@@ -75,7 +75,9 @@ static const struct test_help {
 	{ "tcp_lat", G_SOCK, "TCP one way latency",
 	  "The client and server bounce a message of --msg_size bytes back "
 	  "and forth over a TCP connection with Nagle's algorithm off; the "
-	  "latency is half the round trip." },
+	  "latency is half the round trip.  With --rate it runs open loop: "
+	  "requests on a schedule, several in flight, each timed from its "
+	  "intended send time (--arrivals)." },
 	{ "udp_bw", G_SOCK, "UDP streaming one way bandwidth",
 	  "The client sends datagrams as fast as it can; the server counts "
 	  "those that arrive.  Both the send and the receive rate are "
@@ -84,7 +86,8 @@ static const struct test_help {
 	  "kernel per call (sendmmsg), which 0.4.11 does not do." },
 	{ "udp_lat", G_SOCK, "UDP one way latency",
 	  "The client and server bounce one datagram back and forth; the "
-	  "latency is half the round trip." },
+	  "latency is half the round trip.  With --rate it runs open loop, "
+	  "as tcp_lat." },
 	{ "rc_bi_bw", G_RDMA_SR, "RC streaming two way bandwidth",
 	  "Both nodes send to each other at once with RC Send/Receive; the "
 	  "bandwidth is the sum of both directions." },

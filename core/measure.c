@@ -18,13 +18,13 @@
 #include "lib/hist.h"
 #include "interval.h"
 #include "measure.h"
+#include "measure_int.h"
 #include "progress.h"
 #include "output/report.h"
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "lib/alloc.h"
 
-#define POLL_BATCH 64 /* completions taken per poll */
 #define LOSSY_IDLE_END NS_PER_SEC /* a lossy count receiver gives up */
 #define LOSS_WAIT_MIN (50 * 1000000ULL) /* 50 ms: above scheduling noise */
 #define LOSS_WAIT_MAX NS_PER_SEC
@@ -38,7 +38,6 @@
 #define ATOMIC_VER_BASE 0x0123456789abcdefULL /* 0.4.11's M */
 #define WP_CLIENT_ID 0x55
 #define WP_SERVER_ID 0xAA
-#define fired timer_fired
 
 
 /* Where touch() leaves its sum, so the reads cannot be optimised away. */
@@ -55,40 +54,12 @@ static void touch(const char *buf, size_t len)
 	touch_sink = sum;
 }
 
-/* Shorthands over the session. */
-static const struct test_desc *T(const struct lrun *lr)
-{
-	return lr->s->t;
-}
-
-static bool lossy(const struct lrun *lr)
-{
-	return (lr->s->tp->flags & TF_LOSSY) != 0;
-}
-
-static uint64_t count_of(const struct lrun *lr)
-{
-	return lr->s->p.no_msgs;
-}
-
-/* Run until interrupted (-t 0 without -n): neither time nor count ends it;
- * a lossy side must not take the peer's quiet for the end. */
-static bool until_told(const struct lrun *lr)
-{
-	return !lr->s->p.time && !count_of(lr);
-}
-
-static bool count_reached(const struct lrun *lr, uint64_t n)
-{
-	return count_of(lr) && n >= count_of(lr);
-}
-
 static const char *peer_name(const struct lrun *lr)
 {
 	return lr->s->server ? "client" : "server";
 }
 
-static int idle_error(struct lrun *lr, const char *what, char *err,
+int loop_idle_error(struct lrun *lr, const char *what, char *err,
 		      size_t errlen)
 {
 	measure_stop(&lr->st);
@@ -96,7 +67,7 @@ static int idle_error(struct lrun *lr, const char *what, char *err,
 		      what, (double)lr->s->p.timeout / 1e9, peer_name(lr));
 }
 
-static int post(struct lrun *lr, enum op op, uint32_t n, char *err,
+int loop_post(struct lrun *lr, enum op op, uint32_t n, char *err,
 		size_t errlen)
 {
 	struct twr wr = { op, 0, 0, 0 };
@@ -104,15 +75,10 @@ static int post(struct lrun *lr, enum op op, uint32_t n, char *err,
 	return lr->s->tp->post(lr->s, &wr, n, err, errlen);
 }
 
-#define SEND_FAILED (-2) /* post_sends(): one failed, counted in s.errs */
+#define SEND_FAILED (-2) /* loop_post_sends(): one failed, counted in s.errs */
 
-/*
- * Post up to n sends (or writes) and count them as 0.4.11 does, on post.
- * Returns the number posted (0: the test is over), SEND_FAILED when the
- * transport said TP_SOFT (the error is counted and nothing was posted, so
- * no completion will come), or -1 with err filled.
- */
-static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
+/* Counted on post (measure_int.h). */
+int loop_post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 {
 	struct ustat *u = &lr->st.s;
 	int k;
@@ -127,7 +93,7 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 	}
 	if (n == 0)
 		return 0;
-	k = post(lr, T(lr)->op, n, err, errlen);
+	k = loop_post(lr, T(lr)->op, n, err, errlen);
 	if (k > 0) {
 		progress_note(); /* server watchdog (progress.h) */
 		u->msgs += (uint64_t)k;
@@ -139,18 +105,17 @@ static int post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 		return SEND_FAILED;
 	}
 	if (k == TP_IDLE)
-		return idle_error(lr, "sent", err, errlen);
+		return loop_idle_error(lr, "sent", err, errlen);
 	if (k == 0)
 		return 0;
 	measure_stop(&lr->st);
 	return -1;
 }
 
-/* Repost n used receives unless the test is over.  0, or -1 with err. */
-static int repost_recvs(struct lrun *lr, uint32_t n, char *err,
+int loop_repost_recvs(struct lrun *lr, uint32_t n, char *err,
 			size_t errlen)
 {
-	if (!n || fired || post(lr, OP_RECV, n, err, errlen) >= 0)
+	if (!n || fired || loop_post(lr, OP_RECV, n, err, errlen) >= 0)
 		return 0;
 	measure_stop(&lr->st);
 	return -1;
@@ -171,8 +136,7 @@ static uint64_t time_rt(struct lrun *lr, uint64_t t0)
 	return now;
 }
 
-/* Count one receive completion. */
-static void count_recv(struct lrun *lr, const struct tcomp *c)
+void loop_count_recv(struct lrun *lr, const struct tcomp *c)
 {
 	progress_note(); /* server watchdog (progress.h) */
 	if (c->status != TC_OK) {
@@ -204,7 +168,7 @@ static int nothing(struct lrun *lr, const char *what, uint64_t last,
 			lr->st.real_e = last;
 		return 1;
 	}
-	return idle_error(lr, what, err, errlen);
+	return loop_idle_error(lr, what, err, errlen);
 }
 
 static uint64_t recv_wait(const struct lrun *lr)
@@ -213,7 +177,7 @@ static uint64_t recv_wait(const struct lrun *lr)
 							     : UINT64_MAX;
 }
 
-static int poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
+int loop_poll_some(struct lrun *lr, struct tcomp *c, uint64_t wait,
 		     char *err, size_t errlen)
 {
 	int k = lr->s->tp->poll(lr->s, c, POLL_BATCH, wait, err, errlen);
@@ -304,7 +268,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		ival_check(lr->iv, &lr->st);
 		if (sends && out < depth &&
 		    (n = pace_now(lr, depth - out, &pwait)) > 0) {
-			k = post_sends(lr, n, err, errlen);
+			k = loop_post_sends(lr, n, err, errlen);
 			if (k == SEND_FAILED)
 				continue; /* nothing outstanding: go on */
 			if (k < 0)
@@ -321,7 +285,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 			pace_sleep(pwait); /* nothing to poll meanwhile */
 			continue;
 		}
-		k = poll_some(lr, c, pwait ? pwait : recvs ? recv_wait(lr)
+		k = loop_poll_some(lr, c, pwait ? pwait : recvs ? recv_wait(lr)
 							   : UINT64_MAX,
 			      err, errlen);
 		if (k < 0)
@@ -338,7 +302,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		}
 		for (int i = 0; i < k; i++) {
 			if (c[i].op == OP_RECV) {
-				count_recv(lr, &c[i]);
+				loop_count_recv(lr, &c[i]);
 				nrecv++;
 			} else if (out > 0) {
 				out--;
@@ -346,7 +310,7 @@ static int run_stream(struct lrun *lr, bool sends, bool recvs, char *err,
 		}
 		if (!lr->s->p.time && nrecv)
 			last = now_ns();
-		if (repost_recvs(lr, nrecv, err, errlen) < 0)
+		if (loop_repost_recvs(lr, nrecv, err, errlen) < 0)
 			return -1;
 	}
 	measure_stop(&lr->st);
@@ -411,7 +375,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 				*seqp = (char)++seq; /* sent from there too */
 			if ((recover || lr->hist) && !t_sent)
 				t_sent = now_ns(); /* else the last answer's */
-			k = post_sends(lr, 1, err, errlen);
+			k = loop_post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED) {
 				/* As 0.4.11: the initiator sends again, the
 				 * responder waits for the next message. */
@@ -428,7 +392,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 		wait = recover && !got ? loss_wait(srtt)
 		       : quiet_end   ? LOSSY_PP_IDLE_END
 				     : UINT64_MAX;
-		k = poll_some(lr, c, wait, err, errlen);
+		k = loop_poll_some(lr, c, wait, err, errlen);
 		if (k < 0)
 			return -1;
 		if (k == 0) {
@@ -455,7 +419,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 			if (recover && c[i].status == TC_OK &&
 			    (unsigned char)*seqp != seq)
 				continue; /* late: its exchange counted lost */
-			count_recv(lr, &c[i]);
+			loop_count_recv(lr, &c[i]);
 			got = true;
 			if (!recover && !quiet_end && !lr->hist)
 				continue; /* no clock read needed */
@@ -469,7 +433,7 @@ static int run_pingpong(struct lrun *lr, char *err, size_t errlen)
 			if (quiet_end)
 				last = now;
 		}
-		if (repost_recvs(lr, nrecv, err, errlen) < 0)
+		if (loop_repost_recvs(lr, nrecv, err, errlen) < 0)
 			return -1;
 	}
 	measure_stop(&lr->st);
@@ -533,7 +497,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 			n = pace_now(lr, n, &pwait);
 			if (timed && !t_post && n)
 				t_post = now_ns();
-			k = n ? post(lr, T(lr)->op, n, err, errlen) : 0;
+			k = n ? loop_post(lr, T(lr)->op, n, err, errlen) : 0;
 			if (k < 0)
 				return measure_stop(&lr->st), -1;
 			if (T(lr)->op != OP_READ)
@@ -549,7 +513,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 			pwait = 0;
 			continue;
 		}
-		k = poll_some(lr, c, pwait ? pwait : UINT64_MAX, err, errlen);
+		k = loop_poll_some(lr, c, pwait ? pwait : UINT64_MAX, err, errlen);
 		if (k < 0)
 			return -1;
 		if (k == 0 && pwait) {
@@ -627,7 +591,7 @@ static int run_atomic_ver(struct lrun *lr, char *err, size_t errlen)
 			goto out;
 	}
 	while (!fired) {
-		int k = poll_some(lr, c, UINT64_MAX, err, errlen);
+		int k = loop_poll_some(lr, c, UINT64_MAX, err, errlen);
 
 		if (k < 0)
 			goto out;
@@ -704,7 +668,7 @@ static int wp_spin(struct lrun *lr, char *err, size_t errlen)
 			if (lr->s->p.time)
 				deadline = now_ns() + lr->s->p.timeout;
 			else
-				return idle_error(lr, "received", err, errlen);
+				return loop_idle_error(lr, "received", err, errlen);
 		}
 	}
 }
@@ -728,12 +692,12 @@ static int run_write_poll(struct lrun *lr, char *err, size_t errlen)
 				break;
 			if (lr->hist && !t_post)
 				t_post = now_ns();
-			k = post_sends(lr, 1, err, errlen);
+			k = loop_post_sends(lr, 1, err, errlen);
 			if (k == SEND_FAILED)
 				continue; /* write again */
 			if (k <= 0)
 				return k < 0 ? -1 : (measure_stop(&lr->st), 0);
-			if (poll_some(lr, c, 0, err, errlen) < 0)
+			if (loop_poll_some(lr, c, 0, err, errlen) < 0)
 				return -1;
 			if (lr->s->server && count_reached(lr, lr->st.s.msgs))
 				break;
@@ -785,17 +749,21 @@ int loop_prep(struct lrun *lr, char *err, size_t errlen)
 	default:
 		return 0;
 	}
-	return post(lr, OP_RECV, depth, err, errlen) < 0 ? -1 : 0;
+	return loop_post(lr, OP_RECV, depth, err, errlen) < 0 ? -1 : 0;
 }
 
 int loop_run(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tsess *s = lr->s;
+	uint64_t time = s->p.time;
 	int rc;
 
+	/* An open-loop responder answers past its time until the client
+	 * says "test done" (core/openloop.c); its timer is the backstop. */
+	if (loop_open(s->t, &s->p) && s->server && time)
+		time += OL_SERVER_GRACE;
 	if ((lr->shared_timer ? measure_sample(&lr->st, err, errlen)
-			      : measure_start(&lr->st, s->p.time, err,
-					      errlen)) < 0)
+			      : measure_start(&lr->st, time, err, errlen)) < 0)
 		return -1;
 	pace_setup(lr, s->t->loop == LOOP_BI_BW ||
 			       (s->t->loop == LOOP_STREAM_BW && !s->server) ||
@@ -809,7 +777,8 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 		rc = run_stream(lr, true, true, err, errlen);
 		break;
 	case LOOP_PINGPONG:
-		rc = run_pingpong(lr, err, errlen);
+		rc = loop_open(s->t, &s->p) ? run_openloop(lr, err, errlen)
+				  : run_pingpong(lr, err, errlen);
 		break;
 	case LOOP_ONESIDED:
 	case LOOP_ATOMIC_VER:

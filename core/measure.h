@@ -144,6 +144,8 @@ struct lrun {
 	bool paced;
 	uint64_t pace_cost;
 	struct pace pace;
+	/* Open-loop latency (core/openloop.c): the initiator's counts. */
+	struct ol_stat ol;
 };
 
 /*
@@ -157,6 +159,11 @@ int loop_prep(struct lrun *lr, char *err, size_t errlen);
  * stop the window and the timer.  Returns 0 or -1 with err filled.
  */
 int loop_run(struct lrun *lr, char *err, size_t errlen);
+
+/* Does test t with parameters p run open loop (core/openloop.c): --rate
+ * and arrivals on a ping-pong latency test that takes --rate? */
+struct tparams;
+bool loop_open(const struct test_desc *t, const struct tparams *p);
 
 /* True if this role of test t has nothing to poll (see wait_peer). */
 bool loop_idle_side(const struct test_desc *t, bool server);

@@ -53,6 +53,7 @@ enum opt_act {
 	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
 	OA_SEED, /* --seed N */
 	OA_INTERVAL, /* -I: settings.interval */
+	OA_ARRIVALS, /* --arrivals: settings.arrivals */
 	OA_PLOT, /* --plot: plan->plot_file */
 	OA_JSON, /* -J: plan->json = JSON_DOC */
 	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */

@@ -21,6 +21,7 @@
 
 #include "checks.h"
 #include "interval.h"
+#include "lib/olsched.h"
 #include "opts.h"
 #include "opts_int.h"
 #include "output/plot.h"
@@ -549,6 +550,16 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 		s->interval = x;
 		s->interval_opt = spelling;
 		return 0;
+	case OA_ARRIVALS: {
+		int a = ol_arrivals_parse(v);
+
+		if (a < 0)
+			return opts_fail(err, errlen, spelling, v,
+				    "bad arrivals; use constant or poisson");
+		s->arrivals = (uint32_t)a;
+		s->arrivals_opt = spelling;
+		return 0;
+	}
 	case OA_LISTEN_PORT:
 		if (parse_value(o, spelling, v, &x, err, errlen))
 			return -1;
@@ -719,6 +730,50 @@ static int exporter_check(struct plan *plan, bool client, char *err,
 	return 0;
 }
 
+/* Is --rate given (or looped over) in these settings? */
+static bool rate_set(const struct settings *s)
+{
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+		if (s->par.set[side][PAR_RATE] || s->par.set[side][PAR_MSG_RATE])
+			return true;
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].opt->par == PAR_RATE ||
+		    s->loops[i].opt->par == PAR_MSG_RATE)
+			return true;
+	return false;
+}
+
+/*
+ * Open-loop latency (--rate on a latency test): --arrivals needs --rate,
+ * and a latency test that cannot run open loop yet refuses --rate.
+ */
+static int openloop_check(struct plan *plan, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < plan->ntests; i++) {
+		const struct plan_item *it = &plan->tests[i];
+		const struct test_desc *t = it->test;
+		bool lat = t->measure == MEAS_LATENCY;
+
+		if (it->s.arrivals == OL_POISSON && !rate_set(&it->s))
+			return opts_fail(err, errlen, it->s.arrivals_opt,
+				    ol_arrivals_name(it->s.arrivals),
+				    "needs --rate (the rate of requests of an open-loop latency test)");
+		if (it->s.arrivals && !rate_set(&it->s)) {
+			plan_warn(plan, "%s set but not used in test %s (it needs --rate)",
+				  it->s.arrivals_opt, t->name);
+			continue;
+		}
+		if (lat && rate_set(&it->s) &&
+		    !(t->uses & PAR_BIT(PAR_MSG_RATE)))
+			return opts_fail(err, errlen, t->name, NULL,
+				    "--rate: open-loop latency is not implemented for this test yet (socket latency tests only: tcp_lat, udp_lat, sctp_lat, sdp_lat, rds_lat)");
+		if (it->s.arrivals && !lat)
+			plan_warn(plan, "%s set but not used in test %s (open-loop latency is for latency tests)",
+				  it->s.arrivals_opt, t->name);
+	}
+	return 0;
+}
+
 /* Client or server, and the errors of spec §1.1. */
 static int decide_mode(struct plan *plan, bool client, char *err,
 		       size_t errlen)
@@ -758,6 +813,8 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 					      "try: qperf --help");
 		return -1;
 	}
+	if (openloop_check(plan, err, errlen) < 0)
+		return -1;
 	for (size_t i = 0; plan->plot_file && i < plan->ntests; i++)
 		if (plot_check(plan->tests[i].test, plan->tests[i].s.nloops, err,
 			       errlen) < 0)

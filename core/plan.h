@@ -39,6 +39,10 @@ struct settings {
 	struct loop loops[LOOP_MAX]; /* first given = outermost */
 	uint64_t interval; /* ns: -I, interval reports; 0 = none */
 	const char *interval_opt; /* -I as typed, for warnings */
+	/* --arrivals (enum ol_arrivals, lib/olsched.h): 0 not given (an
+	 * open-loop test then runs OL_CONSTANT); as typed, for errors */
+	uint32_t arrivals;
+	const char *arrivals_opt;
 };
 
 struct plan_item {

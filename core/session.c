@@ -118,6 +118,7 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->cpus = q->cpus;
 	p->rate = q->rate;
 	p->msg_rate = q->rate ? 0 : q->msg_rate;
+	p->arrivals = q->rate || q->msg_rate ? q->arrivals : 0;
 	p->time = q->time_ns;
 	p->timeout = q->timeout_ns;
 	memcpy(p->id, q->id, sizeof(p->id));
@@ -139,7 +140,7 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE;
+			CAP_RATE | CAP_OPENLOOP;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -176,12 +177,14 @@ static int wait_peer(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Does the server of this test need to be told that the run is over (a
- * count run of an idle server, or a run until interrupted)? */
+/* Does the server of this test need to be told that the run is over (an
+ * open-loop test, a count run of an idle server, or a run until
+ * interrupted)? */
 static bool peer_waits(const struct tside *sd)
 {
-	return sd->ext && sd->p.time == 0 &&
-	       (sd->forever || loop_idle_side(sd->t, true));
+	return sd->ext && ((sd->p.time == 0 &&
+			    (sd->forever || loop_idle_side(sd->t, true))) ||
+			   loop_open(sd->t, &sd->p));
 }
 
 bool session_forever(const struct tparams *p, bool ext, uint32_t caps)
@@ -410,12 +413,14 @@ static struct cnt_set *read_counters(struct strm *v, uint32_t n)
 	return c;
 }
 
-/* --rate: whether this side paced, and its streams' spread merged. */
+/* --rate: whether this side paced, and its streams' spread merged; an
+ * open-loop test's counts (one stream). */
 static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 {
 	sd->paced = v[0].lr.paced;
 	sd->kernel_paced = v[0].s.kernel_paced;
 	sd->pace = v[0].lr.pace;
+	sd->ol = v[0].lr.ol;
 	for (uint32_t i = 1; i < n; i++)
 		pace_merge(&sd->pace, &v[i].lr.pace);
 }
@@ -465,7 +470,9 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	int rc = -1;
 
 	chan_init(&ch, sd);
-	watch = sd->server && sd->forever && !loop_idle_side(sd->t, true);
+	/* An open-loop responder answers until told, too (openloop.c). */
+	watch = sd->server && !loop_idle_side(sd->t, true) &&
+		(sd->forever || loop_open(sd->t, &sd->p));
 	if (n > 1) {
 		sd->nstreams = n;
 		sd->sst = xcalloc(n, sizeof(*sd->sst));

@@ -74,6 +74,9 @@ struct tside {
 	 * did (TCP), and the spread of what its streams sent, merged. */
 	bool paced, kernel_paced;
 	struct pace pace;
+	/* --rate on a latency test: the open-loop initiator's counts
+	 * (core/openloop.c); arrivals 0: closed loop. */
+	struct ol_stat ol;
 	int last_errno; /* of the last failed send or receive */
 	struct tnote notes[TNOTE_MAX]; /* the transport's, for -v */
 	int nnotes;

@@ -280,6 +280,25 @@ struct pace_res {
 	uint64_t slices; /* how many, each PACE_SLICE_NS long */
 };
 
+/*
+ * Open-loop latency (--rate on a latency test, core/openloop.c) as the
+ * initiator counted it.  arrivals 0 (OL_CLOSED): a closed-loop test.
+ */
+#define OL_ABOVE_N 3 /* round trips above 1, 10 and 100 ms */
+struct ol_stat {
+	uint32_t arrivals; /* enum ol_arrivals (lib/olsched.h) */
+	uint64_t rate; /* requests/s offered */
+	uint64_t sent; /* requests sent */
+	uint64_t answered; /* requests answered (each timed) */
+	uint64_t late; /* sent more than one mean interval after their
+			* intended time */
+	uint64_t lost; /* never answered: within the loss wait (a lossy
+			* transport) or by the end of the drain */
+	uint64_t out_of_order; /* answered after a later request's answer */
+	uint64_t above[OL_ABOVE_N]; /* answered with a round trip above
+				     * 1, 10, 100 ms */
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -304,6 +323,7 @@ struct results {
 	 * valid only during the result event that carries these results. */
 	const struct cnt_both *cnt;
 	struct pace_res pace; /* --rate */
+	struct ol_stat ol; /* --rate on a latency test: open loop */
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

@@ -18,6 +18,7 @@
 #include "sink.h"
 #include "lib/verdict.h"
 #include "lib/err.h"
+#include "lib/olsched.h"
 #include "lib/alloc.h"
 #include "out.h"
 
@@ -454,7 +455,7 @@ const char *json_measure_name(int m)
 }
 
 /* --rate: offered and achieved, per direction, in the offered unit. */
-static json_t *pace_json(const struct pace_res *p)
+static json_t *pace_json(const struct pace_res *p, bool open_loop)
 {
 	json_t *o = json_object();
 	const char *u = p->msgs ? "msgs_per_s" : "Bps";
@@ -466,9 +467,32 @@ static json_t *pace_json(const struct pace_res *p)
 	xsnprintf(k, sizeof(k), "achieved_%s", u);
 	set(o, k, num(p->achieved));
 	set(o, "shortfall", num(p->shortfall));
-	set(o, "pacing", json_string(p->kernel ? "kernel" : "token_bucket"));
+	set(o, "pacing", json_string(p->kernel	   ? "kernel"
+				     : open_loop ? "open_loop"
+						 : "token_bucket"));
 	set(o, "spread", p->spread_valid ? num(p->spread) : json_null());
 	set(o, "slices", jint(p->slices));
+	return o;
+}
+
+/* An open-loop latency test's schedule and counts (--rate on a latency
+ * test; docs/openloop.md). */
+static json_t *openloop_json(const struct ol_stat *ol)
+{
+	static const char *const above[OL_ABOVE_N] = {
+		"rtt_above_1ms", "rtt_above_10ms", "rtt_above_100ms"
+	};
+	json_t *o = json_object();
+
+	set(o, "arrivals", json_string(ol_arrivals_name(ol->arrivals)));
+	set(o, "offered_per_s", jint(ol->rate));
+	set(o, "requests", jint(ol->sent));
+	set(o, "answered", jint(ol->answered));
+	set(o, "late_sends", jint(ol->late));
+	set(o, "lost", jint(ol->lost));
+	set(o, "out_of_order", jint(ol->out_of_order));
+	for (int i = 0; i < OL_ABOVE_N; i++)
+		set(o, above[i], jint(ol->above[i]));
 	return o;
 }
 
@@ -510,7 +534,9 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 	set(o, "loc", node_json(&res->l, &res->ln, &res->lp));
 	set(o, "rem", node_json(&res->r, &res->rn, &res->rp));
 	if (res->pace.valid)
-		set(o, "pace", pace_json(&res->pace));
+		set(o, "pace", pace_json(&res->pace, res->ol.arrivals != 0));
+	if (res->ol.arrivals)
+		set(o, "open_loop", openloop_json(&res->ol));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);

@@ -49,6 +49,15 @@ void calc_pace(struct results *res, const struct test_desc *t, bool msgs,
 	       uint64_t offered, bool kernel, const struct pace *own);
 
 /*
+ * An open-loop latency test (ol->arrivals non-zero; after calc_pace()):
+ * res->ol, the latency as the mean of the timed requests, the achieved
+ * rate as what the client sent in its window.  ol->arrivals 0: only
+ * res->ol is set (closed loop: nothing changes).
+ */
+struct ol_stat;
+void calc_openloop(struct results *res, const struct ol_stat *ol);
+
+/*
  * The one warning of a paced test that fell short by more than
  * PACE_MARGIN, into buf ("tcp_bw: the rate of 10 Gb/s could not be held:
  * 3.1 Gb/s achieved, 69.0% short").  Returns 1 when there is one, else 0.

@@ -3,13 +3,16 @@
  * --rate in the results: the offered and the achieved rate of a paced
  * test (per direction), the shortfall beyond the margin, and with -vx the
  * spread of the rate the senders achieved over 100 ms slices.  The lines
- * follow 0.4.11's and appear only for a paced test.
+ * follow 0.4.11's and appear only for a paced test.  An open-loop latency
+ * test (--rate on a latency test) adds its arrivals and its counts of
+ * late, lost and out-of-order requests.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "transports/transport.h"
 #include "lib/err.h"
+#include "lib/olsched.h"
 #include "lib/pace.h"
 #include "report.h"
 #include "report_tab.h"
@@ -44,6 +47,26 @@ void calc_pace(struct results *res, const struct test_desc *t, bool msgs,
 		p->shortfall = 1 - p->achieved / p->offered;
 	if (own)
 		p->spread_valid = pace_spread(own, &p->spread, &p->slices);
+}
+
+void calc_openloop(struct results *res, const struct ol_stat *ol)
+{
+	struct pace_res *p = &res->pace;
+	double t = res->ln.real_time;
+
+	res->ol = *ol;
+	if (!ol->arrivals)
+		return;
+	/* 0.4.11's latency (the window over the messages) means nothing
+	 * with several requests in flight: the mean of the timed ones. */
+	res->latency = res->lat.count ? res->lat.mean : 0;
+	if (!p->valid || t <= 0)
+		return;
+	/* Achieved: what the client sent in its window (its schedule). */
+	p->achieved = (double)(p->msgs ? res->l.s.msgs : res->l.s.bytes) / t;
+	p->shortfall = p->achieved < p->offered * (1 - PACE_MARGIN)
+			       ? 1 - p->achieved / p->offered
+			       : 0;
 }
 
 /* A rate as the warning says it: 200 Mb/s, 20 k msgs/s. */
@@ -96,8 +119,21 @@ void report_pace(struct report_table *t, const struct results *res)
 	pace_line(t, "achieved_rate", p->msgs, p->achieved);
 	if (t->o->v_used >= 1 && (e = report_add(t, "", "pacing", NULL)))
 		xsnprintf(e->data, sizeof(e->data), "%s",
-			  p->kernel ? "kernel (SO_MAX_PACING_RATE)"
-				    : "token bucket");
+			  p->kernel		? "kernel (SO_MAX_PACING_RATE)"
+			  : res->ol.arrivals	? "open-loop schedule"
+						: "token bucket");
+	if (res->ol.arrivals) {
+		const struct ol_stat *ol = &res->ol;
+
+		if ((e = report_add(t, "", "arrivals", NULL)))
+			xsnprintf(e->data, sizeof(e->data), "%s",
+				  ol_arrivals_name(ol->arrivals));
+		report_count(t, RC_A, "", "requests", ol->sent);
+		report_count(t, RC_A, "", "late_sends", ol->late);
+		report_count(t, RC_A, "", "lost", ol->lost);
+		report_count(t, RC_A, "", "out_of_order", ol->out_of_order);
+		return; /* no token bucket: the schedule is the figure */
+	}
 	if (t->o->v_extra < 1 || !p->spread_valid)
 		return;
 	report_put_val(t, "", "rate_spread", "%", p->spread * 100);

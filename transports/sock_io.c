@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "lib/addr.h"
 #include "lib/err.h"
@@ -150,7 +151,7 @@ static bool spin_more(const struct tsess *s, const struct sock_priv *sp,
 		      uint64_t start,
 		      uint64_t limit, short events)
 {
-	uint64_t spent, ms;
+	uint64_t spent;
 	struct pollfd pfd = { sp->fd, events, 0 };
 
 	if (!(sp->fast & SF_SPIN) || tsess_stopped(s))
@@ -162,8 +163,16 @@ static bool spin_more(const struct tsess *s, const struct sock_priv *sp,
 		sched_yield();
 		return true;
 	}
-	ms = limit ? (limit - spent) / 1000000 + 1 : 0;
-	poll(&pfd, 1, !limit ? -1 : ms > INT_MAX ? INT_MAX : (int)ms);
+	if (limit) {
+		/* To the ns: a short wait (open-loop latency's next request
+		 * being due) must not sleep a whole ms longer. */
+		struct timespec ts = { (time_t)((limit - spent) / NS_PER_SEC),
+				       (long)((limit - spent) % NS_PER_SEC) };
+
+		ppoll(&pfd, 1, &ts, NULL);
+		return true;
+	}
+	poll(&pfd, 1, -1);
 	return true;
 }
 
@@ -315,6 +324,10 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 			}
 			if (start)
 				start = now_ns();
+			/* Part of a message came: a short wait must not cut
+			 * it (the stream would lose its framing). */
+			if (limit && limit < sp->idle)
+				limit = sp->idle;
 			continue;
 		}
 		if (n == 0) {
@@ -358,6 +371,28 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 	}
 }
 
+/*
+ * A finite wait of a blocking socket: true once it is readable, false
+ * when ns passed or a signal (the test timer) cut the wait short.  Kernel
+ * sockets wait to the ns (ppoll), others in whole ms rounded up: a short
+ * wait (open-loop latency's next request being due) must not sleep in
+ * SO_RCVTIMEO's millisecond steps, nor leave a message half read.
+ */
+static bool wait_readable(const struct sock_priv *sp, uint64_t ns)
+{
+	struct pollfd p = { sp->fd, POLLIN, 0 };
+	uint64_t ms;
+
+	if (sp->xp->k == &sock_calls_kernel) {
+		struct timespec ts = { (time_t)(ns / NS_PER_SEC),
+				       (long)(ns % NS_PER_SEC) };
+
+		return ppoll(&p, 1, &ts, NULL) > 0;
+	}
+	ms = (ns + 999999) / 1000000;
+	return sp->xp->k->poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms) > 0;
+}
+
 /* Coarse SO_RCVTIMEO steps, so that a changing wait rarely costs a call. */
 static uint64_t wait_step(uint64_t ns)
 {
@@ -384,12 +419,17 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	}
 	if (sp->credits == 0 || max < 1)
 		return 0;
+	if (wait != UINT64_MAX && !(sp->fast & SF_SPIN)) {
+		if (!wait_readable(sp, wait))
+			return 0;
+		want = sp->idle; /* a message is coming: read all of it */
+	}
 	if (want != sp->rcvtimeo && !(sp->fast & SF_SPIN)) {
 		sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, want);
 		sp->rcvtimeo = want;
 	}
 	/* Spinning, a finite wait is kept exact (0: one try). */
-	if (wait != UINT64_MAX)
+	if (wait != UINT64_MAX && (sp->fast & SF_SPIN))
 		want = wait ? wait : 1;
 	switch (recv_msg(s, sp, want, &moved)) {
 	case XF_OK:

@@ -52,7 +52,8 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
-/* --rate: every bandwidth test (lib/pace.h). */
+/* --rate: every bandwidth test (lib/pace.h), and the socket latency
+ * tests, which then run open loop (core/openloop.c). */
 #define U_RT (PAR_BIT(PAR_RATE) | PAR_BIT(PAR_MSG_RATE))
 
 #ifdef HAVE_RDMA
@@ -86,17 +87,17 @@ const struct test_desc test_table[] = {
 	{ "quit", 1, TK_QUIT, MEAS_NONE, LOOP_NONE, OP_SEND, 0, 0,
 	  PAR_BIT(PAR_TIMEOUT), 0, NULL, NULL },
 	SOCK("rds_bw", 2, MEAS_BANDWIDTH, BW, 8192, U_SOCK_BW, rds),
-	SOCK("rds_lat", 3, MEAS_LATENCY, PP, 1, U_SOCK, rds),
+	SOCK("rds_lat", 3, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, rds),
 	SOCK("sctp_bw", 4, MEAS_BANDWIDTH, BW, 32768, U_SOCK_BW, sctp),
-	SOCK("sctp_lat", 5, MEAS_LATENCY, PP, 1, U_SOCK, sctp),
+	SOCK("sctp_lat", 5, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sctp),
 	SOCK("sdp_bw", 6, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, sdp),
-	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK, sdp),
+	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sdp),
 	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST, tcp),
-	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK, tcp),
+	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, tcp),
 	/* Depth 16: a 0.5 sender of small messages batches that many
 	 * datagrams per sendmmsg() call (SF_MMSG, sock_io.c). */
 	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
-	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK, udp),
+	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
 	     U_RC | U_AR | U_BWK | U_ST | U_RT, 0, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,

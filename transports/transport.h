@@ -119,6 +119,9 @@ struct tparams {
 	 * stream paces at its share (tsess_rate()). */
 	uint64_t rate; /* bytes/s */
 	uint64_t msg_rate; /* messages/s */
+	/* --rate on a latency test: open loop, its arrivals (enum
+	 * ol_arrivals, lib/olsched.h); 0: closed loop */
+	uint32_t arrivals;
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
@@ -140,6 +143,7 @@ struct tparams {
 #define CAP_COUNTERS 0x800u /* STAT carries this end's counters (STATX_COUNTERS) */
 #define CAP_FOREVER 0x1000u /* runs -t 0 until the client says "test done" */
 #define CAP_RATE 0x2000u /* paces its sends at REQX_RATE / REQX_MSG_RATE */
+#define CAP_OPENLOOP 0x4000u /* runs open-loop latency (REQX_ARRIVALS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

@@ -36,6 +36,7 @@ srcs="
 	core/streams.c
 	core/cpu.c
 	core/measure.c
+	core/openloop.c
 	core/measure_win.c
 	core/interval.c
 	core/fabric.c

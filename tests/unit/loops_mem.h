@@ -27,7 +27,7 @@
 
 #define MEM_BUF (65536 + 64)
 #define CQ_CAP 8192
-#define RXQ_CAP 64
+#define RXQ_CAP 1024 /* above an open-loop window of 1-byte sequences */
 #define MAX_CALLS_DEFAULT 2000000ULL
 #define MS 1000000ULL
 #define VER_M 0x0123456789abcdefULL

@@ -192,6 +192,8 @@ static const char *sample_value(const struct opt_desc *o)
 			return "10%";
 		if (o->act == OA_BASELINE || o->act == OA_COMPARE)
 			return "a.json";
+		if (o->act == OA_ARRIVALS)
+			return "constant";
 		if (o->act == OA_COMPLETION)
 			return "bash";
 		if (o->act == OA_EXPORTER)
@@ -302,9 +304,11 @@ TEST(every_option_parses)
 			if (r->act == OA_BASELINE)
 				CHECK_STR(p.checks.baseline, "a.json");
 			/* Server options on a client: "set but not used";
-			 * --tolerance without --baseline: not used. */
+			 * --tolerance without --baseline, --arrivals
+			 * without --rate: not used. */
 			CHECK(p.nwarn == (o->obsolete_for ? 1 : 0) +
 						 (r->act == OA_TOLERANCE ||
+						  r->act == OA_ARRIVALS ||
 						  r->act == OA_PORT_FILE ||
 						  r->act == OA_RENDEZVOUS ||
 						  r->act == OA_SEED ||
