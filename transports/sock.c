@@ -722,13 +722,18 @@ static int client_open(struct tsess *s, const struct xport *xp,
  * per second; TCP paces by itself since Linux 4.13, without the fq
  * qdisc).  A 64-bit value needs Linux 4.20; older kernels take 32 bits.
  * Sets s->kernel_paced when the kernel took it, else the loop paces.
+ * Never for a latency test: its --rate is the open loop's schedule of
+ * requests, and the kernel would pace each tiny packet, headers and all,
+ * at that many bytes a second (a 1-byte tcp_lat at 80 kb/s sent a
+ * seventh of its schedule).
  */
 static void kernel_pace(struct tsess *s, const struct xport *xp, int fd)
 {
 	uint64_t r = tsess_rate(s);
 	uint32_t r32 = r > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r;
 
-	if (s->server || !r || xp != &xport_tcp || xp->k != &sock_calls_kernel)
+	if (s->server || !r || xp != &xport_tcp ||
+	    xp->k != &sock_calls_kernel || s->t->measure == MEAS_LATENCY)
 		return;
 	if (xp->k->setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r,
 			      sizeof(r)) == 0 ||
