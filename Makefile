@@ -152,7 +152,7 @@ ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/client_req.o core/measure.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
-	core/checks.o core/completion.o
+	core/checks.o core/completion.o core/clients.o
 # The Prometheus exporter (docs/exporter.md), above the engine.
 EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \
 	exporter/http.o
