@@ -8,7 +8,8 @@
 # JSON is valid against the schema with the per-client entries; bad
 # values and refused combinations are one usage error (exit 2); a K above
 # the server's --max_per_client fails with the server's refusal naming
-# the limit, no hang, and the server still answers; a qperf 0.4.11
+# the limit, no hang, and the server still answers; rc_bw and rc_lat
+# over softverbs when it is built; a qperf 0.4.11
 # server is refused.
 #
 # Usage: bash tests/integration/clients.sh   (QPERF=... overrides)
@@ -137,6 +138,29 @@ if start_server -- --max_per_client 6; then
 	stop_server "$SERVER_PORT" "$SERVER_PID" "the --max_per_client 6 server stops"
 else
 	fail "a server with --max_per_client 6 starts"
+fi
+
+# RDMA over softverbs, when built: rc_bw and rc_lat from 3 clients.
+SV_LIB=$LIB_ROOT/softverbs/build
+if [ -e "$SV_LIB/libibverbs.so.1" ] &&
+	"$QPERF" --version | grep -q 'rdma: built'; then
+	SV=(env LD_LIBRARY_PATH="$SV_LIB" SOFTVERBS_FABRIC=qperf-clients-$$
+		SOFTVERBS_NODE=1)
+	if start_server "${SV[@]}" --; then
+		run "${SV[@]}" "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" --clients 3 \
+			-t 0.5 rc_bw rc_lat
+		expect "--clients 3 rc_bw rc_lat over softverbs: exit 0" 0 \
+			'^ +client3_latency += +[0-9.,]+ (ns|us|ms)$' '^$'
+		[ "$(count_lines '^ +client[1-3]_bw += +[0-9.,]+ [KMG]B/sec$')" = 3 ] &&
+			has '^ +aggregate_bw += ' &&
+			pass "rc_bw over softverbs: 3 clients and the aggregate" ||
+			fail "rc_bw over softverbs: 3 clients and the aggregate" "$(ctx)"
+		stop_server "$SERVER_PORT" "$SERVER_PID" "the softverbs server stops"
+	else
+		fail "a server over softverbs starts"
+	fi
+else
+	skip "--clients over softverbs" "softverbs or RDMA not built"
 fi
 
 # qperf 0.4.11 serves one test at a time: refused, with one line.
