@@ -880,8 +880,8 @@ int client_pair_sync(const struct plan *p, const struct test_desc *t,
 	rc = run_test(&cl, t, s, 0, 0);
 	outputs_release(&cl.out);
 	if (rc && !err[0])
-		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
-			  t->name);
+		xsnprintf(err, errlen, "%s failed (see the %s's stderr)",
+			  t->name, b ? "client" : "rank");
 	return rc;
 }
 

@@ -43,6 +43,7 @@
  * children of the previous test may not all be gone yet. */
 #define CLIENTS_BUSY_RETRY (2 * NS_PER_SEC)
 #define CLIENTS_BUSY_PAUSE (50 * 1000000ULL)
+#define CLIENTS_POLL NS_PER_SEC /* the longest single wait of the parent */
 #define CLIENTS_RELEASE 'G'
 #define CLIENTS_ERR_MAX 1024 /* the run's error: a client's, and more */
 
@@ -80,7 +81,7 @@ int clients_check(const struct plan *p, char *err, size_t errlen)
 		return 0;
 	if (p->mode == RUN_CLUSTER)
 		return seterr(err, errlen,
-			      "%s: not with --cluster (cluster mode runs its own incast pattern)",
+			      "%s: not with --cluster (cluster mode has its own patterns)",
 			      hdr);
 	if (p->plot_file)
 		return seterr(err, errlen, "%s: not with --plot", hdr);
@@ -102,7 +103,7 @@ int clients_check(const struct plan *p, char *err, size_t errlen)
 		if (s->par.val[SIDE_LOC][PAR_STREAMS] > 1 ||
 		    s->par.val[SIDE_REM][PAR_STREAMS] > 1)
 			return seterr(err, errlen,
-				      "%s: not with --streams (each client runs one stream; use --clients K for K streams from K processes)",
+				      "%s: not with --streams (each of the K clients runs one stream)",
 				      hdr);
 		if (s->interval)
 			return seterr(err, errlen, "%s: not with %s", hdr,
@@ -260,7 +261,9 @@ static void gather(struct child *v, uint32_t k, uint32_t pos,
 			}
 			break;
 		}
-		r = poll(pf, n, (int)((deadline - now) / 1000000 + 1));
+		r = poll(pf, n, deadline - now > CLIENTS_POLL ?
+					(int)(CLIENTS_POLL / 1000000) :
+					(int)((deadline - now) / 1000000 + 1));
 		if (r < 0 && errno != EINTR)
 			break;
 		for (uint32_t j = 0; r > 0 && j < n; j++) {
@@ -286,12 +289,21 @@ static void gather(struct child *v, uint32_t k, uint32_t pos,
 	free(got);
 }
 
-/* How long a stage of test it may take at most, from now. */
+/*
+ * How long a stage of a test may take at most, from now: beyond the
+ * child's own bounds (its timeouts, the test's time).  A test by count
+ * (-n without -t) runs as long as data moves, each wait of the child
+ * bounded: the parent has no deadline of its own then, and learns of a
+ * child's end from its socket pair.
+ */
 static uint64_t stage_deadline(const struct plan *p, const struct par_set *par,
 			       bool setup)
 {
 	uint64_t to = par->val[SIDE_LOC][PAR_TIMEOUT];
 
+	if (!setup && !par->set[SIDE_LOC][PAR_TIME] &&
+	    par->val[SIDE_LOC][PAR_NO_MSGS])
+		return UINT64_MAX;
 	return now_ns() + CLIENTS_GRACE + 3 * to +
 	       (setup ? p->wait_server : par->val[SIDE_LOC][PAR_TIME]);
 }

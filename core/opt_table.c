@@ -494,8 +494,9 @@ const struct opt_desc opt_table[] = {
 	  "0 waits for every rank to join (default 30 s)."),
 	A("--clients", NULL, OT_INT, OA_CLIENTS, false, 1, CLIENTS_MAX, "K",
 	  "Run K clients at once (an incast). "
-	  "K client processes run each test against one server, set up in "
-	  "turn and released together into their measured windows; the "
+	  "K client processes run each test against one server at once; "
+	  "each stops once its test is set up, and all K are released "
+	  "together into their measured windows; the "
 	  "report gives each client's figure, the aggregate (the sum of a "
 	  "bandwidth or message rate; the mean and largest latency), Jain's "
 	  "fairness index and the slowest client against the fair share.  "
