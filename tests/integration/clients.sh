@@ -14,15 +14,11 @@
 #
 # Usage: bash tests/integration/clients.sh   (QPERF=... overrides)
 
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
 
-start_server || { fail "our server starts"; finish; }
+integration_server
 PORT=$SERVER_PORT
 SPID=$SERVER_PID
-
-Q() {
-	run "$QPERF" 127.0.0.1 -lp "$PORT" "$@"
-}
 
 # The number of the server's children now.
 server_children() {
@@ -62,7 +58,7 @@ expect "--clients 4 tcp_bw: exit 0, quiet" 0 '' '^$'
 	fail "--clients 4: the server ran 4 children at once" "most seen: $most" "$(ctx)"
 
 if json_need; then
-	Q --clients 4 -t 1 --json tcp_bw
+	C --clients 4 -t 1 --json tcp_bw
 	expect "--clients 4 tcp_bw --json: exit 0" 0
 	json_valid "--clients 4 tcp_bw --json" doc
 	json_assert "tcp_bw: 4 per-client figures, all above 0" \
@@ -79,7 +75,7 @@ if json_need; then
 	json_assert "tcp_bw: the clients' windows began within 2 s" \
 		'T0["clients"]["start_spread_s"] < 2 and all(c["start_s"] < 2 for c in T0["clients"]["per_client"])'
 
-	Q --clients 3 -t 1 --json udp_bw tcp_lat
+	C --clients 3 -t 1 --json udp_bw tcp_lat
 	expect "--clients 3 udp_bw tcp_lat --json: exit 0" 0
 	json_valid "--clients 3 udp_bw tcp_lat --json" doc
 	json_assert "udp_bw: 3 received bandwidths and their sum" \
@@ -87,11 +83,11 @@ if json_need; then
 	json_assert "tcp_lat: 3 latencies, their mean and max" \
 		'(lambda C: C["figure"] == "latency_s" and C["aggregate"]["kind"] == "mean" and abs(C["aggregate"]["value"] - sum(c["figure"] for c in C["per_client"]) / 3) < 1e-12 and C["aggregate"]["max"] == max(c["figure"] for c in C["per_client"]) and C["slowest"]["figure"] == C["aggregate"]["max"])(tests[1]["clients"])'
 
-	Q --clients 2 -t 0.5 --json_stream tcp_bw
+	C --clients 2 -t 0.5 --json_stream tcp_bw
 	json_valid "--clients 2 --json_stream" stream
 fi
 
-Q --clients 2 -t 0.5 tcp_lat
+C --clients 2 -t 0.5 tcp_lat
 match_lines "--clients 2 tcp_lat: each latency, the mean and max" \
 	"$OUT_FILE" 'tcp_lat:' \
 	' +client1_latency += +[0-9.,]+ (ns|us|ms)' \
@@ -104,7 +100,7 @@ match_lines "--clients 2 tcp_lat: each latency, the mean and max" \
 
 # Bad values and combinations: one line naming it, exit 2, nothing run.
 for bad in 0 abc 1000 17; do
-	Q --clients "$bad" tcp_bw
+	C --clients "$bad" tcp_bw
 	expect "--clients $bad: one usage error, exit 2" 2 '^$' \
 		"^qperf: --clients: $bad: "
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "--clients $bad: one line" "$(ctx)"
@@ -112,7 +108,7 @@ done
 for combo in "--streams 2 tcp_bw" "--loop msg_size:1K:4K:*2 tcp_bw" \
 	"-I 0.5 tcp_bw" "conf" "-t 0 tcp_bw" "--expect bw>=1MB/s tcp_bw"; do
 	# shellcheck disable=SC2086
-	Q --clients 2 $combo
+	C --clients 2 $combo
 	expect "--clients 2 $combo: refused, exit 2" 2 '^$' '^qperf: --clients: '
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "--clients 2 $combo: one line" "$(ctx)"
 done
@@ -122,7 +118,7 @@ expect "--clients with --cluster: refused, exit 2" 2 '^$' \
 
 # Above the server's --max_per_client (4 by default): the server's
 # refusal, named by client and naming the limit; no hang; exit 1.
-Q --clients 6 -t 1 tcp_bw
+C --clients 6 -t 1 tcp_bw
 expect "--clients 6 against --max_per_client 4: fails, exit 1" 1 \
 	'client[56]_bw += +failed' \
 	'^qperf: [0-9] of 6 clients failed; client [0-9]: tcp_bw: server: server busy: .*at most 4 per client.*--max_per_client'
@@ -163,15 +159,16 @@ else
 	skip "--clients over softverbs" "softverbs or RDMA not built"
 fi
 
-# qperf 0.4.11 serves one test at a time: refused, with one line.
-if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
+# qperf 0.4.11 serves one test at a time: refused, with one line.  (The
+# library's cleanup stops the 0.4.11 server, a tracked PID.)
+if [ ! -x "$LEGACY_QPERF" ]; then
+	skip "0.4.11 server" "no $LEGACY_QPERF"
+elif start_legacy_server; then
 	run -t 60 "$QPERF" 127.0.0.1 -lp "$LEGACY_PORT" --clients 2 -t 1 tcp_bw
 	expect "0.4.11 server: --clients refused" 1 '' \
 		'^qperf: 2 of 2 clients failed; client 1: tcp_bw: --clients needs a server running qperf 0\.5\.0 or later, which serves clients at once; this server runs 0\.4, which serves one test at a time$'
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "0.4.11 refusal: one line" "$(ctx)"
-	kill "$LEGACY_PID" 2>/dev/null
-	wait "$LEGACY_PID" 2>/dev/null
 else
-	skip "0.4.11 server" "no $LEGACY_QPERF"
+	fail "qperf 0.4.11 starts"
 fi
 finish
