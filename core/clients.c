@@ -256,8 +256,7 @@ static void gather(struct child *v, uint32_t k, uint32_t pos,
 				kill(c->pid, SIGKILL);
 				c->failed = true;
 				xsnprintf(c->m.err, sizeof(c->m.err),
-					  "client %u did not answer in time; stopped",
-					  map[j] + 1);
+					  "no answer in time; stopped");
 			}
 			break;
 		}
@@ -276,8 +275,7 @@ static void gather(struct child *v, uint32_t k, uint32_t pos,
 			if (got_n != (ssize_t)sizeof(c->m)) {
 				c->failed = true;
 				xsnprintf(c->m.err, sizeof(c->m.err),
-					  "client %u ended without its results",
-					  map[j] + 1);
+					  "ended without its results");
 			} else if (c->m.test == pos && c->m.type == CM_FAIL) {
 				c->failed = true;
 			} else if (c->m.test == pos && c->m.type == want) {
@@ -369,7 +367,7 @@ static int run_one(const struct plan *p, struct outputs *out,
 		if (send(v[i].fd, &b, 1, MSG_NOSIGNAL) != 1) {
 			v[i].failed = true;
 			xsnprintf(v[i].m.err, sizeof(v[i].m.err),
-				  "client %u is gone", i + 1);
+				  "gone before its start");
 		}
 	if (released)
 		gather(v, k, pos, CM_DONE, stage_deadline(p, &par, false));
