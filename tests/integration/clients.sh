@@ -8,7 +8,8 @@
 # JSON is valid against the schema with the per-client entries; bad
 # values and refused combinations are one usage error (exit 2); a K above
 # the server's --max_per_client fails with the server's refusal naming
-# the limit, no hang, and the server still answers; rc_bw and rc_lat
+# the limit, no hang, and the server still answers; --max_memory counts
+# the clients together; rc_bw and rc_lat
 # over softverbs when it is built; a qperf 0.4.11
 # server is refused.
 #
@@ -134,6 +135,19 @@ if start_server -- --max_per_client 6; then
 	stop_server "$SERVER_PORT" "$SERVER_PID" "the --max_per_client 6 server stops"
 else
 	fail "a server with --max_per_client 6 starts"
+fi
+
+# --max_memory counts the K clients' buffers together: 3 of 400 KiB do
+# not fit in 1 MiB, and the one refused says so.
+if start_server -- --max_memory 1M; then
+	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" --clients 3 -t 0.5 -m 400K tcp_bw
+	expect "--clients 3 -m 400K against --max_memory 1M: the server's refusal" 1 \
+		'client[1-3]_bw += +failed' \
+		'^qperf: 1 of 3 clients failed; client [1-3]: tcp_bw: server: not enough memory: .*--max_memory'
+	check_alive "the --max_memory server answers afterwards" "$SERVER_PORT" "$SERVER_PID"
+	stop_server "$SERVER_PORT" "$SERVER_PID" "the --max_memory server stops"
+else
+	fail "a server with --max_memory 1M starts"
 fi
 
 # RDMA over softverbs, when built: rc_bw and rc_lat from 3 clients.
