@@ -133,14 +133,16 @@ endif
 # engine in core/; exporter/ sits above it, beside qperf.c, main().
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
-	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o
+	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
+	lib/fair.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
 	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
-	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o
+	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o \
+	output/report_clients.o output/json_clients.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
@@ -150,7 +152,7 @@ ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/client_req.o core/measure.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
-	core/checks.o core/completion.o
+	core/checks.o core/completion.o core/clients.o core/clients_check.o
 # The Prometheus exporter (docs/exporter.md), above the engine.
 EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \
 	exporter/http.o

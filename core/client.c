@@ -58,6 +58,7 @@ struct client {
 	unsigned npre;
 	char pre_err[ERR_MAX]; /* a preflight's: plan item pre_pos's error */
 	size_t pre_pos;
+	const struct client_barrier *barrier; /* --clients, or NULL */
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -427,6 +428,10 @@ static int run_data(struct client *cl, struct attempt *a)
 	if (open_loop_given(a) && !(sd.ext && (sd.peer_caps & CAP_OPENLOOP)))
 		return no_open_loop(a, cl->plan->host);
 	ival_client(cl, a, &sd);
+	if (cl->barrier) {
+		sd.barrier = cl->barrier->wait;
+		sd.barrier_arg = cl->barrier->arg;
+	}
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -557,6 +562,10 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 	 * another one (or one during setup) cuts the control waits short. */
 	a->c.intr = param_forever(a->t, &a->par) ? measure_abort_flag()
 					   : measure_interrupt_flag();
+	if (legacy && cl->barrier)
+		return seterr(a->err, sizeof(a->err),
+			      "%s: --clients needs a server running qperf %s or later, which serves clients at once; this server runs 0.4, which serves one test at a time",
+			      a->t->name, QPERF_VERSION);
 	if (legacy && legacy_adjust(a, cl->plan->host) < 0)
 		return -1;
 	fill_request(a, legacy);
@@ -878,24 +887,32 @@ int client_main(const struct plan *p)
 	return rc;
 }
 
-int client_pair(const struct plan *p, const struct test_desc *t,
-		const struct settings *s, const char *host, uint16_t port,
-		struct pair_res *out, char *err, size_t errlen)
+int client_pair_sync(const struct plan *p, const struct test_desc *t,
+		     const struct settings *s, const struct client_barrier *b,
+		     struct pair_res *out, char *err, size_t errlen)
 {
-	struct plan q = *p;
-	struct client cl = { .plan = &q };
+	struct client cl = { .plan = p, .barrier = b };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	err[0] = '\0';
-	q.host = host;
-	q.listen_port = port;
 	outputs_init(&cl.out);
 	capture_sink(&cl.out, out, err, errlen);
 	rc = run_test(&cl, t, s, 0, 0);
 	outputs_release(&cl.out);
 	if (rc && !err[0])
-		xsnprintf(err, errlen, "%s failed (see the rank's stderr)",
-			  t->name);
+		xsnprintf(err, errlen, "%s failed (see the %s's stderr)",
+			  t->name, b ? "client" : "rank");
 	return rc;
+}
+
+int client_pair(const struct plan *p, const struct test_desc *t,
+		const struct settings *s, const char *host, uint16_t port,
+		struct pair_res *out, char *err, size_t errlen)
+{
+	struct plan q = *p;
+
+	q.host = host;
+	q.listen_port = port;
+	return client_pair_sync(&q, t, s, NULL, out, err, errlen);
 }

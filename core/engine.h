@@ -45,4 +45,37 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 		const struct settings *s, const char *host, uint16_t port,
 		struct pair_res *out, char *err, size_t errlen);
 
+/*
+ * --clients: the common start of K clients.  wait is called by a client's
+ * test once its data path is set up, just before its measured window
+ * (core/session.h); it returns 0 to start, or -1 with err filled.
+ */
+struct client_barrier {
+	int (*wait)(void *arg, uint64_t timeout, char *err, size_t errlen);
+	void *arg;
+};
+
+/*
+ * client_pair() against p->host and p->listen_port, stopping at b before
+ * the window (core/clients.c's children).  A 0.4.11 server is refused
+ * before its test starts: it serves one test at a time.
+ */
+int client_pair_sync(const struct plan *p, const struct test_desc *t,
+		     const struct settings *s, const struct client_barrier *b,
+		     struct pair_res *out, char *err, size_t errlen);
+
+/*
+ * --clients K: run the plan's tests from K client processes at once
+ * against p->host and print, per test, each client's figure, the
+ * aggregate, fairness and the slowest client (docs/clients.md).  Returns
+ * the exit status (0, or 1 when a client failed); prints its own errors.
+ */
+int clients_main(const struct plan *p);
+
+/*
+ * --clients against the rest of the plan: 0, or -1 with err filled (a
+ * usage error: a combination it does not run).
+ */
+int clients_check(const struct plan *p, char *err, size_t errlen);
+
 #endif

@@ -505,6 +505,19 @@ const struct opt_desc opt_table[] = {
 	  "A client keeps trying to connect for Time.  "
 	  "Default 5 s; 0 tries once.  In cluster mode it is the time rank "
 	  "0 waits for every rank to join (default 30 s)."),
+	A("--clients", NULL, OT_INT, OA_CLIENTS, false, 1, CLIENTS_MAX, "K",
+	  "Run K clients at once (an incast). "
+	  "K client processes run each test against one server at once; "
+	  "each stops once its test is set up, and all K are released "
+	  "together into their measured windows; the "
+	  "report gives each client's figure, the aggregate (the sum of a "
+	  "bandwidth or message rate; the mean and largest latency), Jain's "
+	  "fairness index and the slowest client against the fair share.  "
+	  "K is 1 to 16; the server serves at most --max_per_client (4 by "
+	  "default) from one address, so a larger K needs a server started "
+	  "with a larger --max_per_client.  Data tests only; not with "
+	  "--loop, --streams, --cluster, -I, --plot, --expect, --baseline "
+	  "or -t 0.  Needs qperf 0.5 on the server.  See docs/clients.md."),
 	A("--cluster", "-cl", OT_SPECIAL, OA_CLUSTER, false, 0, 0, "Pattern",
 	  "Test between the ranks of a cluster. "
 	  "Started as one process per node by mpirun, srun or anything that "

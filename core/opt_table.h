@@ -50,6 +50,7 @@ enum opt_act {
 	OA_MAX_MEMORY, /* --max_memory */
 	OA_MAX_SETUP, /* --max_setup */
 	OA_CLUSTER, /* --cluster PATTERN: RUN_CLUSTER */
+	OA_CLIENTS, /* --clients K: plan->clients */
 	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
 	OA_SEED, /* --seed N */
 	OA_INTERVAL, /* -I: settings.interval */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "engine.h"
 #include "interval.h"
 #include "lib/olsched.h"
 #include "opts.h"
@@ -587,6 +588,11 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 					 "empty address");
 		plan->cluster.rendezvous = v;
 		return 0;
+	case OA_CLIENTS:
+		if (parse_value(o, spelling, v, &x, err, errlen))
+			return -1;
+		plan->clients = (uint32_t)x;
+		return 0;
 	case OA_SEED:
 		if (parse_value(o, spelling, v, &x, err, errlen))
 			return -1;
@@ -789,6 +795,8 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 	if (rc)
 		return rc < 0 ? -1 : 0;
 	if (param_forever_check(plan, err, errlen) < 0)
+		return -1;
+	if (clients_check(plan, err, errlen) < 0)
 		return -1;
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);

@@ -124,6 +124,7 @@ struct plan {
 	uint16_t listen_port; /* default 19765; 0 allowed for a server */
 	const char *port_file; /* server: write the bound port here */
 	const char *plot_file; /* client: --plot, an SVG of the sweep */
+	uint32_t clients; /* client: --clients K (0: not given) */
 	uint64_t wait_server; /* ns, default 5 s */
 	uint64_t server_timeout; /* ns, server's request timeout (-lto) */
 	bool debug; /* -D */

@@ -501,6 +501,9 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	for (uint32_t i = 0; i < n; i++)
 		if (loop_prep(&v[i].lr, err, errlen) < 0)
 			goto out;
+	if (!sd->server && sd->barrier &&
+	    sd->barrier(sd->barrier_arg, sd->c->timeout, err, errlen) < 0)
+		goto out;
 	debugf(sd->c->debug, "waiting for synchronization before test");
 	if (ctl_sync(sd->c, SYNC_BEFORE, err, errlen) < 0)
 		goto out;

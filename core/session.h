@@ -43,6 +43,14 @@ struct tside {
 	 * The caller sets it (session_forever() says whether it applies).
 	 */
 	bool forever;
+	/*
+	 * Client, --clients (core/clients.c): called once the data path is
+	 * set up, just before the "before" sync that starts the window, so
+	 * that K clients start together.  timeout: ns it may wait.  0 to go
+	 * on, -1 with err filled.  NULL: none.
+	 */
+	int (*barrier)(void *arg, uint64_t timeout, char *err, size_t errlen);
+	void *barrier_arg;
 	/* Results. */
 	struct node_stat st; /* what this side measured */
 	struct node_stat peer; /* client: the server's STAT */

@@ -433,4 +433,20 @@ struct pair_res {
 			      * both ends' facts (valid false: none known) */
 };
 
+/*
+ * --clients (core/clients.c): one client's outcome of one test.  The
+ * figures are its pair_res (SI units); start is when its window began,
+ * in ns after the earliest client's.
+ */
+#define CLIENTS_MAX 16 /* --clients: the most a qperf server runs at once */
+#define CLIENT_ERR_MAX 400
+struct client_res {
+	bool ok;
+	struct pair_res r;
+	double fig; /* the test's figure: bandwidth (recv_bw) in B/s, a
+		     * message rate in 1/s or a latency in s */
+	uint64_t start; /* ns after the first client's window began */
+	char err[CLIENT_ERR_MAX]; /* when !ok */
+};
+
 #endif

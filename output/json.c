@@ -756,6 +756,14 @@ static void js_result(void *self, const struct out_result *r)
 	json_test_verdict(j->doc, r->verdict);
 }
 
+static void js_clients(void *self, const struct out_clients *c)
+{
+	struct json_sink *j = self;
+
+	if (j->doc && j->doc->cur)
+		set(j->doc->cur, "clients", json_clients(j->t, c));
+}
+
 static void js_error(void *self, const struct out_error *e)
 {
 	struct json_sink *j = self;
@@ -791,6 +799,7 @@ static const struct sink_ops json_ops = {
 	.test_start = js_test_start,
 	.interval = js_interval,
 	.result = js_result,
+	.clients = js_clients,
 	.error = js_error,
 	.warning = js_warning,
 	.end = js_end,

@@ -167,6 +167,10 @@ void json_finish(struct json_doc *d, int status, bool interrupted,
 void json_finish_caught(struct json_doc *d, int status, bool interrupted,
 			int sig, const char *message);
 
+/* The "clients" object of a --clients test t (output/json_clients.c).
+ * A new reference. */
+struct out_clients;
+json_t *json_clients(const struct test_desc *t, const struct out_clients *c);
 /* The "counters" object of a result (output/json_cnt.c): both ends'
  * loss and error counters.  A new reference. */
 struct cnt_both;

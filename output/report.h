@@ -106,6 +106,14 @@ void report_streams(FILE *f, const struct test_desc *t,
 		    const struct results *res, uint32_t n,
 		    const struct out_opts *o);
 
+/*
+ * --clients: each client's figure, the aggregate, fairness and the
+ * slowest client of test t as a table (output/report_clients.c).
+ */
+struct out_clients;
+void report_clients(FILE *f, const struct test_desc *t,
+		    const struct out_opts *o, const struct out_clients *c);
+
 /* Print the conf test's eight lines. */
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem);

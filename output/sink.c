@@ -90,6 +90,11 @@ void out_result(struct outputs *o, const struct out_result *r)
 	FAN(o, result, r);
 }
 
+void out_clients(struct outputs *o, const struct out_clients *c)
+{
+	FAN(o, clients, c);
+}
+
 void out_test_error(struct outputs *o, const struct out_error *e)
 {
 	FAN(o, error, e);
@@ -200,11 +205,19 @@ static void text_result(void *self, const struct out_result *r)
 		verdict_text(x->f, r->verdict);
 }
 
+static void text_clients(void *self, const struct out_clients *c)
+{
+	struct text *x = self;
+
+	report_clients(x->f, x->cur.t, x->cur.o, c);
+}
+
 static const struct sink_ops text_ops = {
 	.test_start = text_test_start,
 	.conf = text_conf,
 	.interval = text_interval,
 	.result = text_result,
+	.clients = text_clients,
 	.release = free,
 };
 

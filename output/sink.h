@@ -2,7 +2,8 @@
 /*
  * The one output interface.  The client (core/client.c) emits events,
  * in this order: run_start, conf (the run's own, JSON only), then per test
- * and --loop iteration test_start, any interval, then result or error;
+ * and --loop iteration test_start, any interval, then result or error
+ * (--clients: clients, then error if a client failed);
  * warnings at any time; finish and end once.  Each output format is a sink
  * that implements the events it cares about (a NULL operation is skipped):
  *
@@ -71,6 +72,18 @@ struct out_result {
 	const struct path_report *path;
 };
 
+/*
+ * --clients: every client's outcome of the test (c[0..n)), and when all
+ * succeeded the summary of their figures (sum NULL otherwise); spread:
+ * ns between the first and the last client's window start.
+ */
+struct fair_sum;
+struct out_clients {
+	const struct client_res *c;
+	uint32_t n;
+	const struct fair_sum *sum;
+	uint64_t spread;
+};
 /* A failed test: the message (without "qperf: ") and its exit status. */
 struct out_error {
 	const char *message;
@@ -103,6 +116,7 @@ struct sink_ops {
 	int (*interval)(void *self, const struct ival_rec *r, char *err,
 			size_t errlen);
 	void (*result)(void *self, const struct out_result *r);
+	void (*clients)(void *self, const struct out_clients *c);
 	void (*error)(void *self, const struct out_error *e);
 	void (*warning)(void *self, const char *message);
 	/* Close what the sink writes (files); 0, or -1 with err filled. */
@@ -139,6 +153,8 @@ void out_test_start(struct outputs *o, const struct out_test *t);
 int out_interval(struct outputs *o, const struct ival_rec *r, char *err,
 		 size_t errlen);
 void out_result(struct outputs *o, const struct out_result *r);
+/* --clients: a test's outcome per client, before any out_test_error(). */
+void out_clients(struct outputs *o, const struct out_clients *c);
 void out_test_error(struct outputs *o, const struct out_error *e);
 /* A printf-style warning (without "qperf: warning: "). */
 void out_warning(struct outputs *o, const char *fmt, ...)

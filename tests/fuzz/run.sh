@@ -37,6 +37,7 @@ srcs="
 	core/cpu.c
 	core/measure.c
 	core/openloop.c
+	core/clients_check.c
 	core/measure_win.c
 	core/interval.c
 	core/fabric.c
@@ -64,6 +65,8 @@ srcs="
 	output/json.c
 	output/json_cnt.c
 	output/json_path.c
+	output/report_clients.c
+	output/json_clients.c
 "
 # The product sources are compiled once (for every harness; in parallel,
 # as many at once as there are CPUs), then each harness is linked.
