@@ -82,10 +82,25 @@ total_fail=0
 summary=()
 arg_checks=0 # checks counted for the current argument
 
+# child_cpu VAR: set VAR to the CPU seconds (user + system) of this
+# shell's waited-for children so far (bash's `times`, second line; run in
+# this shell: a subshell would have children of its own).
+child_cpu() {
+	local u s f
+	f=$(mktemp)
+	times >"$f"
+	{ read -r _; read -r u s; } <"$f"
+	rm -f "$f"
+	printf -v "$1" '%s' "$(awk -v u="$u" -v s="$s" 'function sec(t, m) {
+		m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t)
+		return m * 60 + t } BEGIN { printf "%d", sec(u) + sec(s) }')"
+}
+
 run_suite() { # name, command...
-	local name=$1 out last p f start
+	local name=$1 out last p f start cpu0 cpu1
 	shift
 	start=$(date +%s)
+	child_cpu cpu0
 	echo "=== $name${QPERF_CHECKS:+ (QPERF_CHECKS=$QPERF_CHECKS)}: $*"
 	out=$(mktemp)
 	"$@" 2>&1 | tee "$out"
@@ -102,7 +117,9 @@ run_suite() { # name, command...
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	arg_checks=$((arg_checks + p + f))
-	summary+=("$(printf '%-24s %4d passed, %3d failed  (%ds)' "$name" "$p" "$f" $(($(date +%s) - start)))")
+	child_cpu cpu1
+	summary+=("$(printf '%-24s %4d passed, %3d failed  (%ds, cpu %ds)' "$name" "$p" "$f" \
+		$(($(date +%s) - start)) $((cpu1 - cpu0)))")
 }
 
 # run_parts SUITE PATTERN NAME... : the parts of a suite whose NAME
