@@ -34,8 +34,8 @@ struct hist;
 void calc_extra(struct results *res, const struct test_desc *t,
 		const struct hist *loc, const struct hist *rem);
 
-/* --rate: what falls short by more than this is warned of (10 %). */
-#define PACE_MARGIN 0.10
+/* --rate: what falls short by more than this is warned of (5 %). */
+#define PACE_MARGIN 0.05
 
 /*
  * --rate (after calc_results): res->pace from the offered rate (bytes/s,

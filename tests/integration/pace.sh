@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# --rate on loopback (issue 19 item 1): tcp_bw (paced by the kernel) and
-# udp_bw (the token bucket) at 200 Mb/s achieve within 10%, --streams 2
+# --rate on loopback (issue 19 items 1 and 6): tcp_bw (paced by the
+# kernel) at 100, 400 and 1600 Mb/s and udp_bw (the token bucket) at 50,
+# 200 and 800 Mb/s achieve
+# within 5% (or say they fell short), --streams 2
 # paces the sum, a message rate (20k/s of 1 KiB) on udp_bw, a rate loopback cannot
 # carry draws the one shortfall warning, the report's added lines and
 # their JSON (valid against the schema), a --loop over the rate, bad
@@ -37,18 +39,39 @@ match_lines "tcp_bw --rate 200Mb: 0.4.11's line, then the rate's" \
 	' +achieved_rate += +[0-9.]+ MB/sec'
 
 if json_need; then
-	# The rates held: the kernel's and the token bucket's.
-	Q -t 2 --json --rate 200Mb tcp_bw
-	json_valid "tcp_bw --rate 200Mb --json" doc
-	near "tcp_bw 200 Mb/s: achieved" 'R["pace"]["achieved_Bps"]' 25e6
-	near "tcp_bw 200 Mb/s: bw" 'R["bw_Bps"]' 25e6
-	json_assert "tcp_bw 200 Mb/s: JSON offered rate, kernel pacing" \
+	# The rates held, three each: the kernel's and the token bucket's,
+	# within 5%, or, above the lowest, short of the rate with the one
+	# warning that says so (a sender starved of CPU on a busy 2-CPU
+	# machine; never above).
+	for tr in tcp_bw:100 tcp_bw:400 tcp_bw:1600 udp_bw:50 udp_bw:200 udp_bw:800; do
+		t=${tr%%:*} mb=${tr#*:}
+		bps=$((mb * 125000))
+		how=kernel
+		[ "$t" = udp_bw ] && how=token_bucket
+		Q -t 1 --json --rate "${mb}Mb" "$t"
+		# The lowest rates ask little of any machine: they must hold, in
+		# one of three tries (a sender starved of CPU by the machine, not
+		# by the pacing, falls short now and then).  TCP's lowest is
+		# 100 Mb/s: the kernel's pacing starts after the first window,
+		# about 230 KB over the rate in the first second (3.7% of 50 Mb/s).
+		for _ in 1 2; do
+			{ [ "$tr" = tcp_bw:100 ] || [ "$tr" = udp_bw:50 ]; } && grep -q "could not be held" "$ERR_FILE" || break
+			Q -t 1 --json --rate "${mb}Mb" "$t"
+		done
+		json_valid "$t --rate ${mb}Mb --json" doc
+		if [ "$tr" != tcp_bw:100 ] && [ "$tr" != udp_bw:50 ] && grep -q "^qperf: warning: $t: the rate of .* could not be held: .* achieved, [0-9.]*% short" "$ERR_FILE"; then
+			json_assert "$t --rate ${mb}Mb: below the rate, and the warning says it could not be held" \
+				"R['pace']['offered_Bps'] == $bps and 0 < R['pace']['achieved_Bps'] < 0.95 * $bps and R['pace']['pacing'] == '$how'"
+		else
+			json_assert "$t --rate ${mb}Mb: achieved within 5% of $bps B/s, paced by the $how" \
+				"R['pace']['offered_Bps'] == $bps and abs(R['pace']['achieved_Bps'] / $bps - 1) <= 0.05 and R['pace']['pacing'] == '$how'"
+		fi
+	done
+	Q -t 1 --json --rate 200Mb tcp_bw
+	json_assert "tcp_bw 200 Mb/s: bw is the achieved rate" \
+		'R["bw_Bps"] == R["pace"]["achieved_Bps"] > 0'
+	json_assert "tcp_bw 200 Mb/s: JSON offered rate, kernel pacing, the parameter" \
 		'R["pace"]["offered_Bps"] == 25e6 and R["pace"]["pacing"] == "kernel" and T0["params"]["loc"]["rate"] == 25000000'
-	Q -t 2 --json --rate 200Mb udp_bw
-	json_valid "udp_bw --rate 200Mb --json" doc
-	near "udp_bw 200 Mb/s: achieved" 'R["pace"]["achieved_Bps"]' 25e6
-	json_assert "udp_bw 200 Mb/s: token bucket" \
-		'R["pace"]["pacing"] == "token_bucket"'
 	# The rate is the test's: two streams of 100 Mb/s each.
 	Q -t 2 --json --streams 2 --rate 200Mb tcp_bw
 	near "tcp_bw -st 2 200 Mb/s: the sum" 'R["pace"]["achieved_Bps"]' 25e6

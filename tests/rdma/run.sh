@@ -266,12 +266,15 @@ matrix "IB events" C "$TT" "$ALL_TESTS"
 [ -n "${RDMA_QUICK:-}" ] && finish
 if [ -n "${RDMA_LEAN:-}" ]; then
 	# The plain build's pass beside a full ASan+UBSan pass (CI): every
-	# test once (above), and the rule the ASan pass cannot judge (its
-	# timing is ASan's): the delayed-UD median stays at the undelayed one.
+	# test once (above), and the rules the ASan pass cannot judge (its
+	# timing is ASan's): the delayed-UD median stays at the undelayed
+	# one, and the paced rates hold.
 	C -t 1 -vx ud_lat
 	UD_P50=$(vx_ns rtt_p50)
 	stop_server "$PORT" "$SPID"
 	ud_delay_checks
+	section "--rate (pace.sh)"
+	. "$(dirname "$0")/pace.sh"
 	finish
 fi
 matrix "IB -cp1" C "$TT" "$(echo $ALL_TESTS | tr ' ' '\n' |

@@ -243,6 +243,10 @@ TEST(result)
 	CHECK(res.pace.valid && res.pace.kernel);
 	CHECK(res.pace.achieved == 24e6 && res.pace.shortfall == 0);
 	CHECK(!pace_shortfall_text(&res.pace, "tcp_bw", w, sizeof(w)));
+	/* 4% short is held (PACE_MARGIN 5%); 8% short is not */
+	calc_pace(&res, tcp, false, 26086957, true, NULL);
+	CHECK(res.pace.shortfall > 0.079 && res.pace.shortfall < 0.081);
+	CHECK(pace_shortfall_text(&res.pace, "tcp_bw", w, sizeof(w)));
 	/* lossy: the send figure; 30 MB/s offered, 30 achieved */
 	calc_pace(&res, udp, false, 30000000, false, NULL);
 	CHECK(res.pace.achieved == 30e6 && res.pace.shortfall == 0);
