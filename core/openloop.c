@@ -178,7 +178,7 @@ static void ol_answer(struct ol_run *r, const struct tcomp *c)
 	seq = ol_seq_get(tsess_rx_data(lr->s, c), r->nb, r->oldest);
 	sl = &r->ring[seq & (r->win - 1)];
 	if (seq >= r->next || sl->seq != seq || !sl->due)
-		return; /* the answer to a request written off as lost */ /* the answer to a request written off as lost */
+		return; /* the answer to a request written off as lost */
 	now = now_ns();
 	rtt = now > sl->due ? now - sl->due : 0;
 	if (lr->hist)
