@@ -374,11 +374,9 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 /*
  * A finite wait of a blocking socket: true once it is readable, false
  * when ns passed or a signal (the test timer) cut the wait short.  Kernel
- * sockets wait to the ns (ppoll), others (rsockets) in whole ms rounded
- * down, the rest of a ms only looked at (the caller asks again: it spins
- * that long): a short wait (open-loop latency's next request being due)
- * must not sleep in SO_RCVTIMEO's millisecond steps, nor past the time
- * it was given, nor leave a message half read.
+ * sockets wait to the ns (ppoll), others in whole ms rounded up: a short
+ * wait (open-loop latency's next request being due) must not sleep in
+ * SO_RCVTIMEO's millisecond steps, nor leave a message half read.
  */
 static bool wait_readable(const struct sock_priv *sp, uint64_t ns)
 {
@@ -391,7 +389,7 @@ static bool wait_readable(const struct sock_priv *sp, uint64_t ns)
 
 		return ppoll(&p, 1, &ts, NULL) > 0;
 	}
-	ms = ns / 1000000;
+	ms = (ns + 999999) / 1000000;
 	return sp->xp->k->poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms) > 0;
 }
 
