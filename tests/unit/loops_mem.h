@@ -69,6 +69,7 @@ struct mem {
 	uint64_t poll_fatal_at; /* the poll_fatal_at-th poll fails */
 	bool echo; /* ping-pong initiator: the peer answers every send */
 	uint64_t drop[8], late[8]; /* exchanges (1-based) lost / answered late */
+	uint64_t garble[8]; /* exchanges answered with a changed sequence */
 	uint64_t requests; /* ping-pong responder: requests the peer sends */
 	uint64_t wp_left; /* write poll: writes the peer still makes */
 	uint64_t corrupt_at, corrupt_by; /* atomics: the word is changed by
@@ -200,6 +201,8 @@ static void post_one(struct tsess *s, struct mem *m, const struct twr *wr)
 					break;
 				}
 			m->exch++;
+			if (listed(m->garble, 8, m->exch))
+				a.seq ^= 0x5a;
 			if (listed(m->drop, 8, m->exch)) {
 				m->dropped++;
 			} else if (listed(m->late, 8, m->exch)) {

@@ -153,6 +153,25 @@ TEST(initiator_slots_lossy)
 	CHECK(M->slot_over == 0);
 }
 
+/* Answers carrying sequence numbers never sent (a garbled peer) over a
+ * lossy transport with slots: ignored, their requests written off as
+ * lost, the rest timed.  (Reliable, a garbled answer holds the window
+ * until the idle limit or the timer ends the test.) */
+TEST(initiator_garbage_answers)
+{
+	setup_open(false, true, 1, 30, 20000);
+	M->echo = true;
+	M->garble[0] = 4;
+	M->garble[1] = 11;
+	use_slots(true, 8);
+	CHECK(prep_run() == 0);
+	CHECK_STR(F.err, "");
+	CHECK(F.lr.ol.sent == 30 && F.lr.ol.answered == 28);
+	CHECK(F.lr.ol.lost == 2);
+	CHECK(H.count == 28);
+	CHECK(M->slot_over == 0);
+}
+
 /* The responder keeps its slots posted and answers each request with
  * its sequence, copied from the request's slot to the answer's. */
 TEST(responder_slots)
@@ -180,6 +199,7 @@ int main(void)
 	RUN(responder_answers_each);
 	RUN(initiator_slots);
 	RUN(initiator_slots_lossy);
+	RUN(initiator_garbage_answers);
 	RUN(responder_slots);
 	return harness_done();
 }
