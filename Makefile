@@ -87,7 +87,7 @@ FEATURES = sockets json exporter
 ALL_CFLAGS += $(JANSSON_CFLAGS) $(MHD_CFLAGS)
 LIBS += $(JANSSON_LIBS) $(MHD_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
-	transports/verbs_data.o \
+	transports/verbs_data.o transports/verbs_slots.o \
 	transports/verbs_knob.o \
 	transports/verbs_fabric.o transports/verbs_counters.o \
 	transports/verbs_cm.o \

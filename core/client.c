@@ -425,7 +425,9 @@ static int run_data(struct client *cl, struct attempt *a)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: --rate needs a server that paces what it sends (qperf %s); this server (qperf %s) cannot",
 			      a->t->name, QPERF_VERSION, a->h.version);
-	if (open_loop_given(a) && !(sd.ext && (sd.peer_caps & CAP_OPENLOOP)))
+	if (open_loop_given(a) &&
+	    !(sd.ext && (sd.peer_caps & CAP_OPENLOOP) &&
+	      (!(a->t->flags & TDF_OL_NEW) || (sd.peer_caps & CAP_OLRDMA))))
 		return no_open_loop(a, cl->plan->host);
 	ival_client(cl, a, &sd);
 	if (cl->barrier) {

@@ -102,7 +102,8 @@ static const struct test_help {
 	  "against the server's memory and counts how many complete." },
 	{ "rc_lat", G_RDMA_SR, "RC one way latency",
 	  "A ping-pong of RC Send/Receive messages; the latency is half the "
-	  "round trip." },
+	  "round trip.  With --rate it runs open loop, as tcp_lat, each "
+	  "receive in a slot of its own (at most 256 in flight)." },
 	{ "rc_rdma_read_bw", G_RDMA, "RC RDMA read streaming one way bandwidth",
 	  "The client keeps RDMA reads of the server's memory in flight; the "
 	  "server's CPU takes no part." },
@@ -114,7 +115,9 @@ static const struct test_help {
 	  "The client keeps RDMA writes with immediate data in flight; the "
 	  "server counts the completions." },
 	{ "rc_rdma_write_lat", G_RDMA, "RC RDMA write one way latency",
-	  "A ping-pong of RDMA writes with immediate data over RC." },
+	  "A ping-pong of RDMA writes with immediate data over RC.  With "
+	  "--rate it runs open loop: each write lands in a slot of the "
+	  "peer's buffer that its immediate names." },
 	{ "rc_rdma_write_poll_lat", G_RDMA,
 	  "RC RDMA write one way polling latency",
 	  "A ping-pong of plain RDMA writes: each side spins on its own "

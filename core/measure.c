@@ -739,7 +739,8 @@ int loop_prep(struct lrun *lr, char *err, size_t errlen)
 	case LOOP_BI_BW:
 		break;
 	case LOOP_PINGPONG:
-		depth = 1;
+		/* Open loop over slots: all of them posted (openloop.c). */
+		depth = s->slots ? s->slots : 1;
 		break;
 	case LOOP_WRITE_POLL:
 		if (s->p.msg_size == 0)

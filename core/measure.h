@@ -165,6 +165,10 @@ int loop_run(struct lrun *lr, char *err, size_t errlen);
 struct tparams;
 bool loop_open(const struct test_desc *t, const struct tparams *p);
 
+/* The requests an open-loop test of t with p would keep in flight (its
+ * tparams.slots, for the transport to size for); 0: a closed loop. */
+uint32_t loop_open_slots(const struct test_desc *t, const struct tparams *p);
+
 /* True if this role of test t has nothing to poll (see wait_peer). */
 bool loop_idle_side(const struct test_desc *t, bool server);
 

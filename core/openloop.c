@@ -20,12 +20,16 @@
  * window; its own timer, armed for its time plus OL_SERVER_GRACE, ends it
  * regardless, and the server's supervision bounds the rest.
  *
- * Written once over the transport's post() and poll(), like run_pingpong:
- * the socket latency tests run it today.  An answer's sequence bytes are
- * read from the message buffer right after the poll that returned it, so
- * a transport must return one receive per poll (sockets do); the RDMA
- * send tests could run it once each outstanding receive has its own slot
- * of the buffer and their queues are sized for the window.
+ * Written once over the transport's post() and poll(), like run_pingpong,
+ * and its rx_data() and tx_data(): an answer's sequence bytes are read
+ * from the payload of the receive that brought it, a request's written
+ * where its send goes from.  Sockets have one message buffer (a poll
+ * returns one receive, read before the next); the verbs transports
+ * (TF_SLOTS) give each receive and send a slot of their buffer and size
+ * their queues for the window, told by tparams.slots before open(): the
+ * window is then at most what they allow (s->slots), and both ends keep
+ * all of their receives posted from the start (loop_prep()), each posted
+ * again once its message was read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,25 @@ bool loop_open(const struct test_desc *t, const struct tparams *p)
 	       (t->uses & PAR_BIT(PAR_MSG_RATE)) && (p->rate || p->msg_rate);
 }
 
+uint32_t loop_open_slots(const struct test_desc *t, const struct tparams *p)
+{
+	return loop_open(t, p) ? ol_window(ol_seq_bytes(p->msg_size)) : 0;
+}
+
+/* Requests in flight at most: what the sequence bytes tell apart, and
+ * what a transport with slots allows. */
+static uint32_t ol_win(const struct tsess *s, unsigned nb)
+{
+	uint32_t w = ol_window(nb);
+
+	if ((s->tp->flags & TF_SLOTS) && s->slots < w)
+		w = s->slots ? s->slots : 1;
+	/* a power of two: the ring's index is a mask */
+	while (w & (w - 1))
+		w &= w - 1;
+	return w;
+}
+
 /* Requests/s: --rate as a message rate, or a bandwidth over the size. */
 static uint64_t ol_rate(const struct tparams *p)
 {
@@ -71,14 +94,18 @@ static uint64_t ol_rate(const struct tparams *p)
 	return r ? r : 1;
 }
 
-/* Answer every message as it comes: the responder's side. */
+/* Answer every message as it comes: the responder's side.  The answer
+ * carries the request's sequence bytes (where the transport has slots,
+ * copied from the request's to the answer's). */
 static int ol_responder(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tcomp c[POLL_BATCH];
+	unsigned nb = ol_seq_bytes(lr->s->p.msg_size);
 
 	while (!fired && !lr->s->ended) {
 		uint32_t nrecv = 0;
 		int k = loop_poll_some(lr, c, UINT64_MAX, err, errlen);
+		char *rx, *tx;
 
 		if (k < 0)
 			return -1;
@@ -91,6 +118,10 @@ static int ol_responder(struct lrun *lr, char *err, size_t errlen)
 			loop_count_recv(lr, &c[i]);
 			if (c[i].status != TC_OK)
 				continue;
+			rx = tsess_rx_data(lr->s, &c[i]);
+			tx = tsess_tx_data(lr->s);
+			if (tx != rx)
+				memcpy(tx, rx, nb);
 			if (loop_post_sends(lr, 1, err, errlen) == -1)
 				return -1;
 		}
@@ -110,6 +141,10 @@ struct ol_run {
 	uint64_t next; /* the next request's sequence number */
 	uint64_t oldest; /* the oldest not yet answered or written off */
 	uint64_t highest; /* one past the highest answered */
+	/* The transport's receives have slots (TF_SLOTS): all of them stay
+	 * posted, each again once read, so a lost answer (UD, UC) leaves
+	 * none behind; else one receive (a socket's credit) per request. */
+	bool slotted;
 };
 
 /* Move oldest past what is resolved; a lossy transport writes off what
@@ -140,7 +175,7 @@ static void ol_answer(struct ol_run *r, const struct tcomp *c)
 	loop_count_recv(lr, c);
 	if (c->status != TC_OK)
 		return;
-	seq = ol_seq_get(lr->s->buf + lr->s->rx_off, r->nb, r->oldest);
+	seq = ol_seq_get(tsess_rx_data(lr->s, c), r->nb, r->oldest);
 	sl = &r->ring[seq & (r->win - 1)];
 	if (seq >= r->next || sl->seq != seq || !sl->due)
 		return; /* the answer to a request written off as lost */
@@ -175,9 +210,9 @@ static int ol_send_due(struct ol_run *r, struct ol_sched *sc, uint64_t *due,
 
 		if (count_reached(lr, r->o->sent))
 			return 1;
-		if (loop_post(lr, OP_RECV, 1, err, errlen) < 0)
+		if (!r->slotted && loop_post(lr, OP_RECV, 1, err, errlen) < 0)
 			return -1; /* a receive for its answer */
-		ol_seq_put(lr->s->buf, r->nb, r->next);
+		ol_seq_put(tsess_tx_data(lr->s), r->nb, r->next);
 		k = loop_post_sends(lr, 1, err, errlen);
 		if (k == -1)
 			return -1;
@@ -230,6 +265,7 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 	uint64_t rate = ol_rate(&s->p), interval = ol_interval(rate), due;
 	uint64_t end = 0, now, wait;
 	bool draining = false;
+	uint32_t nrecv;
 	int rc = -1, slack;
 
 	/* Sleeping until a request is due, wake on time: the default
@@ -237,7 +273,8 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 	slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	r.nb = ol_seq_bytes(s->p.msg_size);
-	r.win = ol_window(r.nb);
+	r.win = ol_win(s, r.nb);
+	r.slotted = (s->tp->flags & TF_SLOTS) && s->slots;
 	r.ring = xcalloc(r.win, sizeof(*r.ring));
 	lr->ol.arrivals = s->p.arrivals;
 	lr->ol.rate = rate;
@@ -283,9 +320,15 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 			loop_idle_error(lr, "received", err, errlen);
 			goto out;
 		}
+		nrecv = 0;
 		for (int i = 0; i < k; i++)
-			if (c[i].op == OP_RECV)
+			if (c[i].op == OP_RECV) {
 				ol_answer(&r, &c[i]);
+				nrecv++;
+			}
+		if (r.slotted && !draining &&
+		    loop_repost_recvs(lr, nrecv, err, errlen) < 0)
+			goto out;
 	}
 	ol_advance(&r, 0);
 	for (uint64_t q = r.oldest; q < r.next; q++)

@@ -203,20 +203,22 @@ const struct opt_desc opt_table[] = {
 	  "achieved rate falls more than 10% short.  Tests where the "
 	  "server sends (rc_bi_bw, uc_bi_bw, ud_bi_bw, xrc_bi_bw) need "
 	  "qperf 0.5 on both ends; the others pace on the client alone.  On "
-	  "a socket latency test Rate is the rate of requests of an "
+	  "a ping-pong latency test Rate is the rate of requests of an "
 	  "open-loop run (see --arrivals).  With a static rate "
 	  "name and no unit (4xQDR, 10, max) --rate is still 0.4.11's "
 	  "obsolete spelling of --static_rate."),
 	A("--arrivals", NULL, OT_SPECIAL, OA_ARRIVALS, false, 0, 0, "Kind",
 	  "Open-loop latency: how requests arrive. "
-	  "With --rate on a latency test (tcp_lat, udp_lat, sctp_lat, "
-	  "sdp_lat, rds_lat) the client sends requests on a schedule at the "
-	  "rate, several in flight, and times each from its intended send "
+	  "With --rate on a ping-pong latency test (tcp_lat, udp_lat, "
+	  "sctp_lat, sdp_lat, rds_lat, rs_lat, rc_lat, uc_lat, ud_lat, "
+	  "xrc_lat, rc_rdma_write_lat, uc_rdma_write_lat) the client sends "
+	  "requests on a schedule at the rate, several in flight (RDMA: at "
+	  "most 256), and times each from its intended send "
 	  "time, so a stall counts for every request it delayed.  Kind is "
 	  "constant (one every 1/Rate, the default) or poisson (exponential "
 	  "gaps of mean 1/Rate).  The report adds offered_rate, arrivals, "
 	  "late_sends, lost and out_of_order; see docs/openloop.md.  Needs "
-	  "qperf 0.5 on both ends; not yet for the RDMA latency tests."),
+	  "qperf 0.5 on both ends."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "

@@ -140,7 +140,7 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -378,6 +378,7 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->t = sd->t;
 		s->server = sd->server;
 		s->p = sd->p;
+		s->p.slots = loop_open_slots(sd->t, &sd->p);
 		s->ch = ch;
 		s->stop = &timer_fired;
 		s->progress = progress_counter;

@@ -20,4 +20,4 @@ const struct verbs_kind verbs_kind_rc = {
 	.connect = verbs_qp_connect,
 };
 
-VERBS_TRANSPORT(rc, "RC", TF_RDMA | TF_LEGACY_CM, 0);
+VERBS_TRANSPORT(rc, "RC", TF_RDMA | TF_LEGACY_CM | TF_SLOTS, 0);

@@ -52,9 +52,11 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
-/* --rate: every bandwidth test (lib/pace.h), and the socket latency
- * tests, which then run open loop (core/openloop.c). */
+/* --rate: every bandwidth test (lib/pace.h), and the ping-pong latency
+ * tests, which then run open loop (core/openloop.c); OL: only with a
+ * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
 #define U_RT (PAR_BIT(PAR_RATE) | PAR_BIT(PAR_MSG_RATE))
+#define OL TDF_OL_NEW
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -70,8 +72,8 @@
 #define RDMA(n, i, m, loop, op, depth, sz, u, fl, x) \
 	{ n, i, TK_DATA, m, loop, op, depth, sz, u, fl, VERBS(x), NO_RDMA_WHY }
 /* Socket loops over librdmacm's rsockets (built with the RDMA tests). */
-#define RSOCK(n, i, m, loop, sz, u) \
-	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, 0, VERBS(rs), NO_RDMA_WHY }
+#define RSOCK(n, i, m, loop, sz, u, fl) \
+	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, fl, VERBS(rs), NO_RDMA_WHY }
 
 #define BW LOOP_STREAM_BW
 #define BI LOOP_BI_BW
@@ -106,7 +108,7 @@ const struct test_desc test_table[] = {
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
-	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC, 0, rc),
+	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC | U_RT, OL, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
 	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST | U_RT, 0, rc),
 	RDMA("rc_rdma_read_lat", 18, MEAS_LATENCY, OS, OP_READ, 1, 1, U_RC, 0,
@@ -114,7 +116,7 @@ const struct test_desc test_table[] = {
 	RDMA("rc_rdma_write_bw", 19, MEAS_BANDWIDTH, BW, OP_WRITE_IMM, 1024,
 	     65536, U_RC | U_BWK | U_ST | U_RT, 0, rc),
 	RDMA("rc_rdma_write_lat", 20, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
-	     U_RC, 0, rc),
+	     U_RC | U_RT, OL, rc),
 	/* 0.4.11 leaves -cp unused here (but not in the UC version). */
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
@@ -122,18 +124,20 @@ const struct test_desc test_table[] = {
 	     U_UCD | U_AR | U_BWK | U_RT, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
 	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, uc),
-	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, uc),
+	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
+	     uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
 	     65536, U_UCD | U_BWK | U_RT, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
-	     U_UCD, 0, uc),
+	     U_UCD | U_RT, OL, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_UCD, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
 	     U_UCD | U_AR | U_BWK | U_RT, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
 	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, ud),
-	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD, 0, ud),
+	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
+	     ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,
 	     65536, U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,
@@ -142,10 +146,10 @@ const struct test_desc test_table[] = {
 	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, 0, xrc),
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
 	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, N, xrc),
-	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R, 0, xrc),
+	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R | U_RT, OL, xrc),
 	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
-	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW),
-	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK),
+	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, 0),
+	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, OL),
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);

@@ -79,9 +79,14 @@ enum op {
 #define TF_XRC 0x8u /* needs the peer's XRC capability */
 #define TF_CLOSE_EARLY 0x10u /* close the data path right after the loop */
 #define TF_LEGACY_CM 0x20u /* 0.4.11 connects it through RDMA CM (-cm1) */
+#define TF_SLOTS 0x40u /* with p.slots: each receive lands in a slot of its
+			* own (rx_data()), each send goes from the next one
+			* (tx_data()), up to s->slots of them in flight */
 
 /* Test flags. */
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
+#define TDF_OL_NEW 0x2u /* runs open loop (--rate) only against a peer
+			 * announcing CAP_OLRDMA (RDMA latency, rs_lat) */
 
 /* This side's parameters for one test (client: loc_ values; server: the
  * request).  Times in ns. */
@@ -122,6 +127,11 @@ struct tparams {
 	/* --rate on a latency test: open loop, its arrivals (enum
 	 * ol_arrivals, lib/olsched.h); 0: closed loop */
 	uint32_t arrivals;
+	/* Open loop: requests the loop would keep in flight (its window,
+	 * core/openloop.c); 0: one, a closed loop.  Set by the core before
+	 * open(), never on the wire: a transport that gives each receive a
+	 * slot of its buffer (TF_SLOTS) sizes its buffer and queues for it. */
+	uint32_t slots;
 	uint64_t time; /* ns, 0 = no time limit */
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
@@ -144,6 +154,7 @@ struct tparams {
 #define CAP_FOREVER 0x1000u /* runs -t 0 until the client says "test done" */
 #define CAP_RATE 0x2000u /* paces its sends at REQX_RATE / REQX_MSG_RATE */
 #define CAP_OPENLOOP 0x4000u /* runs open-loop latency (REQX_ARRIVALS) */
+#define CAP_OLRDMA 0x8000u /* ... on the RDMA latency tests and rs_lat too */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -218,6 +229,9 @@ struct tsess {
 	/* Set by open(): the kernel paces this session's sends at its
 	 * tsess_rate() (TCP's SO_MAX_PACING_RATE): the loop then does not. */
 	bool kernel_paced;
+	/* Set by open() of a TF_SLOTS transport from p.slots: receives (and
+	 * sends) it can keep in flight, each in its own slot; 0: one. */
+	uint32_t slots;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
@@ -322,7 +336,29 @@ struct transport {
 	 * before close().  Never blocks on the peer.
 	 */
 	void (*facts)(const struct tsess *s, struct path_facts *f);
+
+	/*
+	 * Optional (NULL: s->buf + s->rx_off, the one message buffer, which
+	 * a poll() returning one receive at a time leaves for the loop to
+	 * read).  rx_data: the payload of receive completion c, valid until
+	 * that receive is posted again.  tx_data: where the payload of the
+	 * next send goes, to be written before post().  Never block.
+	 */
+	char *(*rx_data)(struct tsess *s, const struct tcomp *c);
+	char *(*tx_data)(struct tsess *s);
 };
+
+/* The payload of receive completion c (transport's rx_data()). */
+static inline char *tsess_rx_data(struct tsess *s, const struct tcomp *c)
+{
+	return s->tp->rx_data ? s->tp->rx_data(s, c) : s->buf + s->rx_off;
+}
+
+/* Where the next send's payload goes (transport's tx_data()). */
+static inline char *tsess_tx_data(struct tsess *s)
+{
+	return s->tp->tx_data ? s->tp->tx_data(s) : s->buf + s->rx_off;
+}
 
 #define PAR_BIT(p) (1ull << (p))
 

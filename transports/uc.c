@@ -16,4 +16,4 @@ const struct verbs_kind verbs_kind_uc = {
 	.connect = verbs_qp_connect,
 };
 
-VERBS_TRANSPORT(uc, "UC", TF_LOSSY | TF_RDMA, 0);
+VERBS_TRANSPORT(uc, "UC", TF_LOSSY | TF_RDMA | TF_SLOTS, 0);

@@ -102,4 +102,4 @@ const struct verbs_kind verbs_kind_ud = {
 	.cm_finish = ud_cm_finish,
 };
 
-VERBS_TRANSPORT(ud, "UD", TF_LOSSY | TF_RDMA, 4096);
+VERBS_TRANSPORT(ud, "UD", TF_LOSSY | TF_RDMA | TF_SLOTS, 4096);

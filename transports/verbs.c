@@ -249,6 +249,10 @@ static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
 	uint32_t cqe;
 
 	wr_counts(s, &v->send_wr, &v->recv_wr);
+	if (s->slots) { /* open loop (verbs_slots.c) */
+		v->send_wr = 2 * s->slots;
+		v->recv_wr = s->slots;
+	}
 	cqe = v->send_wr + v->recv_wr;
 	if (cqe > (uint32_t)v->dattr.max_cqe) {
 		seterr(err, errlen,
@@ -702,7 +706,8 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	seed_psn(v);
 	v->me.psn = (uint32_t)nrand48(v->seed) & 0xffffff;
 	v->info.psn = v->me.psn;
-	v->reglen = reg_size(s, k);
+	verbs_slots_plan(s, v);
+	v->reglen = v->nslots ? verbs_slots_bytes(v) : reg_size(s, k);
 	if (v->cm) {
 		if (res_create(s, v, err, errlen) ||
 		    verbs_cm_connect(s, v, err, errlen) ||

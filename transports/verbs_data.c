@@ -7,6 +7,7 @@
  * (SIGALRM interrupts the sleep) and the peer giving up (watch_fd).  Any
  * completion with an error status is fatal (spec §3.3).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,13 +25,10 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		     char *err, size_t errlen)
 {
 	struct ibv_recv_wr w[VERBS_BATCH], *bad;
-	struct ibv_sge sg;
+	struct ibv_sge sg[VERBS_BATCH];
 	uint32_t done = 0;
 	uint32_t len = s->p.msg_size + v->k->rx_off;
 
-	sg.addr = (uintptr_t)v->mem;
-	sg.length = len;
-	sg.lkey = v->mr->lkey;
 	while (done < n) {
 		uint32_t k = n - done < VERBS_BATCH ? n - done : VERBS_BATCH;
 		int rc;
@@ -38,7 +36,15 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		for (uint32_t i = 0; i < k; i++) {
 			memset(&w[i], 0, sizeof(w[i]));
 			w[i].wr_id = WR_RECV;
-			w[i].sg_list = &sg;
+			sg[i].addr = (uintptr_t)v->mem;
+			if (v->nslots) { /* open loop: a slot each */
+				w[i].wr_id = verbs_slot_recv(v, WR_RECV);
+				sg[i].addr = (uintptr_t)verbs_slot_addr(
+					v, w[i].wr_id);
+			}
+			sg[i].length = len;
+			sg[i].lkey = v->mr->lkey;
+			w[i].sg_list = &sg[i];
 			w[i].num_sge = len ? 1 : 0;
 			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
 		}
@@ -53,6 +59,21 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		done += k;
 	}
 	return (int)n;
+}
+
+/* Open loop: a send, or a write with immediate into the peer's slot of
+ * the same index, goes from the next send slot (verbs_slots.c). */
+static void slot_send(struct verbs_priv *v, enum op op, struct ibv_send_wr *w,
+		      struct ibv_sge *sg)
+{
+	char *at;
+	uint32_t j = verbs_slot_send(v, &at);
+
+	sg->addr = (uintptr_t)at + (op == OP_SEND ? v->k->rx_off : 0);
+	if (op == OP_WRITE_IMM) {
+		w->wr.rdma.remote_addr = v->peer.vaddr + j * v->slot_len;
+		w->imm_data = htonl(j);
+	}
 }
 
 /* One send-queue WR for wr; sg is its scatter entry. */
@@ -116,6 +137,8 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 			  (int)wr->op);
 		return -1;
 	}
+	if (v->nslots && (wr->op == OP_SEND || wr->op == OP_WRITE_IMM))
+		slot_send(v, wr->op, w, sg);
 	if (wr->op != OP_READ && len && len <= s->max_inline)
 		w->send_flags |= IBV_SEND_INLINE;
 	if (v->k->address)
@@ -234,6 +257,8 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		c[i].status = TC_OK;
 		c[i].slot = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
 				    (uint32_t)wc[i].wr_id :
+			    c[i].op == OP_RECV && v->nslots ?
+				    verbs_slot_of(v, &wc[i]) :
 				    0;
 		c[i].bytes = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
 				     8 :

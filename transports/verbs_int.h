@@ -183,6 +183,12 @@ struct verbs_priv {
 	enum ibv_mtu path_mtu;
 	enum ibv_rate rate;
 	uint32_t send_wr, recv_wr;
+	/* Open loop (TF_SLOTS, verbs_slots.c): nslots receive slots then
+	 * nslots send slots of slot_len bytes each in mem; 0: one message
+	 * buffer.  rx_next, tx_next: the slot the next receive or send
+	 * takes (round robin; receives complete in the order posted). */
+	uint32_t nslots, rx_next, tx_next;
+	size_t slot_len;
 	unsigned short seed[3]; /* nrand48 state for the PSN */
 	struct verbs_node me, peer;
 	struct verbs_ext xme, xpeer;
@@ -446,8 +452,31 @@ void verbs_counters(struct tsess *s, struct cnt_set *c);
 		.open = x##_open, .close = verbs_close, .post = verbs_post, \
 		.counters = verbs_counters,                                 \
 		.poll = verbs_poll, .facts = verbs_facts,                   \
+		.rx_data = verbs_rx_data, .tx_data = verbs_tx_data,         \
 	}
 void verbs_close(struct tsess *s);
+
+/*
+ * Open loop (transports/verbs_slots.c).  verbs_slots_plan: from
+ * s->p.slots, the buffer's slots (both ends alike: a write with
+ * immediate names the peer's slot) and s->slots, what this device's
+ * queues allow; after the device is open, before the queues and the
+ * buffer are made.  verbs_slots_bytes: the buffer's bytes (0: no slots).
+ * verbs_rx_data, verbs_tx_data: the transport's rx_data and tx_data.
+ * verbs_slot_recv: the wr_id of the next receive (its slot in the upper
+ * bits), verbs_slot_addr: where that receive's bytes go.
+ * verbs_slot_send: the next send slot (index, and its start in *addr).
+ * verbs_slot_of: the receive slot of a receive completion.
+ */
+void verbs_slots_plan(struct tsess *s, struct verbs_priv *v);
+size_t verbs_slots_bytes(const struct verbs_priv *v);
+char *verbs_rx_data(struct tsess *s, const struct tcomp *c);
+char *verbs_tx_data(struct tsess *s);
+uint64_t verbs_slot_recv(struct verbs_priv *v, uint64_t wr_id);
+char *verbs_slot_addr(const struct verbs_priv *v, uint64_t wr_id);
+uint32_t verbs_slot_send(struct verbs_priv *v, char **addr);
+uint32_t verbs_slot_of(const struct verbs_priv *v, const struct ibv_wc *wc);
+
 /* The link of an open session (transports/verbs_fabric.c). */
 void verbs_facts(const struct tsess *s, struct path_facts *f);
 

@@ -136,4 +136,4 @@ const struct verbs_kind verbs_kind_xrc = {
 	.address = xrc_address,
 };
 
-VERBS_TRANSPORT(xrc, "XRC", TF_RDMA | TF_XRC, 0);
+VERBS_TRANSPORT(xrc, "XRC", TF_RDMA | TF_XRC | TF_SLOTS, 0);

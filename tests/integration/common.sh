@@ -13,6 +13,10 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 TT=${TT:-0.3}
+OL_WRAP=() # ol_stall_run: what runs the client (softverbs' env)
+OL_STALL_S=0.05 # ol_stall_run: the stall asked for (s)
+OL_STALL_MAX_MS= # ol_co_check: a longer stall is not judged (RC's timeout)
+OL_CO_HIGH=1.2 # ol_co_check: at most this times rate x (stall - 10 ms)
 
 # L NAME VALUE-RE: the pattern of one report line, "    NAME  =  VALUE".
 L() {
@@ -107,4 +111,83 @@ integration_server() {
 		fail "server starts and publishes its port"
 		finish
 	fi
+}
+
+# ol_stall_run OUT ARGS...: run a 3 s test (--json) against this file's
+# server ($SERVER_PORT; OL_WRAP, an array, runs before the client, e.g.
+# softverbs' env) in the background, SIGSTOP the server's test process
+# for ~OL_STALL_S a second into it; STALL_MS is the stall as measured here
+# (from just after SIGSTOP to just before SIGCONT, bash's $EPOCHREALTIME:
+# date +%s%N would fork inside the stall).
+ol_stall_run() {
+	local out=$1 old cpid kid t0 t1
+	shift
+	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
+	"${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 3 --json \
+		"$@" >"$out" 2>"$LIB_TMP/stall.err" </dev/null &
+	cpid=$!
+	track_pid "$cpid"
+	sleep 1
+	kid=$(server_child "$old")
+	STALL_MS=
+	if [ -n "$kid" ]; then
+		# kill is a builtin and EPOCHREALTIME a variable: nothing
+		# forks between the stop and the clock reads.
+		kill -STOP "$kid"
+		t0=${EPOCHREALTIME/./}
+		sleep "$OL_STALL_S"
+		t1=${EPOCHREALTIME/./}
+		kill -CONT "$kid"
+		STALL_MS=$(((t1 - t0) / 1000))
+	fi
+	wait "$cpid"
+	RC=$?
+	cp "$out" "$OUT_FILE"
+	cp "$LIB_TMP/stall.err" "$ERR_FILE"
+	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
+}
+
+# ol_co_check TEST ARGS...: coordinated omission, open loop at 2000/s:
+# the ~50 ms stall counts for each request it delayed, rate x (stall -
+# 10 ms) of them above 10 ms, at least 80% and at most OL_CO_HIGH times, rtt max >= 40 ms and p99.9 >=
+# 20 ms.  A loaded machine may stall either end on its own as well,
+# which adds requests above 10 ms that are not ours: up to 3 tries, each
+# shown.  With OL_STALL_MAX_MS a try whose stall was longer is shown but
+# not judged (RC: past the transport's retransmission timeout the sender
+# resends, which delays more than the stall), up to 5 tries.  Needs
+# json_need.
+ol_co_check() {
+	local t=$1 try want got tries=() extra judged=0
+	shift
+	extra=("$@")
+	for try in 1 2 3 4 5; do
+		[ "$judged" -ge 3 ] && break
+		ol_stall_run "$LIB_TMP/open.json" --rate 2000/s "${extra[@]}" "$t"
+		expect "$t: stalled open loop (try $try): exit 0" 0
+		json_valid "$t: stalled open loop (try $try) --json" doc
+		if [ -z "$STALL_MS" ]; then
+			fail "$t open loop: found the server's test process" "$(ctx)"
+			return
+		fi
+		# Requests sent during a stall of D ms wait from D down to 0
+		# ms: rtt > 10 ms for rate x (D - 10 ms) of them.
+		want=$((2 * (STALL_MS - 10)))
+		got=$("$JSON_PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["tests"][0]["results"]; print(r["open_loop"]["rtt_above_10ms"], r["round_trip"]["max_s"], r["round_trip"]["p99_9_s"], r["latency"]["count"])' "$OUT_FILE")
+		set -- $got
+		tries+=("try $try: stall ${STALL_MS} ms, ${1:-none} above 10 ms, want $want")
+		if [ -n "$OL_STALL_MAX_MS" ] && [ "$STALL_MS" -gt "$OL_STALL_MAX_MS" ]; then
+			tries+=("(not judged: stall above $OL_STALL_MAX_MS ms)")
+			continue
+		fi
+		judged=$((judged + 1))
+		if [ -n "$1" ] && awk -v g="$1" -v w="$want" -v h="$OL_CO_HIGH" \
+			'BEGIN { exit !(w > 0 && g >= 0.8 * w && g <= h * w) }'; then
+			json_assert "$t open loop, stall ${STALL_MS} ms: rtt max and p99.9 >= 20 ms" \
+				'R["round_trip"]["max_s"] >= 0.040 and R["round_trip"]["p99_9_s"] >= 0.020'
+			pass "$t open loop: $1 requests above 10 ms, want 2000/s x (${STALL_MS} - 10) ms = $want -20%..x$OL_CO_HIGH (rtt max $2 s, p99.9 $3 s, $4 samples; try $try)"
+			return
+		fi
+	done
+	fail "$t open loop: requests delayed = rate x stall (-20%..x$OL_CO_HIGH)" \
+		"${tries[@]}" "$(ctx)"
 }

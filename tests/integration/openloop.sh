@@ -86,68 +86,11 @@ has '^    pacing += +open-loop schedule$' &&
 	pass "udp_lat -v: pacing is the open-loop schedule" ||
 	fail "udp_lat -v: pacing line" "$(ctx)"
 
-# stall_run OUT ARGS...: run a 3 s test in the background, SIGSTOP the
-# server's test process for ~50 ms a second into it; STALL_MS is the
-# stall as measured here (from just after SIGSTOP to just before SIGCONT,
-# bash's $EPOCHREALTIME: date +%s%N would fork inside the stall).
-stall_run() {
-	local out=$1 old cpid kid t0 t1
-	shift
-	old=$(ps -o pid= --ppid "$SERVER_PID" 2>/dev/null | tr '\n' ' ')
-	"$QPERF" 127.0.0.1 -lp "$PORT" -t 3 --json "$@" >"$out" \
-		2>"$T/stall.err" </dev/null &
-	cpid=$!
-	track_pid "$cpid"
-	sleep 1
-	kid=$(server_child "$old")
-	STALL_MS=
-	if [ -n "$kid" ]; then
-		# kill is a builtin and EPOCHREALTIME a variable: nothing
-		# forks between the stop and the clock reads.
-		kill -STOP "$kid"
-		t0=${EPOCHREALTIME/./}
-		sleep 0.05
-		t1=${EPOCHREALTIME/./}
-		kill -CONT "$kid"
-		STALL_MS=$(((t1 - t0) / 1000))
-	fi
-	wait "$cpid"
-	RC=$?
-	cp "$out" "$OUT_FILE"
-	cp "$T/stall.err" "$ERR_FILE"
-	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
-}
-
-# 2. Coordinated omission: the stall counts for each request it delayed.
-# A loaded machine may stall either end on its own as well, which adds
-# requests above 10 ms that are not ours: up to 3 tries, each shown.
+# 2. Coordinated omission: the stall counts for each request it delayed
+# (ol_co_check, common.sh), and once in the closed loop.
 if json_need; then
-	tries=()
-	for try in 1 2 3; do
-		stall_run "$T/open.json" --rate 2000/s tcp_lat
-		expect "stalled open loop (try $try): exit 0" 0
-		json_valid "stalled open loop (try $try) --json" doc
-		if [ -z "$STALL_MS" ]; then
-			fail "open loop: found the server's test process" "$(ctx)"
-			break
-		fi
-		# Requests sent during a stall of D ms wait from D down to 0
-		# ms: rtt > 10 ms for rate x (D - 10 ms) of them.
-		want=$((2 * (STALL_MS - 10)))
-		got=$("$JSON_PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["tests"][0]["results"]; print(r["open_loop"]["rtt_above_10ms"], r["round_trip"]["max_s"], r["round_trip"]["p99_9_s"], r["latency"]["count"])' "$OUT_FILE")
-		set -- $got
-		tries+=("try $try: stall ${STALL_MS} ms, ${1:-none} above 10 ms, want $want")
-		if [ -n "$1" ] && awk -v g="$1" -v w="$want" \
-			'BEGIN { exit !(w > 0 && g >= 0.8 * w && g <= 1.2 * w) }'; then
-			json_assert "open loop, stall ${STALL_MS} ms: rtt max and p99.9 >= 20 ms" \
-				'R["round_trip"]["max_s"] >= 0.040 and R["round_trip"]["p99_9_s"] >= 0.020'
-			pass "open loop: $1 requests above 10 ms, want 2000/s x (${STALL_MS} - 10) ms = $want +-20% (rtt max $2 s, p99.9 $3 s, $4 samples; try $try)"
-			break
-		fi
-		[ "$try" = 3 ] && fail "open loop: requests delayed = rate x stall (+-20%)" \
-			"${tries[@]}" "$(ctx)"
-	done
-	stall_run "$T/closed.json" tcp_lat
+	ol_co_check tcp_lat
+	ol_stall_run "$T/closed.json" tcp_lat
 	expect "stalled closed loop: exit 0" 0
 	if [ -n "$STALL_MS" ]; then
 		got=$("$JSON_PY" -c 'import json,sys; r=json.load(open(sys.argv[1]))["tests"][0]["results"]; print(r["round_trip"]["max_s"], r["round_trip"]["p99_9_s"], r["latency"]["count"], "open_loop" in r)' "$OUT_FILE")
@@ -195,12 +138,12 @@ bad "--arrivals bogus" '^qperf: --arrivals: bogus: bad arrivals; use constant or
 	--rate 1k/s --arrivals bogus tcp_lat
 bad "--arrivals poisson without --rate" \
 	'^qperf: --arrivals: poisson: needs --rate' --arrivals poisson tcp_lat
-bad "--rate on rc_lat (not yet)" \
-	'^qperf: rc_lat: --rate: open-loop latency is not implemented for this test yet' \
-	--rate 1k/s rc_lat
-bad "--rate on rc_rdma_write_lat (not yet)" \
-	'^qperf: rc_rdma_write_lat: --rate: open-loop latency is not implemented' \
-	--rate 1k/s rc_rdma_write_lat
+bad "--rate on rc_rdma_read_lat (not a ping-pong)" \
+	'^qperf: rc_rdma_read_lat: --rate: open-loop latency is not implemented for this test \(ping-pong latency tests only: ' \
+	--rate 1k/s rc_rdma_read_lat
+bad "--rate on rc_rdma_write_poll_lat (not a ping-pong)" \
+	'^qperf: rc_rdma_write_poll_lat: --rate: open-loop latency is not implemented' \
+	--rate 1k/s rc_rdma_write_poll_lat
 
 # 6. Without --rate: 0.4.11's report, no open-loop line or object.
 Q -t 0.3 tcp_lat

@@ -29,6 +29,8 @@
 #define CQ_CAP 8192
 #define RXQ_CAP 1024 /* above an open-loop window of 1-byte sequences */
 #define MAX_CALLS_DEFAULT 2000000ULL
+#define MEM_SLOT 64 /* bytes of a slot of the slotted transport */
+#define MEM_SLOTS_MAX 16
 #define MS 1000000ULL
 #define VER_M 0x0123456789abcdefULL
 #define ID_CLIENT 0x55
@@ -67,11 +69,16 @@ struct mem {
 	uint64_t poll_fatal_at; /* the poll_fatal_at-th poll fails */
 	bool echo; /* ping-pong initiator: the peer answers every send */
 	uint64_t drop[8], late[8]; /* exchanges (1-based) lost / answered late */
+	uint64_t garble[8]; /* exchanges answered with a changed sequence */
 	uint64_t requests; /* ping-pong responder: requests the peer sends */
 	uint64_t wp_left; /* write poll: writes the peer still makes */
 	uint64_t corrupt_at, corrupt_by; /* atomics: the word is changed by
 					  * corrupt_by before op corrupt_at */
 	uint64_t max_calls; /* runaway guard (0: default, UINT64_MAX: none) */
+	/* > 0 (at most MEM_SLOTS_MAX): the slotted transport (TF_SLOTS):
+	 * receive j lands in slot j (round robin), a send goes from the
+	 * next send slot; receives posted beyond the slots are counted. */
+	uint32_t slots;
 
 	/* State and what was seen. */
 	char buf[MEM_BUF];
@@ -93,7 +100,31 @@ struct mem {
 	unsigned char last_seq;
 	uint64_t wp_bad;
 	uint64_t word, atomics;
+	uint32_t rx_next, tx_next;
+	uint64_t slot_over; /* receives posted beyond the slots */
 };
+
+static char *mem_slot(struct tsess *s, uint32_t j, bool send)
+{
+	struct mem *m = s->priv;
+
+	return s->buf + ((send ? m->slots : 0) + j % m->slots) * MEM_SLOT +
+	       s->rx_off;
+}
+
+static char *mem_rx_data(struct tsess *s, const struct tcomp *c)
+{
+	struct mem *m = s->priv;
+
+	return m->slots ? mem_slot(s, c->slot, false) : s->buf + s->rx_off;
+}
+
+static char *mem_tx_data(struct tsess *s)
+{
+	struct mem *m = s->priv;
+
+	return m->slots ? mem_slot(s, m->tx_next, true) : s->buf + s->rx_off;
+}
 
 static bool listed(const uint64_t *v, size_t n, uint64_t x)
 {
@@ -154,13 +185,15 @@ static void post_one(struct tsess *s, struct mem *m, const struct twr *wr)
 
 	memset(&cp, 0, sizeof(cp));
 	cp.c = (struct tcomp){ wr->op, TC_OK, wr->slot, s->p.msg_size };
+	unsigned char out = (unsigned char)*mem_tx_data(s); /* a send's */
+
+	if (m->slots && (wr->op == OP_SEND || wr->op == OP_WRITE_IMM))
+		m->tx_next = (m->tx_next + 1) % m->slots;
 	switch (wr->op) {
 	case OP_SEND:
 	case OP_WRITE_IMM:
 		if (m->echo) { /* we are the initiator */
-			struct arrival a = { true,
-					     (unsigned char)s->buf[s->rx_off],
-					     false };
+			struct arrival a = { true, out, false };
 
 			for (uint64_t i = m->rxq_head; i < m->rxq_tail; i++)
 				if (!m->rxq[i % RXQ_CAP].late) {
@@ -168,6 +201,8 @@ static void post_one(struct tsess *s, struct mem *m, const struct twr *wr)
 					break;
 				}
 			m->exch++;
+			if (listed(m->garble, 8, m->exch))
+				a.seq ^= 0x5a;
 			if (listed(m->drop, 8, m->exch)) {
 				m->dropped++;
 			} else if (listed(m->late, 8, m->exch)) {
@@ -179,7 +214,7 @@ static void post_one(struct tsess *s, struct mem *m, const struct twr *wr)
 			}
 		}
 		if (m->requests) { /* we are the responder */
-			if ((unsigned char)s->buf[s->rx_off] == m->last_seq)
+			if (out == m->last_seq)
 				m->echo_ok++;
 			else
 				m->echo_bad++;
@@ -230,6 +265,8 @@ static int mem_post(struct tsess *s, const struct twr *wr, uint32_t n,
 	if (wr->op == OP_RECV) {
 		m->recv_posts++;
 		m->credits += n;
+		if (m->slots && m->credits > m->slots)
+			m->slot_over++;
 		if (m->credits > m->credits_max)
 			m->credits_max = m->credits;
 		return (int)n;
@@ -264,6 +301,7 @@ static int arrivals(struct tsess *s, struct mem *m, struct tcomp *c, int max)
 	       (m->rxq_head < m->rxq_tail || m->stream_rx > 0) &&
 	       (!m->rx_burst || n < (int)m->rx_burst)) {
 		struct arrival a = { false, 0, false };
+		uint32_t slot = m->slots ? m->rx_next : 0;
 
 		if (m->rxq_head < m->rxq_tail)
 			a = m->rxq[m->rxq_head++ % RXQ_CAP];
@@ -271,8 +309,11 @@ static int arrivals(struct tsess *s, struct mem *m, struct tcomp *c, int max)
 			m->stream_rx--;
 		m->credits--;
 		m->arrived++;
+		if (m->slots)
+			m->rx_next = (m->rx_next + 1) % m->slots;
 		if (a.has_seq) {
-			s->buf[s->rx_off] = (char)a.seq;
+			*(m->slots ? mem_slot(s, slot, false) : s->buf + s->rx_off) =
+				(char)a.seq;
 			m->last_seq = a.seq;
 		}
 		if (a.late)
@@ -280,7 +321,7 @@ static int arrivals(struct tsess *s, struct mem *m, struct tcomp *c, int max)
 		c[n++] = (struct tcomp){ OP_RECV,
 					 m->arrived == m->rx_err_at ? TC_ERR :
 								      TC_OK,
-					 0, s->p.msg_size };
+					 slot, s->p.msg_size };
 		m->t_last = now_ns();
 	}
 	return n;
@@ -362,6 +403,33 @@ static const struct transport mem_lossy = {
 	.close = mem_close,
 	.post = mem_post,
 	.poll = mem_poll,
+};
+
+/* The slotted transports (open loop over slots: TF_SLOTS). */
+static const struct transport mem_slotted = {
+	.name = "mems",
+	.label = "MEMS",
+	.flags = TF_SLOTS,
+	.priv_size = sizeof(struct mem),
+	.open = mem_open,
+	.close = mem_close,
+	.post = mem_post,
+	.poll = mem_poll,
+	.rx_data = mem_rx_data,
+	.tx_data = mem_tx_data,
+};
+
+static const struct transport mem_slotted_lossy = {
+	.name = "memsl",
+	.label = "MEMSL",
+	.flags = TF_SLOTS | TF_LOSSY,
+	.priv_size = sizeof(struct mem),
+	.open = mem_open,
+	.close = mem_close,
+	.post = mem_post,
+	.poll = mem_poll,
+	.rx_data = mem_rx_data,
+	.tx_data = mem_tx_data,
 };
 
 /* One side of one test. */
