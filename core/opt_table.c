@@ -519,7 +519,7 @@ const struct opt_desc opt_table[] = {
 	  "--loop, --streams, --cluster, -I, --plot, --expect, --baseline "
 	  "or -t 0.  Needs qperf 0.5 on the server.  See docs/clients.md."),
 	A("--load", NULL, OT_SPECIAL, OA_LOAD, false, 0, 0, "Test",
-	  "Run a bandwidth test beside each latency test. "
+	  "Run a bandwidth load beside latency tests. "
 	  "Test (tcp_bw, udp_bw, rc_bw, rc_rdma_write_bw, ...) runs on its "
 	  "own connection or QP against the same server, started before "
 	  "the latency test's window and stopped after it; an idle run of "

@@ -176,5 +176,6 @@ fi
 # The server served every client and is still up.
 Q -t "$TT" tcp_lat
 expect "the server still serves" 0 "$(L latency "$TIME")" '^$'
-[ -n "$SPID" ] && kill -0 "$SPID" 2>/dev/null
+kill -0 "$SPID" 2>/dev/null && pass "the server is still up" ||
+	fail "the server is still up"
 finish
