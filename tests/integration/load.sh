@@ -94,38 +94,27 @@ if json_need; then
 		'T0["load"]["idle"] is None and T0["load"]["loads"][0]["test"] == "udp_bw" and T0["load"]["loads"][0]["recv_bw_Bps"] > 0 and T0["load"]["loads"][0]["rate"] is None'
 fi
 
-# 5. Bad input: one line, exit 2.
-bad() {
-	local name=$1 re=$2
-	shift 2
-	Q "$@"
+# 5. Bad input: one line naming it, exit 2.  Each case: its name, the
+# error line's pattern, and the arguments, "|" apart.
+while IFS='|' read -r name re args; do
+	# shellcheck disable=SC2086 # the arguments are words
+	set -f # (msg_size:1:4:*2 is no file pattern)
+	Q $args
+	set +f
 	expect "$name: one usage error, exit 2" 2 '^$' "$re"
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "$name: one line" "$(ctx)"
-}
-bad "a latency test as the load" \
-	'^qperf: --load: tcp_lat: not a bandwidth test; the load must be one' \
-	--load tcp_lat tcp_lat
-bad "--load on a bandwidth test" \
-	'^qperf: --load: tcp_bw is not a latency test; the load runs beside latency tests' \
-	--load udp_bw tcp_bw
-bad "--load of an unknown test" \
-	'^qperf: --load: nosuch_bw: unknown test; try: qperf --help tests$' \
-	--load nosuch_bw tcp_lat
-bad "--load_dir without --load" '^qperf: --load_dir: needs --load TEST$' \
-	--load_dir both tcp_lat
-bad "--load_dir bogus" '^qperf: --load_dir: up: bad direction; give out, in or both$' \
-	--load tcp_bw --load_dir up tcp_lat
-bad "--load_dir both on tcp_bw" \
-	'^qperf: --load_dir both: tcp_bw moves data from the client to the server only; ' \
-	--load tcp_bw --load_dir both tcp_lat
-bad "--load_rate bogus" '^qperf: --load_rate: fast: bad rate' \
-	--load tcp_bw --load_rate fast tcp_lat
-bad "--load with --clients" '^qperf: --load: not with --clients$' \
-	--load tcp_bw --clients 2 tcp_lat
-bad "--load with --loop" '^qperf: --load: not with --loop$' \
-	--load tcp_bw --loop msg_size:1:4:*2 tcp_lat
-bad "--load with -t 0" '^qperf: --load: not with -t 0 ' \
-	--load tcp_bw -t 0 tcp_lat
+done <<'CASES'
+a latency test as the load|^qperf: --load: tcp_lat: not a bandwidth test; the load must be one|--load tcp_lat tcp_lat
+--load on a bandwidth test|^qperf: --load: tcp_bw is not a latency test; the load runs beside latency tests|--load udp_bw tcp_bw
+--load of an unknown test|^qperf: --load: nosuch_bw: unknown test; try: qperf --help tests$|--load nosuch_bw tcp_lat
+--load_dir without --load|^qperf: --load_dir: needs --load TEST$|--load_dir both tcp_lat
+--load_dir bogus|^qperf: --load_dir: up: bad direction; give out, in or both$|--load tcp_bw --load_dir up tcp_lat
+--load_dir both on tcp_bw|^qperf: --load_dir both: tcp_bw moves data from the client to the server only; |--load tcp_bw --load_dir both tcp_lat
+--load_rate bogus|^qperf: --load_rate: fast: bad rate|--load tcp_bw --load_rate fast tcp_lat
+--load with --clients|^qperf: --load: not with --clients$|--load tcp_bw --clients 2 tcp_lat
+--load with --loop|^qperf: --load: not with --loop$|--load tcp_bw --loop msg_size:1:4:*2 tcp_lat
+--load with -t 0|^qperf: --load: not with -t 0 |--load tcp_bw -t 0 tcp_lat
+CASES
 
 # 6. RDMA over softverbs, when built: rc_lat beside rc_bw (p99 raised on
 # one CPU), and --load_dir both.
