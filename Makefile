@@ -142,7 +142,8 @@ OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o
 	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o \
-	output/report_clients.o output/json_clients.o
+	output/report_clients.o output/json_clients.o \
+	output/report_load.o output/json_load.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
@@ -152,7 +153,8 @@ ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/server.o core/client.o core/client_req.o core/measure.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
-	core/checks.o core/completion.o core/clients.o core/clients_check.o
+	core/checks.o core/completion.o core/clients.o core/clients_check.o \
+	core/load.o core/load_check.o
 # The Prometheus exporter (docs/exporter.md), above the engine.
 EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \
 	exporter/http.o

@@ -107,7 +107,9 @@ int main(int argc, char **argv)
 		rc = server_main(&plan);
 		break;
 	case RUN_CLIENT:
-		rc = plan.clients ? clients_main(&plan) : client_main(&plan);
+		rc = plan.clients     ? clients_main(&plan) :
+		     plan.load.test ? load_main(&plan) :
+				      client_main(&plan);
 		break;
 	case RUN_COMPARE:
 		rc = compare_files(stdout, plan.checks.compare[0],

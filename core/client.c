@@ -59,6 +59,7 @@ struct client {
 	char pre_err[ERR_MAX]; /* a preflight's: plan item pre_pos's error */
 	size_t pre_pos;
 	const struct client_barrier *barrier; /* --clients, or NULL */
+	const struct client_hook *hook; /* --load, or NULL */
 };
 
 /* 128 + the signal: a run that SIGINT (130), SIGTERM (143) or SIGHUP
@@ -433,6 +434,9 @@ static int run_data(struct client *cl, struct attempt *a)
 	if (cl->barrier) {
 		sd.barrier = cl->barrier->wait;
 		sd.barrier_arg = cl->barrier->arg;
+	} else if (cl->hook) {
+		sd.barrier = cl->hook->wait;
+		sd.barrier_arg = cl->hook->arg;
 	}
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
@@ -465,6 +469,9 @@ static int run_data(struct client *cl, struct attempt *a)
 				 .nnotes = sd.nnotes,
 				 .streams = stream_results(&sd),
 				 .nstreams = sd.nstreams, .path = &pr };
+	if (cl->hook && cl->hook->result(cl->hook->arg, &o, a->err,
+					 sizeof(a->err)) < 0)
+		goto out;
 	o.verdict = checks_result(cl->checks, a->out, a->t, a->s, &a->par,
 				  &res);
 	out_result(a->out, &o);
@@ -566,8 +573,8 @@ static int attempt_run(struct client *cl, struct attempt *a, bool legacy)
 					   : measure_interrupt_flag();
 	if (legacy && cl->barrier)
 		return seterr(a->err, sizeof(a->err),
-			      "%s: --clients needs a server running qperf %s or later, which serves clients at once; this server runs 0.4, which serves one test at a time",
-			      a->t->name, QPERF_VERSION);
+			      "%s: %s needs a server running qperf %s or later, which serves clients at once; this server runs 0.4, which serves one test at a time",
+			      a->t->name, cl->barrier->opt, QPERF_VERSION);
 	if (legacy && legacy_adjust(a, cl->plan->host) < 0)
 		return -1;
 	fill_request(a, legacy);
@@ -695,7 +702,13 @@ static int run_test(struct client *cl, const struct test_desc *t,
 		rc = seterr(a->err, sizeof(a->err), "%s", cl->pre_err);
 		cl->pre_err[0] = '\0';
 	} else if (rc == 0) {
-		rc = attempt_dialects(cl, a);
+		if (cl->hook && t->kind == TK_DATA)
+			rc = cl->hook->before(cl->hook->arg, t, s, a->err,
+					      sizeof(a->err));
+		if (rc == 0)
+			rc = attempt_dialects(cl, a);
+		if (cl->hook && t->kind == TK_DATA)
+			cl->hook->after(cl->hook->arg);
 	}
 	if (param_forever(t, &a->par))
 		measure_disarm(); /* a signal after the window armed it */
@@ -862,11 +875,17 @@ static int client_run(struct client *cl)
 
 int client_main(const struct plan *p)
 {
+	return client_main_hook(p, NULL);
+}
+
+int client_main_hook(const struct plan *p, const struct client_hook *h)
+{
 	struct client cl;
 	int rc;
 
 	memset(&cl, 0, sizeof(cl));
 	cl.plan = p;
+	cl.hook = h;
 	outputs_init(&cl.out);
 	diag_sink(&cl.out);
 	if (p->json)

@@ -120,7 +120,7 @@ static int child_wait(void *arg, uint64_t timeout, char *err, size_t errlen)
 static int child_main(const struct plan *p, int fd)
 {
 	struct child_self me = { .fd = fd };
-	struct client_barrier b = { child_wait, &me };
+	struct client_barrier b = { child_wait, &me, "--clients" };
 	struct cmsg m;
 
 	for (size_t i = 0; i < p->ntests; i++) {

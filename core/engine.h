@@ -53,6 +53,7 @@ int client_pair(const struct plan *p, const struct test_desc *t,
 struct client_barrier {
 	int (*wait)(void *arg, uint64_t timeout, char *err, size_t errlen);
 	void *arg;
+	const char *opt; /* "--clients", "--load": for a 0.4.11 server */
 };
 
 /*
@@ -77,5 +78,53 @@ int clients_main(const struct plan *p);
  * usage error: a combination it does not run).
  */
 int clients_check(const struct plan *p, char *err, size_t errlen);
+
+/*
+ * --load (core/load.c): what the client asks of the load around each
+ * test of the plan.  before: ahead of test t's attempt (the idle run, the
+ * load set up), 0 or -1 with err filled; wait: at t's barrier, just
+ * before its window (the load started); result: after the window, before
+ * the report (the load stopped, its figures into o->load), 0 or -1 with
+ * err filled; after: once the attempt is over, whatever happened.
+ */
+struct out_result;
+struct client_hook {
+	int (*before)(void *arg, const struct test_desc *t,
+		      const struct settings *s, char *err, size_t errlen);
+	int (*wait)(void *arg, uint64_t timeout, char *err, size_t errlen);
+	int (*result)(void *arg, struct out_result *o, char *err,
+		      size_t errlen);
+	void (*after)(void *arg);
+	void *arg;
+};
+
+/* client_main() with hook h around each data test (h NULL: none). */
+int client_main_hook(const struct plan *p, const struct client_hook *h);
+
+/*
+ * --load TEST: run each latency test of the plan idle (unless --no_idle)
+ * and beside the load, and print the report with both (docs/load.md).
+ * Returns the exit status; prints its own errors.
+ */
+int load_main(const struct plan *p);
+
+/* One load: its test and the direction its data flows (enum load_dir). */
+struct load_spec {
+	const struct test_desc *t;
+	uint32_t dir;
+};
+
+/* "out", "in" or "both". */
+const char *load_dir_name(uint32_t dir);
+/* The option act (OA_LOAD ...) given spelling and value v (NULL for a
+ * flag) into plan->load: 0, or -1 with err filled (core/load_check.c). */
+int load_opt(struct plan *plan, int act, const char *spelling,
+	     const char *v, char *err, size_t errlen);
+/* The loads l asks for into out: their number (1 or 2), or -1 with err
+ * filled when the test has no such direction. */
+int load_tests(const struct load_opts *l, struct load_spec out[2],
+	       char *err, size_t errlen);
+/* --load against the rest of the plan: 0, or -1 with err filled. */
+int load_check(const struct plan *p, char *err, size_t errlen);
 
 #endif

@@ -520,6 +520,32 @@ const struct opt_desc opt_table[] = {
 	  "with a larger --max_per_client.  Data tests only; not with "
 	  "--loop, --streams, --cluster, -I, --plot, --expect, --baseline "
 	  "or -t 0.  Needs qperf 0.5 on the server.  See docs/clients.md."),
+	A("--load", NULL, OT_SPECIAL, OA_LOAD, false, 0, 0, "Test",
+	  "Run a bandwidth load beside latency tests. "
+	  "Test (tcp_bw, udp_bw, rc_bw, rc_rdma_write_bw, ...) runs on its "
+	  "own connection or QP against the same server, started before "
+	  "the latency test's window and stopped after it; an idle run of "
+	  "the latency test comes first (unless --no_idle), and the report "
+	  "adds the load's bandwidth and the latency percentiles with and "
+	  "without it.  Latency tests only; Test may be of another family.  "
+	  "Not with --loop, --clients, --cluster, --plot or -t 0.  Needs "
+	  "qperf 0.5 on the server.  See docs/load.md."),
+	A("--load_dir", NULL, OT_SPECIAL, OA_LOAD_DIR, false, 0, 0, "Dir",
+	  "Set the direction of the --load. "
+	  "out (the default): from the client to the server, the test as "
+	  "named; in: from the server to the client; both: two loads, one "
+	  "each way (a bidirectional test such as rc_bi_bw is one load in "
+	  "both).  Data flows from the server only in RDMA read tests: in "
+	  "and both take the family's rc_rdma_read_bw, and are refused for "
+	  "a test without one (the socket tests send from the client)."),
+	A("--load_rate", NULL, OT_SPECIAL, OA_LOAD_RATE, false, 0, 0, "Rate",
+	  "Pace the --load at Rate. "
+	  "As --rate on a bandwidth test (10Gb, 1.25GB, 20k/s), for each "
+	  "load; without it the load runs as fast as it can.  --rate on the "
+	  "latency test keeps its own meaning (an open-loop run)."),
+	A("--no_idle", NULL, OT_FLAG, OA_NO_IDLE, false, 0, 0, NULL,
+	  "Skip the idle run of --load. "
+	  "Only the run under load is made; the report has no idle_ lines."),
 	A("--cluster", "-cl", OT_SPECIAL, OA_CLUSTER, false, 0, 0, "Pattern",
 	  "Test between the ranks of a cluster. "
 	  "Started as one process per node by mpirun, srun or anything that "

@@ -51,6 +51,7 @@ enum opt_act {
 	OA_MAX_SETUP, /* --max_setup */
 	OA_CLUSTER, /* --cluster PATTERN: RUN_CLUSTER */
 	OA_CLIENTS, /* --clients K: plan->clients */
+	OA_LOAD, OA_LOAD_DIR, OA_LOAD_RATE, OA_NO_IDLE, /* plan->load */
 	OA_RENDEZVOUS, /* --rendezvous HOST:PORT */
 	OA_SEED, /* --seed N */
 	OA_INTERVAL, /* -I: settings.interval */

@@ -588,6 +588,11 @@ static int apply_plan_opt(struct plan *plan, struct settings *s,
 					 "empty address");
 		plan->cluster.rendezvous = v;
 		return 0;
+	case OA_LOAD:
+	case OA_LOAD_DIR:
+	case OA_LOAD_RATE:
+	case OA_NO_IDLE:
+		return load_opt(plan, o->act, spelling, v, err, errlen);
 	case OA_CLIENTS:
 		if (parse_value(o, spelling, v, &x, err, errlen))
 			return -1;
@@ -797,6 +802,8 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 	if (param_forever_check(plan, err, errlen) < 0)
 		return -1;
 	if (clients_check(plan, err, errlen) < 0)
+		return -1;
+	if (load_check(plan, err, errlen) < 0)
 		return -1;
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);

@@ -94,6 +94,23 @@ struct cluster_opts {
 	uint32_t port_base; /* -lp given: servers on base + local rank */
 };
 
+/* --load (core/load.c, docs/load.md): a bandwidth test beside each
+ * latency test, and the idle run before it. */
+enum load_dir {
+	LOAD_OUT, /* client to server: the test as named (the default) */
+	LOAD_IN, /* server to client */
+	LOAD_BOTH /* both: two loads, or one bidirectional test */
+};
+struct load_opts {
+	const struct test_desc *test; /* --load TEST, or NULL */
+	uint32_t dir; /* enum load_dir */
+	bool no_idle; /* --no_idle: no idle run first */
+	uint64_t rate; /* --load_rate: B/s, or msgs/s if rate_msgs; 0 none */
+	bool rate_msgs;
+	const char *rate_opt; /* --load_rate as typed */
+	const char *first_opt; /* the first --load_* or --no_idle given */
+};
+
 #define WARN_MAX 32
 
 /* Server defaults (docs/server.md "Limits", docs/qperf.1, --help options). */
@@ -134,6 +151,7 @@ struct plan {
 	struct cluster_opts cluster; /* RUN_CLUSTER */
 	struct check_opts checks; /* verdicts; RUN_COMPARE */
 	struct exporter_opts exporter; /* RUN_EXPORTER */
+	struct load_opts load; /* client: --load */
 	const char *help_topic; /* RUN_HELP: "main" if none; RUN_COMPLETION:
 				 * the shell, "" if none */
 	enum json_mode json; /* client output */

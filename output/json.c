@@ -753,6 +753,8 @@ static void js_result(void *self, const struct out_result *r)
 		json_test_streams(j->doc, j->t, r->streams, r->nstreams);
 	if (r->path && j->doc && j->doc->cur)
 		json_path_add(j->doc->cur, j->t, r->res, r->path);
+	if (r->load && j->doc && j->doc->cur)
+		set(j->doc->cur, "load", json_load(r->load));
 	json_test_verdict(j->doc, r->verdict);
 }
 

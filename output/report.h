@@ -114,6 +114,14 @@ struct out_clients;
 void report_clients(FILE *f, const struct test_desc *t,
 		    const struct out_opts *o, const struct out_clients *c);
 
+/*
+ * --load: the loads' bandwidths and the latency percentiles with and
+ * without them, res the latency test's (output/report_load.c).
+ */
+struct out_load;
+void report_load(FILE *f, const struct out_opts *o,
+		 const struct results *res, const struct out_load *l);
+
 /* Print the conf test's eight lines. */
 void report_conf(FILE *f, const struct conf_info *loc,
 		 const struct conf_info *rem);

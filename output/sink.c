@@ -201,6 +201,8 @@ static void text_result(void *self, const struct out_result *r)
 	if (r->streams)
 		report_streams(x->f, x->cur.t, r->streams, r->nstreams,
 			       x->cur.o);
+	if (r->load)
+		report_load(x->f, x->cur.o, r->res, r->load);
 	if (r->verdict)
 		verdict_text(x->f, r->verdict);
 }

@@ -57,6 +57,23 @@ struct out_conf {
 	bool run; /* the run's own header, not a conf test's result */
 };
 
+/* --load (docs/load.md): one load's figures. */
+struct load_fig {
+	const char *test; /* its name */
+	const char *dir; /* "out", "in" or "both" */
+	double rate; /* --load_rate: B/s, or msgs/s with rate_msgs; 0 none */
+	bool rate_msgs;
+	struct pair_res r;
+};
+
+/* --load: the loads beside a latency test and its idle run. */
+struct out_load {
+	const struct load_fig *f;
+	uint32_t n;
+	const struct lat_summary *idle; /* the idle run's; NULL: --no_idle */
+	double idle_latency; /* s: the idle run's latency line */
+};
+
 /* The figures of a finished test. */
 struct out_result {
 	const struct results *res;
@@ -70,6 +87,7 @@ struct out_result {
 	/* Both ends' path facts, the ceiling's limits and the host checks'
 	 * findings (lib/path.h), or NULL. */
 	const struct path_report *path;
+	const struct out_load *load; /* --load, or NULL */
 };
 
 /*

@@ -38,6 +38,7 @@ srcs="
 	core/measure.c
 	core/openloop.c
 	core/clients_check.c
+	core/load_check.c
 	core/measure_win.c
 	core/interval.c
 	core/fabric.c
@@ -67,6 +68,8 @@ srcs="
 	output/json_path.c
 	output/report_clients.c
 	output/json_clients.c
+	output/report_load.c
+	output/json_load.c
 "
 # The product sources are compiled once (for every harness; in parallel,
 # as many at once as there are CPUs), then each harness is linked.

@@ -200,6 +200,12 @@ static const char *sample_value(const struct opt_desc *o)
 			return ":0";
 		if (o->act == OA_EXPORTER_ALLOW)
 			return "tcp_bw,time";
+		if (o->act == OA_LOAD)
+			return "tcp_bw";
+		if (o->act == OA_LOAD_DIR)
+			return "out";
+		if (o->act == OA_LOAD_RATE)
+			return "1Gb";
 		return "otherhost";
 	default:
 		/* 0 (any CPU) is the one -ca value every host accepts. */
@@ -253,6 +259,12 @@ TEST(every_option_parses)
 			if (r->act == OA_PLOT) { /* a plot needs a --loop */
 				argv[argc++] = "-oo";
 				argv[argc++] = "msg_size:1:2:*2";
+			}
+			/* --load's companions need it */
+			if (r->act == OA_LOAD_DIR || r->act == OA_LOAD_RATE ||
+			    r->act == OA_NO_IDLE) {
+				argv[argc++] = "--load";
+				argv[argc++] = "tcp_bw";
 			}
 			if (!exporter)
 				argv[argc++] = r->act == OA_COMPARE ? "b.json" :
