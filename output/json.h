@@ -171,6 +171,9 @@ void json_finish_caught(struct json_doc *d, int status, bool interrupted,
  * A new reference. */
 struct out_clients;
 json_t *json_clients(const struct test_desc *t, const struct out_clients *c);
+/* The "reg_mr" object of a reg_mr result (output/json_regmr.c). */
+json_t *json_regmr(const struct regmr_res *r);
+
 /* The "counters" object of a result (output/json_cnt.c): both ends'
  * loss and error counters.  A new reference. */
 struct cnt_both;

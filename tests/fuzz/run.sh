@@ -38,6 +38,7 @@ srcs="
 	core/measure.c
 	core/openloop.c
 	core/clients_check.c
+	core/regmr_opts.c
 	core/measure_win.c
 	core/interval.c
 	core/fabric.c
@@ -64,6 +65,8 @@ srcs="
 	output/compare.c
 	output/json.c
 	output/json_cnt.c
+	output/json_regmr.c
+	output/report_regmr.c
 	output/json_path.c
 	output/report_clients.c
 	output/json_clients.c
