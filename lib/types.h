@@ -312,7 +312,7 @@ enum regmr_odp {
 };
 #define REGMR_ODP_NAMES { "off", "explicit", "implicit", "prefetch" }
 #define REGMR_THREADS_MAX 64
-#define REGMR_TOUCH_MAX (1ull << 30) /* bytes of the first-touch write */
+#define REGMR_TOUCH_MAX (256ull << 20) /* bytes of the first-touch write */
 struct regmr_res {
 	uint64_t size; /* bytes of each region */
 	uint32_t threads; /* registering at once */
