@@ -225,7 +225,8 @@ const struct opt_desc opt_table[] = {
 	  "vm.nr_hugepages=N, as root): without enough free, the test fails "
 	  "with one line saying how many it needs."),
 	A("--prefault", NULL, OT_FLAG, OA_PREFAULT, false, 0, 0, NULL,
-	  "reg_mr: touch every page before registering it. "
+	  "reg_mr: register pages already touched. "
+	  "Every page of a region is written before it is registered.  "
 	  "Without it each region is freshly mapped and cold, and its "
 	  "registration pays for faulting the pages in; with it the "
 	  "registration only pins pages already there."),

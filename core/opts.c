@@ -795,9 +795,9 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 		return rc < 0 ? -1 : 0;
 	if (param_forever_check(plan, err, errlen) < 0)
 		return -1;
-	if (clients_check(plan, err, errlen) < 0 ||
-	    regmr_plan_check(plan, err, errlen) < 0)
+	if (clients_check(plan, err, errlen) < 0)
 		return -1;
+	regmr_plan_check(plan);
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {

@@ -45,12 +45,13 @@ __attribute__((format(printf, 2, 3))) void plan_warn(struct plan *plan,
 /*
  * Memory registration (core/regmr_opts.c): --hugepages, --prefault,
  * --odp [Mode], --threads N into s->mr (next: the word after --odp, or
- * NULL; *used says it was its mode); and the plan's checks of them.
- * 0, or -1 with err filled (a usage error).
+ * NULL; *used says it was its mode): 0, or -1 with err filled (a usage
+ * error).  regmr_plan_check() warns of them where a test does not use
+ * them (msg_size 0 is its option's error already).
  */
 int regmr_opt(struct settings *s, const struct opt_desc *o,
 	      const char *spelling, const char *v, const char *next,
 	      bool *used, char *err, size_t errlen);
-int regmr_plan_check(struct plan *plan, char *err, size_t errlen);
+void regmr_plan_check(struct plan *plan);
 
 #endif

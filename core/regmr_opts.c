@@ -68,19 +68,7 @@ int regmr_opt(struct settings *s, const struct opt_desc *o,
 	}
 }
 
-/* Is msg_size 0 anywhere in s: given, or a --loop's first value? */
-static bool size_zero(const struct settings *s)
-{
-	if (s->par.set[SIDE_LOC][PAR_MSG_SIZE] &&
-	    s->par.val[SIDE_LOC][PAR_MSG_SIZE] == 0)
-		return true;
-	for (int i = 0; i < s->nloops; i++)
-		if (s->loops[i].opt->par == PAR_MSG_SIZE && !s->loops[i].init)
-			return true;
-	return false;
-}
-
-int regmr_plan_check(struct plan *plan, char *err, size_t errlen)
+void regmr_plan_check(struct plan *plan)
 {
 	for (size_t i = 0; i < plan->ntests; i++) {
 		const struct plan_item *it = &plan->tests[i];
@@ -89,10 +77,6 @@ int regmr_plan_check(struct plan *plan, char *err, size_t errlen)
 		bool rdma = t->kind == TK_DATA && t->tp &&
 			    (t->tp->flags & TF_RDMA);
 
-		if (t->kind == TK_LOCAL && size_zero(&it->s))
-			return opts_fail(err, errlen, "msg_size", "0",
-					 "%s registers at least one byte",
-					 t->name);
 		if (t->kind == TK_LOCAL || !m->first)
 			continue;
 		if (m->prefault || m->threads)
@@ -104,5 +88,4 @@ int regmr_plan_check(struct plan *plan, char *err, size_t errlen)
 				  m->hugepages ? "--hugepages" : "--odp",
 				  t->name);
 	}
-	return 0;
 }
