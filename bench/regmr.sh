@@ -88,16 +88,7 @@ print("%d %d" % (r["p50_s"] * 1e9, r["mean_s"] * 1e9))' 2>&1)
 
 for size in $SIZES; do
 	bytes "$size" >/dev/null
-	for pair in $(seq "$PAIRS"); do
-		echo "$BENCH: $size pair $pair/$PAIRS" >&2
-		if [ $((pair % 2)) = 1 ]; then
-			run_one "$size" qperf "$pair"
-			run_one "$size" bare "$pair"
-		else
-			run_one "$size" bare "$pair"
-			run_one "$size" qperf "$pair"
-		fi
-	done
+	bench_pairs "$size" qperf bare
 done
 
 echo "# reg_mr against a bare ibv_reg_mr loop"
