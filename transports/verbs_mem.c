@@ -67,7 +67,7 @@ int verbs_huge_check(uint64_t pages, char *err, size_t errlen)
 
 void *verbs_map(size_t len, bool huge, char *err, size_t errlen)
 {
-	int fl = MAP_PRIVATE | MAP_ANONYMOUS;
+	int fl = MAP_PRIVATE | MAP_ANONYMOUS, e;
 	void *m;
 
 	if (huge)
@@ -76,14 +76,14 @@ void *verbs_map(size_t len, bool huge, char *err, size_t errlen)
 		 -1, 0);
 	if (m != MAP_FAILED)
 		return m;
-	if (huge && errno == ENOMEM)
-		verbs_huge_check(verbs_map_len(len, huge) / VERBS_HUGE_PAGE +
-					 (uint64_t)verbs_huge_free(),
-				 err, errlen);
-	else
+	e = errno;
+	/* too few huge pages free: the line that says what to reserve */
+	if (!(huge && e == ENOMEM &&
+	      verbs_huge_check(verbs_map_len(len, huge) / VERBS_HUGE_PAGE, err,
+			       errlen)))
 		seterr(err, errlen, "failed to map %zu bytes%s: %s",
 		       verbs_map_len(len, huge), huge ? " of huge pages" : "",
-		       strerror(errno));
+		       strerror(e));
 	return NULL;
 }
 
