@@ -90,6 +90,7 @@ VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o transports/verbs_slots.o \
 	transports/verbs_knob.o \
 	transports/verbs_fabric.o transports/verbs_counters.o \
+	transports/verbs_mem.o transports/verbs_regmr.o \
 	transports/verbs_cm.o \
 	transports/rc.o \
 	transports/uc.o \
@@ -139,7 +140,7 @@ TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o trans
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
-	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/plot.o \
+	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/json_regmr.o output/report_regmr.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o \
 	output/report_clients.o output/json_clients.o \
@@ -155,6 +156,7 @@ ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o core/clients.o core/clients_check.o \
 	core/load.o core/load_check.o
+	core/regmr.o core/regmr_opts.o
 # The Prometheus exporter (docs/exporter.md), above the engine.
 EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \
 	exporter/http.o

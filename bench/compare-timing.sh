@@ -93,17 +93,7 @@ run_one() { # case mode pair
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for c in $CASES; do
-	for p in $(seq "$PAIRS"); do
-		echo "$BENCH: $c pair $p/$PAIRS" >&2
-		# Alternate the order so neither mode always runs first.
-		if [ $((p % 2)) = 1 ]; then
-			run_one "$c" on "$p"
-			run_one "$c" off "$p"
-		else
-			run_one "$c" off "$p"
-			run_one "$c" on "$p"
-		fi
-	done
+	bench_pairs "$c" on off
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 micro=''

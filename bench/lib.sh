@@ -329,3 +329,20 @@ perftest_once() {
 	done
 	kill_tree "$spid"
 }
+
+# bench_pairs CASE A B: PAIRS interleaved pairs of the sourcing script's
+# run_one CASE A|B PAIR, the order alternating so that neither side always
+# runs first.
+bench_pairs() {
+	local c=$1 a=$2 b=$3 p
+	for p in $(seq "$PAIRS"); do
+		echo "$BENCH: $c pair $p/$PAIRS" >&2
+		if [ $((p % 2)) = 1 ]; then
+			run_one "$c" "$a" "$p"
+			run_one "$c" "$b" "$p"
+		else
+			run_one "$c" "$b" "$p"
+			run_one "$c" "$a" "$p"
+		fi
+	done
+}

@@ -32,6 +32,7 @@
 #include "session_cnt.h"
 #include "pathrun.h"
 #include "client_int.h"
+#include "regmr.h"
 #include "lib/tlv.h"
 #include "output/report.h"
 #include "output/sink.h"
@@ -405,6 +406,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	sd.ext_ver = a->q.ext_ver;
 	sd.peer_caps = a->h.caps;
 	session_params(&a->lq, &sd.p);
+	regmr_apply(a->s, &sd.p); /* this end's buffer only */
 	if (sd.ext && knob_given(a) && !(sd.peer_caps & CAP_VKNOBS))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server that honours qperf %s's verbs knobs; this server (qperf %s) would ignore it",
@@ -706,7 +708,8 @@ static int run_test(struct client *cl, const struct test_desc *t,
 			rc = cl->hook->before(cl->hook->arg, t, s, a->err,
 					      sizeof(a->err));
 		if (rc == 0)
-			rc = attempt_dialects(cl, a);
+			rc = t->kind == TK_LOCAL ? regmr_run(a)
+						 : attempt_dialects(cl, a);
 		if (cl->hook && t->kind == TK_DATA)
 			cl->hook->after(cl->hook->arg);
 	}
@@ -825,6 +828,15 @@ out:
 	return ok;
 }
 
+/* Does every test of the plan run on this end alone (TK_LOCAL)? */
+static bool plan_local(const struct plan *p)
+{
+	for (size_t i = 0; i < p->ntests; i++)
+		if (p->tests[i].test->kind != TK_LOCAL)
+			return false;
+	return p->ntests > 0;
+}
+
 /* The run between its start and end: the exit status, cl->run_err the error. */
 static int client_run(struct client *cl)
 {
@@ -839,7 +851,9 @@ static int client_run(struct client *cl)
 		      p->ntests && p->tests[0].s.out.bits, cl->run_err,
 		      sizeof(cl->run_err)) < 0)
 		rc = 1;
-	if (rc == 0 && (outputs_flags(&cl->out) & SINK_RUN_CONF))
+	/* Tests on this end alone (reg_mr) ask no server for its conf. */
+	if (rc == 0 && (outputs_flags(&cl->out) & SINK_RUN_CONF) &&
+	    !plan_local(p))
 		rc = run_conf_header(cl, &p->tests[0].s);
 	for (size_t i = 0; rc == 0 && i < p->ntests; i++)
 		if (p->tests[i].test->kind == TK_DATA &&

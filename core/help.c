@@ -164,6 +164,16 @@ static const struct test_help {
 	{ "rs_lat", G_SOCK, "rsockets one way latency",
 	  "As tcp_lat over rsockets.  Needs an RDMA device and a server "
 	  "running qperf 0.5 or later." },
+	{ "reg_mr", G_RDMA, "Memory registration cost",
+	  "On the client alone (no server is contacted): threads register "
+	  "and deregister regions of --msg_size bytes (default 1 MiB) for "
+	  "--time or -n rounds each, freshly mapped and cold unless "
+	  "--prefault; the report gives the registration and "
+	  "deregistration latency percentiles and the rate of registration "
+	  "(reg_bw).  --hugepages uses 2 MiB pages, --threads N registers "
+	  "from N threads at once, --odp registers with On-Demand Paging "
+	  "(explicit, implicit or prefetch) and adds the first-touch cost "
+	  "of an RDMA write into cold and warm ranges.  See docs/regmr.md." },
 };
 
 #define NHELP (sizeof(test_help) / sizeof(test_help[0]))

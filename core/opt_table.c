@@ -219,6 +219,36 @@ const struct opt_desc opt_table[] = {
 	  "gaps of mean 1/Rate).  The report adds offered_rate, arrivals, "
 	  "late_sends, lost and out_of_order; see docs/openloop.md.  Needs "
 	  "qperf 0.5 on both ends."),
+	/* Memory registration (core/regmr.c): this end only, never sent. */
+	A("--hugepages", NULL, OT_FLAG, OA_HUGEPAGES, false, 0, 0, NULL,
+	  "Register memory of 2 MiB huge pages. "
+	  "For reg_mr, and for this end's buffer of the RDMA tests "
+	  "(MAP_HUGETLB).  The pages must be reserved first (sysctl "
+	  "vm.nr_hugepages=N, as root): without enough free, the test fails "
+	  "with one line saying how many it needs."),
+	A("--prefault", NULL, OT_FLAG, OA_PREFAULT, false, 0, 0, NULL,
+	  "reg_mr: register pages already touched. "
+	  "Every page of a region is written before it is registered.  "
+	  "Without it each region is freshly mapped and cold, and its "
+	  "registration pays for faulting the pages in; with it the "
+	  "registration only pins pages already there."),
+	A("--odp", NULL, OT_FLAG, OA_ODP, false, 0, 0, NULL,
+	  "Register with On-Demand Paging. "
+	  "Alone or followed by explicit: IBV_ACCESS_ON_DEMAND on each "
+	  "region; --odp implicit: one implicit region over the whole "
+	  "address space (ibv_reg_mr(pd, NULL, SIZE_MAX)); --odp prefetch: "
+	  "explicit, then ibv_advise_mr(PREFETCH_WRITE) over the region.  "
+	  "For reg_mr, which then also reports the first-touch cost (an "
+	  "RDMA write into a cold range and into the same range warm, over "
+	  "a loopback connection), and for this end's buffer of the RDMA "
+	  "tests.  A device without On-Demand Paging fails the test with "
+	  "one line."),
+	A("--threads", NULL, OT_INT, OA_THREADS, false, 1, REGMR_THREADS_MAX,
+	  "N",
+	  "reg_mr: N threads register at once. "
+	  "Each registers and deregisters its own regions; the report gives "
+	  "the percentiles of them all and their summed rate.  Default 1, "
+	  "at most 64."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "

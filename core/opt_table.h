@@ -56,6 +56,10 @@ enum opt_act {
 	OA_SEED, /* --seed N */
 	OA_INTERVAL, /* -I: settings.interval */
 	OA_ARRIVALS, /* --arrivals: settings.arrivals */
+	OA_HUGEPAGES, /* --hugepages: settings.mr */
+	OA_PREFAULT, /* --prefault: settings.mr */
+	OA_ODP, /* --odp [Mode]: settings.mr */
+	OA_THREADS, /* --threads N: settings.mr */
 	OA_PLOT, /* --plot: plan->plot_file */
 	OA_JSON, /* -J: plan->json = JSON_DOC */
 	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */

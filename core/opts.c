@@ -177,8 +177,8 @@ static int check_range(const struct opt_desc *o, const char *spelling,
 }
 
 /* Parse v for a valued option, unit-scaled and range-checked. */
-static int parse_value(const struct opt_desc *o, const char *spelling,
-		       const char *v, uint64_t *x, char *err, size_t errlen)
+int parse_value(const struct opt_desc *o, const char *spelling,
+		const char *v, uint64_t *x, char *err, size_t errlen)
 {
 	int rc;
 
@@ -423,8 +423,7 @@ static void plan_init(struct plan *plan)
 	plan->checks.tolerance = TOLERANCE_DEFAULT;
 }
 
-__attribute__((format(printf, 2, 3))) static void
-plan_warn(struct plan *plan, const char *fmt, ...)
+void plan_warn(struct plan *plan, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -805,6 +804,7 @@ static int decide_mode(struct plan *plan, bool client, char *err,
 		return -1;
 	if (load_check(plan, err, errlen) < 0)
 		return -1;
+	regmr_plan_check(plan);
 	if (plan->mode == RUN_CLUSTER)
 		return cluster_check(plan, err, errlen);
 	if (!client && !plan->host) {
@@ -907,7 +907,16 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			}
 			v = argv[++i];
 		}
-		if (o->type == OT_SET1) {
+		if (o->act >= OA_HUGEPAGES && o->act <= OA_THREADS) {
+			bool used = false;
+
+			if (regmr_opt(s, o, a, v, i + 1 < argc && plan->host
+							  ? argv[i + 1]
+							  : NULL,
+				      &used, err, errlen))
+				return -1;
+			i += used;
+		} else if (o->type == OT_SET1) {
 			set_par(&s->par, o, a, 1, NULL);
 		} else if ((o->par >= 0 && o->act == OA_NONE) ||
 			   o->act == OA_PRECISION) {

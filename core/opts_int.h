@@ -33,4 +33,25 @@ int opts_parse_loop(const char *spelling, const char *spec,
 		    const struct settings *s, struct loop *lp, char *err,
 		    size_t errlen);
 
+/* Value v of option o parsed by its type and range checked into *x: 0,
+ * or -1 with err filled. */
+int parse_value(const struct opt_desc *o, const char *spelling,
+		const char *v, uint64_t *x, char *err, size_t errlen);
+
+/* A warning found while parsing, said before any test (plan->warn). */
+__attribute__((format(printf, 2, 3))) void plan_warn(struct plan *plan,
+						     const char *fmt, ...);
+
+/*
+ * Memory registration (core/regmr_opts.c): --hugepages, --prefault,
+ * --odp [Mode], --threads N into s->mr (next: the word after --odp, or
+ * NULL; *used says it was its mode): 0, or -1 with err filled (a usage
+ * error).  regmr_plan_check() warns of them where a test does not use
+ * them (msg_size 0 is its option's error already).
+ */
+int regmr_opt(struct settings *s, const struct opt_desc *o,
+	      const char *spelling, const char *v, const char *next,
+	      bool *used, char *err, size_t errlen);
+void regmr_plan_check(struct plan *plan);
+
 #endif

@@ -43,6 +43,16 @@ struct settings {
 	 * open-loop test then runs OL_CONSTANT); as typed, for errors */
 	uint32_t arrivals;
 	const char *arrivals_opt;
+	/* Memory registration (reg_mr; --hugepages and --odp also on the
+	 * RDMA bandwidth tests, this end's buffer): this end only, never
+	 * sent (core/regmr.c) */
+	struct mr_opts {
+		bool hugepages; /* --hugepages */
+		bool prefault; /* --prefault */
+		uint32_t odp; /* --odp: enum regmr_odp */
+		uint32_t threads; /* --threads: 0 not given */
+		const char *first; /* the first of them given, as typed */
+	} mr;
 };
 
 struct plan_item {

@@ -186,6 +186,10 @@ static int validate(const struct test_desc *t, struct req *q,
 		return seterr(err, errlen,
 			      "%s cannot connect through RDMA CM (-cm1)",
 			      t->name);
+	if (t->kind == TK_LOCAL)
+		return seterr(err, errlen,
+			      "%s runs on the client alone; a server has no part in it",
+			      t->name);
 	if (t->kind != TK_CONF && t->kind != TK_QUIT &&
 	    q->msg_size > SERVER_MAX_MSG)
 		return seterr(err, errlen,
@@ -344,6 +348,9 @@ static int serve_one(int fd, const struct plan *p)
 		break;
 	case TK_DATA:
 		rc = serve_data(&c, t, &q, err, sizeof(err));
+		break;
+	case TK_LOCAL: /* refused by validate() */
+		rc = -1;
 		break;
 	}
 	if (rc == 0) {

@@ -299,6 +299,37 @@ struct ol_stat {
 				     * 1, 10, 100 ms */
 };
 
+/*
+ * reg_mr (issue 20): the cost of registering and deregistering memory on
+ * this end alone, filled by the verbs transport's local() operation
+ * (transports/verbs_regmr.c).  Times in seconds, like struct lat_summary.
+ */
+enum regmr_odp {
+	REGMR_ODP_OFF, /* ordinary pinned regions */
+	REGMR_ODP_EXPLICIT, /* IBV_ACCESS_ON_DEMAND per region */
+	REGMR_ODP_IMPLICIT, /* one region over the whole address space */
+	REGMR_ODP_PREFETCH /* explicit, then ibv_advise_mr(PREFETCH_WRITE) */
+};
+#define REGMR_ODP_NAMES { "off", "explicit", "implicit", "prefetch" }
+#define REGMR_THREADS_MAX 64
+#define REGMR_TOUCH_MAX (256ull << 20) /* bytes of the first-touch write */
+struct regmr_res {
+	uint64_t size; /* bytes of each region */
+	uint32_t threads; /* registering at once */
+	bool hugepages, prefault;
+	uint32_t odp; /* enum regmr_odp */
+	uint64_t regions; /* registered and deregistered, every thread */
+	double reg_bw; /* B/s: each thread's bytes over its registration
+			* time, summed over the threads */
+	struct lat_summary reg, dereg;
+	struct lat_summary advise; /* REGMR_ODP_PREFETCH: ibv_advise_mr */
+	/* ODP: an RDMA write of size bytes (at most REGMR_TOUCH_MAX) into
+	 * a range never touched, then into the same range again */
+	bool touch_valid;
+	uint64_t touch_bytes;
+	double touch_cold, touch_warm; /* s: post to completion */
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -324,6 +355,9 @@ struct results {
 	const struct cnt_both *cnt;
 	struct pace_res pace; /* --rate */
 	struct ol_stat ol; /* --rate on a latency test: open loop */
+	/* reg_mr: its figures, or NULL; valid only during the result
+	 * event that carries these results. */
+	const struct regmr_res *regmr;
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

@@ -449,6 +449,8 @@ const char *json_measure_name(int m)
 		return "bandwidth";
 	case MEAS_BANDWIDTH_SR:
 		return "bandwidth_send_recv";
+	case MEAS_REGMR:
+		return "registration";
 	default:
 		return "none";
 	}
@@ -537,6 +539,8 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 		set(o, "pace", pace_json(&res->pace, res->ol.arrivals != 0));
 	if (res->ol.arrivals)
 		set(o, "open_loop", openloop_json(&res->ol));
+	if (res->regmr)
+		set(o, "reg_mr", json_regmr(res->regmr));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);

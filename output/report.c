@@ -504,6 +504,9 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 		report_band(tab, RC_A, "recv_bw", res->recv_bw);
 		report_msg_rate(tab, RC_S, "msg_rate", res->msg_rate);
 		break;
+	case MEAS_REGMR:
+		report_regmr(tab, res);
+		break;
 	case MEAS_NONE:
 		break;
 	}

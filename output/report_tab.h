@@ -68,6 +68,9 @@ void report_count(struct report_table *t, enum report_class c,
 /* Add the --rate entries of a paced test (output/report_pace.c). */
 void report_pace(struct report_table *t, const struct results *res);
 
+/* Add reg_mr's entries (output/report_regmr.c). */
+void report_regmr(struct report_table *t, const struct results *res);
+
 /* Add the -vx entries (output/report_x.c) when o->v_extra is set. */
 void report_extra(struct report_table *t, const struct results *res);
 

@@ -358,6 +358,7 @@ SV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	v->context.ops.post_srq_recv = sv_post_srq_recv;
 	v->query_port = sv_query_port_ex;
 	v->query_device_ex = sv_query_device_ex;
+	v->advise_mr = sv_advise_mr;
 	v->create_cq_ex = sv_create_cq_ex;
 	v->create_qp_ex = sv_create_qp_ex;
 	v->create_srq_ex = sv_create_srq_ex;
@@ -482,7 +483,8 @@ static int sv_query_device_ex(struct ibv_context *c,
 	ex.max_dm_size = 0;
 	ex.raw_packet_caps = 0;
 	ex.pci_atomic_caps.fetch_add = 0;
-	ex.xrc_odp_caps = 0;
+	sv_odp_caps(&ex.odp_caps);
+	ex.xrc_odp_caps = ex.odp_caps.per_transport_caps.rc_odp_caps;
 	ex.phys_port_cnt_ex = 1;
 	memset(attr, 0, len);
 	memcpy(attr, &ex, len < sizeof(ex) ? len : sizeof(ex));
@@ -669,10 +671,17 @@ SV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (!addr && length) {
+	/* NULL: only the implicit ODP region, the whole address space */
+	if (!addr && length &&
+	    (length != SIZE_MAX || !(access & IBV_ACCESS_ON_DEMAND))) {
 		errno = EINVAL;
 		return NULL;
 	}
+	/* what a driver's pinning costs: the pages faulted in (sv_odp.c) */
+	if (!(access & IBV_ACCESS_ON_DEMAND))
+		sv_populate((uintptr_t)addr, length,
+			    access & (IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE));
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return NULL;

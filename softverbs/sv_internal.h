@@ -483,6 +483,11 @@ bool sv_ctx_usable(struct sv_context *ctx);
 extern pid_t sv_pid;		/* this process, refreshed in fork children */
 /* MR lookups, under ctx->mu; NULL when the key is unknown */
 struct sv_mr *sv_mr_lookup(struct sv_context *ctx, uint32_t key);
+/* sv_odp.c: On-Demand Paging, and faulting pages in as a pin would */
+void sv_odp_caps(struct ibv_odp_caps *c);
+int sv_populate(uintptr_t addr, size_t len, bool write); /* 0 or EFAULT */
+int sv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		 uint32_t flags, struct ibv_sge *sg, uint32_t n);
 /* checks an SGE list against lkeys/PD/bounds; returns an IBV_WC status */
 enum ibv_wc_status sv_check_sges(struct sv_context *ctx, struct ibv_pd *pd,
 				 const struct ibv_sge *sge, uint32_t n,

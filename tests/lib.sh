@@ -531,6 +531,20 @@ check_vx() {
 	fi
 }
 
+# need_softverbs: this qperf has the RDMA tests and softverbs is built in
+# SV_LIB; otherwise one failure, and the file ends there.
+need_softverbs() {
+	if ! "$QPERF" --version | grep -q 'rdma: built'; then
+		# A NO_RDMA=1 build has no RDMA tests: say so, loudly.
+		fail "this qperf has the RDMA tests" "$("$QPERF" --version)"
+		finish
+	fi
+	if [ ! -e "$SV_LIB/libibverbs.so.1" ]; then
+		fail "softverbs is built ($SV_LIB/libibverbs.so.1)" "run make first"
+		finish
+	fi
+}
+
 # --- JSON output (--json, --json_stream) ---------------------------------------
 # Validated with Debian's python3-jsonschema against docs/qperf-schema.json
 # by tests/json_check.py.

@@ -150,6 +150,10 @@ const struct test_desc test_table[] = {
 	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
 	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, 0),
 	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, OL),
+	/* On the client alone (TK_LOCAL): never sent to a server. */
+	{ "reg_mr", 38, TK_LOCAL, MEAS_REGMR, LOOP_NONE, OP_SEND, 0, 1 << 20,
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID), 0, VERBS(regmr),
+	  NO_RDMA_WHY },
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);
@@ -181,7 +185,7 @@ const char *test_transports(void)
 
 		for (size_t j = 0; j < i && tp; j++)
 			seen = seen || test_table[j].tp == tp;
-		if (!tp || seen)
+		if (!tp || !tp->open || seen)
 			continue;
 		n = strlen(tp->name);
 		if (len + n + 2 > sizeof(list))

@@ -39,13 +39,15 @@ enum measure {
 	MEAS_LATENCY,
 	MEAS_MSG_RATE,
 	MEAS_BANDWIDTH,
-	MEAS_BANDWIDTH_SR
+	MEAS_BANDWIDTH_SR,
+	MEAS_REGMR /* reg_mr: registration latency and rate (regmr_res) */
 };
 
 enum test_kind {
 	TK_CONF,
 	TK_QUIT,
-	TK_DATA /* everything that runs a measurement loop */
+	TK_DATA, /* everything that runs a measurement loop */
+	TK_LOCAL /* runs on the client alone: the transport's local() */
 };
 
 /* The measurement loops of core/measure.c, each written once. */
@@ -136,6 +138,13 @@ struct tparams {
 	uint64_t timeout; /* ns, per control message and idle limit */
 	uint64_t no_msgs; /* 0 = no count limit */
 	char id[PAR_STR_MAX]; /* "device[:port]" or "" */
+	/* Memory registration (reg_mr; the RDMA bandwidth tests apply
+	 * hugepages and odp to this end's buffer): set by the client from
+	 * its own options, never sent to the server */
+	bool hugepages; /* 2 MiB pages (MAP_HUGETLB) */
+	bool prefault; /* reg_mr: touch every page before registering */
+	uint32_t odp; /* enum regmr_odp (lib/types.h) */
+	uint32_t threads; /* reg_mr: threads registering at once; 0 = 1 */
 	char static_rate[PAR_STR_MAX]; /* rate name or "" */
 };
 
@@ -346,6 +355,14 @@ struct transport {
 	 */
 	char *(*rx_data)(struct tsess *s, const struct tcomp *c);
 	char *(*tx_data)(struct tsess *s);
+	 * Optional.  A test with no peer (TK_LOCAL: reg_mr): run it on this
+	 * side alone with s->p, for s->p.time (or s->p.no_msgs rounds),
+	 * into r.  open() and close() are not called.  Blocks for the
+	 * test's time.  Returns 0; -1 with err filled (the test failed);
+	 * or TP_NOT_HERE with err filled (this host cannot run it).
+	 */
+	int (*local)(struct tsess *s, struct regmr_res *r, char *err,
+		     size_t errlen);
 };
 
 /* The payload of receive completion c (transport's rx_data()). */

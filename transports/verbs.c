@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -176,6 +177,17 @@ static int device_open(struct verbs_priv *v, const char *dev, char *err,
 	return 0;
 }
 
+int verbs_device(struct tsess *s, struct verbs_priv *v, char *err,
+		 size_t errlen)
+{
+	char dev[64];
+
+	return parse_id(s, v, dev, sizeof(dev), err, errlen) ||
+			       device_open(v, dev, err, errlen)
+		       ? -1
+		       : 0;
+}
+
 static const char *port_state(enum ibv_port_state st)
 {
 	switch (st) {
@@ -303,8 +315,17 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	if (want < 8)
 		want = 8;
 	v->memlen = (want + ps - 1) / ps * ps;
-	e = posix_memalign(&v->mem, ps, v->memlen);
-	if (e) {
+	/* --hugepages, --odp: a mapping of its own, which ODP leaves cold
+	 * (the device faults it in: verbs_mem.c) */
+	v->mapped = s->p.hugepages || s->p.odp;
+	if (v->mapped) {
+		if (verbs_odp_check(v->ctx, v->info.device, s->p.odp, err,
+				    errlen) ||
+		    !(v->mem = verbs_map(v->memlen, s->p.hugepages, err,
+					 errlen)))
+			return -1;
+		v->memlen = verbs_map_len(v->memlen, s->p.hugepages);
+	} else if ((e = posix_memalign(&v->mem, ps, v->memlen))) {
 		v->mem = NULL;
 		seterr(err, errlen, "failed to allocate %zu bytes: %s",
 			  v->memlen, strerror(e));
@@ -312,14 +333,22 @@ static int mem_create(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	if (verbs_numa_place(s, v, v->mem, v->memlen, err, errlen))
 		return -1; /* before the first touch: pages come from there */
-	memset(v->mem, 0, v->memlen);
+	if (!s->p.odp)
+		memset(v->mem, 0, v->memlen);
 	s->buf = v->mem;
 	s->rx_off = v->k->rx_off;
 	s->buflen = want;
-	v->mr = ibv_reg_mr(v->pd, v->mem, v->reglen,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_ATOMIC);
+	v->mr = verbs_reg(v->pd, v->mem, v->reglen,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_ATOMIC,
+			  s->p.odp);
+	if (v->mr && s->p.odp == REGMR_ODP_PREFETCH &&
+	    (e = verbs_prefetch(v->pd, v->mr, v->mem, v->reglen))) {
+		seterr(err, errlen, "--odp prefetch: ibv_advise_mr failed: %s",
+		       strerror(e));
+		return -1;
+	}
 	if (!v->mr) {
 		e = errno;
 		if (getrlimit(RLIMIT_MEMLOCK, &rl))
@@ -783,7 +812,10 @@ void verbs_close(struct tsess *s)
 	if (v->ctx)
 		ibv_close_device(v->ctx);
 	v->ctx = NULL;
-	free(v->mem);
+	if (v->mapped)
+		munmap(v->mem, v->memlen);
+	else
+		free(v->mem);
 	v->mem = NULL;
 	verbs_knobs_free(v);
 	s->buf = NULL;

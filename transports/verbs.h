@@ -16,6 +16,8 @@
 
 extern const struct transport transport_rc, transport_uc, transport_ud,
 	transport_xrc;
+/* reg_mr: registration cost on this host alone (verbs_regmr.c). */
+extern const struct transport transport_regmr;
 
 /* GID types, as carried in the NODE extension (not libibverbs values). */
 enum verbs_gid_type {

@@ -174,6 +174,7 @@ struct verbs_priv {
 	struct ibv_ah *ah; /* UD */
 	struct ibv_mr *mr;
 	void *mem; /* page-aligned buffer (s->buf) */
+	bool mapped; /* mem is verbs_map()'s (hugepages, odp), not malloc's */
 	size_t memlen, reglen; /* bytes allocated, bytes registered */
 	bool armed; /* CQ notification requested, no event taken since */
 	bool write_imm; /* the last write posted carried an immediate */
@@ -388,6 +389,33 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	       char *err, size_t errlen);
 
+/* ---- verbs_mem.c: mappings, huge pages, On-Demand Paging ---- */
+
+#define VERBS_HUGE_PAGE (2u << 20) /* bytes: the huge pages --hugepages uses */
+/* Free 2 MiB huge pages the kernel has now (0 if it has none). */
+long verbs_huge_free(void);
+/* len rounded up to whole pages (huge: 2 MiB); 0 counts as 1 byte. */
+size_t verbs_map_len(size_t len, bool huge);
+/* 0 if pages huge pages are free; else -1 and err says what to reserve. */
+int verbs_huge_check(uint64_t pages, char *err, size_t errlen);
+/* An anonymous mapping of len bytes (rounded up), untouched; NULL with
+ * err filled (huge pages lacking: verbs_huge_check()'s line). */
+void *verbs_map(size_t len, bool huge, char *err, size_t errlen);
+void verbs_unmap(void *mem, size_t len, bool huge);
+/* Write one byte of every page: fault the range in. */
+void verbs_touch(void *mem, size_t len, bool huge);
+/* 0 if device ctx (named dev) has the On-Demand Paging that odp (enum
+ * regmr_odp) needs, RC writes included; else -1 with err filled. */
+int verbs_odp_check(struct ibv_context *ctx, const char *dev, uint32_t odp,
+		    char *err, size_t errlen);
+/* Register mem with access as odp asks: pinned, IBV_ACCESS_ON_DEMAND, or
+ * the implicit region (NULL, SIZE_MAX); NULL with errno set. */
+struct ibv_mr *verbs_reg(struct ibv_pd *pd, void *mem, size_t len,
+			 unsigned access, uint32_t odp);
+/* ibv_advise_mr(PREFETCH_WRITE, FLUSH) over mem: 0 or an errno value. */
+int verbs_prefetch(struct ibv_pd *pd, const struct ibv_mr *mr, void *mem,
+		   size_t len);
+
 /* ---- verbs_knob.c: the knobs of 0.5 peers, NUMA placement ---- */
 
 /* This side's knobs against its device and port (after device and port
@@ -419,6 +447,10 @@ void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 
+/* The device of s->p.id (-i) opened into v->ctx (v->dattr queried);
+ * -1 with err filled (v->no_device: this host has none). */
+int verbs_device(struct tsess *s, struct verbs_priv *v, char *err,
+		 size_t errlen);
 int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	       size_t errlen);
 /* Check this side's parameters against its device only; see transport.h. */

@@ -39,6 +39,7 @@ srcs="
 	core/openloop.c
 	core/clients_check.c
 	core/load_check.c
+	core/regmr_opts.c
 	core/measure_win.c
 	core/interval.c
 	core/fabric.c
@@ -65,6 +66,8 @@ srcs="
 	output/compare.c
 	output/json.c
 	output/json_cnt.c
+	output/json_regmr.c
+	output/report_regmr.c
 	output/json_path.c
 	output/report_clients.c
 	output/json_clients.c

@@ -191,6 +191,8 @@ reply "tcp_lat with msg_size 4294967295: refused" 1 '4294967295'
 settled "huge msg_size"
 P req:idx=40 wait:5
 reply "request index 40: bad request index" 1 'bad request index: 40'
+P req:idx=38 wait:5
+reply "request index 38 (reg_mr, the client's alone): refused" 1 'reg_mr runs on the client alone; a server has no part in it'
 P req:idx=65535 wait:5
 reply "request index 65535: bad request index" 1 'bad request index: 65535'
 P req:idx=8,port=70000 wait:5

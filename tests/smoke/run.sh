@@ -42,15 +42,7 @@ check "--loop msg_size:1:4:*4: two reports" \
 stop_server "$SERVER_PORT" "$SERVER_PID" "socket server stops with quit"
 
 SV_LIB=${SV_LIB:-$LIB_ROOT/softverbs/build}
-if ! "$QPERF" --version | grep -q 'rdma: built'; then
-	# A NO_RDMA=1 build has no RDMA tests to smoke: say so, loudly.
-	fail "this qperf has the RDMA tests" "$("$QPERF" --version)"
-	finish
-fi
-if [ ! -e "$SV_LIB/libibverbs.so.1" ]; then
-	fail "softverbs is built ($SV_LIB/libibverbs.so.1)" "run make first"
-	finish
-fi
+need_softverbs
 export LD_LIBRARY_PATH=$SV_LIB
 export SOFTVERBS_FABRIC=qperf-smoke-$$
 if ! SOFTVERBS_NODE=1 start_server; then

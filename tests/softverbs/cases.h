@@ -42,6 +42,7 @@ void t_fork_child(struct sv_side *s);
 void t_fabric_apart(struct sv_side *s);
 void t_numa_sysfs(struct sv_side *s);
 void t_knob_limits(struct sv_side *s);
+void t_odp(struct sv_side *s);
 
 /* The fault-injection cases (faults.c), spliced into the test table. */
 void t_fault_ud_drop(struct sv_side *s);

@@ -7,9 +7,12 @@
  * qperf's verbs knobs.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -566,5 +569,113 @@ void t_knob_limits(struct sv_side *s)
 	CHECK(ibv_query_pkey(s->ctx, s->port_num, 1, &pkey),
 	      "P_Key index 1 does not query");
 out:
+	finish(s, NULL, NULL, NULL);
+}
+
+/* Pages of [p, p + len) resident now (mincore). */
+static size_t resident(void *p, size_t len)
+{
+	unsigned char v[512];
+	size_t n = 0, pages = len / 4096;
+
+	if (pages > sizeof(v) || mincore(p, len, v))
+		return (size_t)-1;
+	for (size_t i = 0; i < pages; i++)
+		n += v[i] & 1;
+	return n;
+}
+
+/* On-Demand Paging: odp_caps, the implicit region, pages faulted in at
+ * registration (ordinary) or not (ODP), and ibv_advise_mr's answers. */
+void t_odp(struct sv_side *s)
+{
+	const size_t len = 1 << 20, pages = len / 4096;
+	unsigned acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_device_attr_ex ax;
+	struct ibv_mr *odp = NULL, *pin = NULL, *imp;
+	char *a = NULL, *b = NULL;
+	struct ibv_sge sge;
+	size_t n;
+	int rc;
+
+	if (side_open(s, 4, 0) < 0)
+		goto out;
+	memset(&ax, 0, sizeof(ax));
+	rc = ibv_query_device_ex(s->ctx, NULL, &ax);
+	/* (the message's arguments may be read before the condition) */
+	CHECK(!rc &&
+		      (ax.odp_caps.general_caps &
+		       (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT)) ==
+			      (IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT) &&
+		      (ax.odp_caps.per_transport_caps.rc_odp_caps &
+		       IBV_ODP_SUPPORT_WRITE),
+	      "odp_caps: ODP, implicit, RC writes (general 0x%llx, rc 0x%x)",
+	      (unsigned long long)ax.odp_caps.general_caps,
+	      ax.odp_caps.per_transport_caps.rc_odp_caps);
+	imp = ibv_reg_mr(s->pd, NULL, SIZE_MAX, (int)(acc | IBV_ACCESS_ON_DEMAND));
+	CHECK(imp != NULL, "implicit ODP region (NULL, SIZE_MAX) registers");
+	if (imp)
+		ibv_dereg_mr(imp);
+	errno = 0;
+	CHECK(!ibv_reg_mr(s->pd, NULL, SIZE_MAX, (int)acc) && errno == EINVAL,
+	      "(NULL, SIZE_MAX) without ON_DEMAND: EINVAL");
+	errno = 0;
+	CHECK(!ibv_reg_mr(s->pd, NULL, 4096, (int)(acc | IBV_ACCESS_ON_DEMAND)) &&
+		      errno == EINVAL,
+	      "(NULL, 4096) with ON_DEMAND: EINVAL");
+	a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (a == MAP_FAILED || b == MAP_FAILED) {
+		CHECK(0, "two mappings of 1 MiB");
+		a = a == MAP_FAILED ? NULL : a, b = b == MAP_FAILED ? NULL : b;
+		goto out;
+	}
+	odp = ibv_reg_mr(s->pd, a, len, (int)(acc | IBV_ACCESS_ON_DEMAND));
+	pin = ibv_reg_mr(s->pd, b, len, (int)acc);
+	if (!odp || !pin) {
+		CHECK(0, "an ODP and an ordinary region of 1 MiB");
+		goto out;
+	}
+	CHECK(resident(a, len) == 0, "ODP region: no page faulted in (%zu)",
+	      resident(a, len));
+	CHECK(resident(b, len) == pages,
+	      "ordinary region: every page faulted in (%zu of %zu)",
+	      resident(b, len), pages);
+	sge = (struct ibv_sge){ (uintptr_t)a, (uint32_t)len, odp->lkey };
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, 0,
+			    &sge, 1) == 0 && resident(a, len) == 0,
+	      "PREFETCH_NO_FAULT: 0, nothing faulted in");
+	rc = ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			   IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	n = resident(a, len);
+	CHECK(rc == 0 && n == pages,
+	      "PREFETCH_WRITE, FLUSH: 0, every page faulted in (%d, %zu)", rc,
+	      n);
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 1u << 7,
+			    &sge, 1) == EINVAL, "unknown flags: EINVAL");
+	CHECK(ibv_advise_mr(s->pd, (enum ibv_advise_mr_advice)99, 0, &sge,
+			    1) == EOPNOTSUPP, "unknown advice: EOPNOTSUPP");
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge,
+			    0) == 0, "no entries: 0");
+	sge.length += 1;
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge,
+			    1) == EFAULT, "a range past the region: EFAULT");
+	sge = (struct ibv_sge){ (uintptr_t)b, 4096, pin->lkey };
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge,
+			    1) == ENOENT, "an ordinary region's lkey: ENOENT");
+	sge.lkey = odp->lkey + 0x100000;
+	CHECK(ibv_advise_mr(s->pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge,
+			    1) == ENOENT, "an unknown lkey: ENOENT");
+out:
+	if (odp)
+		ibv_dereg_mr(odp);
+	if (pin)
+		ibv_dereg_mr(pin);
+	if (a)
+		munmap(a, len);
+	if (b)
+		munmap(b, len);
 	finish(s, NULL, NULL, NULL);
 }

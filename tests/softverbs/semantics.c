@@ -937,6 +937,8 @@ const struct sv_test sv_tests[] = {
 	  "SOFTVERBS_NUMA_NODE: <ibdev_path>/device/numa_node holds it" },
 	{ "knob_limits", t_knob_limits, NULL, NULL, 0,
 	  "max_srq_wr, max inline data 1024, one P_Key (qperf's knobs)" },
+	{ "odp", t_odp, NULL, NULL, 0,
+	  "odp_caps, implicit ODP, pages at registration, ibv_advise_mr" },
 	FAULT_CASES
 	GID_CASES
 	{ NULL, NULL, NULL, NULL, 0, NULL },
