@@ -155,7 +155,7 @@ ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/
 	core/server.o core/client.o core/client_req.o core/measure.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o core/clients.o core/clients_check.o \
-	core/load.o core/load_check.o
+	core/load.o core/load_check.o \
 	core/regmr.o core/regmr_opts.o
 # The Prometheus exporter (docs/exporter.md), above the engine.
 EXPORTER_OBJS = exporter/request.o exporter/render.o exporter/probe.o \

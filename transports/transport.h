@@ -355,6 +355,8 @@ struct transport {
 	 */
 	char *(*rx_data)(struct tsess *s, const struct tcomp *c);
 	char *(*tx_data)(struct tsess *s);
+
+	/*
 	 * Optional.  A test with no peer (TK_LOCAL: reg_mr): run it on this
 	 * side alone with s->p, for s->p.time (or s->p.no_msgs rounds),
 	 * into r.  open() and close() are not called.  Blocks for the
