@@ -75,7 +75,6 @@ int loop_post(struct lrun *lr, enum op op, uint32_t n, char *err,
 	return lr->s->tp->post(lr->s, &wr, n, err, errlen);
 }
 
-#define SEND_FAILED (-2) /* loop_post_sends(): one failed, counted in s.errs */
 
 /* Counted on post (measure_int.h). */
 int loop_post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)

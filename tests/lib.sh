@@ -194,10 +194,17 @@ run() {
 # status and output as run() does.
 stop_bg() {
 	kill -"$1" "$2"
-	wait "$2"
+	wait_bg "$2" "$3" "$4"
+}
+
+# wait_bg PID OUT ERR: wait for a client we started in the background
+# (stdout in file OUT, stderr in ERR) and load its status and output as
+# run() does.
+wait_bg() {
+	wait "$1"
 	RC=$?
-	cp "$3" "$OUT_FILE"
-	cp "$4" "$ERR_FILE"
+	cp "$2" "$OUT_FILE"
+	cp "$3" "$ERR_FILE"
 	OUT=$(cat "$OUT_FILE") ERR=$(cat "$ERR_FILE")
 }
 
@@ -393,11 +400,17 @@ start_legacy_server() {
 			return 0
 		fi
 		# Lost a race for the port (it exited): try another one.
-		kill "$LEGACY_PID" 2>/dev/null
-		wait "$LEGACY_PID" 2>/dev/null
+		stop_legacy_server
 	done
 	return 1
 }
+
+# stop_legacy_server: stop the 0.4.11 server start_legacy_server started.
+stop_legacy_server() {
+	kill "$LEGACY_PID" 2>/dev/null
+	wait "$LEGACY_PID" 2>/dev/null
+}
+
 legacy_up() {
 	pid_gone "$LEGACY_PID" && return 2
 	port_listening "$LEGACY_PORT"

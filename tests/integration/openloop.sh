@@ -33,20 +33,7 @@ Q() {
 # long (p50 660 us beside a full CI run and two more suites): up to three
 # tries, each printed, the first within 3x or +200 us passes.
 for t in tcp_lat udp_lat; do
-	near= tries=
-	for try in 1 2 3; do
-		Q -t 2 -vx "$t"
-		closed=$(vx_ns latency_p50)
-		Q -t 2 -vx --rate 2k/s "$t"
-		open=$(vx_ns latency_p50)
-		tries="$tries try $try: open ${open:-none} ns, closed ${closed:-none} ns;"
-		if [ -n "$closed" ] && [ -n "$open" ] &&
-			{ [ "$open" -le $((3 * closed)) ] ||
-				[ "$open" -le $((closed + 200000)) ]; }; then
-			near=yes
-			break
-		fi
-	done
+	ol_near "$t"
 	# (Under load the schedule may not be held: its one warning is allowed.)
 	expect "$t --rate 2k/s: exit 0, the open-loop lines" 0 \
 		'^    arrivals +=  constant$'
@@ -165,8 +152,7 @@ if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
 	run "$QPERF" 127.0.0.1 -lp "$LEGACY_PORT" -t 0.5 tcp_lat
 	expect "0.4.11 server: tcp_lat without --rate still runs" 0 \
 		'^    latency += '
-	kill "$LEGACY_PID" 2>/dev/null
-	wait "$LEGACY_PID" 2>/dev/null
+	stop_legacy_server
 else
 	skip "0.4.11 server" "no $LEGACY_QPERF"
 fi

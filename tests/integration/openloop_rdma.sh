@@ -43,20 +43,7 @@ Q() {
 # over softverbs four threads (each end's progress thread, then its
 # application), which a loaded 2-CPU machine can make long: within 3x or
 # +200 us, up to three tries.
-near= tries=
-for try in 1 2 3; do
-	Q -t 2 -vx rc_lat
-	closed=$(vx_ns latency_p50)
-	Q -t 2 -vx --rate 2k/s rc_lat
-	open=$(vx_ns latency_p50)
-	tries="$tries try $try: open ${open:-none} ns, closed ${closed:-none} ns;"
-	if [ -n "$closed" ] && [ -n "$open" ] &&
-		{ [ "$open" -le $((3 * closed)) ] ||
-			[ "$open" -le $((closed + 200000)) ]; }; then
-		near=yes
-		break
-	fi
-done
+ol_near rc_lat
 expect "rc_lat --rate 2k/s: exit 0, the open-loop lines" 0 \
 	'^    arrivals +=  constant$'
 sed -n '1,9p' "$OUT_FILE" >"$T/head"
@@ -167,8 +154,7 @@ if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
 	expect "0.4.11 server: rc_lat --rate refused with one line" 1 '' \
 		"^qperf: rc_lat --rate: the server at 127.0.0.1 does not run open-loop latency tests \\(qperf 0.4.11 or an older 0.5\\)$"
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "0.4.11 refusal: one line" "$(ctx)"
-	kill "$LEGACY_PID" 2>/dev/null
-	wait "$LEGACY_PID" 2>/dev/null
+	stop_legacy_server
 else
 	skip "0.4.11 server" "no $LEGACY_QPERF"
 fi

@@ -138,8 +138,7 @@ if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
 	expect "0.4.11 server: rc_bi_bw --rate refused with one line" 1 '' \
 		'^qperf: rc_bi_bw: --rate needs a server running qperf 0\.5\.0 or later to pace what it sends'
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "0.4.11 refusal: one line" "$(ctx)"
-	kill "$LEGACY_PID" 2>/dev/null
-	wait "$LEGACY_PID" 2>/dev/null
+	stop_legacy_server
 else
 	skip "0.4.11 server" "no $LEGACY_QPERF"
 fi
