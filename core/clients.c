@@ -34,6 +34,7 @@
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/err.h"
+#include "lib/sockcall.h"
 #include "lib/fair.h"
 #include "output/out.h"
 #include "output/sink.h"
@@ -90,26 +91,17 @@ static int child_wait(void *arg, uint64_t timeout, char *err, size_t errlen)
 {
 	struct child_self *me = arg;
 	struct cmsg m = { .type = CM_READY, .test = me->test };
-	struct pollfd pf = { .fd = me->fd, .events = POLLIN };
-	uint64_t end = now_ns() + timeout;
+	ssize_t n;
 	char b = 0;
 
 	if (child_send(me->fd, &m) < 0)
 		return seterr(err, errlen, "--clients: the parent is gone");
-	for (;;) {
-		uint64_t now = now_ns();
-		int n = poll(&pf, 1, now < end ? (int)((end - now) / 1000000 + 1) :
-						  0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return seterr(err, errlen,
-				      "--clients: not released within the timeout (%.1f s): the other clients were not ready",
-				      (double)timeout / 1e9);
-		break;
-	}
-	if (recv(me->fd, &b, 1, 0) != 1 || b != CLIENTS_RELEASE)
+	n = recv_bounded(me->fd, &b, 1, timeout);
+	if (n < 0 && errno == ETIMEDOUT)
+		return seterr(err, errlen,
+			      "--clients: not released within the timeout (%.1f s): the other clients were not ready",
+			      (double)timeout / 1e9);
+	if (n != 1 || b != CLIENTS_RELEASE)
 		return seterr(err, errlen,
 			      "--clients: stopped, another client failed");
 	me->start = now_ns();

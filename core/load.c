@@ -27,7 +27,6 @@
  * run's ending, two loads and the latency test).
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +41,7 @@
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/err.h"
+#include "lib/sockcall.h"
 #include "output/sink.h"
 
 #define LOAD_WARMUP (200 * 1000000ULL) /* ns of load before the window */
@@ -74,28 +74,6 @@ struct load {
 	struct out_load ol;
 };
 
-/*
- * Receive one message on fd within timeout ns (0: what is there now):
- * its length, 0 at the peer's end, -1 on a timeout or an error.
- */
-static ssize_t recv_within(int fd, void *buf, size_t len, uint64_t timeout)
-{
-	struct pollfd pf = { .fd = fd, .events = POLLIN };
-	uint64_t end = now_ns() + timeout;
-
-	for (;;) {
-		uint64_t now = now_ns(), ms = now < end ?
-						       (end - now) / 1000000 + 1 :
-						       0;
-		int n = poll(&pf, 1, ms > 1000 ? 1000 : (int)ms);
-
-		if (n > 0)
-			return recv(fd, buf, len, 0);
-		if ((n < 0 && errno != EINTR) || (n == 0 && now >= end))
-			return -1;
-	}
-}
-
 /* ---------------------------------------------------------------------- */
 /* The child                                                               */
 /* ---------------------------------------------------------------------- */
@@ -108,7 +86,7 @@ static int child_wait(void *arg, uint64_t timeout, char *err, size_t errlen)
 
 	if (send(fd, &b, 1, MSG_NOSIGNAL) != 1)
 		return seterr(err, errlen, "--load: the latency test is gone");
-	if (recv_within(fd, &b, 1, timeout) != 1 || b != LOAD_GO)
+	if (recv_bounded(fd, &b, 1, timeout) != 1 || b != LOAD_GO)
 		return seterr(err, errlen,
 			      "--load: stopped before its start (the latency test did not start within %.1f s)",
 			      (double)timeout / 1e9);
@@ -203,7 +181,7 @@ static int hear(struct load *L, uint32_t i, struct lrec *m,
 		uint64_t timeout, char *err, size_t errlen)
 {
 	const char *name = L->spec[i].t->name;
-	ssize_t n = recv_within(L->c[i].fd, m, sizeof(*m), timeout);
+	ssize_t n = recv_bounded(L->c[i].fd, m, sizeof(*m), timeout);
 
 	if (n == 1 && *(const char *)m == LOAD_READY)
 		return 1;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The kernel's socket calls as a table, and a bounded connect; see sockcall.h. */
+/* The kernel's socket calls as a table, a bounded connect and recv; see sockcall.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -66,4 +66,24 @@ int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
 		    uint64_t timeout)
 {
 	return connect_bounded_calls(&sock_calls_kernel, fd, sa, len, timeout);
+}
+
+ssize_t recv_bounded(int fd, void *buf, size_t len, uint64_t timeout)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	uint64_t end = now_ns() + timeout;
+
+	for (;;) {
+		uint64_t now = now_ns();
+		int n = poll(&pf, 1, now < end ? (int)((end - now) / 1000000 + 1)
+					       : 0);
+
+		if (n > 0)
+			return recv(fd, buf, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = ETIMEDOUT;
+		return -1;
+	}
 }

@@ -46,4 +46,11 @@ int connect_bounded_calls(const struct sock_calls *calls, int fd,
 int connect_bounded(int fd, const struct sockaddr *sa, unsigned len,
 		    uint64_t timeout);
 
+/*
+ * recv() one message (kernel socket) within timeout ns (0: what is there
+ * now).  Returns its length, 0 at the peer's end, or -1 with errno set
+ * (ETIMEDOUT when time ran out).
+ */
+ssize_t recv_bounded(int fd, void *buf, size_t len, uint64_t timeout);
+
 #endif
