@@ -43,8 +43,11 @@
 #include "measure.h"
 #include "measure_int.h"
 
-/* A lossy transport: a request unanswered this long after its intended
- * time is lost (a late answer is then ignored).  Also the drain. */
+/* A lossy transport: a request unanswered this long after it left is
+ * lost (a late answer is then ignored).  Also the drain.  From when it
+ * left, not when it was due: after a stall (a full window waiting out a
+ * loss) the requests sent late in a burst would else be written off
+ * before their answers could be read. */
 #define OL_LOSS_NS (500 * 1000000ULL)
 #define OL_DRAIN_NS OL_LOSS_NS
 #define MS 1000000ULL
@@ -55,6 +58,7 @@ static const uint64_t above_ns[OL_ABOVE_N] = { 1 * MS, 10 * MS, 100 * MS };
 struct ol_slot {
 	uint64_t seq;
 	uint64_t due; /* ns: its intended send time */
+	uint64_t left; /* ns: when it was sent */
 };
 
 bool loop_open(const struct test_desc *t, const struct tparams *p)
@@ -154,8 +158,8 @@ static void ol_advance(struct ol_run *r, uint64_t now)
 	while (r->oldest < r->next) {
 		struct ol_slot *sl = &r->ring[r->oldest & (r->win - 1)];
 
-		if (sl->due && now && lossy(r->lr) && now > sl->due &&
-		    now - sl->due >= OL_LOSS_NS) {
+		if (sl->due && now && lossy(r->lr) && now > sl->left &&
+		    now - sl->left >= OL_LOSS_NS) {
 			r->o->lost++;
 			sl->due = 0;
 		}
@@ -220,6 +224,7 @@ static int ol_send_due(struct ol_run *r, struct ol_sched *sc, uint64_t *due,
 			return 1;
 		sl->seq = r->next;
 		sl->due = k == SEND_FAILED ? 0 : *due;
+		sl->left = now;
 		if (k == SEND_FAILED)
 			r->o->lost++; /* never left: no answer can come */
 		if (now - *due > interval)
@@ -243,7 +248,7 @@ static uint64_t ol_wait(const struct ol_run *r, uint64_t due, uint64_t end,
 	else if (r->next - r->oldest < r->win)
 		w = due > now ? due - now : 0;
 	if (lossy(r->lr) && r->oldest < r->next) {
-		uint64_t lost_at = r->ring[r->oldest & (r->win - 1)].due +
+		uint64_t lost_at = r->ring[r->oldest & (r->win - 1)].left +
 				   OL_LOSS_NS;
 
 		if (lost_at > now && lost_at - now < w)

@@ -153,6 +153,23 @@ TEST(initiator_slots_lossy)
 	CHECK(M->slot_over == 0);
 }
 
+/* A loss stalls the full window for the loss wait; what is then sent
+ * late, in a burst, is answered at once and must not be written off:
+ * the loss wait runs from when a request left, not from when it was due
+ * (all ten are due at once here, 500 ms before the burst). */
+TEST(initiator_loss_stall_burst)
+{
+	setup_open(false, true, 1, 10, 10000000);
+	M->echo = true;
+	M->drop[0] = 1;
+	use_slots(true, 2);
+	CHECK(prep_run() == 0);
+	CHECK_STR(F.err, "");
+	CHECK(F.lr.ol.sent == 10 && F.lr.ol.answered == 9);
+	CHECK(F.lr.ol.lost == 1);
+	CHECK(H.count == 9);
+}
+
 /* Answers carrying sequence numbers never sent (a garbled peer) over a
  * lossy transport with slots: ignored, their requests written off as
  * lost, the rest timed.  (Reliable, a garbled answer holds the window
@@ -199,6 +216,7 @@ int main(void)
 	RUN(responder_answers_each);
 	RUN(initiator_slots);
 	RUN(initiator_slots_lossy);
+	RUN(initiator_loss_stall_burst);
 	RUN(initiator_garbage_answers);
 	RUN(responder_slots);
 	return harness_done();
