@@ -141,20 +141,29 @@ fi
 
 # --- On-Demand Paging ------------------------------------------------------------
 section odp
+# explicit and implicit: the first write into an untouched range is slower
+# than the same write again.  prefetch: the advice faulted the range in
+# already, so its first write costs less than explicit's cold one.
+ex_cold=''
 for mode in explicit implicit prefetch; do
-	tries='' ok=''
+	tries='' ok='' what='the first touch of a cold range is slower'
+	[ $mode = prefetch ] && what="the prefetched first touch costs less than explicit's cold one (${ex_cold:-none} ns)"
 	for try in 1 2 3; do
 		R -n 6 -m 4M --odp $mode reg_mr
 		c=$(vx_ns first_touch_cold) w=$(vx_ns first_touch_warm)
 		tries="$tries try $try: cold ${c:-none} ns, warm ${w:-none} ns;"
-		if [ "$RC" = 0 ] && [ -n "$c" ] && [ -n "$w" ] && [ "$c" -gt "$w" ]; then
+		[ "$RC" = 0 ] && [ -n "$c" ] && [ -n "$w" ] || continue
+		if [ $mode = prefetch ]; then
+			[ -n "$ex_cold" ] && [ "$c" -lt "$ex_cold" ] && ok=yes
+		elif [ "$c" -gt "$w" ]; then
 			ok=yes
-			break
+			[ $mode = explicit ] && ex_cold=$c
 		fi
+		[ "$ok" ] && break
 	done
 	expect "--odp $mode: exit 0, the odp line" 0 "$(L odp "$mode")" '^$'
-	[ "$ok" ] && pass "--odp $mode: the first touch of a cold range is slower ($tries)" ||
-		fail "--odp $mode: the first touch of a cold range is slower" "$tries" "$(ctx)"
+	[ "$ok" ] && pass "--odp $mode: $what ($tries)" ||
+		fail "--odp $mode: $what" "$tries" "$(ctx)"
 	echo "regmr: --odp $mode 4 MiB: $tries"
 done
 R -n 6 -m 1M --odp prefetch reg_mr
