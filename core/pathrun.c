@@ -16,6 +16,7 @@
 #include "lib/alloc.h"
 #include "lib/ceiling.h"
 #include "lib/err.h"
+#include "lib/ethlink.h"
 #include "lib/numa.h"
 #include "lib/sysfs.h"
 #include "lib/tlv.h"
@@ -80,6 +81,7 @@ static void netdev_facts(struct path_facts *f)
 	if (sysfs_long(&v, "class/net/%s/speed", f->netdev) == 0 && v > 0 &&
 	    v <= 100000000)
 		f->net_speed = (uint32_t)v;
+	f->net_speed_max = ethlink_advertised_max(f->netdev);
 	if (sysfs_long(&v, "class/net/%s/mtu", f->netdev) == 0 && v > 0 &&
 	    v <= (1 << 20))
 		f->net_mtu = (uint32_t)v;

@@ -71,6 +71,7 @@ static const struct tlv_field facts_tab[] = {
 	U(23, net_mtu, 1u << 20),
 	U(24, pkt_extra, 64),
 	B(25, virt),
+	U(26, net_speed_max, 100000000),
 };
 #define NTAB (sizeof(facts_tab) / sizeof(facts_tab[0]))
 

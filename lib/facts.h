@@ -61,6 +61,8 @@ struct path_facts {
 	/* The network interface: the socket's, or the RDMA port's netdev */
 	char netdev[FACTS_NAME];
 	uint32_t net_speed; /* Mb/s; 0 unknown */
+	uint32_t net_speed_max; /* Mb/s: the fastest mode it advertises
+				 * (ethtool); 0 unknown */
 	uint32_t net_mtu; /* bytes; 0 unknown */
 };
 

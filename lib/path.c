@@ -207,6 +207,11 @@ static void end_findings(struct path_report *r, int e)
 		add_find(r, e, "governor",
 			 "cpufreq: CPU frequency governor is %s, not performance: set it (cpupower frequency-set -g performance)",
 			 f->governor);
+	if (f->netdev[0] && !f->loopback && !f->virt && f->net_speed &&
+	    f->net_speed_max > f->net_speed)
+		add_find(r, e, "link_speed",
+			 "%s: link at %u Mb/s, below the %u Mb/s its port advertises: the cable, the transceiver or the link partner holds it lower (see ethtool %s)",
+			 f->netdev, f->net_speed, f->net_speed_max, f->netdev);
 	if (f->kind == FACTS_RDMA && f->active_mtu && f->max_mtu &&
 	    f->active_mtu < f->max_mtu)
 		add_find(r, e, "mtu_active",

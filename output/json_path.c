@@ -54,6 +54,7 @@ static json_t *facts_json(const struct path_facts *f)
 	json_set(o, "governor", str_or_null(f->governor));
 	json_set(o, "netdev", str_or_null(f->netdev));
 	json_set(o, "netdev_speed_Mbps", u32_or_null(f->net_speed));
+	json_set(o, "netdev_advertised_Mbps", u32_or_null(f->net_speed_max));
 	json_set(o, "netdev_mtu_B", u32_or_null(f->net_mtu));
 	return o;
 }

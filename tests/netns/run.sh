@@ -130,6 +130,11 @@ expect "tcp_bw -vx over a veth: no ceiling, the virtual interface named" 0 \
 	"^    bw_ceiling +=  none \\(virtual interface $VC of the client: its speed is nominal, not a limit\\)\$"
 has '^    bw_efficiency ' && fail "tcp_bw -vx over a veth: no bw_efficiency" "$(ctx)" ||
 	pass "tcp_bw -vx over a veth: no bw_efficiency"
+# The advertised link modes (ethtool): a veth advertises none, so no
+# figure and no link_speed finding at either end.
+C -t 0.3 --json tcp_bw
+json_assert "tcp_bw --json over a veth: no advertised speed (ethtool), no finding" \
+	"all(R['ceiling']['inputs'][e]['netdev'] and R['ceiling']['inputs'][e]['netdev_advertised_Mbps'] is None for e in ('client', 'server')) and T0['findings'] == []"
 "$LIB_ROOT/softverbs/sysfs-plant" "$T/nic" --link-layer eth --netdev "$VC" \
 	--net-speed 10000 --net-mtu 1500 >/dev/null ||
 	fail "sysfs-plant: a tree with $VC as a 10 Gb/s NIC"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "lib/ethlink.h"
 #include "lib/facts.h"
 #include "lib/path.h"
 #include "lib/tlv.h"
@@ -132,6 +133,69 @@ TEST(mtu_checks)
 	CHECK(r.nfind == 0);
 }
 
+/* An interface trained below the fastest mode it advertises: one
+ * link_speed finding on that end (a RoCE port's netdev as a socket's
+ * interface); none at or above it, none unknown, none for a virtual one. */
+TEST(link_speed)
+{
+	struct path_report r;
+
+	both(&r);
+	r.f[1].link_layer = FACTS_LL_ETH;
+	r.f[1].roce = FACTS_ROCE_V2;
+	snprintf(r.f[1].netdev, sizeof(r.f[1].netdev), "ens1f0");
+	r.f[1].net_mtu = 9000;
+	r.f[1].net_speed = 25000;
+	r.f[1].net_speed_max = 100000;
+	path_findings(&r);
+	CHECK(r.nfind == 1, "%u", r.nfind);
+	CHECK(r.find[0].end == PATH_SERVER);
+	CHECK_STR(r.find[0].check, "link_speed");
+	CHECK_STR(r.find[0].text,
+		  "ens1f0: link at 25000 Mb/s, below the 100000 Mb/s its port advertises: the cable, the transceiver or the link partner holds it lower (see ethtool ens1f0)");
+	r.f[1].net_speed = 100000;
+	path_findings(&r);
+	CHECK(r.nfind == 0);
+	r.f[1].net_speed = 25000;
+	r.f[1].net_speed_max = 0;
+	path_findings(&r);
+	CHECK(r.nfind == 0);
+	facts_init(&r.f[0]);
+	r.f[0].kind = FACTS_SOCK;
+	snprintf(r.f[0].netdev, sizeof(r.f[0].netdev), "veth0");
+	r.f[0].virt = true;
+	r.f[0].net_speed = 10000;
+	r.f[0].net_speed_max = 40000;
+	path_findings(&r);
+	CHECK(r.nfind == 0);
+}
+
+/* Link mode names as the kernel gives them: the speed leads the name;
+ * the fastest set bit wins; names without a speed count for nothing. */
+TEST(ethlink_names)
+{
+	static const char names[5][32] = {
+		"10baseT/Half", "100000baseCR4/Full", "25000baseSR/Full",
+		"Autoneg", "800000baseDR8/Full",
+	};
+	uint32_t mask = (1u << 0) | (1u << 2) | (1u << 3);
+
+	CHECK(ethlink_name_speed("25000baseSR/Full") == 25000);
+	CHECK(ethlink_name_speed("400000baseCR4/Full") == 400000);
+	CHECK(ethlink_name_speed("Autoneg") == 0);
+	CHECK(ethlink_name_speed("base") == 0);
+	CHECK(ethlink_name_speed("10000") == 0);
+	CHECK(ethlink_name_speed("99999999999999baseX") == 0);
+	CHECK(ethlink_fastest(&mask, 5, names[0], 32) == 25000);
+	mask |= 1u << 4;
+	CHECK(ethlink_fastest(&mask, 5, names[0], 32) == 800000);
+	CHECK(ethlink_fastest(&mask, 4, names[0], 32) == 25000);
+	mask = 1u << 3;
+	CHECK(ethlink_fastest(&mask, 5, names[0], 32) == 0);
+	/* loopback has no link settings */
+	CHECK(ethlink_advertised_max("lo") == 0);
+}
+
 /* RoCE v2 over IPv6 at 400 GbE: 48.79 GB/s, named as RoCE. */
 TEST(roce_ceiling)
 {
@@ -228,6 +292,7 @@ TEST(codec)
 	f.virt = true; /* every flag travels */
 	snprintf(f.netdev, sizeof(f.netdev), "ib0");
 	f.net_speed = 400000;
+	f.net_speed_max = 800000;
 	n = facts_encode(&f, buf, sizeof(buf));
 	CHECK(n > TLV_HDR && n <= FACTS_ENC_MAX);
 	CHECK(facts_decode(buf, n, &g) == 0);
@@ -258,6 +323,8 @@ int main(void)
 	RUN(pcie_degraded_server);
 	RUN(numa_and_governor);
 	RUN(mtu_checks);
+	RUN(link_speed);
+	RUN(ethlink_names);
 	RUN(roce_ceiling);
 	RUN(sockets);
 	RUN(msg_rate_ceiling);
