@@ -493,15 +493,19 @@ fi
 # --- 7(a)(b). strangers on the data port ---------------------------------------
 # A third party that knows the data port (here: the client asks for it with
 # -ip) must not be measured or answered.  stranger.py loops connect()s to
-# a TCP port, or floods a UDP port, from the address it is given.
+# a TCP port, or floods a UDP port, from the address it is given, until
+# the test is done with it (a stop file) or SECS have passed (a cap: with
+# a fixed window, a loaded machine opened the data port after a 5 s
+# stranger had given up, and "the case is real" failed).
 cat >"$T/stranger.py" <<'PYEOF'
-import socket, sys, time
+import os, socket, sys, time
 kind, src, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 end = time.monotonic() + secs
-if len(sys.argv) > 5:
+stop = sys.argv[5] + ".stop" if len(sys.argv) > 5 else None
+if stop:
     open(sys.argv[5], "w").close()  # looping from now on
 held, sent, answers = [], 0, 0
-while time.monotonic() < end:
+while time.monotonic() < end and not (stop and os.path.exists(stop)):
     if kind == "tcp":
         s = socket.socket()
         s.bind((src, 0))
@@ -533,37 +537,44 @@ print("stranger %s done connects_held=%d sent=%d answers=%d" % (kind, len(held),
 PYEOF
 # stranger KIND SRC PORT SECS: start stranger.py (its PID in spy) and wait
 # until it loops (a fixed sleep was too short for python3 to start on a
-# loaded machine: a TCP stranger then missed the data port's window).
+# loaded machine: a TCP stranger then missed the data port's window);
+# stranger_end stops it and waits for its report.
 stranger() {
-	rm -f "$T/stranger.ready"
+	rm -f "$T/stranger.ready" "$T/stranger.ready.stop"
 	python3 "$T/stranger.py" "$@" "$T/stranger.ready" >"$T/stranger.out" 2>&1 &
 	spy=$!
 	track_pid "$spy"
 	wait_for 10 test -e "$T/stranger.ready"
 }
+stranger_end() {
+	touch "$T/stranger.ready.stop"
+	wait "$spy"
+}
 if start_server -- --max_per_client 16; then
 	for src in 127.0.0.1 127.0.0.2; do
 		dport=$(free_port)
-		stranger tcp "$src" "$dport" 5
-		# strace holds the client's data connect() back 800 ms, so the
-		# stranger surely connects first (the case the defect was).
+		stranger tcp "$src" "$dport" 30
+		# strace holds each of the client's connect()s after its first
+		# back 800 ms (its control's and its data's: with the preflight
+		# the data connect is the third), so the stranger surely
+		# connects to the data port first (the case the defect was).
 		# (LeakSanitizer cannot run under ptrace: off for this run.)
 		# The trace (connects, exits, writes, signals) is shown if it fails.
 		run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o "$T/strace.log" \
 			-e trace=connect,write,exit_group,kill,tgkill -e signal=all \
-			-e inject=connect:delay_enter=800000:when=2 \
+			-e inject=connect:delay_enter=800000:when=2+ \
 			"$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 		expect "a stranger on $src loops connect() on the data port: the real client still gets its test" \
 			0 '^    bw  = '
 		[ "$RC" = 0 ] || tail -n 30 "$T/strace.log" | sed 's/^/     | strace: /'
-		wait "$spy"
+		stranger_end
 		grep -q 'connects_held=[1-9]' "$T/stranger.out" &&
 			pass "the stranger on $src did get connections (the case is real)" ||
 			fail "the stranger on $src did get connections (the case is real)" \
 				"$(cat "$T/stranger.out")"
 	done
 	dport=$(free_port)
-	stranger udp 127.0.0.2 "$dport" 3
+	stranger udp 127.0.0.2 "$dport" 20
 	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 -uu -vvs udp_bw
 	expect "a stranger floods the UDP data port: udp_bw runs" 0 '^    recv_bw +='	
 	msgs=$(sed -n 's/^    recv_msgs *= *\([0-9]*\) *$/\1/p' "$OUT_FILE")
@@ -571,25 +582,25 @@ if start_server -- --max_per_client 16; then
 	[ -n "$msgs" ] && [ -n "$bytes" ] && [ "$bytes" = $((msgs * 32768)) ] &&
 		pass "udp_bw counts only the client's 32 KiB datagrams (no 1-byte stranger among $msgs)" ||
 		fail "udp_bw counts only the client's 32 KiB datagrams" "msgs=$msgs bytes=$bytes" "$(ctx)"
-	wait "$spy"
+	stranger_end
 	dport=$(free_port)
-	stranger udp 127.0.0.2 "$dport" 3
+	stranger udp 127.0.0.2 "$dport" 20
 	run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 udp_lat
 	expect "a stranger floods during udp_lat: the test runs" 0 '^    latency  = '
-	wait "$spy"
+	stranger_end
 	grep -q 'sent=[1-9][0-9]* answers=0$' "$T/stranger.out" &&
 		pass "udp_lat answers no stranger" ||
 		fail "udp_lat answers no stranger" "$(cat "$T/stranger.out")"
 	run timeout 10 env "$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_bw udp_lat
 	expect "a 0.4.11 client still works against the filtering server" 0 '^    latency  = '
 	dport=$(free_port)
-	stranger tcp 127.0.0.2 "$dport" 4
+	stranger tcp 127.0.0.2 "$dport" 30
 	run env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -o /dev/null -e trace=connect \
 		-e inject=connect:delay_enter=800000:when=2 \
 		"$LEGACY_QPERF" 127.0.0.1 -lp "$SERVER_PORT" -ip "$dport" -t 1 tcp_bw
 	expect "a 0.4.11 client: a stranger from another host first on the data port is refused" \
 		0 '^    bw  = '
-	wait "$spy"
+	stranger_end
 	stop_server "$SERVER_PORT" "$SERVER_PID"
 else
 	fail "server for the strangers' cases starts"
