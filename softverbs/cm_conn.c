@@ -12,6 +12,11 @@
  * and both sides report DISCONNECTED (the initiator on DREP).  A socket
  * that ends (the peer died or destroyed its id) counts as DREQ when
  * connected, as a failed handshake otherwise.
+ *
+ * The progress thread only changes states, sends messages and posts
+ * events; the QP moves (the active side's RTR and RTS before its RTU, ERR
+ * on REJECTED, on a failed handshake and on DISCONNECTED) happen when the
+ * application takes the event: cm_conn_taken().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,7 +66,7 @@ void cm_msg_init(struct cm_id *p, struct cm_msg *m, enum cm_msg_type type)
 	m->type = type;
 	m->ps = (uint32_t)p->id.ps;
 	m->qp_type = (uint32_t)p->id.qp_type;
-	m->qpn = p->id.qp ? p->id.qp->qp_num : p->conn.qp_num;
+	m->qpn = p->id.qp ? p->qpn : p->conn.qp_num;
 	m->psn = p->psn;
 	m->qkey = RDMA_UDP_QKEY;
 	m->resp_res = p->conn.responder_resources;
@@ -269,40 +274,41 @@ static void on_req(struct cm_id *c, const struct cm_msg *m)
 	cm_event_post(l, e);
 }
 
-/* REP on the active side */
+/* REP on the active side: without a QP the application moves its own and
+ * calls rdma_establish; with one, taking ESTABLISHED moves it and sends RTU
+ * (cm_conn_taken) */
 static void on_rep(struct cm_id *p, const struct cm_msg *m)
 {
 	struct cm_event *e;
-	int err;
 
 	if (p->state != CM_REQ_SENT)
 		return;
 	p->deadline = 0;
 	p->peer = *m;
 	cm_route_fill(p);
-	if (!p->id.qp) {
-		/* the application moves its own QP: rdma_establish */
-		p->state = CM_REP_RCVD;
-		e = cm_event_new(p, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
-		if (e) {
-			event_conn(p, e, m);
-			cm_event_post(p, e);
-		}
+	p->state = CM_REP_RCVD;
+	e = cm_event_new(p, p->id.qp ? RDMA_CM_EVENT_ESTABLISHED :
+				       RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
+	if (!e)
 		return;
-	}
-	err = cm_qp_modify(p, IBV_QPS_RTR);
-	if (!err)
-		err = cm_qp_modify(p, IBV_QPS_RTS);
-	if (err) {
-		send_status(p, CM_MSG_REJ, CM_REJ_CONSUMER_DEFINED);
-		cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, err);
-		return;
-	}
-	send_type(p, CM_MSG_RTU);
-	p->state = CM_ESTABLISHED;
-	e = cm_event_new(p, RDMA_CM_EVENT_ESTABLISHED, 0);
+	if (p->id.qp)
+		e->work = CM_WORK_REP;
+	event_conn(p, e, m);
+	cm_event_post(p, e);
+}
+
+/* Stop p's timer, move it to st and report type with status; taking the
+ * event moves p's QP to ERR. */
+static void enter_qp_err(struct cm_id *p, enum cm_state st,
+			 enum rdma_cm_event_type type, int status)
+{
+	struct cm_event *e;
+
+	p->deadline = 0;
+	p->state = st;
+	e = cm_event_new(p, type, status);
 	if (e) {
-		event_conn(p, e, m);
+		e->work = CM_WORK_QP_ERR;
 		cm_event_post(p, e);
 	}
 }
@@ -315,12 +321,14 @@ static void on_rej(struct cm_id *p, const struct cm_msg *m)
 	if (p->state != CM_REQ_SENT && p->state != CM_REP_SENT &&
 	    p->state != CM_REP_RCVD)
 		return;
+	/* an ESTABLISHED not taken yet is void */
+	cm_event_withdraw(p, CM_WORK_REP);
 	p->deadline = 0;
-	cm_qp_modify(p, IBV_QPS_ERR);
 	p->state = CM_DEAD;
 	e = cm_event_new(p, RDMA_CM_EVENT_REJECTED, m->status);
 	if (!e)
 		return;
+	e->work = CM_WORK_QP_ERR;
 	n = m->status == CM_REJ_CONSUMER_DEFINED ? CM_REJ_PDATA : 0;
 	e->ev.param.conn.private_data = cm_event_pdata(e, m, n);
 	e->ev.param.conn.private_data_len = (uint8_t)n;
@@ -341,23 +349,63 @@ static void on_dreq(struct cm_id *p, bool reply)
 	} else if (p->state == CM_DREQ_SENT) {
 		/* both ends disconnected at once */
 		cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
+	} else if (p->state == CM_REP_RCVD) {
+		/* the passive side disconnected before our RTU: it counts
+		 * once the application has taken ESTABLISHED */
+		p->dreq_early = true;
+		p->drep_pending = reply;
+	}
+}
+
+/* the active side sent RTU: connected, unless a DREQ came first */
+static void active_established(struct cm_id *p)
+{
+	p->state = CM_ESTABLISHED;
+	if (p->dreq_early) {
+		p->dreq_early = false;
+		on_dreq(p, p->drep_pending);
 	}
 }
 
 static void dreq_drained(struct cm_id *p)
 {
-	cm_qp_modify(p, IBV_QPS_ERR);
 	if (p->drep_pending && p->conn_fd >= 0)
 		send_type(p, CM_MSG_DREP);
 	p->drep_pending = false;
-	cm_enter(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
+	enter_qp_err(p, CM_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED, 0);
 }
 
 /* the passive side's handshake failed after it sent REP */
 static void rep_sent_failed(struct cm_id *p, int status)
 {
-	cm_qp_modify(p, IBV_QPS_ERR);
-	cm_enter(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, status);
+	enter_qp_err(p, CM_DEAD, RDMA_CM_EVENT_CONNECT_ERROR, status);
+}
+
+void cm_conn_taken(struct cm_id *p, struct cm_event *e)
+{
+	enum cm_work w = e->work;
+	int err;
+
+	e->work = CM_WORK_NONE;
+	if (w == CM_WORK_QP_ERR) {
+		cm_qp_modify(p, IBV_QPS_ERR);
+		return;
+	}
+	/* CM_WORK_REP: nothing when rdma_establish came first */
+	if (w != CM_WORK_REP || p->state != CM_REP_RCVD)
+		return;
+	err = cm_qp_modify(p, IBV_QPS_RTR);
+	if (!err)
+		err = cm_qp_modify(p, IBV_QPS_RTS);
+	if (err) {
+		send_status(p, CM_MSG_REJ, CM_REJ_CONSUMER_DEFINED);
+		p->state = CM_DEAD;
+		e->ev.event = RDMA_CM_EVENT_CONNECT_ERROR;
+		e->ev.status = err;
+		return;
+	}
+	send_type(p, CM_MSG_RTU);
+	active_established(p);
 }
 
 void cm_conn_lost(struct cm_id *p)
@@ -369,6 +417,13 @@ void cm_conn_lost(struct cm_id *p)
 		return;
 	case CM_REQ_SENT:
 	case CM_REP_RCVD:
+		if (p->state == CM_REP_RCVD && p->id.qp) {
+			/* it accepted and went away before our RTU (unseen
+			 * on hardware): ESTABLISHED, what it sent, then
+			 * DISCONNECTED */
+			on_dreq(p, false);
+			return;
+		}
 		/* the passive side went away before it accepted */
 		cm_enter(p, CM_DEAD, is_ud(p) ? RDMA_CM_EVENT_UNREACHABLE :
 						RDMA_CM_EVENT_REJECTED,
@@ -628,7 +683,7 @@ CM_EXPORT int rdma_establish(struct rdma_cm_id *id)
 	if (!err)
 		err = send_type(p, CM_MSG_RTU);
 	if (!err)
-		p->state = CM_ESTABLISHED;
+		active_established(p);
 	return cm_unlock_ret(err);
 }
 
@@ -728,6 +783,10 @@ CM_EXPORT int rdma_disconnect(struct rdma_cm_id *id)
 	if (!id)
 		return cm_fail(EINVAL);
 	pthread_mutex_lock(&cm.lock);
+	/* accepted, but ESTABLISHED or rdma_establish is still to come: the
+	 * passive side takes a DREQ before RTU all the same */
+	if (p->state == CM_REP_RCVD)
+		active_established(p);
 	switch (p->state) {
 	case CM_ESTABLISHED:
 	case CM_REP_SENT:

@@ -7,7 +7,9 @@
  * progress thread finds ids by handle (never by a pointer kept across an
  * unlock), so an id destroyed while its socket is in an epoll batch is
  * simply not found.  Events count against the id in cm_event.owner until
- * acked; rdma_destroy_id() waits for that count to reach zero.
+ * acked; rdma_destroy_id() waits for that count to reach zero.  An id
+ * whose channel the application destroyed first has chan NULL, and its
+ * events are dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -338,19 +340,24 @@ struct cm_channel *cm_channel_new(void)
 	return c;
 }
 
+static void events_free(struct cm_event *e)
+{
+	struct cm_event *n;
+
+	for (; e; e = n) {
+		n = e->next;
+		free(e);
+	}
+}
+
 /* keep_wfd: leave the library's end open, so that a thread still blocked
  * in rdma_get_cm_event() on this channel stays blocked, as on the kernel's
  * rdma_cm fd (rping's CM thread is one), instead of reading end of file */
 static void channel_free(struct cm_channel *c, bool keep_wfd)
 {
-	struct cm_event *e, *n;
-
 	if (!c)
 		return;
-	for (e = c->head; e; e = n) {
-		n = e->next;
-		free(e);
-	}
+	events_free(c->head);
 	close(c->ch.fd);
 	if (!keep_wfd)
 		close(c->wfd);
@@ -373,9 +380,47 @@ CM_EXPORT struct rdma_event_channel *rdma_create_event_channel(void)
 	return c ? &c->ch : NULL;
 }
 
+/* a child id the application has not been told about (its listener's
+ * CONNECT_REQUEST not taken yet) */
+static bool child_unreported(const struct cm_id *q)
+{
+	return q->state == CM_PENDING ||
+	       (q->state == CM_REQ_RCVD && !q->reported);
+}
+
+/*
+ * The application should destroy a channel's ids first.  Ids it left on the
+ * channel end as the kernel's do when their rdma_cm fd closes: their
+ * connections and ports go (the peer sees the socket end), unreported
+ * children are freed, and the others stay for rdma_destroy_id() but never
+ * report again (chan NULL), so the progress thread never posts to the
+ * freed channel.
+ */
 CM_EXPORT void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-	channel_free((struct cm_channel *)channel, true);
+	struct cm_channel *c = (struct cm_channel *)channel;
+	struct cm_id *p, *n;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&cm.lock);
+	for (p = cm.ids; p; p = n) {
+		n = p->next;
+		if (p->chan != c || p->sync)
+			continue;
+		if (p->listener && child_unreported(p)) {
+			cm_id_free(p);
+			continue;
+		}
+		cm_channel_purge(c, p->handle);
+		p->deadline = 0;
+		cm_fd_close(&p->conn_fd);
+		cm_fd_close(&p->port_fd);
+		p->state = CM_DEAD;
+		p->chan = NULL;
+	}
+	pthread_mutex_unlock(&cm.lock);
+	channel_free(c, true);
 }
 
 static void chan_arm(struct cm_channel *c)
@@ -406,6 +451,10 @@ void cm_event_post(struct cm_id *p, struct cm_event *e)
 
 	CM_DBG("id %llu: event %s status %d", (unsigned long long)p->handle,
 	       rdma_event_str(e->ev.event), e->ev.status);
+	if (!c) {	/* its channel was destroyed */
+		free(e);
+		return;
+	}
 	pthread_mutex_lock(&c->lock);
 	if (c->tail)
 		c->tail->next = e;
@@ -425,16 +474,23 @@ void cm_event_simple(struct cm_id *p, enum rdma_cm_event_type type,
 		cm_event_post(p, e);
 }
 
-void cm_channel_purge(struct cm_channel *c, uint64_t handle)
+/* Unlink c's queued events that count against handle and carry work w
+ * (any work when w < 0); the list of them, in order (c may be NULL). */
+static struct cm_event *channel_take(struct cm_channel *c, uint64_t handle,
+				     int w)
 {
-	struct cm_event **pp, *e;
+	struct cm_event **pp, *e, *taken = NULL, **tt = &taken;
 	char b;
 
+	if (!c)
+		return NULL;
 	pthread_mutex_lock(&c->lock);
 	for (pp = &c->head; (e = *pp);) {
-		if (e->owner == handle) {
+		if (e->owner == handle && (w < 0 || (int)e->work == w)) {
 			*pp = e->next;
-			free(e);
+			e->next = NULL;
+			*tt = e;
+			tt = &e->next;
 		} else {
 			pp = &e->next;
 		}
@@ -446,6 +502,17 @@ void cm_channel_purge(struct cm_channel *c, uint64_t handle)
 	    recv(c->ch.fd, &b, 1, MSG_DONTWAIT) == 1)
 		c->armed = false;
 	pthread_mutex_unlock(&c->lock);
+	return taken;
+}
+
+void cm_channel_purge(struct cm_channel *c, uint64_t handle)
+{
+	events_free(channel_take(c, handle, -1));
+}
+
+void cm_event_withdraw(struct cm_id *p, enum cm_work w)
+{
+	events_free(channel_take(p->chan, p->handle, (int)w));
 }
 
 CM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
@@ -484,6 +551,10 @@ CM_EXPORT int rdma_get_cm_event(struct rdma_event_channel *channel,
 			p = cm_id_find(e->owner);
 			if (p)
 				p->events_out++;
+			/* the QP work of an event runs here, on the
+			 * application's thread (cm_internal.h) */
+			if (p && e->work)
+				cm_conn_taken(p, e);
 			if (e->ev.event == RDMA_CM_EVENT_CONNECT_REQUEST)
 				((struct cm_id *)e->ev.id)->reported = true;
 		}
@@ -706,9 +777,7 @@ CM_EXPORT int rdma_destroy_id(struct rdma_cm_id *id)
 
 		for (q = cm.ids; q; q = n) {
 			n = q->next;
-			if (q->listener == p->handle &&
-			    (q->state == CM_PENDING ||
-			     (q->state == CM_REQ_RCVD && !q->reported)))
+			if (q->listener == p->handle && child_unreported(q))
 				cm_id_free(q);
 		}
 	}
@@ -724,9 +793,8 @@ CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 {
 	struct cm_id *p = (struct cm_id *)id;
 	struct cm_channel *nc = (struct cm_channel *)channel, *oc;
-	struct cm_event **pp, *e, *moved = NULL, **mt = &moved;
+	struct cm_event *e, *moved;
 	bool sync = false;
-	char b;
 
 	if (!id)
 		return cm_fail(EINVAL);
@@ -744,23 +812,7 @@ CM_EXPORT int rdma_migrate_id(struct rdma_cm_id *id,
 	while (p->events_out > 0)
 		pthread_cond_wait(&p->acked, &cm.lock);
 	oc = p->chan;
-	pthread_mutex_lock(&oc->lock);
-	for (pp = &oc->head; (e = *pp);) {
-		if (e->owner == p->handle) {
-			*pp = e->next;
-			e->next = NULL;
-			*mt = e;
-			mt = &e->next;
-		} else {
-			pp = &e->next;
-		}
-	}
-	oc->tail = NULL;
-	for (e = oc->head; e; e = e->next)
-		oc->tail = e;
-	if (!oc->head && oc->armed && recv(oc->ch.fd, &b, 1, MSG_DONTWAIT) == 1)
-		oc->armed = false;
-	pthread_mutex_unlock(&oc->lock);
+	moved = channel_take(oc, p->handle, -1);
 	p->chan = nc;
 	p->id.channel = &nc->ch;
 	for (e = moved; e; e = moved) {

@@ -14,6 +14,13 @@
  * a channel's queue has its own lock, taken inside cm.lock.  A progress
  * thread (started with the first id) polls listeners, connection sockets
  * and timers.  Application threads never hold cm.lock while they block.
+ *
+ * The progress thread never touches an id's QP: the application owns it and
+ * may free it at any time, even with ibv_destroy_qp() (perftest does, and
+ * then exits while its peer's end of the connection goes away).  A QP
+ * transition that a message calls for rides on the event it causes
+ * (cm_event.work) and is done on the application's thread when it takes
+ * that event (rdma_get_cm_event), as librdmacm does.
  */
 #ifndef SOFTVERBS_CM_INTERNAL_H
 #define SOFTVERBS_CM_INTERNAL_H
@@ -100,10 +107,18 @@ struct cm_mc {
 	void *context;
 };
 
+/* what taking an event does to its id's QP (see the locking rules above) */
+enum cm_work {
+	CM_WORK_NONE,
+	CM_WORK_QP_ERR,		/* to ERR (REJECTED, DISCONNECTED, ...) */
+	CM_WORK_REP,		/* active: RTR, RTS and RTU, or CONNECT_ERROR */
+};
+
 struct cm_event {
 	struct rdma_cm_event ev;	/* first: what the application sees */
 	struct cm_event *next;
 	uint64_t owner;			/* handle of the id it counts against */
+	enum cm_work work;		/* done when the application takes it */
 	uint8_t pdata[CM_PDATA_MAX];
 };
 
@@ -133,7 +148,8 @@ enum cm_state {
 	CM_REQ_WAIT,		/* active, no listener yet: REQ tried again */
 	CM_REQ_SENT,		/* active, waiting for REP / SIDR REP */
 	CM_REQ_RCVD,		/* passive, CONNECT_REQUEST reported */
-	CM_REP_RCVD,		/* active, no QP: CONNECT_RESPONSE reported */
+	CM_REP_RCVD,		/* active: CONNECT_RESPONSE reported (no QP),
+				 * or ESTABLISHED not taken yet (QP) */
 	CM_REP_SENT,		/* passive, waiting for RTU */
 	CM_ESTABLISHED,
 	CM_DREQ_SENT,
@@ -146,7 +162,7 @@ struct cm_id {
 	struct rdma_cm_id id;		/* first: what the application sees */
 	struct cm_id *next;		/* cm.ids */
 	uint64_t handle;		/* unique, never reused */
-	struct cm_channel *chan;
+	struct cm_channel *chan;	/* NULL: destroyed under the id */
 	bool sync;			/* chan is private (no channel given) */
 	enum cm_state state;
 	int port_fd;			/* reserves the port; listens */
@@ -159,6 +175,7 @@ struct cm_id {
 	struct ibv_sa_path_rec path;
 	int gid_index;			/* local GID used on the path */
 	uint32_t psn;			/* our starting PSN */
+	uint32_t qpn;			/* id.qp's number, for the messages */
 	struct cm_msg peer;		/* the peer's REQ or REP */
 	struct rdma_conn_param conn;	/* what we sent or accepted */
 	struct ibv_qp_init_attr *ep_qp_attr; /* rdma_create_ep, passive */
@@ -169,6 +186,7 @@ struct cm_id {
 	int afonly;
 	bool own_scq, own_rcq;		/* the library made send_cq, recv_cq */
 	bool drep_pending;		/* answer the DREQ when drained */
+	bool dreq_early;		/* a DREQ came in CM_REP_RCVD */
 	bool reported;			/* its CONNECT_REQUEST was handed out */
 	struct cm_msg *req;		/* CM_REQ_WAIT: the REQ to send */
 	uint64_t req_wait_end;		/* until then (ns), 0: no wait */
@@ -273,6 +291,8 @@ void cm_ack_last(struct rdma_cm_id *id);
 uint32_t cm_new_psn(const struct cm_id *p);
 /* Drop p's queued, unreported events from its channel. */
 void cm_channel_purge(struct cm_channel *c, uint64_t handle);
+/* Drop p's queued, unreported events that carry work w. */
+void cm_event_withdraw(struct cm_id *p, enum cm_work w);
 /* Wait (without cm.lock) for p's next event on its private channel;
  * 0 when it is "want" with status 0, else -1 with errno. */
 int cm_sync_wait(struct cm_id *p, enum rdma_cm_event_type want);
@@ -311,6 +331,10 @@ void cm_route_resolved(struct cm_id *p);
 void cm_conn_input(struct cm_id *p);
 /* A timer of p expired; cm.lock. */
 void cm_conn_timeout(struct cm_id *p);
+/* The application takes e, an event of p (rdma_get_cm_event, on its own
+ * thread, cm.lock): do the QP work e carries; e may become a
+ * CONNECT_ERROR. */
+void cm_conn_taken(struct cm_id *p, struct cm_event *e);
 /* The connection socket is gone (peer died or destroyed its id). */
 void cm_conn_lost(struct cm_id *p);
 /* Move p's QP to INIT (when created), RTR, RTS or ERR from what is known;

@@ -3,7 +3,8 @@
  * softverbs' librdmacm: QPs on ids.  rdma_create_qp(_ex), rdma_destroy_qp,
  * rdma_init_qp_attr, and the transitions the CM drives: a new RC QP goes
  * to INIT, UD to RTS; the handshake takes RC to RTR and RTS with what the
- * peer's REQ or REP said; disconnect moves it to ERR.  Access flags follow
+ * peer's REQ or REP said (on the application's thread, see cm_internal.h);
+ * disconnect moves it to ERR.  Access flags follow
  * the IB CM: remote write always, remote read and atomics when the side
  * offers responder resources.
  */
@@ -270,6 +271,7 @@ static int qp_create(struct cm_id *p, struct ibv_qp_init_attr_ex *ax)
 		goto err;
 	}
 	id->qp = qp;
+	p->qpn = qp->qp_num;
 	id->qp_type = t;
 	err = qp_setup(p);
 	if (err) {
@@ -333,6 +335,7 @@ CM_EXPORT void rdma_destroy_qp(struct rdma_cm_id *id)
 	pthread_mutex_lock(&cm.lock);
 	ibv_destroy_qp(id->qp);	/* its multicast attachments go too */
 	id->qp = NULL;
+	p->qpn = 0;
 	for (struct cm_mc *m = p->mcs; m; m = m->next)
 		m->attached = false;
 	/* CQs the application gave are its own to destroy */

@@ -219,6 +219,40 @@ int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t)
 	return 0;
 }
 
+int rc4_connect(struct peer *c)
+{
+	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
+	    make_qp(c, c->id, IBV_QPT_RC))
+		return -1;
+	if (rdma_connect(c->id, NULL))
+		return bad("rdma_connect: %s", strerror(errno));
+	return 0;
+}
+
+int rc4_request(struct peer *s)
+{
+	struct rdma_cm_event *ev;
+
+	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
+		return -1;
+	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
+	if (!ev)
+		return -1;
+	s->id = ev->id;
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+int rc4_accept(struct peer *s)
+{
+	if (rc4_request(s))
+		return -1;
+	if (make_qp(s, s->id, IBV_QPT_RC) || rdma_accept(s->id, NULL) ||
+	    want_ack(s->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
+		return bad("accept: %s", strerror(errno));
+	return 0;
+}
+
 int post_recv(struct peer *p, struct rdma_cm_id *id, size_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)p->buf, (uint32_t)len, p->mr->lkey };
@@ -399,11 +433,8 @@ static int rej_active(struct peer *c)
 	struct rdma_cm_event *ev;
 	int ret = 0;
 
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
+	if (rc4_connect(c))
 		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
 	ev = want_event(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
 	if (!ev)
 		return -1;
@@ -539,29 +570,16 @@ static int diereq_passive(struct peer *s)
 
 static int diereq_active(struct peer *c)
 {
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
+	if (rc4_connect(c))
 		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
 	return want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
 }
 
 /* the passive process dies when connected: DISCONNECTED, the QP in ERR */
 static int diecon_passive(struct peer *s)
 {
-	struct rdma_cm_event *ev;
-
-	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
+	if (rc4_accept(s))
 		return -1;
-	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
-	if (!ev)
-		return -1;
-	s->id = ev->id;
-	rdma_ack_cm_event(ev);
-	if (make_qp(s, s->id, IBV_QPT_RC) || rdma_accept(s->id, NULL) ||
-	    want_ack(s->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
-		return bad("accept: %s", strerror(errno));
 	die();
 }
 
@@ -570,11 +588,8 @@ static int diecon_active(struct peer *c)
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
+	if (rc4_connect(c))
 		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
 	if (want_ack(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO) ||
 	    want_ack(c->ch, RDMA_CM_EVENT_DISCONNECTED, 0, TMO))
 		return -1;
@@ -673,6 +688,8 @@ static const struct kit_roles cases[] = {
 	      "rdma_migrate_id: the child's events come on the new channel"),
 	CASE2("listener_gone", lgone_passive, lgone_active, NULL,
 	      "listener destroyed with an unreported request: REJECTED 28"),
+	CASE2("qp_freed_peer_leaves", qpfreed_passive, qpfreed_active, NULL,
+	      "QP freed by ibv_destroy_qp, the peer leaves: no use after free"),
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))

@@ -47,6 +47,12 @@ int passive_listen(struct peer *s, const char *ip, enum rdma_port_space ps);
 int active_resolve(struct peer *c, const char *ip, uint16_t port,
 		   enum rdma_port_space ps);
 int make_qp(struct peer *p, struct rdma_cm_id *id, enum ibv_qp_type t);
+/* active: resolve 127.0.0.1 (the passive role's port), an RC QP, connect */
+int rc4_connect(struct peer *c);
+/* passive: listen on 127.0.0.1 and take one request (its id in s->id) */
+int rc4_request(struct peer *s);
+/* rc4_request, then an RC QP, accept, and wait for ESTABLISHED */
+int rc4_accept(struct peer *s);
 int post_recv(struct peer *p, struct rdma_cm_id *id, size_t len);
 int wait_wc(struct peer *p, enum ibv_wc_opcode op, struct ibv_wc *wc);
 int send_msg(struct peer *p, struct rdma_cm_id *id, const char *msg,
@@ -61,5 +67,7 @@ int migrate_passive(struct peer *s);
 int migrate_active(struct peer *c);
 int lgone_passive(struct peer *s);
 int lgone_active(struct peer *c);
+int qpfreed_passive(struct peer *s);
+int qpfreed_active(struct peer *c);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmcheck.h"
 
@@ -183,16 +184,10 @@ int ep_active(struct peer *c)
 int migrate_passive(struct peer *s)
 {
 	struct rdma_event_channel *ch2;
-	struct rdma_cm_event *ev;
 	struct pollfd p;
 
-	if (passive_listen(s, "127.0.0.1", RDMA_PS_TCP))
+	if (rc4_request(s))
 		return -1;
-	ev = want_event(s->ch, RDMA_CM_EVENT_CONNECT_REQUEST, 0, TMO);
-	if (!ev)
-		return -1;
-	s->id = ev->id;
-	rdma_ack_cm_event(ev);
 	ch2 = rdma_create_event_channel();
 	if (!ch2 || rdma_migrate_id(s->id, ch2) || s->id->channel != ch2)
 		return bad("rdma_migrate_id: %s", strerror(errno));
@@ -215,11 +210,8 @@ int migrate_passive(struct peer *s)
 
 int migrate_active(struct peer *c)
 {
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
+	if (rc4_connect(c))
 		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
 	if (want_ack(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
 		return -1;
 	if (rdma_disconnect(c->id))
@@ -249,12 +241,43 @@ int lgone_active(struct peer *c)
 {
 	int ret;
 
-	if (active_resolve(c, "127.0.0.1", 0, RDMA_PS_TCP) ||
-	    make_qp(c, c->id, IBV_QPT_RC))
+	if (rc4_connect(c))
 		return -1;
-	if (rdma_connect(c->id, NULL))
-		return bad("rdma_connect: %s", strerror(errno));
 	ret = want_ack(c->ch, RDMA_CM_EVENT_REJECTED, 28, TMO);
 	peer_put(c, 1);
 	return ret;
+}
+
+/* The passive application frees its QP itself with ibv_destroy_qp and
+ * never takes DISCONNECTED (perftest -R's exchange id does this), and the
+ * active side goes away without a DREQ: nothing in softverbs may use the
+ * freed QP afterwards (the CM's drain timer once moved it to ERR from the
+ * progress thread: a heap-use-after-free under ASan). */
+int qpfreed_passive(struct peer *s)
+{
+	uint32_t gone;
+
+	if (rc4_accept(s))
+		return -1;
+	if (ibv_destroy_qp(s->id->qp))
+		return bad("ibv_destroy_qp: %s", strerror(errno));
+	/* id->qp dangles, as in perftest: only rdma_destroy_id from here */
+	if (peer_get(s, &gone))
+		return -1;
+	usleep(300 * 1000); /* past SOFTVERBS_CM_DRAIN_MS (50) */
+	rdma_destroy_id(s->id);
+	s->id = NULL;
+	return 0;
+}
+
+int qpfreed_active(struct peer *c)
+{
+	if (rc4_connect(c))
+		return -1;
+	if (want_ack(c->ch, RDMA_CM_EVENT_ESTABLISHED, 0, TMO))
+		return -1;
+	rdma_destroy_qp(c->id);
+	rdma_destroy_id(c->id); /* its CM socket ends: no DREQ */
+	c->id = NULL;
+	return peer_put(c, 1);
 }
