@@ -201,7 +201,7 @@ static int client_fail(struct tsess *s, const char *what, int r, char *err,
 		return 0;
 	if (r == X_EOF)
 		return seterr(err, errlen,
-			      "transaction %llu: the server closed the connection %s",
+			      "transaction %llu: the server closed the connection during %s",
 			      (unsigned long long)cp->n, what);
 	return seterr_errno(err, errlen, e, "transaction %llu: %s failed",
 			    (unsigned long long)cp->n, what);
@@ -231,15 +231,14 @@ static int client_step(struct tsess *s, enum conn_step step, char *err,
 		/* Connected (or refused) shows as writable; the greeting
 		 * says the server accepted. */
 		r = xfer(s, cp->fd, &g, 1, false, deadline);
-		return r == 1 ? 1 : client_fail(s, "connect (waiting for the greeting)",
-						r, err, errlen);
+		return r == 1 ? 1 : client_fail(s, "connect", r, err, errlen);
 	case CONN_ANSWER:
 		r = xfer(s, cp->fd, s->buf, s->p.msg_size, true, deadline);
 		if (r == 1)
 			r = xfer(s, cp->fd, s->buf, s->p.msg_size, false,
 				 deadline);
-		return r == 1 ? 1 : client_fail(s, "before its answer", r,
-						err, errlen);
+		return r == 1 ? 1 : client_fail(s, "the request and its answer",
+						r, err, errlen);
 	case CONN_CLOSE:
 		shutdown(cp->fd, SHUT_WR);
 		r = drain(s, cp->fd, deadline);
@@ -248,7 +247,7 @@ static int client_step(struct tsess *s, enum conn_step step, char *err,
 				      "transaction %llu: the server sent more than its answer",
 				      (unsigned long long)cp->n);
 		if (r != 1)
-			return client_fail(s, "while closing", r, err, errlen);
+			return client_fail(s, "the close", r, err, errlen);
 		conn_drop(cp);
 		return 1;
 	}

@@ -388,8 +388,9 @@ struct transport {
 	 * or after s->p.timeout.  Returns 1 (done); 0 (the test is over:
 	 * the timer fired, or the peer said so); TP_SOFT (server only: this
 	 * transaction's client went away or stalled; its connection is
-	 * closed and the next one is served); TP_IDLE (server: no
-	 * connection came for the timeout); or TP_FATAL with err filled.
+	 * closed and the next one is served); or TP_FATAL with err filled
+	 * (the client's failures; the server's when no transaction came
+	 * for the timeout or the client hung up).
 	 */
 	int (*conn)(struct tsess *s, enum conn_step step, char *err,
 		    size_t errlen);

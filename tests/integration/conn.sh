@@ -7,7 +7,8 @@
 # a server whose accept4() strace delays by 20 ms shows it in the connect
 # step's p50 while answer and close stay small; strangers on the data port
 # (silent ones from the client's host, hasty ones from 127.0.0.2) and a
-# client killed mid-test leave the server serving; bad values and a
+# client killed mid-test leave the server serving, and its own test
+# process killed makes the client say so in one line; bad values and a
 # server's --max_msgs (one line each); a 0.4.11 server refused with one
 # line naming the test and the server.
 #
@@ -121,6 +122,34 @@ Q -t 0.3 tcp_conn
 expect "after a client killed mid-test: the server runs the next" 0 \
 	'^    conn_rate += '
 
+# The server's test process killed mid-test (once its data port listens):
+# the client says so in one line, exit 1; the server serves the next.
+DPORT=$(free_port)
+"$QPERF" 127.0.0.1 -lp "$PORT" -ip "$DPORT" -t 5 tcp_conn \
+	>"$T/kill.out" 2>"$T/kill.err" </dev/null &
+CP=$!
+track_pid "$CP"
+# listener_pid PORT: the process whose socket listens on PORT (ours).
+listener_pid() {
+	ss -Htlnp "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1
+}
+K=
+if wait_for 5 port_listening "$DPORT" && K=$(listener_pid "$DPORT") &&
+	[ -n "$K" ] && [ "$(ps -o ppid= -p "$K" | tr -d ' ')" = "$SERVER_PID" ]; then
+	kill -9 "$K"
+	wait "$CP"
+	RC=$? OUT=$(cat "$T/kill.out") ERR=$(cat "$T/kill.err")
+	cp "$T/kill.err" "$ERR_FILE"
+	one_error "the server's test process killed: the client's one line, exit 1" 1 \
+		'^qperf: transaction [0-9]+: ((the request and its answer|connect|the close) failed: |the server closed the connection during )|^qperf: failed to receive results: '
+else
+	fail "tcp_conn's data port listens in our server's child" \
+		"listener ${K:-none}" "$(cat "$T/kill.err")"
+fi
+Q -t 0.3 tcp_conn
+expect "after its test process was killed: the server runs the next" 0 \
+	'^    conn_rate += '
+
 # 5. Bad values: one line naming the value, exit 2, nothing run.
 Q -m 2M tcp_conn
 one_error "-m 2M: exit 2, one line" 2 \
@@ -151,6 +180,10 @@ fi
 if command -v strace >/dev/null; then
 	if start_server strace -f -qq -o /dev/null -e trace=accept4 \
 		-e inject=accept4:delay_enter=20000 --; then
+		# strace detaches from its tracee when killed: the cleanup
+		# stops the server itself too.
+		SQ=$(ps -o pid= --ppid "$SERVER_PID" | tr -d ' ')
+		[ -n "$SQ" ] && at_exit "kill $SQ"
 		run "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 1 tcp_conn
 		c=$(vx_ns connect_p50) a=$(vx_ns answer_p50) z=$(vx_ns close_p50)
 		if [ "$RC" = 0 ] && [ "${c:-0}" -ge 20000000 ] &&
