@@ -162,6 +162,17 @@ Q -t 0 -n 0 tcp_conn
 one_error "-t 0 -n 0: exit 2, one line" 2 '^qperf: -n: 0: must be greater than 0$'
 Q -n -5 tcp_conn
 one_error "-n -5: exit 2, one line" 2 '^qperf: -n: -5: must not be negative$'
+Q --clients 2 tcp_conn
+one_error "--clients 2 tcp_conn: exit 2, one line" 2 \
+	'^qperf: --clients: not with tcp_conn \(the clients'"'"' table has no connection rates yet\)$'
+Q --expect 'msg_rate>=1' tcp_conn
+one_error "--expect msg_rate on tcp_conn: exit 2, one line" 2 \
+	'^qperf: --expect: msg_rate>=1: test tcp_conn does not produce msg_rate \(it reports no figure a check can take\)$'
+Q -n 50 --json tcp_conn
+cp "$OUT_FILE" "$T/base.json"
+Q --baseline "$T/base.json" tcp_conn
+one_error "--baseline on tcp_conn: exit 2, one line (no verdict with nothing checked)" 2 \
+	'^qperf: --baseline: .*/base\.json: test tcp_conn has no figure a baseline can check$'
 stop_server "$PORT" "$SERVER_PID" "our server stops"
 
 # 6. A server's --max_msgs: one line; it serves on.
