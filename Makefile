@@ -136,11 +136,11 @@ LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockca
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
 	lib/fair.o lib/ethlink.o
-TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_io.o transports/sock_cnt.o \
+TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_conn.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
-	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/json_regmr.o output/report_regmr.o output/plot.o \
+	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/json_regmr.o output/report_regmr.o output/report_conn.o output/json_conn.o output/plot.o \
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o \
 	output/report_clients.o output/json_clients.o \
@@ -152,7 +152,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/heatmap.o cluster/job_secret.o
 ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
-	core/server.o core/client.o core/client_req.o core/measure.o core/openloop.o core/measure_win.o \
+	core/server.o core/client.o core/client_req.o core/measure.o core/measure_conn.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o core/clients.o core/clients_check.o \
 	core/load.o core/load_check.o \

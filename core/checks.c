@@ -134,6 +134,7 @@ int checks_plan(struct plan *p, char *err, size_t errlen)
 {
 	const struct check_opts *c = &p->checks;
 	char what[160];
+	enum vfig figs[2];
 
 	if (p->mode == RUN_COMPARE)
 		return compare_check(p, err, errlen);
@@ -152,6 +153,12 @@ int checks_plan(struct plan *p, char *err, size_t errlen)
 
 		if (t->kind != TK_DATA)
 			continue;
+		/* A verdict with nothing checked would be a pass faked. */
+		if (c->baseline &&
+		    !baseline_figs(json_measure_name(t->measure), figs))
+			return opts_fail(err, errlen, "--baseline", c->baseline,
+					 "test %s has no figure a baseline can check",
+					 t->name);
 		for (int k = 0; k < c->nexpect; k++)
 			if (!produces(t, c->expect[k].fig))
 				return opts_fail(err, errlen, "--expect",
@@ -159,7 +166,9 @@ int checks_plan(struct plan *p, char *err, size_t errlen)
 						 "test %s does not produce %s (it reports %s)",
 						 t->name,
 						 verdict_fig_name(c->expect[k].fig),
-						 produced(t, what, sizeof(what)));
+						 *produced(t, what, sizeof(what))
+							 ? what
+							 : "no figure a check can take");
 	}
 	return 0;
 }

@@ -264,6 +264,9 @@ static int check_measured(struct attempt *a, const struct tside *sd,
 	    res->l.r.msgs + res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
 			      "no message completed a round trip");
+	if (a->t->loop == LOOP_CONN && st->s.msgs == 0)
+		return seterr(a->err, sizeof(a->err),
+			      "no transaction completed");
 	if (a->t->loop == LOOP_STREAM_BW && res->r.r.msgs == 0)
 		return seterr(a->err, sizeof(a->err),
 			      "no message reached the server (%llu sent, %llu send errors%s%s)",
@@ -396,6 +399,7 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct out_result o;
 	struct cnt_both cnt;
 	struct path_report pr;
+	struct conn_res conn;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -440,6 +444,11 @@ static int run_data(struct client *cl, struct attempt *a)
 		sd.barrier = cl->hook->wait;
 		sd.barrier_arg = cl->hook->arg;
 	}
+	if (a->t->loop == LOOP_CONN && !(sd.peer_caps & CAP_CONN))
+		return seterr(a->err, sizeof(a->err),
+			      "%s needs a server running qperf %s or later; the server at %s runs qperf %s, which lacks it",
+			      a->t->name, QPERF_VERSION, cl->plan->host,
+			      a->h.version);
 	if (a->t->tp && (a->t->tp->flags & TF_XRC) &&
 	    !(sd.peer_caps & CAP_XRC))
 		return seterr(a->err, sizeof(a->err),
@@ -453,6 +462,10 @@ static int run_data(struct client *cl, struct attempt *a)
 	calc_extra(&res, a->t, sd.hist, sd.peer_hist);
 	if (check_measured(a, &sd, &res) < 0)
 		goto out;
+	if (sd.conn) {
+		conn_summarize(sd.conn, &sd.st, sd.p.msg_size, &conn);
+		res.conn = &conn;
+	}
 	pace_figures(a, &sd, &res);
 	if (sd.st.lost)
 		out_warning(a->out,
@@ -504,8 +517,8 @@ static int legacy_adjust(struct attempt *a, const char *host)
 			      a->t->name, QPERF_VERSION);
 	if (a->t->index > TEST_LEGACY_LAST)
 		return seterr(a->err, sizeof(a->err),
-			      "%s needs a server running qperf %s or later; this server runs 0.4, which lacks it",
-			      a->t->name, QPERF_VERSION);
+			      "%s needs a server running qperf %s or later; the server at %s runs qperf 0.4, which lacks it",
+			      a->t->name, QPERF_VERSION, host);
 	if (a->par.set[SIDE_REM][PAR_GID_INDEX] ||
 	    a->par.set[SIDE_LOC][PAR_GID_INDEX])
 		return seterr(a->err, sizeof(a->err),

@@ -36,6 +36,12 @@ int clients_check(const struct plan *p, char *err, size_t errlen)
 			return seterr(err, errlen,
 				      "%s: %s is not a data test; give only data tests (tcp_bw, tcp_lat, ...)",
 				      hdr, it->test->name);
+		/* Its figures are a rate and step percentiles, which the
+		 * clients' table (one bandwidth or latency each) lacks. */
+		if (it->test->measure == MEAS_CONN)
+			return seterr(err, errlen,
+				      "%s: not with %s (the clients' table has no connection rates yet)",
+				      hdr, it->test->name);
 		if (s->nloops)
 			return seterr(err, errlen,
 				      "%s: not with --loop", hdr);

@@ -78,6 +78,16 @@ static const struct test_help {
 	  "latency is half the round trip.  With --rate it runs open loop: "
 	  "requests on a schedule, several in flight, each timed from its "
 	  "intended send time (--arrivals)." },
+	{ "tcp_conn", G_SOCK, "TCP connection setup rate",
+	  "Like netperf's TCP_CRR: each transaction connects to the server, "
+	  "which accepts and writes a 1-byte greeting at once; sends a "
+	  "request of --msg_size bytes (default 1) and reads the answer of "
+	  "as many; and closes (shuts its side, reads to the server's EOF, "
+	  "closes), for --time or -n transactions.  The report gives "
+	  "conn_rate, the mean transaction (txn_latency) and the p50, p90, "
+	  "p99 and max of each step (connect: until the greeting, answer, "
+	  "close) and of the whole transaction.  Needs a server running "
+	  "qperf 0.5 or later.  See docs/conn.md." },
 	{ "udp_bw", G_SOCK, "UDP streaming one way bandwidth",
 	  "The client sends datagrams as fast as it can; the server counts "
 	  "those that arrive.  Both the send and the receive rate are "

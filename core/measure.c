@@ -759,8 +759,10 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 	int rc;
 
 	/* An open-loop responder answers past its time until the client
-	 * says "test done" (core/openloop.c); its timer is the backstop. */
-	if (loop_open(s->t, &s->p) && s->server && time)
+	 * says "test done" (core/openloop.c), and so does a connection
+	 * test's server (measure_conn.c); its timer is the backstop. */
+	if ((loop_open(s->t, &s->p) || s->t->loop == LOOP_CONN) &&
+	    s->server && time)
 		time += OL_SERVER_GRACE;
 	if ((lr->shared_timer ? measure_sample(&lr->st, err, errlen)
 			      : measure_start(&lr->st, time, err, errlen)) < 0)
@@ -793,6 +795,9 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 		break;
 	case LOOP_WRITE_POLL:
 		rc = run_write_poll(lr, err, errlen);
+		break;
+	case LOOP_CONN:
+		rc = run_conn(lr, err, errlen);
 		break;
 	default:
 		rc = seterr(err, errlen, "%s: no measurement loop", s->t->name);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ctl.h"
+#include "lib/hist.h"
 #include "lib/pace.h"
 #include "lib/types.h"
 
@@ -106,6 +107,20 @@ bool measure_finished(void);
  * the others, core/streams.c).  Async-signal-safe: only sets the flag. */
 void measure_end_now(void);
 
+/* tcp_conn's client (core/measure_conn.c): a histogram per step of a
+ * transaction (enum conn_step) and one of whole transactions. */
+struct conn_hist {
+	struct hist step[CONN_STEPS];
+	struct hist txn;
+};
+
+/*
+ * tcp_conn's figures from the client's histograms and window (st: its
+ * transactions are st->s.msgs) into r.  Pure.
+ */
+void conn_summarize(const struct conn_hist *h, const struct node_stat *st,
+		    uint32_t msg_size, struct conn_res *r);
+
 /* One side's loop state. */
 struct lrun {
 	struct tsess *s;
@@ -146,6 +161,9 @@ struct lrun {
 	struct pace pace;
 	/* Open-loop latency (core/openloop.c): the initiator's counts. */
 	struct ol_stat ol;
+	/* A connection test's client times its steps here (NULL: not
+	 * timed; core/measure_conn.c). */
+	struct conn_hist *conn;
 };
 
 /*

@@ -470,6 +470,7 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
 {
 	uint64_t max = param_msg_max(t);
+	const char *unit;
 	const struct par_set *p = &s->par;
 
 	/* Interval records carry one stream's figures. */
@@ -483,6 +484,8 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 					    NULL,
 					    "interval reports are not available with --streams in test %s",
 					    t->name);
+	/* What the transport's largest message is: tcp_conn's request. */
+	unit = t->loop == LOOP_CONN ? "request" : "datagram";
 	if (!max)
 		return 0;
 	for (int i = 0; i < s->nloops; i++) {
@@ -491,8 +494,8 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 
 		if (lp->opt->par == PAR_MSG_SIZE && top > max)
 			return opts_fail(err, errlen, "--loop", NULL,
-				    "msg_size reaches %" PRIu64 ", larger than a %s datagram can carry (%" PRIu64 " bytes)",
-				    top, t->name, max);
+				    "msg_size reaches %" PRIu64 ", larger than a %s %s can carry (%" PRIu64 " bytes)",
+				    top, t->name, unit, max);
 	}
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
 		char v[24];
@@ -502,8 +505,8 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 			continue;
 		snprintf(v, sizeof(v), "%" PRIu64, p->val[side][PAR_MSG_SIZE]);
 		return opts_fail(err, errlen, p->spelling[side][PAR_MSG_SIZE],
-			    v, "larger than a %s datagram can carry (%" PRIu64 " bytes)",
-			    t->name, max);
+			    v, "larger than a %s %s can carry (%" PRIu64 " bytes)",
+			    t->name, unit, max);
 	}
 	return 0;
 }

@@ -196,7 +196,8 @@ static int validate(const struct test_desc *t, struct req *q,
 			      "message size %u is larger than this server allows (%u)",
 			      q->msg_size, SERVER_MAX_MSG);
 	/* An empty stream message moves nothing and cannot detect a stall. */
-	if (t->tp && (t->tp->flags & TF_EOF_ENDS) && q->msg_size == 0)
+	if (t->tp && ((t->tp->flags & TF_EOF_ENDS) || t->loop == LOOP_CONN) &&
+	    q->msg_size == 0)
 		return seterr(err, errlen,
 			      "%s: message size 0 has nothing to measure",
 			      t->name);

@@ -140,7 +140,7 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_CONN;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -184,7 +184,8 @@ static bool peer_waits(const struct tside *sd)
 {
 	return sd->ext && ((sd->p.time == 0 &&
 			    (sd->forever || loop_idle_side(sd->t, true))) ||
-			   loop_open(sd->t, &sd->p));
+			   loop_open(sd->t, &sd->p) ||
+			   sd->t->loop == LOOP_CONN);
 }
 
 bool session_forever(const struct tparams *p, bool ext, uint32_t caps)
@@ -471,9 +472,11 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	int rc = -1;
 
 	chan_init(&ch, sd);
-	/* An open-loop responder answers until told, too (openloop.c). */
+	/* An open-loop responder answers until told, too (openloop.c), and
+	 * a connection test's server accepts until told (measure_conn.c). */
 	watch = sd->server && !loop_idle_side(sd->t, true) &&
-		(sd->forever || loop_open(sd->t, &sd->p));
+		(sd->forever || loop_open(sd->t, &sd->p) ||
+		 sd->t->loop == LOOP_CONN);
 	if (n > 1) {
 		sd->nstreams = n;
 		sd->sst = xcalloc(n, sizeof(*sd->sst));
@@ -496,6 +499,13 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		sd->hist = xmalloc(sizeof(*sd->hist));
 		hist_init(sd->hist);
 		v[0].lr.hist = sd->hist;
+	}
+	if (sd->t->loop == LOOP_CONN && !sd->server) {
+		sd->conn = xmalloc(sizeof(*sd->conn));
+		for (int i = 0; i < CONN_STEPS; i++)
+			hist_init(&sd->conn->step[i]);
+		hist_init(&sd->conn->txn);
+		v[0].lr.conn = sd->conn;
 	}
 	if (n == 1)
 		v[0].lr.iv = ival_setup(sd, &iv);
@@ -559,6 +569,8 @@ void session_release(struct tside *sd)
 {
 	free(sd->hist);
 	free(sd->peer_hist);
+	free(sd->conn);
+	sd->conn = NULL;
 	free(sd->sst);
 	free(sd->peer_sst);
 	free(sd->cnt.streams);

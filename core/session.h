@@ -61,6 +61,8 @@ struct tside {
 	 * Owned; session_release() frees them.
 	 */
 	struct hist *hist, *peer_hist;
+	/* tcp_conn's client: its steps' histograms (NULL otherwise). */
+	struct conn_hist *conn;
 	/*
 	 * --streams (p.streams > 1): what each stream counted (sst, this
 	 * side, every counter) and, on a client, the server's per-stream s

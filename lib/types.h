@@ -330,6 +330,22 @@ struct regmr_res {
 	double touch_cold, touch_warm; /* s: post to completion */
 };
 
+/*
+ * tcp_conn (issue 20): the client's connection-setup transactions, each
+ * a connect (until the server's greeting), a request and its answer, and
+ * a close (until the server's EOF).  Times in seconds, like struct
+ * lat_summary; the steps in enum conn_step's order.
+ */
+#define CONN_STEPS 3
+#define CONN_STEP_NAMES { "connect", "answer", "close" }
+struct conn_res {
+	uint64_t txns; /* transactions completed in the window */
+	uint64_t msg_size; /* bytes of each request and of each answer */
+	double rate; /* transactions/s over the client's window */
+	struct lat_summary step[CONN_STEPS];
+	struct lat_summary txn; /* the whole transaction */
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -358,6 +374,8 @@ struct results {
 	/* reg_mr: its figures, or NULL; valid only during the result
 	 * event that carries these results. */
 	const struct regmr_res *regmr;
+	/* tcp_conn: its figures, or NULL; valid as regmr is. */
+	const struct conn_res *conn;
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

@@ -451,6 +451,8 @@ const char *json_measure_name(int m)
 		return "bandwidth_send_recv";
 	case MEAS_REGMR:
 		return "registration";
+	case MEAS_CONN:
+		return "connection";
 	default:
 		return "none";
 	}
@@ -541,6 +543,8 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 		set(o, "open_loop", openloop_json(&res->ol));
 	if (res->regmr)
 		set(o, "reg_mr", json_regmr(res->regmr));
+	if (res->conn)
+		set(o, "conn", json_conn(res->conn));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);

@@ -507,6 +507,9 @@ void report_test_notes(FILE *f, const struct test_desc *t,
 	case MEAS_REGMR:
 		report_regmr(tab, res);
 		break;
+	case MEAS_CONN:
+		report_conn(tab, res);
+		break;
 	case MEAS_NONE:
 		break;
 	}

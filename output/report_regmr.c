@@ -12,23 +12,6 @@
 #include "report.h"
 #include "report_tab.h"
 
-/* One distribution's lines: names[] are its min, mean, p50, p90, p99,
- * p99.9 and max (the table keeps the pointers). */
-static void regmr_dist(struct report_table *t, const char *const names[7],
-		       const struct lat_summary *s)
-{
-	const double v[7] = { s->min, s->mean, s->p50, s->p90,
-			      s->p99, s->p999, s->max };
-	static const enum report_class c[7] = { RC_X, RC_X, RC_A, RC_A,
-						RC_A, RC_X, RC_A };
-
-	for (int i = 0; i < 7; i++)
-		report_time(t, c[i], "", names[i], v[i] * 1e9);
-}
-
-#define DIST_NAMES(w)                                                    \
-	{ w "_min", w "_mean", w "_p50", w "_p90", w "_p99", w "_p99.9",  \
-	  w "_max" }
 static const char *const REG[7] = DIST_NAMES("reg");
 static const char *const DEREG[7] = DIST_NAMES("dereg");
 static const char *const ADVISE[7] = DIST_NAMES("advise");
@@ -51,8 +34,8 @@ void report_regmr(struct report_table *t, const struct results *res)
 	if (r->odp && (e = report_add(t, "", "odp", NULL)))
 		xsnprintf(e->data, sizeof(e->data), "%s",
 			  odp[r->odp <= REGMR_ODP_PREFETCH ? r->odp : 0]);
-	regmr_dist(t, REG, &r->reg);
-	regmr_dist(t, DEREG, &r->dereg);
+	report_dist(t, REG, &r->reg);
+	report_dist(t, DEREG, &r->dereg);
 	if (r->reg_bw > 0) {
 		double v = r->reg_bw;
 		const char *unit = report_unit(t->o, RQ_BAND, &v);
@@ -60,7 +43,7 @@ void report_regmr(struct report_table *t, const struct results *res)
 		report_put_val(t, "", "reg_bw", unit, v);
 	}
 	if (r->odp == REGMR_ODP_PREFETCH)
-		regmr_dist(t, ADVISE, &r->advise);
+		report_dist(t, ADVISE, &r->advise);
 	if (r->touch_valid) {
 		report_time(t, RC_A, "", "first_touch_cold",
 			    r->touch_cold * 1e9);

@@ -47,6 +47,7 @@
 
 static const struct xport xport_tcp = { "TCP", SS_STREAM, 0, SOCK_STREAM, 0,
 					&sock_calls_kernel };
+const struct xport *const sock_xport_tcp = &xport_tcp;
 static const struct xport xport_udp = { "UDP", SS_DGRAM, 0, SOCK_DGRAM, 0,
 					&sock_calls_kernel };
 static const struct xport xport_sdp = { "SDP", SS_STREAM, AF_INET_SDP,
@@ -628,18 +629,15 @@ static int recv_secret(struct chan *c, struct sock_priv *sp, char *err,
 				 : seterr(err, errlen, "bad data secret");
 }
 
-static int server_open(struct tsess *s, const struct xport *xp,
-		       struct sock_priv *sp, char *err, size_t errlen)
+int sock_listen(struct tsess *s, const struct xport *xp, int backlog,
+		char *err, size_t errlen)
 {
 	const struct sock_calls *k = xp->k;
-	struct chan *c = s->ch;
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd;
 
-	if (xp->style == SS_RDS)
-		return rds_server(xp, c, &s->p, sp, err, errlen);
-	len = ctl_local_addr(c, (uint16_t)s->p.port, &ss);
+	len = ctl_local_addr(s->ch, (uint16_t)s->p.port, &ss);
 	if (xp->k != &sock_calls_kernel)
 		len = unmap_v4(&ss); /* rsockets: IPv4 peers need IPv4 */
 	fd = make_socket(xp, ss.ss_family, err, errlen);
@@ -653,15 +651,33 @@ static int server_open(struct tsess *s, const struct xport *xp,
 		k->close(fd);
 		return -1;
 	}
-	if ((xp->style == SS_STREAM && k->listen(fd, MAX_CANDIDATES) < 0) ||
+	if ((xp->style == SS_STREAM && k->listen(fd, backlog) < 0) ||
 	    k->getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
 		seterr_errno(err, errlen, errno, "unable to make %s socket",
 			     xp->name);
 		k->close(fd);
 		return -1;
 	}
-	if (send_port(c, sa_port(&ss), "port", err, errlen) < 0 ||
-	    (use_secret(s) && send_secret(c, sp, err, errlen) < 0)) {
+	if (send_port(s->ch, sa_port(&ss), "port", err, errlen) < 0) {
+		k->close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int server_open(struct tsess *s, const struct xport *xp,
+		       struct sock_priv *sp, char *err, size_t errlen)
+{
+	const struct sock_calls *k = xp->k;
+	struct chan *c = s->ch;
+	int fd;
+
+	if (xp->style == SS_RDS)
+		return rds_server(xp, c, &s->p, sp, err, errlen);
+	fd = sock_listen(s, xp, MAX_CANDIDATES, err, errlen);
+	if (fd < 0)
+		return -1;
+	if (use_secret(s) && send_secret(c, sp, err, errlen) < 0) {
 		k->close(fd);
 		return -1;
 	}
@@ -681,29 +697,48 @@ static int server_open(struct tsess *s, const struct xport *xp,
 	return 0;
 }
 
+int sock_server_addr(struct tsess *s, struct sockaddr_storage *peer,
+		     char *err, size_t errlen)
+{
+	uint16_t port;
+
+	*peer = s->ch->peer;
+	if (recv_port(s->ch, &port, "port", err, errlen) < 0)
+		return -1;
+	if (peer->ss_family != AF_INET && peer->ss_family != AF_INET6)
+		return seterr(err, errlen, "no address of the server");
+	sa_set_port(peer, port);
+	return (int)sa_len(peer);
+}
+
+int sock_socket(const struct xport *xp, int family, uint32_t bufsize,
+		char *err, size_t errlen)
+{
+	int fd = make_socket(xp, family, err, errlen);
+
+	if (fd >= 0)
+		set_bufs(xp, fd, bufsize);
+	return fd;
+}
+
 static int client_open(struct tsess *s, const struct xport *xp,
 		       struct sock_priv *sp, char *err, size_t errlen)
 {
 	const struct sock_calls *k = xp->k;
 	struct chan *c = s->ch;
-	struct sockaddr_storage peer = c->peer;
-	uint16_t port;
-	int fd;
+	struct sockaddr_storage peer;
+	int fd, len;
 
 	if (xp->style == SS_RDS)
 		return rds_client(xp, c, s->p.sock_buf_size, sp, err, errlen);
-	if (recv_port(c, &port, "port", err, errlen) < 0 ||
-	    (use_secret(s) && recv_secret(c, sp, err, errlen) < 0))
+	len = sock_server_addr(s, &peer, err, errlen);
+	if (len < 0 || (use_secret(s) && recv_secret(c, sp, err, errlen) < 0))
 		return -1;
-	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
-		return seterr(err, errlen, "no address of the server");
-	sa_set_port(&peer, port);
-	fd = make_socket(xp, peer.ss_family, err, errlen);
+	fd = sock_socket(xp, peer.ss_family, s->p.sock_buf_size, err, errlen);
 	if (fd < 0)
 		return -1;
-	set_bufs(xp, fd, s->p.sock_buf_size);
 	if (connect_bounded_calls(k, fd, (struct sockaddr *)&peer,
-				  sa_len(&peer), c->timeout) < 0 ||
+				  (unsigned)len, c->timeout) < 0 ||
 	    (use_secret(s) && send_all(s, xp, fd, sp->secret,
 				       sizeof(sp->secret)) < 0)) {
 		seterr_errno(err, errlen, errno,

@@ -43,5 +43,7 @@ void sock_counters(struct tsess *s, struct cnt_set *c);
 #define SOCK_PRIV_MAX 1024 /* bytes of s->priv a socket transport needs */
 
 extern const struct transport transport_rs; /* rsockets (rsock.c) */
+/* tcp_conn: a TCP connection per transaction (sock_conn.c) */
+extern const struct transport transport_tcp_conn;
 
 #endif

@@ -56,6 +56,25 @@ struct sock_priv {
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
 
+/*
+ * Data-socket setup that the connection test (sock_conn.c) shares with
+ * the other socket tests (sock.c).  sock_listen: the server's data socket
+ * of xp, bound to the control connection's local address and s->p.port,
+ * listening with backlog (streams), its port sent to the client; returns
+ * the fd, or -1 with err filled.  sock_server_addr: the client's half,
+ * the port read into *peer (the control connection's peer); returns the
+ * address length, or -1 with err filled.  sock_socket: a socket of xp's
+ * kind in family with -sb's buffers, or -1 with err filled.  Each blocks
+ * only on the control connection, within its timeout.
+ */
+int sock_listen(struct tsess *s, const struct xport *xp, int backlog,
+		char *err, size_t errlen);
+int sock_server_addr(struct tsess *s, struct sockaddr_storage *peer,
+		     char *err, size_t errlen);
+int sock_socket(const struct xport *xp, int family, uint32_t bufsize,
+		char *err, size_t errlen);
+extern const struct xport *const sock_xport_tcp;
+
 /* Free what sock_tune allocated besides s->buf (idempotent). */
 void sock_untune(struct sock_priv *sp);
 

@@ -154,6 +154,10 @@ const struct test_desc test_table[] = {
 	{ "reg_mr", 38, TK_LOCAL, MEAS_REGMR, LOOP_NONE, OP_SEND, 0, 1 << 20,
 	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID), 0, VERBS(regmr),
 	  NO_RDMA_WHY },
+	/* A TCP connection per transaction (0.5 peers with CAP_CONN). */
+	{ "tcp_conn", 39, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_PORT) | PAR_BIT(PAR_SOCK_BUF_SIZE),
+	  0, &transport_tcp_conn, NULL },
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);
@@ -183,8 +187,11 @@ const char *test_transports(void)
 		bool seen = false;
 		size_t n;
 
+		/* tcp_conn's transport is tcp too, by another loop */
 		for (size_t j = 0; j < i && tp; j++)
-			seen = seen || test_table[j].tp == tp;
+			seen = seen || test_table[j].tp == tp ||
+			       (test_table[j].tp &&
+				!strcmp(test_table[j].tp->name, tp->name));
 		if (!tp || !tp->open || seen)
 			continue;
 		n = strlen(tp->name);

@@ -40,7 +40,8 @@ enum measure {
 	MEAS_MSG_RATE,
 	MEAS_BANDWIDTH,
 	MEAS_BANDWIDTH_SR,
-	MEAS_REGMR /* reg_mr: registration latency and rate (regmr_res) */
+	MEAS_REGMR, /* reg_mr: registration latency and rate (regmr_res) */
+	MEAS_CONN /* tcp_conn: connection setup rate and steps (conn_res) */
 };
 
 enum test_kind {
@@ -58,7 +59,19 @@ enum loop_kind {
 	LOOP_PINGPONG, /* ping-pong latency, client starts */
 	LOOP_ONESIDED, /* client reads / does atomics, server idles */
 	LOOP_WRITE_POLL, /* RDMA write, spin on own buffer */
-	LOOP_ATOMIC_VER /* atomics with the returned values checked */
+	LOOP_ATOMIC_VER, /* atomics with the returned values checked */
+	LOOP_CONN /* a new connection per transaction (core/measure_conn.c) */
+};
+
+/* The steps of one transaction of a connection test (LOOP_CONN), in
+ * order; the transport's conn() runs one (lib/types.h CONN_STEPS). */
+enum conn_step {
+	CONN_OPEN, /* client: connect, read the greeting; server: accept,
+		    * write the greeting */
+	CONN_ANSWER, /* client: send the request, read the answer; server:
+		      * read the request, send the answer */
+	CONN_CLOSE /* client: shut down its side, read to the server's EOF,
+		    * close; server: read to the client's EOF, close */
 };
 
 /* Data operations. */
@@ -164,6 +177,7 @@ struct tparams {
 #define CAP_RATE 0x2000u /* paces its sends at REQX_RATE / REQX_MSG_RATE */
 #define CAP_OPENLOOP 0x4000u /* runs open-loop latency (REQX_ARRIVALS) */
 #define CAP_OLRDMA 0x8000u /* ... on the RDMA latency tests and rs_lat too */
+#define CAP_CONN 0x10000u /* runs tcp_conn (wire index 39, LOOP_CONN) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -365,6 +379,21 @@ struct transport {
 	 */
 	int (*local)(struct tsess *s, struct regmr_res *r, char *err,
 		     size_t errlen);
+
+	/*
+	 * Optional: one step of one transaction of a connection test
+	 * (LOOP_CONN: tcp_conn), for either role; open() made the server's
+	 * listener and told the client its port, and the steps run in
+	 * enum conn_step's order.  Every wait ends at the timer (s->stop)
+	 * or after s->p.timeout.  Returns 1 (done); 0 (the test is over:
+	 * the timer fired, or the peer said so); TP_SOFT (server only: this
+	 * transaction's client went away or stalled; its connection is
+	 * closed and the next one is served); or TP_FATAL with err filled
+	 * (the client's failures; the server's when no transaction came
+	 * for the timeout or the client hung up).
+	 */
+	int (*conn)(struct tsess *s, enum conn_step step, char *err,
+		    size_t errlen);
 };
 
 /* The payload of receive completion c (transport's rx_data()). */

@@ -113,6 +113,21 @@ integration_server() {
 	fi
 }
 
+# Q ARGS...: our client against the file's server (PORT), through run.
+Q() {
+	run "$QPERF" 127.0.0.1 -lp "$PORT" "$@"
+}
+
+# one_error NAME RC RE: the last run exited RC with one stderr line,
+# matching RE.
+one_error() {
+	local why=()
+	[ "$RC" = "$2" ] || why+=("exit status $RC, wanted $2")
+	[ "$(grep -c . "$ERR_FILE")" = 1 ] || why+=("stderr is not one line")
+	grep -Eq -- "$3" "$ERR_FILE" || why+=("stderr lacks /$3/")
+	if [ ${#why[@]} -eq 0 ]; then pass "$1"; else fail "$1" "${why[@]}" "$(ctx)"; fi
+}
+
 # ol_near TEST: TEST closed loop and open loop at 2k/s (-t 2 -vx, through
 # the sourcing file's Q), up to three tries, until the open loop's p50 is
 # within 3x or +200 us of the closed loop's; sets near (yes or empty) and

@@ -59,7 +59,7 @@ cexpect() {
 bexpect() { cexpect bash "$@"; }
 
 bexpect "--js completes to the JSON options" "--json --json_stream" --js
-bexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
+bexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_conn tcp_lat" tcp_
 bexpect "a test after the host, by prefix" "rc_bi_bw rc_bw" localhost rc_b
 bexpect "loc_ forms of long options" "--loc_sock_buf_size" -t 1 --loc_sock
 bexpect "loc_ forms of short options" "-lca -lcp -lcp1 -lcqm" -lc
@@ -74,7 +74,7 @@ bexpect "-lpf completes files" "sweep.svg" -lpf sw
 bexpect "a file name with a space stays one word" 'my\ sweep.svg' --plot my
 # After -m (a size) nothing; after its value, tests again.
 got="$(comp_bash -m "")|$(comp_bash -m 64 tcp_)"
-[ "$got" = "|tcp_bw tcp_lat" ] &&
+[ "$got" = "|tcp_bw tcp_conn tcp_lat" ] &&
 	pass "bash: nothing after -m, tests after its value" ||
 	fail "bash: nothing after -m, tests after its value" "got: $got"
 if [ -n "$SOFTV0" ]; then
@@ -198,7 +198,7 @@ if command -v fish >/dev/null 2>&1; then
 	}
 	fexpect() { cexpect fish "$@"; }
 	fexpect "--js completes to the JSON options" "--json --json_stream" --js
-	fexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_lat" tcp_
+	fexpect "tcp_ completes to the TCP tests" "tcp_bw tcp_conn tcp_lat" tcp_
 	fexpect "--cluster patterns" "random: ring" --cluster r
 	fexpect "--help topics" "examples" --help ex
 	got="$(comp_fish --plot sw)|$(comp_fish -m sw)"

@@ -29,16 +29,6 @@ R() {
 	run "${SV[@]}" "$QPERF" 127.0.0.1 -lp "$NOPORT" "$@"
 }
 
-# one_line NAME RC RE: exit RC, nothing on stdout but the header, one
-# stderr line matching RE.
-one_line() {
-	local why=()
-	[ "$RC" = "$2" ] || why+=("exit status $RC, wanted $2")
-	[ "$(wc -l <"$ERR_FILE")" = 1 ] || why+=("stderr is not one line")
-	grep -Eq -- "$3" "$ERR_FILE" || why+=("stderr lacks /$3/")
-	if [ ${#why[@]} -eq 0 ]; then pass "$1"; else fail "$1" "${why[@]}" "$(ctx)"; fi
-}
-
 need_softverbs
 
 # --- sizes ----------------------------------------------------------------------
@@ -115,7 +105,7 @@ else
 	at_exit hp_restore
 	echo 0 >"$HP"
 	R -n 4 -m 4M --hugepages reg_mr
-	one_line "--hugepages with none reserved: exit 1, one line naming what to reserve" 1 \
+	one_error "--hugepages with none reserved: exit 1, one line naming what to reserve" 1 \
 		'^qperf: reg_mr: --hugepages needs 2 free 2 MiB huge pages and 0 are free; reserve them first \(sysctl vm.nr_hugepages=2, as root\)$'
 	echo 8 >"$HP"
 	if [ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)" -lt 4 ]; then
@@ -130,7 +120,7 @@ else
 			'R["reg_mr"]["hugepages"] and R["reg_mr"]["prefault"] and R["reg_mr"]["regions"] == 16'
 		echo 4 >"$HP"
 		R -n 4 -m 4M --hugepages --threads 3 reg_mr
-		one_line "--hugepages --threads 3 with 4 free: exit 1, names the 6 needed" 1 \
+		one_error "--hugepages --threads 3 with 4 free: exit 1, names the 6 needed" 1 \
 			'--hugepages needs 6 free 2 MiB huge pages and [0-9]+ are free'
 		echo "regmr: 4 MiB reg_p50: 4 KiB pages ${cold:-?} ns, 2 MiB pages ${huge:-?} ns"
 	fi
@@ -200,7 +190,7 @@ else
 		echo 0 >"$HP"
 		run "${SV[@]}" SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" \
 			-t 0.3 --hugepages rc_bw
-		one_line "rc_bw --hugepages with none reserved: exit 1, one line" 1 \
+		one_error "rc_bw --hugepages with none reserved: exit 1, one line" 1 \
 			'^qperf: .*--hugepages needs 1 free 2 MiB huge pages and 0 are free'
 		echo 4 >"$HP"
 		run "${SV[@]}" SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" \
@@ -214,20 +204,20 @@ fi
 # --- bad values ------------------------------------------------------------------
 section usage
 R -m 0 reg_mr
-one_line "-m 0: exit 2, one line naming it" 2 '^qperf: -m: 0: must be greater than 0$'
+one_error "-m 0: exit 2, one line naming it" 2 '^qperf: -m: 0: must be greater than 0$'
 R --loop msg_size:0:4K:+1K reg_mr
-one_line "--loop msg_size from 0: exit 2, one line" 2 '^qperf: --loop: msg_size:0:4K:\+1K: --msg_size: 0: must be greater than 0$'
+one_error "--loop msg_size from 0: exit 2, one line" 2 '^qperf: --loop: msg_size:0:4K:\+1K: --msg_size: 0: must be greater than 0$'
 R --odp bogus reg_mr
-one_line "--odp bogus: exit 2, one line naming it" 2 '^qperf: --odp: bogus: bad mode; use explicit, implicit or prefetch$'
+one_error "--odp bogus: exit 2, one line naming it" 2 '^qperf: --odp: bogus: bad mode; use explicit, implicit or prefetch$'
 R --threads 0 reg_mr
-one_line "--threads 0: exit 2, one line" 2 '^qperf: --threads: 0: '
+one_error "--threads 0: exit 2, one line" 2 '^qperf: --threads: 0: '
 R --threads 65 reg_mr
-one_line "--threads 65: exit 2, one line" 2 '^qperf: --threads: 65: '
+one_error "--threads 65: exit 2, one line" 2 '^qperf: --threads: 65: '
 run env -u LD_LIBRARY_PATH "$QPERF" 127.0.0.1 -lp "$NOPORT" -n 1 reg_mr
 if ls /sys/class/infiniband 2>/dev/null | grep -q .; then
 	skip "reg_mr without an RDMA device" "this host has one"
 else
-	one_line "reg_mr without an RDMA device: exit 1, one line" 1 '^qperf: reg_mr: failed to find any RDMA devices'
+	one_error "reg_mr without an RDMA device: exit 1, one line" 1 '^qperf: reg_mr: failed to find any RDMA devices'
 fi
 
 finish
