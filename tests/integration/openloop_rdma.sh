@@ -80,10 +80,13 @@ fi
 # with four thread wake-ups per message over softverbs (each end's
 # progress thread, then its application), which beside a busy CPU delays
 # more requests past 10 ms than the stall alone: 1.1-1.2 times rate x
-# (stall - 10 ms) on an idle machine, 1.4-2 times beside one busy loop.
-# So -20% to 2.5 times (coordinated omission would count one request).
+# (stall - 10 ms) on an idle machine, 1.4-2 times beside one busy loop,
+# 4-8 times in CI beside the ASan builds' compiles (3 tries of 3 there).
+# So -20% to 10 times: the lower bound is the claim (coordinated omission
+# would count one request); the upper one only catches a count gone wild
+# (10 times is still under a sixth of the ~6000 requests).
 if json_need; then
-	OL_STALL_S=0.04 OL_STALL_MAX_MS=66 OL_CO_HIGH=2.5
+	OL_STALL_S=0.04 OL_STALL_MAX_MS=66 OL_CO_HIGH=10
 	ol_co_check rc_lat
 	OL_STALL_S=0.05 OL_STALL_MAX_MS= OL_CO_HIGH=1.2
 	json_assert "rc_lat open loop --json: the schedule, nothing lost" \

@@ -140,7 +140,7 @@ expect "CM ours -> 0.4.11 over IPv6: its CM is IPv4-only, one line" 1 '' \
 	"0.4, whose RDMA CM is IPv4-only"
 C -t 1 rs_bw
 expect "rs_bw against a 0.4.11 server: refused with one line" 1 '' \
-	'^qperf: rs_bw needs a server running qperf .* this server runs 0.4'
+	'^qperf: rs_bw needs a server running qperf 0\.5\.0 or later; the server at localhost runs qperf 0\.4, which lacks it$'
 timeout 10 "$QPERF" localhost -lp "$PORT" quit >/dev/null 2>&1
 
 # 0.4.11's race made certain: its server announces the CM port, then
