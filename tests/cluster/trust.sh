@@ -125,7 +125,7 @@ done
 python3 "$STRANGER" 127.0.0.1 "$P" fake 3 4 "$T/job.key" "$FAKE_SRV" 12 >"$T/fake.out" 2>&1 &
 stf=$!
 track_pid $stf
-wait_for 20 grep -qs '^  rank 3:' "$T/st0.out"
+wait_for 60 grep -qs '^  rank 3:' "$T/st0.out" # at once when idle
 port1=$(sed -n 's/^  rank 1: .* port \([0-9]*\))$/\1/p' "$T/st0.out")
 run -t 20 env -u QPERF_SECRET_FILE "$QPERF" 127.0.0.1 -lp "${port1:-1}" -t 0.1 tcp_lat
 expect "trust: a rank's server during the run: a client without the job secret is refused" 1 '' \

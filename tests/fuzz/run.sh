@@ -41,6 +41,7 @@ srcs="
 	core/load_check.c
 	core/regmr_opts.c
 	core/measure_win.c
+	core/measure_conn.c
 	core/interval.c
 	core/fabric.c
 	cluster/cluster_msg.c
@@ -48,6 +49,7 @@ srcs="
 	transports/sock.c
 	transports/sock_io.c
 	transports/sock_cnt.c
+	transports/sock_conn.c
 	transports/sock_facts.c
 	output/out.c
 	output/report.c
@@ -68,6 +70,8 @@ srcs="
 	output/json_cnt.c
 	output/json_regmr.c
 	output/report_regmr.c
+	output/json_conn.c
+	output/report_conn.c
 	output/json_path.c
 	output/report_clients.c
 	output/json_clients.c
