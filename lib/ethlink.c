@@ -30,8 +30,9 @@ uint32_t ethlink_fastest(const uint32_t *mask, unsigned nbits,
 	uint32_t best = 0;
 	char name[ETH_GSTRING_LEN + 1];
 
+	size_t n = stride < ETH_GSTRING_LEN ? stride : ETH_GSTRING_LEN;
+
 	for (unsigned b = 0; b < nbits; b++) {
-		size_t n = stride < ETH_GSTRING_LEN ? stride : ETH_GSTRING_LEN;
 		uint32_t s;
 
 		if (!(mask[b / 32] & (1u << (b % 32))))
@@ -55,8 +56,9 @@ static int ethtool(int fd, const char *ifname, void *data)
 	return ioctl(fd, SIOCETHTOOL, &ifr);
 }
 
-/* The kernel's link mode names: count names into *names, or -1. */
-static int mode_names(int fd, const char *ifname, char **names)
+/* The kernel's link mode names (g->len of them, ETH_GSTRING_LEN apart;
+ * the caller frees), or NULL. */
+static struct ethtool_gstrings *mode_names(int fd, const char *ifname)
 {
 	union {
 		struct ethtool_sset_info h;
@@ -70,29 +72,21 @@ static int mode_names(int fd, const char *ifname, char **names)
 	ss.h.sset_mask = 1ULL << ETH_SS_LINK_MODES;
 	if (ethtool(fd, ifname, &ss) ||
 	    !(ss.h.sset_mask & (1ULL << ETH_SS_LINK_MODES)))
-		return -1;
+		return NULL;
 	n = ss.h.data[0];
 	if (!n || n > 4096)
-		return -1;
+		return NULL;
 	g = calloc(1, sizeof(*g) + (size_t)n * ETH_GSTRING_LEN);
 	if (!g)
-		return -1;
+		return NULL;
 	g->cmd = ETHTOOL_GSTRINGS;
 	g->string_set = ETH_SS_LINK_MODES;
 	g->len = n;
 	if (ethtool(fd, ifname, g) || g->len > n) {
 		free(g);
-		return -1;
+		return NULL;
 	}
-	*names = malloc((size_t)g->len * ETH_GSTRING_LEN);
-	if (!*names) {
-		free(g);
-		return -1;
-	}
-	memcpy(*names, g->data, (size_t)g->len * ETH_GSTRING_LEN);
-	n = g->len;
-	free(g);
-	return (int)n;
+	return g;
 }
 
 /* Link settings: the kernel says how many mask words it has when asked
@@ -107,9 +101,9 @@ uint32_t ethlink_advertised_max(const char *ifname)
 {
 	union link_settings ls;
 	const char *root = getenv("SYSFS_PATH");
-	char *names = NULL;
+	struct ethtool_gstrings *names = NULL;
 	uint32_t best = 0;
-	int fd, n, words;
+	int fd, words;
 
 	if ((root && *root) || !ifname[0])
 		return 0;
@@ -126,12 +120,14 @@ uint32_t ethlink_advertised_max(const char *ifname)
 	ls.s.link_mode_masks_nwords = (int8_t)words;
 	if (ethtool(fd, ifname, &ls) || ls.s.link_mode_masks_nwords != words)
 		goto out;
-	n = mode_names(fd, ifname, &names);
-	if (n > 0)
+	names = mode_names(fd, ifname);
+	if (names)
 		best = ethlink_fastest(ls.s.link_mode_masks + words,
-				       (unsigned)(n < words * 32 ? n
-								 : words * 32),
-				       names, ETH_GSTRING_LEN);
+				       names->len < (uint32_t)words * 32
+					       ? names->len
+					       : (uint32_t)words * 32,
+				       (const char *)names->data,
+				       ETH_GSTRING_LEN);
 	free(names);
 out:
 	close(fd);
