@@ -102,8 +102,7 @@ static int xfer(const struct tsess *s, int fd, char *buf, size_t len,
 		}
 		if (n == 0 && !send_it)
 			return X_EOF;
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR)
+		if (n < 0 && !is_eagain(errno) && errno != EINTR)
 			return X_ERR;
 		w = wait_fd(s, fd, send_it ? POLLOUT : POLLIN, deadline);
 		if (w != 1)
