@@ -74,6 +74,7 @@ static void config_load_once(void)
 	sv_cfg.seed = env_ulong("SOFTVERBS_FAULT_SEED", 0);
 	sv_cfg.force_rnr = env_ulong("SOFTVERBS_FAULT_RNR", 0);
 	sv_cfg.qp_fatal_after = env_ulong("SOFTVERBS_FAULT_QP_FATAL", 0);
+	sv_cfg.null_mode = env_ulong("SOFTVERBS_NULL", 0) != 0;
 	s = getenv("SOFTVERBS_FAULT_PORT_DOWN");
 	if (s && *s) {
 		unsigned long ms = strtoul(s, NULL, 0);

@@ -87,6 +87,10 @@ struct sv_config {
 	unsigned int gid_types;		/* SV_GID_V1 | SV_GID_V2 (RoCE) */
 	char netdev[16];		/* RoCE: the emulated interface */
 	uint32_t ifindex;		/* its ifindex, 0 if there is none */
+	/* SOFTVERBS_NULL: a benchmark aid (docs/softverbs.md): every send
+	 * and receive work request completes when it is posted, and no
+	 * data moves */
+	bool null_mode;
 };
 
 extern struct sv_config sv_cfg;

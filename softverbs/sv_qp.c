@@ -80,6 +80,22 @@ bool sv_rq_pop(struct sv_rq *rq, struct sv_rwqe *out)
 	return true;
 }
 
+/* SOFTVERBS_NULL: a receive completes as it is posted, as if a message
+ * of its whole length had come (its buffer untouched). */
+static void null_recv(struct sv_qp *qp, const struct ibv_recv_wr *wr)
+{
+	struct ibv_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr->wr_id;
+	wc.status = IBV_WC_SUCCESS;
+	wc.opcode = IBV_WC_RECV;
+	wc.byte_len = (uint32_t)sv_sge_total(wr->sg_list,
+					     (uint32_t)wr->num_sge);
+	wc.qp_num = qp->qpn;
+	sv_cq_push(qp->rcq, &wc, false);
+}
+
 static int rq_push(struct sv_context *ctx, struct ibv_pd *pd, struct sv_rq *rq,
 		   struct ibv_recv_wr *wr)
 {
@@ -132,6 +148,11 @@ int sv_post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (q->state == IBV_QPS_ERR) {
 			flush_rwqe(qp->rcq, qp, wr->wr_id);
+			continue;
+		}
+		if (sv_cfg.null_mode && wr->num_sge >= 0 &&
+		    (uint32_t)wr->num_sge <= qp->rq.max_sge) {
+			null_recv(qp, wr);
 			continue;
 		}
 		err = rq_push(ctx, q->pd, &qp->rq, wr);

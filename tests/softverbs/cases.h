@@ -56,6 +56,7 @@ void t_fault_uc_delay(struct sv_side *s);
 void t_fault_rc_immune(struct sv_side *s);
 void t_fault_rnr(struct sv_side *s);
 void t_fault_qp_fatal(struct sv_side *s);
+void t_null_mode(struct sv_side *s);
 void t_fault_port_down(struct sv_side *s);
 void t_fault_port_down_later(struct sv_side *s);
 
@@ -169,6 +170,9 @@ void t_gid_ud_not_peer(struct sv_side *s);
 	{ "fault_qp_fatal", t_fault_qp_fatal,				\
 	  "SOFTVERBS_FAULT_QP_FATAL=3", NULL, 0,			\
 	  "SOFTVERBS_FAULT_QP_FATAL=3: 4th post: QP_FATAL, ERR, flush" }, \
+	{ "null_mode", t_null_mode, "SOFTVERBS_NULL=1",		\
+	  "SOFTVERBS_NULL=1", 0,					\
+	  "SOFTVERBS_NULL=1: WRs complete as posted, nothing moves" },	\
 	{ "fault_port_down", t_fault_port_down,				\
 	  "SOFTVERBS_FAULT_PORT_DOWN=now", NULL, 0,			\
 	  "SOFTVERBS_FAULT_PORT_DOWN=now: port state DOWN" },		\

@@ -527,3 +527,66 @@ void t_fault_port_down_later(struct sv_side *s)
 out:
 	finish(s, qp, &b, NULL);
 }
+
+/*
+ * SOFTVERBS_NULL=1 (both roles, docs/softverbs.md): every work request
+ * completes as it is posted and nothing moves.  A's SENDs and its RDMA
+ * WRITE into B's buffer complete at once with success; B's receives
+ * complete at once, each with its whole length, before A sends anything;
+ * B's buffer keeps its pattern (no WRITE and no SEND landed in it).
+ */
+void t_null_mode(struct sv_side *s)
+{
+	struct sv_conn c = { 0 };
+	struct sv_buf b = { 0 };
+	struct sv_addr peer;
+	struct ibv_qp *qp = NULL;
+	struct ibv_wc wc;
+	int i;
+
+	if (side_open(s, 64, 0) < 0 || buf_new(s, &b, 4096, RW_ACCESS) < 0)
+		goto out;
+	pattern_fill(b.p, 4096, s->role == ROLE_B ? 7 : 8);
+	qp = qp_pair(s, &c, &b, &peer);
+	if (!qp)
+		goto out;
+	if (s->role == ROLE_B) {
+		for (i = 0; i < 4; i++) {
+			post_recv_one(qp, (uint64_t)i, &b, (size_t)i * 256,
+				      256);
+			if (expect_wc(s->cq, (uint64_t)i, IBV_WC_SUCCESS,
+				      "a receive completing as it is posted",
+				      &wc))
+				CHECK(wc.opcode == IBV_WC_RECV &&
+				      wc.byte_len == 256,
+				      "receive %d: IBV_WC_RECV of 256 bytes "
+				      "(got opcode %d, %u bytes)", i,
+				      (int)wc.opcode, wc.byte_len);
+		}
+		ctl_sync(s, 'R');
+		ctl_sync(s, 'D');
+		CHECK(pattern_check(b.p, 4096, 7) < 0,
+		      "B's buffer untouched by A's SENDs and RDMA WRITE");
+		expect_quiet(s->cq, "no further completion on B");
+	} else {
+		ctl_sync(s, 'R');
+		for (i = 0; i < 3; i++) {
+			CHECK(!post_one(qp, IBV_WR_SEND, (uint64_t)i, &b, 0, 64,
+					0, 0, IBV_SEND_SIGNALED),
+			      "post SEND %d", i);
+			expect_wc(s->cq, (uint64_t)i, IBV_WC_SUCCESS,
+				  "a SEND completing as it is posted", NULL);
+		}
+		CHECK(!post_one(qp, IBV_WR_RDMA_WRITE, 9, &b, 0, 1024,
+				peer.addr, peer.rkey, IBV_SEND_SIGNALED),
+		      "post RDMA WRITE");
+		if (expect_wc(s->cq, 9, IBV_WC_SUCCESS,
+			      "an RDMA WRITE completing as it is posted", &wc))
+			CHECK(wc.opcode == IBV_WC_RDMA_WRITE,
+			      "opcode IBV_WC_RDMA_WRITE (got %d)",
+			      (int)wc.opcode);
+		ctl_sync(s, 'D');
+	}
+out:
+	finish(s, qp, &b, NULL);
+}
