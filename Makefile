@@ -89,7 +89,7 @@ LIBS += $(JANSSON_LIBS) $(MHD_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o transports/verbs_slots.o \
 	transports/verbs_knob.o \
-	transports/verbs_fabric.o transports/verbs_counters.o \
+	transports/verbs_fabric.o transports/verbs_umad.o transports/verbs_counters.o \
 	transports/verbs_mem.o transports/verbs_regmr.o \
 	transports/verbs_cm.o \
 	transports/rc.o \
@@ -135,7 +135,7 @@ endif
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
-	lib/fair.o lib/ethlink.o
+	lib/fair.o lib/ethlink.o lib/portinfo.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_conn.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
@@ -245,6 +245,9 @@ install-softverbs: softverbs
 		$(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 644 softverbs/build/libibverbs.so.1 \
 		softverbs/build/librdmacm.so.1 $(DESTDIR)$(SOFTVERBSDIR)
+	if [ -e softverbs/build/libibumad.so.3 ]; then \
+		$(INSTALL) -m 644 softverbs/build/libibumad.so.3 \
+			$(DESTDIR)$(SOFTVERBSDIR); fi
 	sed 's|@SOFTVERBSDIR@|$(SOFTVERBSDIR)|g' scripts/qperf-softverbs.in \
 		>$(DESTDIR)$(BINDIR)/qperf-softverbs
 	chmod 755 $(DESTDIR)$(BINDIR)/qperf-softverbs

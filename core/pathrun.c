@@ -296,6 +296,10 @@ static void conf_check(const struct conf_ext *x, const struct path_pre *pre,
 				f->port = fd->ports[p].port;
 				f->link_layer = fd->ports[p].link_layer;
 				f->active_mtu = fd->ports[p].active_mtu;
+				f->width = fd->ports[p].width;
+				f->speed = fd->ports[p].speed;
+				f->width_enabled = fd->ports[p].width_enabled;
+				f->speed_enabled = fd->ports[p].speed_enabled;
 				snprintf(dir, sizeof(dir),
 					 "class/infiniband/%s/device", f->dev);
 				pci_facts(f, dir);
@@ -368,9 +372,10 @@ size_t pathrun_conf_add(const struct conf_ext *x, const struct path_pre *pre,
 /* The check names a finding may carry (JSON's enum). */
 static const char *check_name(const char *s)
 {
-	static const char *const names[] = { "pcie_link", "numa", "governor",
-					     "mtu_active", "mtu_ends",
-					     "roce_netdev_mtu" };
+	static const char *const names[] = {
+		"pcie_link", "numa", "governor", "link_speed", "port_width",
+		"port_speed", "mtu_active", "mtu_ends", "roce_netdev_mtu"
+	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(s, names[i]) == 0)

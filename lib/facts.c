@@ -72,6 +72,8 @@ static const struct tlv_field facts_tab[] = {
 	U(24, pkt_extra, 64),
 	B(25, virt),
 	U(26, net_speed_max, 100000000),
+	U(27, width_enabled, 32),
+	U(28, speed_enabled, 1024),
 };
 #define NTAB (sizeof(facts_tab) / sizeof(facts_tab[0]))
 

@@ -64,6 +64,10 @@ struct path_facts {
 	uint32_t net_speed_max; /* Mb/s: the fastest mode it advertises
 				 * (ethtool); 0 unknown */
 	uint32_t net_mtu; /* bytes; 0 unknown */
+	/* InfiniBand: what the port's PortInfo enables (lib/portinfo.h),
+	 * beside the active speed and width above; 0 unknown */
+	uint32_t width_enabled; /* lanes: the widest enabled */
+	uint32_t speed_enabled; /* rdma-core speed code: the fastest */
 };
 
 /* Empty facts: kind FACTS_NONE, NUMA nodes -1. */

@@ -184,6 +184,13 @@ static uint32_t roce_ip_extra(const struct path_facts *f)
 	return (f->ip6 ? 40 : 20) + 8 + 12 + 16 + 4;
 }
 
+/* Speeds in order of their data rate (FDR10's code 8 sits below FDR's
+ * 16 and above QDR's 4 in both). */
+static double speed_rank(uint32_t code)
+{
+	return ceil_ib_speed(code)->data_gbps;
+}
+
 static void end_findings(struct path_report *r, int e)
 {
 	const struct path_facts *f = &r->f[e];
@@ -212,6 +219,18 @@ static void end_findings(struct path_report *r, int e)
 		add_find(r, e, "link_speed",
 			 "%s: link at %u Mb/s, below the %u Mb/s its port advertises: the cable, the transceiver or the link partner holds it lower (see ethtool %s)",
 			 f->netdev, f->net_speed, f->net_speed_max, f->netdev);
+	if (f->kind == FACTS_RDMA && f->width && f->width_enabled &&
+	    f->width < f->width_enabled)
+		add_find(r, e, "port_width",
+			 "%s:%u: link active at %ux, below the %ux its port enables: a lane is down; reseat or replace the cable, check the switch port (ibportstate, ibstat)",
+			 f->dev, f->port, f->width, f->width_enabled);
+	if (f->kind == FACTS_RDMA && f->speed && f->speed_enabled &&
+	    ceil_ib_speed(f->speed) && ceil_ib_speed(f->speed_enabled) &&
+	    speed_rank(f->speed) < speed_rank(f->speed_enabled))
+		add_find(r, e, "port_speed",
+			 "%s:%u: link active at %s, below the %s its port enables: the cable or the switch port holds it lower; check both (ibportstate, ibstat)",
+			 f->dev, f->port, ceil_ib_speed(f->speed)->name,
+			 ceil_ib_speed(f->speed_enabled)->name);
 	if (f->kind == FACTS_RDMA && f->active_mtu && f->max_mtu &&
 	    f->active_mtu < f->max_mtu)
 		add_find(r, e, "mtu_active",

@@ -39,8 +39,10 @@ struct path_limit {
 #define PATH_FINDINGS_MAX 16
 struct path_finding {
 	int end; /* enum path_end */
-	const char *check; /* "pcie_link", "numa", "governor", "mtu_active",
-			    * "mtu_ends", "roce_netdev_mtu" (JSON) */
+	const char *check; /* "pcie_link", "numa", "governor", "link_speed",
+			    * "port_width", "port_speed", "mtu_active",
+			    * "mtu_ends", "roce_netdev_mtu" (JSON; the
+			    * list in core/pathrun.c check_name()) */
 	char text[224]; /* "softv0: PCIe link at Gen4 x8, below ..." */
 };
 

@@ -411,6 +411,10 @@ struct fab_port {
 	uint32_t link_layer; /* 1 InfiniBand, 2 Ethernet */
 	uint32_t active_mtu; /* bytes */
 	uint32_t lid; /* 0 on Ethernet */
+	/* This host's own ports only (not in the CONF extension): the
+	 * rdma-core speed code, and what PortInfo enables (lib/portinfo.h;
+	 * 0 unknown), for the host checks */
+	uint32_t speed, width_enabled, speed_enabled;
 	uint32_t ngids;
 	struct fab_gid gids[FAB_GID_MAX];
 };

@@ -56,6 +56,8 @@ static json_t *facts_json(const struct path_facts *f)
 	json_set(o, "netdev_speed_Mbps", u32_or_null(f->net_speed));
 	json_set(o, "netdev_advertised_Mbps", u32_or_null(f->net_speed_max));
 	json_set(o, "netdev_mtu_B", u32_or_null(f->net_mtu));
+	json_set(o, "width_enabled", u32_or_null(f->width_enabled));
+	json_set(o, "speed_code_enabled", u32_or_null(f->speed_enabled));
 	return o;
 }
 

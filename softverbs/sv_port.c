@@ -12,68 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "sv_internal.h"
-
-/*
- * A table of encodings: a value is its name (speeds), or its number
- * followed by an optional suffix ("4" or "4x" for widths; a speed's
- * number is its own encoding).
- */
-struct enc {
-	const char *name; /* NULL: by number only */
-	uint32_t num;
-	uint32_t code;
-};
-
-/* rdma-core's speed encodings (ibv_port_attr.active_speed, and
- * active_speed_ex from rdma-core v48 on, which alone can say XDR) */
-static const struct enc speeds[] = {
-	{ "SDR", 1, 1 },     { "DDR", 2, 2 },	{ "QDR", 4, 4 },
-	{ "FDR10", 8, 8 },   { "FDR", 16, 16 }, { "EDR", 32, 32 },
-	{ "HDR", 64, 64 },   { "NDR", 128, 128 }, { "XDR", 256, 256 },
-};
-
-/* width encodings: lanes -> active_width */
-static const struct enc widths[] = {
-	{ NULL, 1, 1 }, { NULL, 2, 16 }, { NULL, 4, 2 }, { NULL, 8, 4 }, { NULL, 12, 8 },
-};
-
-/* s's code in tab (by name, or by number with an optional suffix); 0 if none */
-static uint32_t parse_enc(const char *s, const struct enc *tab, size_t n,
-			  const char *suffix)
-{
-	size_t i;
-	char *end;
-	unsigned long v;
-
-	for (i = 0; i < n; i++)
-		if (tab[i].name && !strcasecmp(s, tab[i].name))
-			return tab[i].code;
-	v = strtoul(s, &end, 10);
-	if (end == s || (*end && (!suffix || strcasecmp(end, suffix))))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (tab[i].num == v)
-			return tab[i].code;
-	return 0;
-}
-
-/* "HDR", "hdr" or the encoding "64"; 0 if it is neither */
-static uint32_t parse_speed(const char *s)
-{
-	return parse_enc(s, speeds, sizeof(speeds) / sizeof(speeds[0]), NULL);
-}
-
-/* "4x", "4X" or the lane count "4"; 0 if it is neither */
-static uint32_t parse_width(const char *s)
-{
-	return parse_enc(s, widths, sizeof(widths) / sizeof(widths[0]), "x");
-}
+#include "sv_knob.h"
 
 /* "4096" -> IBV_MTU_4096; 0 if not an IB MTU */
 static uint32_t parse_mtu(const char *s)
@@ -93,50 +39,22 @@ static uint32_t parse_mtu(const char *s)
 	}
 }
 
-/*
- * The value of knob name for this node: the "N:VALUE" entry of this node,
- * else the plain entry, else def.  0 and a logged error for a bad entry.
- */
+static void knob_log(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void knob_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sv_vlog("softverbs", fmt, ap);
+	va_end(ap);
+}
+
+/* The value of knob name for this node (sv_knob.h). */
 static uint32_t knob(const char *name, uint32_t (*parse)(const char *),
 		     const char *accepted, uint32_t def)
 {
-	const char *s = getenv(name);
-	char buf[256], *save = NULL, *tok;
-	uint32_t plain = def, mine = 0, v;
-
-	if (!s || !*s)
-		return def;
-	if (strlen(s) >= sizeof(buf)) {
-		sv_log("%s: value too long", name);
-		return 0;
-	}
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':'), *end;
-		unsigned long node = 0;
-
-		if (colon) {
-			node = strtoul(tok, &end, 10);
-			if (end != colon || node == 0 || node > 0xbfff) {
-				sv_log("%s: '%s': bad node before ':' "
-				       "(want N:VALUE, N in 1..49151)",
-				       name, tok);
-				return 0;
-			}
-			tok = colon + 1;
-		}
-		v = parse(tok);
-		if (!v) {
-			sv_log("%s: '%s' is not %s", name, tok, accepted);
-			return 0;
-		}
-		if (!colon)
-			plain = v;
-		else if (node == sv_cfg.node)
-			mine = v;
-	}
-	return mine ? mine : plain;
+	return sv_knob(name, parse, accepted, def, sv_cfg.node, knob_log);
 }
 
 /*
@@ -187,12 +105,9 @@ void sv_port_config(void)
 	uint32_t v, speed = 32, width = 2;	/* 4X EDR */
 
 	rate_of_tree(&speed, &width);
-	v = knob("SOFTVERBS_SPEED", parse_speed,
-		 "a speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR, or "
-		 "its encoding 1, 2, 4, 8, 16, 32, 64, 128, 256)", speed);
+	v = knob("SOFTVERBS_SPEED", parse_speed, SV_SPEED_ACCEPTED, speed);
 	sv_cfg.speed = v;
-	v = knob("SOFTVERBS_WIDTH", parse_width,
-		 "a width (1x, 2x, 4x, 8x, 12x, or the lane count)", width);
+	v = knob("SOFTVERBS_WIDTH", parse_width, SV_WIDTH_ACCEPTED, width);
 	sv_cfg.width = (uint8_t)v;
 	v = knob("SOFTVERBS_MTU", parse_mtu,
 		 "an MTU (256, 512, 1024, 2048, 4096)", IBV_MTU_4096);

@@ -16,21 +16,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "lib/portinfo.h"
 #include "verbs.h"
 #include "verbs_int.h"
-
-/* Lanes of ibv_port_attr.active_width (IB spec encoding). */
-static uint32_t width_lanes(uint8_t w)
-{
-	switch (w) {
-	case 1: return 1;
-	case 2: return 4;
-	case 4: return 8;
-	case 8: return 12;
-	case 16: return 2;
-	default: return 0;
-	}
-}
 
 /* Signalling rate of one lane (Mb/s) for ibv_port_attr.active_speed, as
  * ibstat counts it (FDR10 as 10 Gb/s). */
@@ -91,11 +79,15 @@ static void port_fill(struct ibv_context *ctx, uint8_t num,
 	p->port = num;
 	p->state = (uint32_t)pa->state;
 	p->phys_state = pa->phys_state;
-	p->width = width_lanes(pa->active_width);
+	p->width = pi_width_lanes(pa->active_width);
 	p->speed_mbps = speed_mbps(pa->active_speed);
 	p->link_layer = pa->link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
 	p->active_mtu = verbs_mtu_bytes(pa->active_mtu);
 	p->lid = p->link_layer == 2 ? 0 : pa->lid;
+	p->speed = pa->active_speed;
+	if (p->link_layer == 1)
+		verbs_umad_enabled(ibv_get_device_name(ctx->device), num,
+				   &p->width_enabled, &p->speed_enabled);
 	for (int i = 0; i < pa->gid_tbl_len; i++) {
 		struct ibv_gid_entry e;
 		static const uint8_t zero[16];
@@ -179,10 +171,13 @@ void verbs_facts(const struct tsess *s, struct path_facts *f)
 	f->port = v->info.port;
 	f->link_layer = v->info.roce ? FACTS_LL_ETH : FACTS_LL_IB;
 	f->speed = v->pattr.active_speed;
-	f->width = width_lanes(v->pattr.active_width);
+	f->width = pi_width_lanes(v->pattr.active_width);
 	f->active_mtu = v->info.active_mtu;
 	f->max_mtu = verbs_mtu_bytes(v->pattr.max_mtu);
 	f->path_mtu = v->info.path_mtu;
+	if (!v->info.roce) /* LinkWidthEnabled, LinkSpeedEnabled */
+		verbs_umad_enabled(f->dev, f->port, &f->width_enabled,
+				   &f->speed_enabled);
 	f->pkt_extra = v->k && v->k->qp_type == IBV_QPT_UD ? 8 : 0; /* DETH */
 	if (v->info.roce) {
 		f->roce = v->info.gid_type == VG_ROCE_V1 ? FACTS_ROCE_V1 :

@@ -511,5 +511,13 @@ uint32_t verbs_slot_of(const struct verbs_priv *v, const struct ibv_wc *wc);
 
 /* The link of an open session (transports/verbs_fabric.c). */
 void verbs_facts(const struct tsess *s, struct path_facts *f);
+/*
+ * The enabled link width (lanes) and speed (rdma-core code) of InfiniBand
+ * port port of device dev from its PortInfo, asked through libibumad
+ * (transports/verbs_umad.c); both 0 where libibumad.so.3 is missing or
+ * the port cannot be asked (no umad device, no permission).
+ */
+void verbs_umad_enabled(const char *dev, uint32_t port, uint32_t *width,
+			uint32_t *speed);
 
 #endif

@@ -107,7 +107,8 @@ for f in usr/bin/qperf usr/share/man/man1/qperf.1.gz usr/share/man/man7/qperf-gu
 	if has_file "$DEB" "$f"; then pass "qperf ships /$f"; else fail "qperf ships /$f" "$(dpkg-deb -c "$DEB")"; fi
 done
 for f in usr/bin/qperf-softverbs usr/share/man/man1/qperf-softverbs.1.gz \
-	"usr/lib/$MA/qperf-softverbs/libibverbs.so.1" "usr/lib/$MA/qperf-softverbs/librdmacm.so.1"; do
+	"usr/lib/$MA/qperf-softverbs/libibverbs.so.1" "usr/lib/$MA/qperf-softverbs/librdmacm.so.1" \
+	"usr/lib/$MA/qperf-softverbs/libibumad.so.3"; do
 	if has_file "$SVDEB" "$f"; then pass "qperf-softverbs ships /$f"; else fail "qperf-softverbs ships /$f" "$(dpkg-deb -c "$SVDEB")"; fi
 done
 # Nothing on the default library path: softverbs must never replace

@@ -14,7 +14,7 @@
 # and the helpers of tests/lib.sh).
 
 CEIL_SRV=$T/ceil-srv CEIL_OK=$T/ceil-ok CEIL_CLI=$T/ceil-cli CEIL_LOW=$T/ceil-low
-CEIL_ROCE=$T/ceil-roce
+CEIL_ROCE=$T/ceil-roce CEIL_PORT=$T/ceil-port
 # The server is pinned (-rca 1: CPU 0, NUMA node 0 on every machine) so
 # that qperf does not place it on its device's planted node 1, which this
 # host may lack: the test then runs on node 0, as the check should see.
@@ -27,7 +27,9 @@ CEIL_ROCE=$T/ceil-roce
 	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_LOW" --pcie 5,16 --speed NDR \
 		--width 4x --governor powersave >/dev/null &&
 	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_ROCE" --pcie 5,16 --speed NDR \
-		--width 4x --link-layer eth --net-mtu 1500 >/dev/null ||
+		--width 4x --link-layer eth --net-mtu 1500 >/dev/null &&
+	"$LIB_ROOT/softverbs/sysfs-plant" "$CEIL_PORT" --pcie 5,16 --speed HDR \
+		--width 1x >/dev/null ||
 	fail "ceiling: sysfs-plant makes the trees"
 
 # CT TREE ARGS...: our client (node 2) on planted tree TREE.
@@ -39,6 +41,20 @@ CT() {
 warnings() {
 	grep '^qperf: warning: ' "$ERR_FILE"
 }
+# expect_warnings NAME RE...: the last run exited 0 and its warnings are
+# exactly the lines matching RE..., in that order.
+expect_warnings() {
+	local name=$1 i=0 re
+	shift
+	if [ "$RC" = 0 ] && [ "$(warnings | wc -l)" = $# ]; then
+		for re in "$@"; do
+			i=$((i + 1))
+			warnings | sed -n "${i}p" | grep -Eqx "$re" || break
+			[ "$i" = $# ] && { pass "$name"; return; }
+		done
+	fi
+	fail "$name" "$(ctx)"
+}
 
 CEIL_PCIE='qperf: warning: server: softv0: PCIe link at Gen4 x8, below its maximum Gen5 x16: reseat the card or check the slot and its BIOS setting \(0000:17:00.0\)'
 CEIL_NUMA='qperf: warning: server: softv0: on NUMA node 1, the test ran on node 0: run it on node 1 \(--numa_node 1, or -ca with a CPU of that node\)'
@@ -47,14 +63,8 @@ CEIL_GOV='qperf: warning: server: cpufreq: CPU frequency governor is powersave, 
 ceiling_degraded() {
 	CT "$CEIL_CLI" -t "$TT" -rca 1 -vx rc_bw rc_lat
 	expect "ceiling: degraded server: rc_bw rc_lat run" 0 "$(headline rc_bw)"
-	if [ "$(warnings | wc -l)" = 3 ] &&
-		warnings | sed -n 1p | grep -Eqx "$CEIL_PCIE" &&
-		warnings | sed -n 2p | grep -Eqx "$CEIL_NUMA" &&
-		warnings | sed -n 3p | grep -Eqx "$CEIL_GOV"; then
-		pass "ceiling: degraded server: exactly its 3 warnings, once per run"
-	else
-		fail "ceiling: degraded server: exactly its 3 warnings, once per run" "$(ctx)"
-	fi
+	expect_warnings "ceiling: degraded server: exactly its 3 warnings, once per run" \
+		"$CEIL_PCIE" "$CEIL_NUMA" "$CEIL_GOV"
 	has '^    bw_ceiling +=  14.4 GB/sec \(PCIe Gen4 x8 of the server \(0000:17:00.0\)\)$' &&
 		has '^    bw_efficiency +=  [0-9.]+%$' &&
 		pass "ceiling: -vx: bw_ceiling names the server's PCIe, bw_efficiency follows" ||
@@ -95,13 +105,8 @@ ceiling_degraded() {
 	# conf checks the hosts too (no test ran: no NUMA check), with the
 	# server's findings in its CONF extension.
 	CT "$CEIL_CLI" conf
-	if [ "$RC" = 0 ] && [ "$(warnings | wc -l)" = 2 ] &&
-		warnings | sed -n 1p | grep -Eqx "$CEIL_PCIE" &&
-		warnings | sed -n 2p | grep -Eqx "$CEIL_GOV"; then
-		pass "ceiling: conf: the server's PCIe and governor findings"
-	else
-		fail "ceiling: conf: the server's PCIe and governor findings" "$(ctx)"
-	fi
+	expect_warnings "ceiling: conf: the server's PCIe and governor findings" \
+		"$CEIL_PCIE" "$CEIL_GOV"
 	# ... and in JSON, as warning events of the run, the same words.
 	CT "$CEIL_CLI" --json conf
 	if [ "$RC" = 0 ] && python3 - "$OUT_FILE" "$CEIL_PCIE" "$CEIL_GOV" <<'PY'
@@ -192,9 +197,41 @@ PY
 	fi
 }
 
-# ceiling_on TREE FUNCTION: FUNCTION's checks against our server on TREE.
+# A server port trained at 1x HDR while its PortInfo enables 4x NDR
+# (softverbs' libibumad answers SubnGet(PortInfo) with
+# SOFTVERBS_WIDTH_ENABLED and SOFTVERBS_SPEED_ENABLED): its two findings,
+# before the test, in conf (through the CONF extension) and in JSON.
+CEIL_PW='qperf: warning: server: softv0:1: link active at 1x, below the 4x its port enables: a lane is down; reseat or replace the cable, check the switch port \(ibportstate, ibstat\)'
+CEIL_PS='qperf: warning: server: softv0:1: link active at HDR, below the NDR its port enables: the cable or the switch port holds it lower; check both \(ibportstate, ibstat\)'
+ceiling_port() {
+	CT "$CEIL_OK" -t "$TT" rc_bw
+	expect_warnings "ceiling: a port below its enabled width and speed: both findings" \
+		"$CEIL_PW" "$CEIL_PS"
+	CT "$CEIL_OK" conf
+	expect_warnings "ceiling: conf: the server's port findings reach the client" \
+		"$CEIL_PW" "$CEIL_PS"
+	CT "$CEIL_OK" -t "$TT" --json rc_bw
+	if [ "$RC" = 0 ] && python3 "$LIB_ROOT/tests/json_check.py" doc "$OUT_FILE" &&
+		python3 - "$OUT_FILE" <<'PY'; then
+import json, sys
+t = json.load(open(sys.argv[1]))["tests"][0]
+i = t["results"]["ceiling"]["inputs"]
+assert (i["server"]["width"], i["server"]["width_enabled"]) == (1, 4), i
+assert (i["server"]["speed_code"], i["server"]["speed_code_enabled"]) == (64, 128), i
+assert (i["client"]["width"], i["client"]["width_enabled"]) == (4, 4), i
+f = [(x["end"], x["check"]) for x in t["findings"]]
+assert f == [("server", "port_width"), ("server", "port_speed")], f
+PY
+		pass "ceiling: JSON: enabled width and speed of both ends, the findings, schema-valid"
+	else
+		fail "ceiling: JSON: enabled width and speed of both ends, the findings, schema-valid" "$(ctx)"
+	fi
+}
+
+# ceiling_on TREE FUNCTION [VAR=VALUE...]: FUNCTION's checks against our
+# server on TREE (with VAR=VALUE in its environment).
 ceiling_on() {
-	if ! start_server env SYSFS_PATH="$1" SOFTVERBS_SYSFS="$1" --; then
+	if ! start_server env SYSFS_PATH="$1" SOFTVERBS_SYSFS="$1" "${@:3}" --; then
 		fail "ceiling: our server on $1"
 		return
 	fi
@@ -205,6 +242,8 @@ ceiling_on() {
 }
 ceiling_on "$CEIL_SRV" ceiling_degraded
 ceiling_on "$CEIL_OK" ceiling_clean
+ceiling_on "$CEIL_PORT" ceiling_port SOFTVERBS_WIDTH_ENABLED=4x \
+	SOFTVERBS_SPEED_ENABLED=NDR
 export SOFTVERBS_LINK_LAYER=eth
 ceiling_on "$CEIL_ROCE" ceiling_roce
 unset SOFTVERBS_LINK_LAYER

@@ -11,6 +11,7 @@
 #include "lib/ethlink.h"
 #include "lib/facts.h"
 #include "lib/path.h"
+#include "lib/portinfo.h"
 #include "lib/tlv.h"
 
 /* A clean RDMA end: 4x NDR InfiniBand at MTU 4096, PCIe Gen5 x16 at its
@@ -170,6 +171,95 @@ TEST(link_speed)
 	CHECK(r.nfind == 0);
 }
 
+/* An InfiniBand port trained below what its PortInfo enables: one
+ * port_width and one port_speed finding on that end; none at what it
+ * enables, none unknown (no PortInfo), none for a faster active speed
+ * than the enabled one can say (XDR above PortInfo's NDR). */
+TEST(port_enabled)
+{
+	struct path_report r;
+
+	both(&r);
+	r.f[0].width = 1;
+	r.f[0].width_enabled = 4;
+	r.f[0].speed = 4; /* QDR */
+	r.f[0].speed_enabled = 32; /* EDR */
+	path_findings(&r);
+	CHECK(r.nfind == 2, "%u", r.nfind);
+	CHECK(r.find[0].end == PATH_CLIENT && r.find[1].end == PATH_CLIENT);
+	CHECK_STR(r.find[0].check, "port_width");
+	CHECK_STR(r.find[0].text,
+		  "mlx5_0:1: link active at 1x, below the 4x its port enables: a lane is down; reseat or replace the cable, check the switch port (ibportstate, ibstat)");
+	CHECK_STR(r.find[1].check, "port_speed");
+	CHECK_STR(r.find[1].text,
+		  "mlx5_0:1: link active at QDR, below the EDR its port enables: the cable or the switch port holds it lower; check both (ibportstate, ibstat)");
+	r.f[0].width = 4;
+	r.f[0].speed = 32;
+	path_findings(&r);
+	CHECK(r.nfind == 0, "%u", r.nfind);
+	r.f[0].width = 1;
+	r.f[0].speed = 4;
+	r.f[0].width_enabled = r.f[0].speed_enabled = 0;
+	path_findings(&r);
+	CHECK(r.nfind == 0, "%u", r.nfind);
+	r.f[0].speed = 256; /* XDR */
+	r.f[0].speed_enabled = 128;
+	path_findings(&r);
+	CHECK(r.nfind == 0, "%u", r.nfind);
+	r.f[0].speed = 8; /* FDR10 ranks between QDR and FDR */
+	r.f[0].speed_enabled = 16;
+	path_findings(&r);
+	CHECK(r.nfind == 1 && !strcmp(r.find[0].check, "port_speed"));
+}
+
+/* The SubnGet(PortInfo) SMP: directed route, hop count 0, the port in
+ * the modifier; a GetResp of the same transaction decodes into the
+ * widest enabled width and the fastest enabled speed (extended speeds
+ * only where the capability mask says so); anything else is refused. */
+TEST(portinfo_mad)
+{
+	uint8_t m[PI_MAD_SIZE], q[PI_MAD_SIZE];
+	uint8_t *pi = m + 64;
+	uint64_t tid = 0x0102030405060708ull;
+	struct pi_link l;
+
+	pi_request(q, 2, tid);
+	CHECK(q[0] == 1 && q[1] == 0x81 && q[2] == 1 && q[3] == 0x01);
+	CHECK(q[7] == 0, "hop count 0");
+	CHECK(q[8] == 1 && q[15] == 8, "the transaction id, big-endian");
+	CHECK(q[16] == 0 && q[17] == 0x15, "attribute PortInfo");
+	CHECK(q[20] == 0 && q[23] == 2, "the port in the modifier");
+	CHECK(q[32] == 0xff && q[35] == 0xff, "permissive DrSLID, DrDLID");
+	memcpy(m, q, sizeof(m));
+	m[3] = 0x81; /* GetResp */
+	m[4] = 0x80; /* the D bit of a returning SMP */
+	pi[22] = 0x40; /* CapabilityMask bit 14: extended speeds */
+	pi[29] = 0x03; /* 1x | 4x enabled */
+	pi[31] = 0x01; /* 1x active */
+	pi[35] = 0x47; /* QDR active; SDR, DDR, QDR enabled */
+	pi[62] = 0x23; /* EDR active (ext 2); FDR, EDR supported */
+	pi[63] = 0x03; /* FDR, EDR enabled */
+	CHECK(pi_decode(m, sizeof(m), tid, &l) == 0);
+	CHECK(l.width_enabled == 4 && l.width_active == 1, "%u %u",
+	      l.width_enabled, l.width_active);
+	CHECK(l.speed_enabled == 32 && l.speed_active == 32, "%u %u",
+	      l.speed_enabled, l.speed_active);
+	pi[22] = 0; /* no extended speeds: those fields mean nothing */
+	CHECK(pi_decode(m, sizeof(m), tid, &l) == 0);
+	CHECK(l.speed_enabled == 4 && l.speed_active == 4, "%u %u",
+	      l.speed_enabled, l.speed_active);
+	pi[29] = 0x1b; /* 1x 4x 12x 2x */
+	CHECK(pi_decode(m, sizeof(m), tid, &l) == 0 && l.width_enabled == 12);
+	CHECK(pi_decode(m, sizeof(m), tid + 1, &l) < 0, "another transaction");
+	CHECK(pi_decode(m, 100, tid, &l) < 0, "a short MAD");
+	m[5] = 0x0c; /* attribute not supported */
+	CHECK(pi_decode(m, sizeof(m), tid, &l) < 0, "a MAD status");
+	m[5] = 0;
+	m[3] = 0x01;
+	CHECK(pi_decode(m, sizeof(m), tid, &l) < 0, "a Get, not an answer");
+	CHECK(pi_width_lanes(16) == 2 && pi_width_lanes(3) == 0);
+}
+
 /* Link mode names as the kernel gives them: the speed leads the name;
  * the fastest set bit wins; names without a speed count for nothing. */
 TEST(ethlink_names)
@@ -293,6 +383,8 @@ TEST(codec)
 	snprintf(f.netdev, sizeof(f.netdev), "ib0");
 	f.net_speed = 400000;
 	f.net_speed_max = 800000;
+	f.width_enabled = 12;
+	f.speed_enabled = 64;
 	n = facts_encode(&f, buf, sizeof(buf));
 	CHECK(n > TLV_HDR && n <= FACTS_ENC_MAX);
 	CHECK(facts_decode(buf, n, &g) == 0);
@@ -324,6 +416,8 @@ int main(void)
 	RUN(numa_and_governor);
 	RUN(mtu_checks);
 	RUN(link_speed);
+	RUN(port_enabled);
+	RUN(portinfo_mad);
 	RUN(ethlink_names);
 	RUN(roce_ceiling);
 	RUN(sockets);
