@@ -386,7 +386,7 @@ static void pace_figures(struct attempt *a, const struct tside *sd,
 
 	calc_pace(res, a->t, msgs, r, sd->kernel_paced,
 		  sd->paced ? &sd->pace : NULL);
-	calc_openloop(res, &sd->ol);
+	calc_openloop(res, &sd->ol, sd->p.msg_size);
 	if (pace_shortfall_text(&res->pace, a->t->name, w, sizeof(w)))
 		out_warning(a->out, "%s", w);
 }

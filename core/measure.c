@@ -454,7 +454,7 @@ static void count_atomics_posted(struct lrun *lr, int k)
 }
 
 /* Count one completed read or atomic the way 0.4.11 does (spec §3.3). */
-static void count_onesided(struct lrun *lr, const struct tcomp *c)
+void loop_count_onesided(struct lrun *lr, const struct tcomp *c)
 {
 	struct node_stat *st = &lr->st;
 
@@ -527,7 +527,7 @@ static int run_onesided(struct lrun *lr, char *err, size_t errlen)
 			continue;
 		}
 		for (int i = 0; i < k; i++) {
-			count_onesided(lr, &c[i]);
+			loop_count_onesided(lr, &c[i]);
 			if (timed && c[i].status != TC_OK)
 				t_post = 0; /* a failed read is not timed */
 			if (timed)
@@ -620,7 +620,7 @@ static int run_atomic_ver(struct lrun *lr, char *err, size_t errlen)
 				       (unsigned long long)got);
 				goto out;
 			}
-			count_onesided(lr, &c[i]);
+			loop_count_onesided(lr, &c[i]);
 			if (fired || (count_of(lr) && next >= count_of(lr)))
 				continue;
 			seq[slot] = next;
@@ -788,7 +788,9 @@ int loop_run(struct lrun *lr, char *err, size_t errlen)
 			rc = lr->wait_peer(lr->wait_arg, err, errlen);
 			measure_stop(&lr->st);
 		} else if (s->t->loop == LOOP_ONESIDED) {
-			rc = run_onesided(lr, err, errlen);
+			rc = loop_open(s->t, &s->p) ?
+				     run_openloop(lr, err, errlen) :
+				     run_onesided(lr, err, errlen);
 		} else {
 			rc = run_atomic_ver(lr, err, errlen);
 		}

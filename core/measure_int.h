@@ -49,6 +49,9 @@ int loop_idle_error(struct lrun *lr, const char *what, char *err,
 
 /* Post n copies of op (no counting).  What the transport's post()
  * returns. */
+/* Count a completion of an RDMA read or atomic (the initiator's side of
+ * a one-sided test). */
+void loop_count_onesided(struct lrun *lr, const struct tcomp *c);
 int loop_post(struct lrun *lr, enum op op, uint32_t n, char *err,
 	      size_t errlen);
 

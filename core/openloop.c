@@ -63,7 +63,9 @@ struct ol_slot {
 
 bool loop_open(const struct test_desc *t, const struct tparams *p)
 {
-	return p->arrivals != OL_CLOSED && t->loop == LOOP_PINGPONG &&
+	return p->arrivals != OL_CLOSED &&
+	       (t->loop == LOOP_PINGPONG ||
+		(t->loop == LOOP_ONESIDED && t->op == OP_READ)) &&
 	       t->measure == MEAS_LATENCY &&
 	       (t->uses & PAR_BIT(PAR_MSG_RATE)) && (p->rate || p->msg_rate);
 }
@@ -149,6 +151,12 @@ struct ol_run {
 	 * posted, each again once read, so a lost answer (UD, UC) leaves
 	 * none behind; else one receive (a socket's credit) per request. */
 	bool slotted;
+	/* rc_rdma_read_lat: a request is an RDMA read, its answer the
+	 * read's completion; one RC send queue completes in the order
+	 * posted, so the answer's sequence number is the count of reads
+	 * completed before it (the server takes no part). */
+	bool reads;
+	uint64_t done; /* reads completed */
 };
 
 /* Move oldest past what is resolved; a lossy transport writes off what
@@ -176,10 +184,18 @@ static void ol_answer(struct ol_run *r, const struct tcomp *c)
 	uint64_t seq, rtt, now;
 	struct ol_slot *sl;
 
-	loop_count_recv(lr, c);
+	if (r->reads) {
+		loop_count_onesided(lr, c);
+		seq = r->done++;
+	} else {
+		loop_count_recv(lr, c);
+		seq = c->status == TC_OK ?
+			      ol_seq_get(tsess_rx_data(lr->s, c), r->nb,
+					 r->oldest) :
+			      0;
+	}
 	if (c->status != TC_OK)
 		return;
-	seq = ol_seq_get(tsess_rx_data(lr->s, c), r->nb, r->oldest);
 	sl = &r->ring[seq & (r->win - 1)];
 	if (seq >= r->next || sl->seq != seq || !sl->due)
 		return; /* the answer to a request written off as lost */
@@ -214,12 +230,19 @@ static int ol_send_due(struct ol_run *r, struct ol_sched *sc, uint64_t *due,
 
 		if (count_reached(lr, r->o->sent))
 			return 1;
-		if (!r->slotted && loop_post(lr, OP_RECV, 1, err, errlen) < 0)
-			return -1; /* a receive for its answer */
-		ol_seq_put(tsess_tx_data(lr->s), r->nb, r->next);
-		k = loop_post_sends(lr, 1, err, errlen);
-		if (k == -1)
-			return -1;
+		if (r->reads) {
+			k = loop_post(lr, OP_READ, 1, err, errlen);
+			if (k < 0)
+				return -1;
+		} else {
+			if (!r->slotted &&
+			    loop_post(lr, OP_RECV, 1, err, errlen) < 0)
+				return -1; /* a receive for its answer */
+			ol_seq_put(tsess_tx_data(lr->s), r->nb, r->next);
+			k = loop_post_sends(lr, 1, err, errlen);
+			if (k == -1)
+				return -1;
+		}
 		if (k == 0)
 			return 1;
 		sl->seq = r->next;
@@ -279,7 +302,8 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 	prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
 	r.nb = ol_seq_bytes(s->p.msg_size);
 	r.win = ol_win(s, r.nb);
-	r.slotted = (s->tp->flags & TF_SLOTS) && s->slots;
+	r.reads = s->t->op == OP_READ;
+	r.slotted = (s->tp->flags & TF_SLOTS) && s->slots && !r.reads;
 	r.ring = xcalloc(r.win, sizeof(*r.ring));
 	lr->ol.arrivals = s->p.arrivals;
 	lr->ol.rate = rate;
@@ -327,7 +351,7 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 		}
 		nrecv = 0;
 		for (int i = 0; i < k; i++)
-			if (c[i].op == OP_RECV) {
+			if (c[i].op == (r.reads ? OP_READ : OP_RECV)) {
 				ol_answer(&r, &c[i]);
 				nrecv++;
 			}

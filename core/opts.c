@@ -776,7 +776,7 @@ static int openloop_check(struct plan *plan, char *err, size_t errlen)
 		if (lat && rate_set(&it->s) &&
 		    !(t->uses & PAR_BIT(PAR_MSG_RATE)))
 			return opts_fail(err, errlen, t->name, NULL,
-				    "--rate: open-loop latency is not implemented for this test (ping-pong latency tests only: tcp_lat, udp_lat, sctp_lat, sdp_lat, rds_lat, rs_lat, rc_lat, uc_lat, ud_lat, xrc_lat, rc_rdma_write_lat, uc_rdma_write_lat)");
+				    "--rate: open-loop latency is not implemented for this test (ping-pong latency tests only: tcp_lat, udp_lat, sctp_lat, sdp_lat, rds_lat, rs_lat, rc_lat, uc_lat, ud_lat, xrc_lat, rc_rdma_write_lat, uc_rdma_write_lat; and rc_rdma_read_lat)");
 		if (it->s.arrivals && !lat)
 			plan_warn(plan, "%s set but not used in test %s (open-loop latency is for latency tests)",
 				  it->s.arrivals_opt, t->name);

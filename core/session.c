@@ -150,13 +150,14 @@ uint32_t session_caps(void)
 
 /*
  * The idle side of a one-sided test: wait for the timer or, in a count
- * test, for the client's "done"; a client that goes away meanwhile is an
- * error.
+ * test or an open-loop one, for the client's "done"; a client that goes
+ * away meanwhile is an error.
  */
 static int wait_peer(void *arg, char *err, size_t errlen)
 {
 	struct tside *sd = arg;
-	bool count = sd->p.time == 0;
+	/* a count test, or an open-loop one (the client drains first) */
+	bool count = sd->p.time == 0 || loop_open(sd->t, &sd->p);
 
 	while (!measure_finished()) {
 		struct pollfd pfd = { sd->c->fd, POLLPRI | POLLRDHUP, 0 };

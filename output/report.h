@@ -55,7 +55,8 @@ void calc_pace(struct results *res, const struct test_desc *t, bool msgs,
  * res->ol is set (closed loop: nothing changes).
  */
 struct ol_stat;
-void calc_openloop(struct results *res, const struct ol_stat *ol);
+void calc_openloop(struct results *res, const struct ol_stat *ol,
+		   uint32_t msg_size);
 
 /*
  * The one warning of a paced test that fell short by more than

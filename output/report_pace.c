@@ -49,7 +49,8 @@ void calc_pace(struct results *res, const struct test_desc *t, bool msgs,
 		p->spread_valid = pace_spread(own, &p->spread, &p->slices);
 }
 
-void calc_openloop(struct results *res, const struct ol_stat *ol)
+void calc_openloop(struct results *res, const struct ol_stat *ol,
+		   uint32_t msg_size)
 {
 	struct pace_res *p = &res->pace;
 	double t = res->ln.real_time;
@@ -62,8 +63,9 @@ void calc_openloop(struct results *res, const struct ol_stat *ol)
 	res->latency = res->lat.count ? res->lat.mean : 0;
 	if (!p->valid || t <= 0)
 		return;
-	/* Achieved: what the client sent in its window (its schedule). */
-	p->achieved = (double)(p->msgs ? res->l.s.msgs : res->l.s.bytes) / t;
+	/* Achieved: the requests the client sent in its window (its
+	 * schedule; an RDMA read's too, which counts as the server's send). */
+	p->achieved = (double)ol->sent * (p->msgs ? 1 : msg_size) / t;
 	p->shortfall = p->achieved < p->offered * (1 - PACE_MARGIN)
 			       ? 1 - p->achieved / p->offered
 			       : 0;

@@ -125,9 +125,9 @@ bad "--arrivals bogus" '^qperf: --arrivals: bogus: bad arrivals; use constant or
 	--rate 1k/s --arrivals bogus tcp_lat
 bad "--arrivals poisson without --rate" \
 	'^qperf: --arrivals: poisson: needs --rate' --arrivals poisson tcp_lat
-bad "--rate on rc_rdma_read_lat (not a ping-pong)" \
-	'^qperf: rc_rdma_read_lat: --rate: open-loop latency is not implemented for this test \(ping-pong latency tests only: ' \
-	--rate 1k/s rc_rdma_read_lat
+bad "--rate on uc_rdma_write_poll_lat (not a ping-pong)" \
+	'^qperf: uc_rdma_write_poll_lat: --rate: open-loop latency is not implemented for this test \(ping-pong latency tests only: ' \
+	--rate 1k/s uc_rdma_write_poll_lat
 bad "--rate on rc_rdma_write_poll_lat (not a ping-pong)" \
 	'^qperf: rc_rdma_write_poll_lat: --rate: open-loop latency is not implemented' \
 	--rate 1k/s rc_rdma_write_poll_lat

@@ -8,11 +8,11 @@
 # 40-66 ms shows once per request it delayed (rate x (stall - 10 ms)
 # above 10 ms, -20% to 2.5 times, up to 3 judged tries); ud_lat reports its requests and
 # lost; uc_lat, xrc_lat, rc_rdma_write_lat (writes with immediate into
-# the peer's slots), rs_lat and rc_lat -cm1 run open loop with every
-# request answered; a larger message (fewer slots) too; the tests that
-# are no ping-pong refuse --rate (one line, exit 2); a 0.4.11 server is
-# refused with one line; the server survives a client killed mid open
-# loop.
+# the peer's slots), rs_lat, rc_lat -cm1 and rc_rdma_read_lat (each read
+# answered by its completion) run open loop with every request answered;
+# a larger message (fewer slots) too; the write-poll tests refuse --rate
+# (one line, exit 2); a 0.4.11 server is refused with one line; the
+# server survives a client killed mid open loop (ping-pong and reads).
 #
 # Usage: bash tests/integration/openloop_rdma.sh   (QPERF=... overrides)
 
@@ -111,7 +111,7 @@ fi
 # rsockets, cause not yet found: docs/openloop.md); none lost on
 # loopback for the reliable ones).
 for args in uc_lat xrc_lat rc_rdma_write_lat "-m 20000 uc_rdma_write_lat" \
-	rs_lat "-cm1 rc_lat" "-m 64K rc_lat"; do
+	rs_lat "-cm1 rc_lat" "-m 64K rc_lat" rc_rdma_read_lat; do
 	set -- $args
 	t=${*: -1}
 	Q -t 0.5 -vx --rate 1k/s "$@"
@@ -129,25 +129,28 @@ for args in uc_lat xrc_lat rc_rdma_write_lat "-m 20000 uc_rdma_write_lat" \
 	fi
 done
 
-# 5. No ping-pong, no open loop: one usage error, exit 2.
-for t in rc_rdma_read_lat uc_rdma_write_poll_lat; do
+# 5. The write-poll tests: no open loop, one usage error, exit 2.
+for t in rc_rdma_write_poll_lat uc_rdma_write_poll_lat; do
 	Q --rate 1k/s "$t"
 	expect "$t --rate: one usage error, exit 2" 2 '^$' \
-		"^qperf: $t: --rate: open-loop latency is not implemented for this test \\(ping-pong latency tests only: .*rc_lat, uc_lat, ud_lat, xrc_lat"
+		"^qperf: $t: --rate: open-loop latency is not implemented for this test \\(ping-pong latency tests only: .*rc_lat, uc_lat, ud_lat, xrc_lat.*; and rc_rdma_read_lat\\)$"
 	[ "$(grep -c . "$ERR_FILE")" = 1 ] || fail "$t --rate: one line" "$(ctx)"
 done
 
-# 6. A client killed mid open loop: the server goes on serving.
-"${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 5 --rate 5k/s \
-	rc_lat >"$T/killed.out" 2>&1 </dev/null &
-K=$!
-track_pid "$K"
-sleep 1
-kill -KILL "$K"
-wait "$K" 2>/dev/null
-Q -t 0.5 --rate 1k/s rc_lat
-expect "after a client killed mid open loop: the next runs" 0 \
-	'^    requests += +[0-9,]+ $'
+# 6. A client killed mid open loop: the server goes on serving (a
+# ping-pong's responder, and a read loop's idle server).
+for t in rc_lat rc_rdma_read_lat; do
+	"${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$SERVER_PORT" -t 5 --rate 5k/s \
+		"$t" >"$T/killed.out" 2>&1 </dev/null &
+	K=$!
+	track_pid "$K"
+	sleep 1
+	kill -KILL "$K"
+	wait "$K" 2>/dev/null
+	Q -t 0.5 --rate 1k/s "$t"
+	expect "after a client killed mid $t open loop: the next runs" 0 \
+		'^    requests += +[0-9,]+ $'
+done
 
 # 7. A server without the capability (qperf 0.4.11): one line, before
 # the test.
