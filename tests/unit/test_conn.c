@@ -54,7 +54,8 @@ static const struct conn_steps seven = {
 	     "first_msg", "disconnect", "destroy" }
 };
 
-static const struct transport conn_script = {
+/* The script's transport; its steps are each test's (three or seven). */
+static struct transport conn_script = {
 	.name = "connscript",
 	.label = "CONN",
 	.priv_size = sizeof(struct mem),
@@ -65,33 +66,23 @@ static const struct transport conn_script = {
 	.conn_done = script_done,
 };
 
-static const struct transport conn_script7 = {
-	.name = "connscript7",
-	.label = "CONN7",
-	.priv_size = sizeof(struct mem),
-	.open = mem_open,
-	.close = mem_close,
-	.conn_steps = &seven,
-	.conn = script_conn,
-	.conn_done = script_done,
-};
-
 static struct conn_hist H;
 
-static void conn_setup_tp(const struct transport *tp, bool server,
-			  uint64_t n)
+static void conn_setup_steps(const struct conn_steps *steps, bool server,
+			     uint64_t n)
 {
 	setup(LOOP_CONN, OP_SEND, 1, server, false, 10, n);
 	F.t.measure = MEAS_CONN;
-	F.t.tp = F.s.tp = tp;
+	conn_script.conn_steps = steps;
+	F.t.tp = F.s.tp = &conn_script;
 	memset(&C, 0, sizeof(C));
-	conn_hist_init(&H, tp->conn_steps);
+	conn_hist_init(&H, steps);
 	F.lr.conn = server ? NULL : &H;
 }
 
 static void conn_setup(bool server, uint64_t n)
 {
-	conn_setup_tp(&conn_script, server, n);
+	conn_setup_steps(&three, server, n);
 }
 
 TEST(client_counts_whole_transactions)
@@ -118,7 +109,7 @@ TEST(client_seven_steps)
 {
 	uint64_t sum = 0;
 
-	conn_setup_tp(&conn_script7, false, 5);
+	conn_setup_steps(&seven, false, 5);
 	CHECK(prep_run() == 0);
 	CHECK_STR(F.err, "");
 	CHECK(ST->s.msgs == 5 && C.calls == 35 && C.bad_step == 0);
