@@ -645,8 +645,8 @@ static int params_check(struct tsess *s, struct verbs_priv *v, bool cm,
  * involved: device, port and its state, MTU, static rate, read/atomic
  * depth, UD message size against the MTU the port allows.
  */
-int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
-		size_t errlen)
+static int check_device(struct tsess *s, const struct verbs_kind *k, bool cm,
+			char *err, size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
 	char dev[64];
@@ -656,7 +656,7 @@ int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 	memset(v, 0, sizeof(*v));
 	v->k = k;
 	v->opened_once = true;
-	if (params_check(s, v, s->p.use_cm, dev, sizeof(dev), err, errlen) ||
+	if (params_check(s, v, cm, dev, sizeof(dev), err, errlen) ||
 	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
 		goto out;
 	if (s->p.rd_atomic > (uint32_t)v->dattr.max_qp_rd_atom) {
@@ -675,7 +675,7 @@ int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 	 * control connection's address, which there is none of yet). */
 	if (s->p.gid_index >= 0 && verbs_addr_choose(s, v, err, errlen))
 		goto out;
-	if (s->p.mtu_explicit && !s->p.use_cm &&
+	if (s->p.mtu_explicit && !cm &&
 	    s->p.mtu_size > v->info.active_mtu) {
 		seterr(err, errlen,
 			  "MTU %u is above the active MTU %u of %s:%u",
@@ -701,6 +701,18 @@ out:
 		rc = TP_NOT_HERE;
 	verbs_close(s);
 	return rc;
+}
+
+int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
+		size_t errlen)
+{
+	return check_device(s, k, s->p.use_cm, err, errlen);
+}
+
+int verbs_check_cm(struct tsess *s, const struct verbs_kind *k, char *err,
+		   size_t errlen)
+{
+	return check_device(s, k, true, err, errlen);
 }
 
 /* On RoCE, tell the report (-v) which GID each end chose. */

@@ -495,9 +495,12 @@ int verbs_node_recv(struct tsess *s, struct verbs_priv *v, bool end_ok,
  * kind, RoCE GIDs settled, path MTU.  0, or -1 with err filled. */
 int verbs_peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
-/* Check this side's parameters against its device only; see transport.h. */
+/* Check this side's parameters against its device only; see transport.h.
+ * verbs_check_cm: for a test whose device the RDMA CM picks (rc_conn). */
 int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 		size_t errlen);
+int verbs_check_cm(struct tsess *s, const struct verbs_kind *k, char *err,
+		   size_t errlen);
 /* A kind whose messages must fit the path MTU (mtu_bound): is the
  * message size within m bytes?  0, or -1 with err filled. */
 int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,
