@@ -209,26 +209,42 @@ for t in rc_conn rc_qp_setup; do
 done
 
 # The server's test process killed mid-test: the client says so in one
-# line, exit 1; the server serves the next.
-child_up() { # BEFORE: a child of our server not in BEFORE
-	[ -n "$(server_child "$1")" ]
+# line, exit 1; the server serves the next.  That process: the server's
+# end of the client's control connection once the test has begun (its
+# header printed: the preflight's connection, and its process, are done
+# with), a child of our server.
+test_child() {
+	local cport k
+	cport=$(ss -Htnp state established "dport = :$PORT" 2>/dev/null |
+		grep "pid=$CP," | awk '{ n = split($3, a, ":"); print a[n] }' |
+		head -n 1)
+	[ -n "$cport" ] || return 1
+	# (the server itself may hold it too, from before its fork)
+	for k in $(ss -Htnp state established "sport = :$PORT and dport = :$cport" \
+		2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2); do
+		[ "$(ps -o ppid= -p "$k" | tr -d ' ')" = "$SPID" ] &&
+			echo "$k" && return 0
+	done
+	return 1
+}
+test_child_up() {
+	[ -n "$(test_child)" ]
 }
 for t in rc_conn rc_qp_setup; do
-	before=$(ps -o pid= --ppid "$SPID" | tr '\n' ' ')
 	"${CL[@]}" "$QPERF" 127.0.0.1 -lp "$PORT" -t 5 "$t" \
 		>"$T/kill.out" 2>"$T/kill.err" </dev/null &
 	CP=$!
 	track_pid "$CP"
 	K=
-	if wait_for 5 child_up "$before" &&
-		K=$(server_child "$before") && [ -n "$K" ] &&
+	if wait_for 5 has "^$t:\$" "$T/kill.out" &&
+		wait_for 5 test_child_up && K=$(test_child) &&
 		sleep 0.3 && kill -9 "$K"; then
 		wait_bg "$CP" "$T/kill.out" "$T/kill.err"
 		one_error "$t: the server's test process killed: the client's one line, exit 1" 1 \
-			'^qperf: (transaction [0-9]+: |failed to receive results: |server: )'
+			'^qperf: (transaction [0-9]+: |failed to receive |failed to resolve |server: )'
 	else
 		stop_bg KILL "$CP" "$T/kill.out" "$T/kill.err"
-		fail "$t: the server's test process is found" "$(ctx)"
+		fail "$t: the server's test process is found" "child ${K:-none}" "$(ctx)"
 	fi
 	Q -t 0.3 "$t"
 	expect "$t after its test process was killed: the server runs the next" 0 \
