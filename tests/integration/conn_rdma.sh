@@ -165,6 +165,7 @@ SERVER_PORT=$PORT SERVER_PID=$SPID
 # 4. Strangers on rc_conn's RDMA CM port (rping from a third emulated
 # host, without the test's token): each refused at once, the test goes
 # on.  The port: the listener of our server's child on this fabric.
+# (SV_PRELOAD: libasan, when SV_LIB is softverbs' ASan build.)
 cm_port() {
 	ss -xlp 2>/dev/null | grep "LISTEN.*@softverbs-cm/$FAB/106/" |
 		grep -v "pid=$SPID," | sed -n 's|.*/\([0-9]*\) .*|\1|p' | head -n 1
@@ -180,7 +181,8 @@ if command -v rping >/dev/null; then
 	refused=0 cmp=
 	if wait_for 5 cm_port_up && cmp=$(cm_port) && [ -n "$cmp" ]; then
 		for i in 1 2 3; do
-			timeout -k 1 5 "${SV[@]}" SOFTVERBS_NODE=3 rping -c \
+			timeout -k 1 5 "${SV[@]}" SOFTVERBS_NODE=3 \
+				${SV_PRELOAD:+LD_PRELOAD=$SV_PRELOAD ASAN_OPTIONS=detect_leaks=0} rping -c \
 				-a 127.0.0.1 -p "$cmp" -C 1 -v >"$T/rping.out" 2>&1
 			grep -q 'REJECTED, error 28' "$T/rping.out" &&
 				refused=$((refused + 1))
