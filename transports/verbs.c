@@ -643,7 +643,8 @@ static int params_check(struct tsess *s, struct verbs_priv *v, bool cm,
 /*
  * This side's parameters against its own device, before any peer is
  * involved: device, port and its state, MTU, static rate, read/atomic
- * depth, UD message size against the MTU the port allows.
+ * depth, UD message size against the MTU the port allows.  cm: the RDMA
+ * CM picks device, port and path (the first device is checked).
  */
 static int check_device(struct tsess *s, const struct verbs_kind *k, bool cm,
 			char *err, size_t errlen)
