@@ -444,7 +444,7 @@ static int run_data(struct client *cl, struct attempt *a)
 		sd.barrier = cl->hook->wait;
 		sd.barrier_arg = cl->hook->arg;
 	}
-	if (a->t->loop == LOOP_CONN && !(sd.peer_caps & CAP_CONN))
+	if (a->t->cap && !(sd.peer_caps & a->t->cap))
 		return seterr(a->err, sizeof(a->err),
 			      "%s needs a server running qperf %s or later; the server at %s runs qperf %s, which lacks it",
 			      a->t->name, QPERF_VERSION, cl->plan->host,
@@ -463,7 +463,10 @@ static int run_data(struct client *cl, struct attempt *a)
 	if (check_measured(a, &sd, &res) < 0)
 		goto out;
 	if (sd.conn) {
-		conn_summarize(sd.conn, &sd.st, sd.p.msg_size, &conn);
+		conn_summarize(sd.conn, &sd.st,
+			       (a->t->uses & PAR_BIT(PAR_MSG_SIZE)) ?
+				       sd.p.msg_size : 0,
+			       a->t->tp->conn_steps, &conn);
 		res.conn = &conn;
 	}
 	pace_figures(a, &sd, &res);

@@ -88,6 +88,27 @@ static const struct test_help {
 	  "p99 and max of each step (connect: until the greeting, answer, "
 	  "close) and of the whole transaction.  Needs a server running "
 	  "qperf 0.5 or later.  See docs/conn.md." },
+	{ "rc_conn", G_RDMA, "RC connection setup rate through the RDMA CM",
+	  "Like rdma-core's cmtime, as a test: each transaction resolves the "
+	  "server's address and route, creates an RC QP, connects (the "
+	  "server accepts on its RDMA CM listener), sends one message of "
+	  "--msg_size bytes (default 1) and reads the server's answer of as "
+	  "many, disconnects and destroys the QP and its id, for --time or "
+	  "-n transactions.  PD, CQ and memory region are made once, "
+	  "outside the transactions.  The report gives conn_rate, "
+	  "txn_latency and the p50, p90, p99 and max of each step "
+	  "(resolve_addr, resolve_route, create_qp, connect, first_msg, "
+	  "disconnect, destroy) and of the transaction.  Needs a server "
+	  "running qperf 0.5 or later.  See docs/conn.md." },
+	{ "rc_qp_setup", G_RDMA, "RC QP setup rate without the RDMA CM",
+	  "Each transaction creates an RC QP on both ends, moves it to INIT, "
+	  "exchanges NODE (QPN, PSN, LID, GID) on the control connection, "
+	  "moves it to RTR and RTS, and destroys it, for --time or -n "
+	  "transactions; PD, CQ and memory region are made once, outside "
+	  "them.  The report gives conn_rate, txn_latency and the p50, p90, "
+	  "p99 and max of each step (create, init, exchange, rtr, rts, "
+	  "destroy) and of the transaction.  Needs a server running qperf "
+	  "0.5 or later.  See docs/conn.md." },
 	{ "udp_bw", G_SOCK, "UDP streaming one way bandwidth",
 	  "The client sends datagrams as fast as it can; the server counts "
 	  "those that arrive.  Both the send and the receive rate are "

@@ -107,19 +107,26 @@ bool measure_finished(void);
  * the others, core/streams.c).  Async-signal-safe: only sets the flag. */
 void measure_end_now(void);
 
-/* tcp_conn's client (core/measure_conn.c): a histogram per step of a
- * transaction (enum conn_step) and one of whole transactions. */
+/* A connection-setup test's client (core/measure_conn.c): a histogram
+ * per step of a transaction (the transport's conn_steps) and one of
+ * whole transactions. */
 struct conn_hist {
-	struct hist step[CONN_STEPS];
+	struct hist step[CONN_STEPS_MAX];
 	struct hist txn;
 };
 
+/* Empty h for a transaction of steps. */
+void conn_hist_init(struct conn_hist *h, const struct conn_steps *steps);
+
 /*
- * tcp_conn's figures from the client's histograms and window (st: its
- * transactions are st->s.msgs) into r.  Pure.
+ * A connection-setup test's figures from the client's histograms (h, or
+ * NULL: not timed) and window (st: its transactions are st->s.msgs) into
+ * r, whose steps are steps.  msg_size: 0 for a test without a message.
+ * Pure.
  */
 void conn_summarize(const struct conn_hist *h, const struct node_stat *st,
-		    uint32_t msg_size, struct conn_res *r);
+		    uint32_t msg_size, const struct conn_steps *steps,
+		    struct conn_res *r);
 
 /* One side's loop state. */
 struct lrun {

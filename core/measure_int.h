@@ -84,8 +84,8 @@ int run_openloop(struct lrun *lr, char *err, size_t errlen);
  * own timer ends it (the client's "test done" normally ends it first). */
 #define OL_SERVER_GRACE (2 * NS_PER_SEC)
 
-/* A connection test (LOOP_CONN, core/measure_conn.c) for either role.
- * 0, or -1 with err filled. */
+/* A connection-setup test (LOOP_CONN, core/measure_conn.c) for either
+ * role.  0, or -1 with err filled. */
 int run_conn(struct lrun *lr, char *err, size_t errlen);
 
 #endif

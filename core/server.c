@@ -196,7 +196,9 @@ static int validate(const struct test_desc *t, struct req *q,
 			      "message size %u is larger than this server allows (%u)",
 			      q->msg_size, SERVER_MAX_MSG);
 	/* An empty stream message moves nothing and cannot detect a stall. */
-	if (t->tp && ((t->tp->flags & TF_EOF_ENDS) || t->loop == LOOP_CONN) &&
+	if (t->tp && ((t->tp->flags & TF_EOF_ENDS) ||
+		      (t->loop == LOOP_CONN &&
+		       (t->uses & PAR_BIT(PAR_MSG_SIZE)))) &&
 	    q->msg_size == 0)
 		return seterr(err, errlen,
 			      "%s: message size 0 has nothing to measure",

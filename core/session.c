@@ -140,11 +140,16 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_CONN;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA;
 
-	for (size_t i = 0; i < test_count; i++)
-		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
+	/* What this build can run: XRC, the tests beyond 0.4.11's. */
+	for (size_t i = 0; i < test_count; i++) {
+		if (!test_table[i].tp)
+			continue;
+		if (test_table[i].tp->flags & TF_XRC)
 			caps |= CAP_XRC;
+		caps |= test_table[i].cap;
+	}
 	return caps;
 }
 
@@ -503,9 +508,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 	}
 	if (sd->t->loop == LOOP_CONN && !sd->server) {
 		sd->conn = xmalloc(sizeof(*sd->conn));
-		for (int i = 0; i < CONN_STEPS; i++)
-			hist_init(&sd->conn->step[i]);
-		hist_init(&sd->conn->txn);
+		conn_hist_init(sd->conn, tp->conn_steps);
 		v[0].lr.conn = sd->conn;
 	}
 	if (n == 1)
@@ -521,7 +524,10 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	debugf(sd->c->debug, "synchronization complete");
 	c0 = read_counters(v, n);
-	if (watch && done_watch_start(&dw, sd->c->fd, err, errlen) < 0)
+	/* Steps that talk on the control connection: conn() reads the end
+	 * there itself (the client's conn_done()). */
+	if (watch && !(tp->flags & TF_CTL_STEPS) &&
+	    done_watch_start(&dw, sd->c->fd, err, errlen) < 0)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);

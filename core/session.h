@@ -61,7 +61,8 @@ struct tside {
 	 * Owned; session_release() frees them.
 	 */
 	struct hist *hist, *peer_hist;
-	/* tcp_conn's client: its steps' histograms (NULL otherwise). */
+	/* A connection-setup test's client: its steps' histograms (NULL
+	 * otherwise). */
 	struct conn_hist *conn;
 	/*
 	 * --streams (p.streams > 1): what each stream counted (sst, this

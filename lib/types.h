@@ -331,18 +331,27 @@ struct regmr_res {
 };
 
 /*
- * tcp_conn (issue 20): the client's connection-setup transactions, each
- * a connect (until the server's greeting), a request and its answer, and
- * a close (until the server's EOF).  Times in seconds, like struct
- * lat_summary; the steps in enum conn_step's order.
+ * A connection-setup test (issue 20: tcp_conn, rc_conn, rc_qp_setup): the
+ * client's transactions, each the same steps one after the other, which
+ * the test's transport names (struct conn_steps, at most CONN_STEPS_MAX).
+ * Times in seconds, like struct lat_summary; the steps in their order.
  */
-#define CONN_STEPS 3
-#define CONN_STEP_NAMES { "connect", "answer", "close" }
+#define CONN_STEPS_MAX 8
+struct conn_steps {
+	int n; /* steps of a transaction, 1..CONN_STEPS_MAX */
+	/* each step's name in the report ("connect": connect_p50, ...) and
+	 * its key in JSON; never "transaction" nor another conn key */
+	const char *name[CONN_STEPS_MAX];
+};
+
 struct conn_res {
 	uint64_t txns; /* transactions completed in the window */
-	uint64_t msg_size; /* bytes of each request and of each answer */
+	/* bytes of each request and of each answer; 0: the transaction
+	 * carries no message of --msg_size (rc_qp_setup) */
+	uint64_t msg_size;
 	double rate; /* transactions/s over the client's window */
-	struct lat_summary step[CONN_STEPS];
+	const struct conn_steps *steps; /* the transport's; never NULL */
+	struct lat_summary step[CONN_STEPS_MAX]; /* steps->n of them */
 	struct lat_summary txn; /* the whole transaction */
 };
 
@@ -374,7 +383,8 @@ struct results {
 	/* reg_mr: its figures, or NULL; valid only during the result
 	 * event that carries these results. */
 	const struct regmr_res *regmr;
-	/* tcp_conn: its figures, or NULL; valid as regmr is. */
+	/* A connection-setup test: its figures, or NULL; valid as regmr
+	 * is. */
 	const struct conn_res *conn;
 };
 

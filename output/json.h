@@ -174,7 +174,7 @@ json_t *json_clients(const struct test_desc *t, const struct out_clients *c);
 /* --load: the "load" object of a latency test (output/json_load.c). */
 struct out_load;
 json_t *json_load(const struct out_load *l);
-/* tcp_conn's "conn" object (output/json_conn.c). */
+/* A connection-setup test's "conn" object (output/json_conn.c). */
 json_t *json_conn(const struct conn_res *c);
 
 /* The "reg_mr" object of a reg_mr result (output/json_regmr.c). */

@@ -34,8 +34,8 @@ void report_regmr(struct report_table *t, const struct results *res)
 	if (r->odp && (e = report_add(t, "", "odp", NULL)))
 		xsnprintf(e->data, sizeof(e->data), "%s",
 			  odp[r->odp <= REGMR_ODP_PREFETCH ? r->odp : 0]);
-	report_dist(t, REG, &r->reg);
-	report_dist(t, DEREG, &r->dereg);
+	report_dist(t, "", REG, &r->reg);
+	report_dist(t, "", DEREG, &r->dereg);
 	if (r->reg_bw > 0) {
 		double v = r->reg_bw;
 		const char *unit = report_unit(t->o, RQ_BAND, &v);
@@ -43,7 +43,7 @@ void report_regmr(struct report_table *t, const struct results *res)
 		report_put_val(t, "", "reg_bw", unit, v);
 	}
 	if (r->odp == REGMR_ODP_PREFETCH)
-		report_dist(t, ADVISE, &r->advise);
+		report_dist(t, "", ADVISE, &r->advise);
 	if (r->touch_valid) {
 		report_time(t, RC_A, "", "first_touch_cold",
 			    r->touch_cold * 1e9);

@@ -327,8 +327,8 @@ void report_print(FILE *f, const struct report_table *t)
 }
 
 
-void report_dist(struct report_table *t, const char *const names[7],
-		 const struct lat_summary *s)
+void report_dist(struct report_table *t, const char *pref,
+		 const char *const names[7], const struct lat_summary *s)
 {
 	const double v[7] = { s->min, s->mean, s->p50, s->p90,
 			      s->p99, s->p999, s->max };
@@ -336,5 +336,5 @@ void report_dist(struct report_table *t, const char *const names[7],
 						RC_A, RC_X, RC_A };
 
 	for (int i = 0; i < 7; i++)
-		report_time(t, c[i], "", names[i], v[i] * 1e9);
+		report_time(t, c[i], pref, names[i], v[i] * 1e9);
 }

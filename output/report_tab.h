@@ -69,20 +69,22 @@ void report_count(struct report_table *t, enum report_class c,
 void report_pace(struct report_table *t, const struct results *res);
 
 /*
- * One distribution's lines (times in s): names[] are its min, mean, p50,
- * p90, p99, p99.9 and max (DIST_NAMES; the table keeps the pointers);
- * p50, p90, p99 and max always, the others with -vx.
+ * One distribution's lines (times in s): pref and names[] are its min,
+ * mean, p50, p90, p99, p99.9 and max (DIST_NAMES, or a name in pref and
+ * DIST_SUFFIXES; the table keeps the pointers); p50, p90, p99 and max
+ * always, the others with -vx.
  */
 #define DIST_NAMES(w)                                                    \
 	{ w "_min", w "_mean", w "_p50", w "_p90", w "_p99", w "_p99.9",  \
 	  w "_max" }
-void report_dist(struct report_table *t, const char *const names[7],
-		 const struct lat_summary *s);
+#define DIST_SUFFIXES DIST_NAMES("")
+void report_dist(struct report_table *t, const char *pref,
+		 const char *const names[7], const struct lat_summary *s);
 
 /* Add reg_mr's entries (output/report_regmr.c). */
 void report_regmr(struct report_table *t, const struct results *res);
 
-/* Add tcp_conn's entries (output/report_conn.c). */
+/* Add a connection-setup test's entries (output/report_conn.c). */
 void report_conn(struct report_table *t, const struct results *res);
 
 /* Add the -vx entries (output/report_x.c) when o->v_extra is set. */

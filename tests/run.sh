@@ -62,13 +62,13 @@ if [ ${#args[@]} -eq 0 ]; then
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
-INTEGRATION=(basic options polling memory errors interval_plot json streams counters verdict completion forever pace openloop openloop_rdma clients load regmr conn)
+INTEGRATION=(basic options polling memory errors interval_plot json streams counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma)
 # In CI (CI=true) the sanitize suite runs tests/integration/json.sh,
 # streams.sh and tests/robust/harden.sh whole on the ASan+UBSan build;
 # when it is part of this run, their plain runs are left out (the same
 # checks of the same code; the ASan run is the one that can fail on more).
 if [ "${CI:-}" = true ] && [[ " ${args[*]} " == *" sanitize "* ]]; then
-	INTEGRATION=(basic options polling memory errors interval_plot counters verdict completion forever pace openloop openloop_rdma clients load regmr conn)
+	INTEGRATION=(basic options polling memory errors interval_plot counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma)
 	export QPERF_HARDEN_IN_SANITIZE=1
 fi
 

@@ -4,7 +4,7 @@
  * connection per transaction, like netperf's TCP_CRR.  open() makes the
  * server's listener on the control connection's local address and tells
  * the client its port (the exchange of the other socket tests); each
- * transaction then runs the steps of enum conn_step through conn():
+ * transaction then runs its three steps (enum tcp_step) through conn():
  *
  *   client                               server
  *   connect ------------------------->   accept (the client's host only)
@@ -43,6 +43,20 @@
 #define CONN_BACKLOG 4096 /* connections the kernel queues (SOMAXCONN) */
 #define CONN_CAND 64 /* greeted connections kept waiting, at most */
 #define GREETING 'G'
+
+/* The steps of one transaction, in order (conn_names). */
+enum tcp_step {
+	CONN_OPEN, /* client: connect, read the greeting; server: accept,
+		    * write the greeting */
+	CONN_ANSWER, /* client: send the request, read the answer; server:
+		      * read the request, send the answer */
+	CONN_CLOSE /* client: shut down its side, read to the server's EOF,
+		    * close; server: read to the client's EOF, close */
+};
+
+static const struct conn_steps conn_names = {
+	3, { "connect", "answer", "close" }
+};
 
 struct conn_priv {
 	int lfd; /* server: the listener; -1 if none */
@@ -206,7 +220,7 @@ static int client_fail(struct tsess *s, const char *what, int r, char *err,
 			    (unsigned long long)cp->n, what);
 }
 
-static int client_step(struct tsess *s, enum conn_step step, char *err,
+static int client_step(struct tsess *s, enum tcp_step step, char *err,
 		       size_t errlen)
 {
 	struct conn_priv *cp = s->priv;
@@ -350,7 +364,7 @@ static int server_accept(struct tsess *s, char *err, size_t errlen)
 	}
 }
 
-static int server_step(struct tsess *s, enum conn_step step, char *err,
+static int server_step(struct tsess *s, enum tcp_step step, char *err,
 		       size_t errlen)
 {
 	struct conn_priv *cp = s->priv;
@@ -380,11 +394,10 @@ static int server_step(struct tsess *s, enum conn_step step, char *err,
 	return r == X_STOP ? 0 : TP_SOFT;
 }
 
-static int conn_step(struct tsess *s, enum conn_step step, char *err,
-		     size_t errlen)
+static int conn_step(struct tsess *s, int step, char *err, size_t errlen)
 {
-	return s->server ? server_step(s, step, err, errlen)
-			 : client_step(s, step, err, errlen);
+	return s->server ? server_step(s, (enum tcp_step)step, err, errlen)
+			 : client_step(s, (enum tcp_step)step, err, errlen);
 }
 
 const struct transport transport_tcp_conn = {
@@ -395,5 +408,6 @@ const struct transport transport_tcp_conn = {
 	.priv_size = sizeof(struct conn_priv),
 	.open = conn_open,
 	.close = conn_close,
+	.conn_steps = &conn_names,
 	.conn = conn_step,
 };

@@ -66,14 +66,17 @@
 #define NO_RDMA_WHY "this build of qperf lacks RDMA support (built without libibverbs or with NO_RDMA=1)"
 #endif
 
-#define SOCKN(n, i, m, loop, depth, sz, u, x) \
-	{ n, i, TK_DATA, m, loop, OP_SEND, depth, sz, u, 0, &transport_##x, NULL }
+#define SOCKN(n, i, m, loop, depth, sz, u, x)                           \
+	{ n, i, TK_DATA, m, loop, OP_SEND, depth, sz, u, 0, &transport_##x, \
+	  NULL, 0 }
 #define SOCK(n, i, m, loop, sz, u, x) SOCKN(n, i, m, loop, 1, sz, u, x)
-#define RDMA(n, i, m, loop, op, depth, sz, u, fl, x) \
-	{ n, i, TK_DATA, m, loop, op, depth, sz, u, fl, VERBS(x), NO_RDMA_WHY }
+#define RDMA(n, i, m, loop, op, depth, sz, u, fl, x)                    \
+	{ n, i, TK_DATA, m, loop, op, depth, sz, u, fl, VERBS(x),       \
+	  NO_RDMA_WHY, 0 }
 /* Socket loops over librdmacm's rsockets (built with the RDMA tests). */
-#define RSOCK(n, i, m, loop, sz, u, fl) \
-	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, fl, VERBS(rs), NO_RDMA_WHY }
+#define RSOCK(n, i, m, loop, sz, u, fl)                                 \
+	{ n, i, TK_DATA, m, loop, OP_SEND, 1, sz, u, fl, VERBS(rs),     \
+	  NO_RDMA_WHY, 0 }
 
 #define BW LOOP_STREAM_BW
 #define BI LOOP_BI_BW
@@ -85,9 +88,9 @@
 
 const struct test_desc test_table[] = {
 	{ "conf", 0, TK_CONF, MEAS_NONE, LOOP_NONE, OP_SEND, 0, 0, 0, 0, NULL,
-	  NULL },
+	  NULL, 0 },
 	{ "quit", 1, TK_QUIT, MEAS_NONE, LOOP_NONE, OP_SEND, 0, 0,
-	  PAR_BIT(PAR_TIMEOUT), 0, NULL, NULL },
+	  PAR_BIT(PAR_TIMEOUT), 0, NULL, NULL, 0 },
 	SOCK("rds_bw", 2, MEAS_BANDWIDTH, BW, 8192, U_SOCK_BW, rds),
 	SOCK("rds_lat", 3, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, rds),
 	SOCK("sctp_bw", 4, MEAS_BANDWIDTH, BW, 32768, U_SOCK_BW, sctp),
@@ -153,11 +156,21 @@ const struct test_desc test_table[] = {
 	/* On the client alone (TK_LOCAL): never sent to a server. */
 	{ "reg_mr", 38, TK_LOCAL, MEAS_REGMR, LOOP_NONE, OP_SEND, 0, 1 << 20,
 	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID), 0, VERBS(regmr),
-	  NO_RDMA_WHY },
+	  NO_RDMA_WHY, 0 },
 	/* A TCP connection per transaction (0.5 peers with CAP_CONN). */
 	{ "tcp_conn", 39, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,
 	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_PORT) | PAR_BIT(PAR_SOCK_BUF_SIZE),
-	  0, &transport_tcp_conn, NULL },
+	  0, &transport_tcp_conn, NULL, CAP_CONN },
+	/* RDMA connection setup (0.5 peers with CAP_RCCONN, CAP_QPSETUP):
+	 * through the RDMA CM, and by hand with NODE on the control
+	 * connection. */
+	{ "rc_conn", 40, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_NUMA_NODE), 0, VERBS(rc_conn),
+	  NO_RDMA_WHY, CAP_RCCONN },
+	{ "rc_qp_setup", 41, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 0,
+	  U_IB | U_RDA | PAR_BIT(PAR_TCLASS) | PAR_BIT(PAR_PKEY_INDEX) |
+		  PAR_BIT(PAR_NUMA_NODE),
+	  0, VERBS(rc_qp_setup), NO_RDMA_WHY, CAP_QPSETUP },
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);

@@ -41,7 +41,7 @@ enum measure {
 	MEAS_BANDWIDTH,
 	MEAS_BANDWIDTH_SR,
 	MEAS_REGMR, /* reg_mr: registration latency and rate (regmr_res) */
-	MEAS_CONN /* tcp_conn: connection setup rate and steps (conn_res) */
+	MEAS_CONN /* connection setup: rate and steps (conn_res) */
 };
 
 enum test_kind {
@@ -60,18 +60,8 @@ enum loop_kind {
 	LOOP_ONESIDED, /* client reads / does atomics, server idles */
 	LOOP_WRITE_POLL, /* RDMA write, spin on own buffer */
 	LOOP_ATOMIC_VER, /* atomics with the returned values checked */
-	LOOP_CONN /* a new connection per transaction (core/measure_conn.c) */
-};
-
-/* The steps of one transaction of a connection test (LOOP_CONN), in
- * order; the transport's conn() runs one (lib/types.h CONN_STEPS). */
-enum conn_step {
-	CONN_OPEN, /* client: connect, read the greeting; server: accept,
-		    * write the greeting */
-	CONN_ANSWER, /* client: send the request, read the answer; server:
-		      * read the request, send the answer */
-	CONN_CLOSE /* client: shut down its side, read to the server's EOF,
-		    * close; server: read to the client's EOF, close */
+	LOOP_CONN /* a new connection per transaction, in steps the
+		   * transport names (core/measure_conn.c) */
 };
 
 /* Data operations. */
@@ -97,6 +87,10 @@ enum op {
 #define TF_SLOTS 0x40u /* with p.slots: each receive lands in a slot of its
 			* own (rx_data()), each send goes from the next one
 			* (tx_data()), up to s->slots of them in flight */
+#define TF_CTL_STEPS 0x80u /* LOOP_CONN: the steps talk on the control
+			    * connection, so the server's loop learns the
+			    * end from conn() (the client's conn_done()),
+			    * not from a thread watching that connection */
 
 /* Test flags. */
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
@@ -178,6 +172,8 @@ struct tparams {
 #define CAP_OPENLOOP 0x4000u /* runs open-loop latency (REQX_ARRIVALS) */
 #define CAP_OLRDMA 0x8000u /* ... on the RDMA latency tests and rs_lat too */
 #define CAP_CONN 0x10000u /* runs tcp_conn (wire index 39, LOOP_CONN) */
+#define CAP_RCCONN 0x20000u /* runs rc_conn (wire index 40, RDMA CM) */
+#define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -381,19 +377,29 @@ struct transport {
 		     size_t errlen);
 
 	/*
-	 * Optional: one step of one transaction of a connection test
-	 * (LOOP_CONN: tcp_conn), for either role; open() made the server's
-	 * listener and told the client its port, and the steps run in
-	 * enum conn_step's order.  Every wait ends at the timer (s->stop)
-	 * or after s->p.timeout.  Returns 1 (done); 0 (the test is over:
-	 * the timer fired, or the peer said so); TP_SOFT (server only: this
-	 * transaction's client went away or stalled; its connection is
-	 * closed and the next one is served); or TP_FATAL with err filled
-	 * (the client's failures; the server's when no transaction came
-	 * for the timeout or the client hung up).
+	 * A connection-setup test (LOOP_CONN): the steps of one transaction
+	 * (names and number), and one step of one transaction, for either
+	 * role.  open() made what lasts the whole test (the server's
+	 * listener, the client's address of it, a verbs PD, CQ and MR); a
+	 * transaction runs conn() for step 0, 1, ... conn_steps->n - 1.
+	 * Every wait ends after s->p.timeout; a step may end early at the
+	 * timer (s->stop).  Returns 1 (done); 0 (the test is over: the
+	 * timer fired, or the peer said so); TP_SOFT (server only: this
+	 * transaction's client went away or stalled; what it made is
+	 * released and the next one is served); or TP_FATAL with err
+	 * filled (the client's failures; the server's when no transaction
+	 * came for the timeout or the client hung up).  A step that failed
+	 * leaves the rest of its transaction to close().
 	 */
-	int (*conn)(struct tsess *s, enum conn_step step, char *err,
-		    size_t errlen);
+	const struct conn_steps *conn_steps;
+	int (*conn)(struct tsess *s, int step, char *err, size_t errlen);
+	/*
+	 * Optional (client): the loop ended (its time, -n, an interrupt; a
+	 * transaction a step ended early is left as that step left it),
+	 * before close().  TF_CTL_STEPS: tell the server so on the control
+	 * connection.  0, or -1 with err filled.
+	 */
+	int (*conn_done)(struct tsess *s, char *err, size_t errlen);
 };
 
 /* The payload of receive completion c (transport's rx_data()). */
@@ -423,6 +429,9 @@ struct test_desc {
 	unsigned flags; /* TDF_* */
 	const struct transport *tp; /* NULL for conf and quit */
 	const char *missing; /* why the test cannot run in this build */
+	/* The CAP_* a server must announce to run it (0: any server); a
+	 * server announces those of the tests it has a transport for. */
+	uint32_t cap;
 };
 
 /*

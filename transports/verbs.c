@@ -400,18 +400,39 @@ static void ext_fill(struct tsess *s, struct verbs_priv *v)
 		v->k->ext_fill(v, x);
 }
 
-static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
+int verbs_node_send(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen)
+{
+	struct chan *ch = s->ch;
+	uint8_t nb[VERBS_NODE_SIZE], xb[VERBS_EXT_MAX];
+	size_t xl;
+
+	verbs_node_encode(&v->me, nb);
+	if (ch->send(ch, nb, sizeof(nb), "node information", err, errlen))
+		return -1;
+	if (!ext_wanted(s))
+		return 0;
+	ext_fill(s, v);
+	xl = verbs_ext_encode(&v->xme, xb, VERBS_EXT_MAX);
+	if (!xl) {
+		seterr(err, errlen, "internal error: node extension too large");
+		return -1;
+	}
+	return ch->send_ext(ch, xb, xl, "node extension", err, errlen);
+}
+
+int verbs_node_recv(struct tsess *s, struct verbs_priv *v, bool end_ok,
+		    char *err, size_t errlen)
 {
 	struct chan *ch = s->ch;
 	uint8_t nb[VERBS_NODE_SIZE], xb[TLV_MAX];
 	size_t xl;
 
-	verbs_node_encode(&v->me, nb);
-	if (ch->send(ch, nb, sizeof(nb), "node information", err, errlen) ||
-	    ch->recv(ch, nb, sizeof(nb), "node information", err, errlen))
+	if (ch->recv(ch, nb, sizeof(nb), "node information", err, errlen))
 		return -1;
 	verbs_node_decode(nb, &v->peer);
+	if (end_ok && !v->peer.qpn)
+		return 1; /* no QP: the peer's end (rc_qp_setup) */
 	v->info.peer_known = true;
 	v->info.peer_lid = v->peer.lid;
 	v->info.peer_qpn = v->peer.qpn;
@@ -422,14 +443,7 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 	v->info.peer_gid_index = -1;
 	if (!ext_wanted(s))
 		return 0;
-	ext_fill(s, v);
-	xl = verbs_ext_encode(&v->xme, xb, VERBS_EXT_MAX);
-	if (!xl) {
-		seterr(err, errlen, "internal error: node extension too large");
-		return -1;
-	}
-	if (ch->send_ext(ch, xb, xl, "node extension", err, errlen) ||
-	    ch->recv_ext(ch, xb, sizeof(xb), &xl, "node extension", err,
+	if (ch->recv_ext(ch, xb, sizeof(xb), &xl, "node extension", err,
 			 errlen))
 		return -1;
 	if (verbs_ext_decode(xb, xl, &v->xpeer)) {
@@ -447,6 +461,18 @@ static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
 		v->info.peer_gid_type = (enum verbs_gid_type)v->xpeer.gid_type;
 	}
 	return 0;
+}
+
+/* NODE both ways: each side sends its own, then reads the peer's (the
+ * bytes on the wire as 0.4.11's, with a 0.5 peer each NODE followed by
+ * its extension). */
+static int exchange(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen)
+{
+	return verbs_node_send(s, v, err, errlen) ||
+			       verbs_node_recv(s, v, false, err, errlen)
+		       ? -1
+		       : 0;
 }
 
 /* Path MTU, and that the peer will use the same one. */
@@ -538,8 +564,8 @@ static int roce_settle(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
-static int peer_check(struct tsess *s, struct verbs_priv *v, char *err,
-		      size_t errlen)
+int verbs_peer_check(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen)
 {
 	const struct verbs_ext *x = &v->xpeer;
 	bool rd, rdma = posts_rdma(s, &rd);
@@ -587,10 +613,10 @@ static void seed_psn(struct verbs_priv *v)
 	v->seed[2] = (unsigned short)(x >> 32 ^ x >> 48);
 }
 
-static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
-			size_t devlen, char *err, size_t errlen)
+static int params_check(struct tsess *s, struct verbs_priv *v, bool cm,
+			char *dev, size_t devlen, char *err, size_t errlen)
 {
-	if (s->p.use_cm) { /* the CM picks device, port and path */
+	if (cm) { /* the CM picks device, port and path */
 		dev[0] = '\0';
 		v->port = 1;
 		return 0;
@@ -617,10 +643,11 @@ static int params_check(struct tsess *s, struct verbs_priv *v, char *dev,
 /*
  * This side's parameters against its own device, before any peer is
  * involved: device, port and its state, MTU, static rate, read/atomic
- * depth, UD message size against the MTU the port allows.
+ * depth, UD message size against the MTU the port allows.  cm: the RDMA
+ * CM picks device, port and path (the first device is checked).
  */
-int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
-		size_t errlen)
+static int check_device(struct tsess *s, const struct verbs_kind *k, bool cm,
+			char *err, size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
 	char dev[64];
@@ -630,7 +657,7 @@ int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 	memset(v, 0, sizeof(*v));
 	v->k = k;
 	v->opened_once = true;
-	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
+	if (params_check(s, v, cm, dev, sizeof(dev), err, errlen) ||
 	    device_open(v, dev, err, errlen) || ports_open(s, v, err, errlen))
 		goto out;
 	if (s->p.rd_atomic > (uint32_t)v->dattr.max_qp_rd_atom) {
@@ -649,7 +676,7 @@ int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 	 * control connection's address, which there is none of yet). */
 	if (s->p.gid_index >= 0 && verbs_addr_choose(s, v, err, errlen))
 		goto out;
-	if (s->p.mtu_explicit && !s->p.use_cm &&
+	if (s->p.mtu_explicit && !cm &&
 	    s->p.mtu_size > v->info.active_mtu) {
 		seterr(err, errlen,
 			  "MTU %u is above the active MTU %u of %s:%u",
@@ -677,6 +704,18 @@ out:
 	return rc;
 }
 
+int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
+		size_t errlen)
+{
+	return check_device(s, k, s->p.use_cm, err, errlen);
+}
+
+int verbs_check_cm(struct tsess *s, const struct verbs_kind *k, char *err,
+		   size_t errlen)
+{
+	return check_device(s, k, true, err, errlen);
+}
+
 /* On RoCE, tell the report (-v) which GID each end chose. */
 static void add_notes(struct tsess *s, const struct verbs_info *vi)
 {
@@ -697,8 +736,13 @@ static void add_notes(struct tsess *s, const struct verbs_info *vi)
 	}
 }
 
-int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
-	       size_t errlen)
+/*
+ * What every open does first: the device (-i's, or cm_dev's from the
+ * RDMA CM) and port, the checks of this side's values against them, the
+ * PSN, and the bytes to register.  0, or -1 with err filled.
+ */
+static int open_device(struct tsess *s, const struct verbs_kind *k,
+		       verbs_dev_fn *cm_dev, char *err, size_t errlen)
 {
 	struct verbs_priv *v = s->priv;
 	char dev[64];
@@ -710,26 +754,27 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	v->info.gid_index = -1;
 	v->info.peer_gid_index = -1;
 	v->peer_qkey = VERBS_QKEY;
-	if (params_check(s, v, dev, sizeof(dev), err, errlen) ||
-	    (s->p.use_cm ? verbs_cm_device(s, v, err, errlen) :
-			   device_open(v, dev, err, errlen)) ||
+	if (params_check(s, v, cm_dev != NULL, dev, sizeof(dev), err,
+			 errlen) ||
+	    (cm_dev ? cm_dev(s, v, err, errlen) :
+		      device_open(v, dev, err, errlen)) ||
 	    ports_open(s, v, err, errlen))
-		goto fail;
+		return -1;
 	if (v->info.roce && !ext_wanted(s) && !v->cm) {
 		seterr(err, errlen,
 			  "%s:%u is a RoCE port: addressing it needs a GID, which qperf 0.4.11's protocol cannot carry; use RDMA CM (-cm1) with that peer",
 			  v->info.device, v->port);
-		goto fail;
+		return -1;
 	}
 	max_rd = (uint32_t)v->dattr.max_qp_rd_atom;
 	if (s->p.rd_atomic > max_rd) {
 		seterr(err, errlen,
 			  "device only supports %u (< %u) RDMA reads or atomics",
 			  max_rd, s->p.rd_atomic);
-		goto fail;
+		return -1;
 	}
 	if (verbs_knobs_check(s, v, err, errlen))
-		goto fail;
+		return -1;
 	v->me.rd_atomic = s->p.rd_atomic ? s->p.rd_atomic : max_rd;
 	v->info.rd_atomic = v->me.rd_atomic;
 	seed_psn(v);
@@ -737,13 +782,37 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	v->info.psn = v->me.psn;
 	verbs_slots_plan(s, v);
 	v->reglen = v->nslots ? verbs_slots_bytes(v) : reg_size(s, k);
+	return 0;
+}
+
+int verbs_open_shared(struct tsess *s, const struct verbs_kind *k,
+		      verbs_dev_fn *cm_dev, char *err, size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+
+	return open_device(s, k, cm_dev, err, errlen) ||
+			       res_create(s, v, err, errlen) ||
+			       mem_create(s, v, err, errlen) ||
+			       (!v->cm && verbs_addr_choose(s, v, err, errlen))
+		       ? -1
+		       : 0;
+}
+
+int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
+	       size_t errlen)
+{
+	struct verbs_priv *v = s->priv;
+
+	if (open_device(s, k, s->p.use_cm ? verbs_cm_device : NULL, err,
+			errlen))
+		return -1; /* close() releases what was made */
 	if (v->cm) {
 		if (res_create(s, v, err, errlen) ||
 		    verbs_cm_connect(s, v, err, errlen) ||
 		    verbs_knobs_alloc(s, v, err, errlen) ||
 		    mem_create(s, v, err, errlen) ||
 		    exchange(s, v, err, errlen) ||
-		    peer_check(s, v, err, errlen) ||
+		    verbs_peer_check(s, v, err, errlen) ||
 		    (k->cm_finish && k->cm_finish(s, v, err, errlen)))
 			goto fail;
 	} else if (res_create(s, v, err, errlen) ||
@@ -753,7 +822,7 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 		   verbs_qp_init(s, v, err, errlen) ||
 		   verbs_addr_choose(s, v, err, errlen) ||
 		   exchange(s, v, err, errlen) ||
-		   peer_check(s, v, err, errlen) ||
+		   verbs_peer_check(s, v, err, errlen) ||
 		   k->connect(s, v, err, errlen)) {
 		goto fail;
 	}

@@ -18,6 +18,12 @@ extern const struct transport transport_rc, transport_uc, transport_ud,
 	transport_xrc;
 /* reg_mr: registration cost on this host alone (verbs_regmr.c). */
 extern const struct transport transport_regmr;
+/* rc_qp_setup: an RC QP made and connected per transaction without the
+ * RDMA CM (verbs_qpsetup.c). */
+extern const struct transport transport_rc_qp_setup;
+/* rc_conn: an RC connection per transaction through the RDMA CM
+ * (verbs_rcconn.c). */
+extern const struct transport transport_rc_conn;
 
 /* GID types, as carried in the NODE extension (not libibverbs values). */
 enum verbs_gid_type {

@@ -179,9 +179,8 @@ static enum rdma_port_space port_space(const struct verbs_priv *v)
 	return v->k->connected ? RDMA_PS_TCP : RDMA_PS_UDP;
 }
 
-/* v->ctx and the device facts from a bound or connected id. */
-static int take_device(struct verbs_priv *v, struct rdma_cm_id *id, char *err,
-		       size_t errlen)
+int verbs_cm_take_device(struct verbs_priv *v, struct rdma_cm_id *id,
+			 char *err, size_t errlen)
 {
 	if (!id->verbs) {
 		seterr(err, errlen, "RDMA CM gave no device for the connection");
@@ -208,7 +207,7 @@ static int take_device(struct verbs_priv *v, struct rdma_cm_id *id, char *err,
 	return 0;
 }
 
-static int make_channel(struct verbs_priv *v, char *err, size_t errlen)
+int verbs_cm_channel(struct verbs_priv *v, char *err, size_t errlen)
 {
 	v->cm_ch = rdma_create_event_channel();
 	if (!v->cm_ch) {
@@ -235,7 +234,7 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 
 	memset(&any, 0, sizeof(any));
 	any.ss_family = six ? AF_INET6 : AF_INET; /* port 0, any address */
-	if (make_channel(v, err, errlen))
+	if (verbs_cm_channel(v, err, errlen))
 		return -1;
 	if (rdma_create_id(v->cm_ch, &v->cm_listen, NULL, port_space(v))) {
 		seterr(err, errlen, "rdma_create_id failed: %s",
@@ -260,13 +259,11 @@ static int cm_server(struct tsess *s, struct verbs_priv *v, char *err,
 	if (cm_expect(s, v, RDMA_CM_EVENT_CONNECT_REQUEST, deadline, NULL, err,
 		      errlen))
 		return -1;
-	return take_device(v, v->cm_id, err, errlen);
+	return verbs_cm_take_device(v, v->cm_id, err, errlen);
 }
 
-/* in with port; a v4-mapped address becomes plain IPv4.  Its family, or
- * AF_UNSPEC for an address that is neither. */
-static int cm_addr(const struct sockaddr_storage *in, uint16_t port,
-		   struct sockaddr_storage *out)
+int verbs_cm_sockaddr(const struct sockaddr_storage *in, uint16_t port,
+		      struct sockaddr_storage *out)
 {
 	const struct sockaddr_in6 *i6 = (const void *)in;
 
@@ -292,7 +289,7 @@ static int cm_addr(const struct sockaddr_storage *in, uint16_t port,
 static int server_addr(struct tsess *s, uint16_t port,
 		       struct sockaddr_storage *dst, char *err, size_t errlen)
 {
-	int fam = cm_addr(&s->ch->peer, port, dst);
+	int fam = verbs_cm_sockaddr(&s->ch->peer, port, dst);
 
 	if (fam == AF_UNSPEC) {
 		seterr(err, errlen, "no address of the server");
@@ -315,7 +312,8 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 	struct sockaddr_storage src;
 	/* From the control connection's own address, which the server
 	 * checks, when it is of the same family. */
-	bool bind_src = cm_addr(&s->ch->local, 0, &src) == dst->ss_family;
+	bool bind_src = verbs_cm_sockaddr(&s->ch->local, 0, &src) ==
+			dst->ss_family;
 
 	if (rdma_create_id(v->cm_ch, &v->cm_id, NULL, port_space(v))) {
 		v->cm_id = NULL;
@@ -341,7 +339,7 @@ static int cm_resolve(struct tsess *s, struct verbs_priv *v,
 	if (cm_expect(s, v, RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, NULL, err,
 		      errlen))
 		return -1;
-	return take_device(v, v->cm_id, err, errlen);
+	return verbs_cm_take_device(v, v->cm_id, err, errlen);
 }
 
 static int cm_client(struct tsess *s, struct verbs_priv *v, char *err,
@@ -364,7 +362,7 @@ static int cm_client(struct tsess *s, struct verbs_priv *v, char *err,
 		return -1;
 	}
 	if (server_addr(s, (uint16_t)port, &dst, err, errlen) ||
-	    make_channel(v, err, errlen))
+	    verbs_cm_channel(v, err, errlen))
 		return -1;
 	return cm_resolve(s, v, &dst, err, errlen);
 }

@@ -213,7 +213,9 @@ struct verbs_priv {
 	 * the device context belongs to librdmacm (never closed here). */
 	bool cm;
 	struct rdma_event_channel *cm_ch;
-	struct rdma_cm_id *cm_listen; /* server: the listener */
+	/* server: the listener; rc_conn's client: the id that found the
+	 * device at open, held to the end (its context holds PD and CQ) */
+	struct rdma_cm_id *cm_listen;
 	struct rdma_cm_id *cm_id; /* the connection */
 	bool cm_connected; /* RC/UC: ESTABLISHED seen, not yet DISCONNECTED */
 	uint8_t cm_resp, cm_init; /* server: the request's depths */
@@ -377,6 +379,17 @@ int verbs_cm_device(struct tsess *s, struct verbs_priv *v, char *err,
  * refused within the timeout) or accept (server).  0, or -1 with err. */
 int verbs_cm_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
+/* The event channel v->cm_ch, non-blocking.  0, or -1 with err filled
+ * (v->no_device: no RDMA CM here). */
+int verbs_cm_channel(struct verbs_priv *v, char *err, size_t errlen);
+/* v->ctx (librdmacm's), v->port, the device name and v->dattr from a
+ * bound or resolved id; one already set must be the id's.  0, or -1. */
+int verbs_cm_take_device(struct verbs_priv *v, struct rdma_cm_id *id,
+			 char *err, size_t errlen);
+/* in with port into out (a v4-mapped address becomes plain IPv4): its
+ * family, or AF_UNSPEC for an address of neither family. */
+int verbs_cm_sockaddr(const struct sockaddr_storage *in, uint16_t port,
+		      struct sockaddr_storage *out);
 /* Disconnect and destroy the QP (before the CQ goes), then the ids and
  * channel (after everything else).  Bounded; never fail. */
 void verbs_cm_close_qp(struct verbs_priv *v);
@@ -447,15 +460,47 @@ void verbs_numa_note(struct tsess *s, bool peer, int node, const char *why);
 
 /* ---- verbs.c ---- */
 
+/* Opens a session's device through the RDMA CM: sets v->cm, v->ctx
+ * (librdmacm's), v->port, the device name and v->dattr.  0, or -1 with
+ * err filled (v->no_device: this host has none). */
+typedef int verbs_dev_fn(struct tsess *s, struct verbs_priv *v, char *err,
+			 size_t errlen);
+
 /* The device of s->p.id (-i) opened into v->ctx (v->dattr queried);
  * -1 with err filled (v->no_device: this host has none). */
 int verbs_device(struct tsess *s, struct verbs_priv *v, char *err,
 		 size_t errlen);
 int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	       size_t errlen);
-/* Check this side's parameters against its device only; see transport.h. */
+/*
+ * The connection-setup tests' open (rc_qp_setup, rc_conn): all of
+ * verbs_open() but the QP, which each transaction makes, connects and
+ * destroys: device (-i's, or cm_dev's) and port, CQ, PD, the registered
+ * buffer, this side's address (the CM chooses its own).  0, or -1 with
+ * err filled; close() releases what was made.
+ */
+int verbs_open_shared(struct tsess *s, const struct verbs_kind *k,
+		      verbs_dev_fn *cm_dev, char *err, size_t errlen);
+/*
+ * NODE on the control connection, in halves: send this side's (v->me,
+ * and with a 0.5 peer the NODE extension), receive the peer's into
+ * v->peer, v->xpeer and v->info.  end_ok: a NODE naming QP 0 is the
+ * peer's end (returns 1, no extension read).  0, or -1 with err filled.
+ */
+int verbs_node_send(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+int verbs_node_recv(struct tsess *s, struct verbs_priv *v, bool end_ok,
+		    char *err, size_t errlen);
+/* The peer's NODE (and extension) against this side's: link layer, QP
+ * kind, RoCE GIDs settled, path MTU.  0, or -1 with err filled. */
+int verbs_peer_check(struct tsess *s, struct verbs_priv *v, char *err,
+		     size_t errlen);
+/* Check this side's parameters against its device only; see transport.h.
+ * verbs_check_cm: for a test whose device the RDMA CM picks (rc_conn). */
 int verbs_check(struct tsess *s, const struct verbs_kind *k, char *err,
 		size_t errlen);
+int verbs_check_cm(struct tsess *s, const struct verbs_kind *k, char *err,
+		   size_t errlen);
 /* A kind whose messages must fit the path MTU (mtu_bound): is the
  * message size within m bytes?  0, or -1 with err filled. */
 int verbs_mtu_fits(const struct tsess *s, const struct verbs_priv *v,

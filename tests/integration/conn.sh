@@ -63,6 +63,8 @@ if json_need; then
 	json_valid "tcp_conn -n 200 --json" doc
 	json_assert "tcp_conn -n 200: 200 transactions, each step 200 times, a positive rate" \
 		'R["measure"] == "connection" and R["conn"]["transactions"] == 200 and all(R["conn"][k]["count"] == 200 for k in ("connect", "answer", "close", "transaction")) and R["conn"]["rate_per_s"] > 0 and R["conn"]["msg_size_B"] == 1'
+	json_assert "tcp_conn -n 200: its steps named in order" \
+		'R["conn"]["steps"] == ["connect", "answer", "close"]'
 	json_assert "tcp_conn -n 200: the steps' means within 10% of the transaction's" \
 		'abs(sum(R["conn"][k]["mean_s"] for k in ("connect", "answer", "close")) - R["conn"]["transaction"]["mean_s"]) <= 0.1 * R["conn"]["transaction"]["mean_s"]'
 	json_assert "tcp_conn -n 200: p50 <= p90 <= p99 <= max in every step" \

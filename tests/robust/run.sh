@@ -189,8 +189,10 @@ reply "udp_bw with msg_size 4294967295: refused" 1 '4294967295'
 P req:idx=9,msg_size=4294967295 wait:5
 reply "tcp_lat with msg_size 4294967295: refused" 1 '4294967295'
 settled "huge msg_size"
-P req:idx=40 wait:5
-reply "request index 40: bad request index" 1 'bad request index: 40'
+P req:idx=42 wait:5
+reply "request index 42: bad request index" 1 'bad request index: 42'
+P req:idx=40,msg_size=0 wait:5
+reply "rc_conn with message size 0: refused" 1 'rc_conn: message size 0 has nothing to measure'
 P req:idx=38 wait:5
 reply "request index 38 (reg_mr, the client's alone): refused" 1 'reg_mr runs on the client alone; a server has no part in it'
 P req:idx=65535 wait:5
