@@ -115,6 +115,7 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->mtu_explicit = q->mtu_explicit;
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
+	p->qps = q->qps > 1 ? q->qps : 1;
 	p->cpus = q->cpus;
 	p->rate = q->rate;
 	p->msg_rate = q->rate ? 0 : q->msg_rate;
@@ -140,7 +141,8 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_CONN;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_CONN |
+			CAP_QPS;
 
 	for (size_t i = 0; i < test_count; i++)
 		if (test_table[i].tp && (test_table[i].tp->flags & TF_XRC))
@@ -277,6 +279,8 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
 						   ext, EXT_STAT_MAX);
 		n = pathrun_stat_add(sd, ext, n, EXT_STAT_MAX);
+		if (n && sd->qps && (sd->peer_caps & CAP_QPS))
+			n = stat_qps_append(&sd->qps[0], ext, n, EXT_STAT_MAX);
 		if (n && sd->ext_ver >= 2 && (sd->peer_caps & CAP_COUNTERS))
 			n = session_cnt_append(sd, ext, n, EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
@@ -310,6 +314,9 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 			rc = seterr(err, errlen, "bad results extension");
 		if (rc == 0)
 			pathrun_stat_take(sd, ext, n);
+		if (rc == 0 && sd->qps &&
+		    stat_qps_take(ext, n, &sd->qps[1]) < 0)
+			rc = seterr(err, errlen, "bad results extension (QPs)");
 		if (rc == 0 && sd->nstreams) {
 			sd->peer_sst = xcalloc(sd->nstreams,
 					       sizeof(*sd->peer_sst));
@@ -524,6 +531,10 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);
+	if (sd->p.qps > 1 && tp->qp_stats) {
+		sd->qps = xcalloc(2, sizeof(*sd->qps));
+		tp->qp_stats(s, &sd->qps[0]);
+	}
 	if (watch)
 		measure_disarm(); /* the watch may have armed it late */
 	c1 = read_counters(v, n);
@@ -573,6 +584,8 @@ void session_release(struct tside *sd)
 	sd->conn = NULL;
 	free(sd->sst);
 	free(sd->peer_sst);
+	free(sd->qps);
+	sd->qps = NULL;
 	free(sd->cnt.streams);
 	free(sd->peer_cnt.streams);
 	sd->cnt.streams = sd->peer_cnt.streams = NULL;
