@@ -555,19 +555,11 @@ TEST(qps_items)
 	n = ext_stat_encode(&st, 2, NULL, blk, sizeof(blk));
 	CHECK(n > 0);
 	CHECK(stat_qps_take(blk, n, &b) == 0 && !b.valid);
-	memset(&a, 0, sizeof(a));
-	a.valid = true;
-	a.n = 5000;
-	a.cq_per_qp = true;
-	a.setup_ns = 123456789;
-	a.mr_B = 14;
-	a.queue_B = 4160;
-	a.proc_B = 9000;
-	a.total = 5000 * 3 + 1;
-	a.min = 3;
-	a.median = 3;
-	a.max = 4;
-	a.listed = QPS_LIST_MAX;
+	a = (struct qp_side){ .valid = true, .n = 5000, .cq_per_qp = true,
+			      .setup_ns = 123456789, .mr_B = 14,
+			      .queue_B = 4160, .proc_B = 9000,
+			      .total = 5000 * 3 + 1, .min = 3, .median = 3,
+			      .max = 4, .listed = QPS_LIST_MAX };
 	for (uint32_t i = 0; i < a.listed; i++)
 		a.counts[i] = i ? 3 : 4;
 	m = stat_qps_append(&a, blk, n, sizeof(blk));
