@@ -136,7 +136,7 @@ endif
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
-	lib/fair.o lib/ethlink.o
+	lib/fair.o lib/ethlink.o lib/qpspread.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_conn.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))

@@ -197,8 +197,9 @@ const struct opt_desc opt_table[] = {
 	  "up and the memory per QP of each end (--json: each QP's count, "
 	  "the first 4096).  The device's max_qp (max_cq with --cq_per_qp), "
 	  "RLIMIT_MEMLOCK and, over softverbs, RLIMIT_NOFILE are checked "
-	  "before the test.  Default 1, at most 65536.  Needs qperf 0.5 on "
-	  "both ends."),
+	  "before the test.  With --streams T, T threads on each end each "
+	  "hold a share of the QPs.  Default 1, at most 65536.  Needs qperf "
+	  "0.5 on both ends."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "

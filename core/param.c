@@ -490,8 +490,8 @@ static bool given(const struct settings *s, enum par_id par)
 /*
  * --qps: only on a test whose loop posts over several QPs, and, above
  * one, not with what this landing does not combine with it: moderated
- * sends (a run of unsignalled sends belongs to one QP), -cm1 (a CM
- * connection per QP) and --streams.
+ * sends (a run of unsignalled sends belongs to one QP) and -cm1 (a CM
+ * connection per QP); with --streams, at least a QP per stream.
  */
 static int qps_check(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
@@ -523,8 +523,11 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 						 p->spelling[side][PAR_USE_CM] :
 						 "-cm1");
 	}
-	if (given(s, PAR_STREAMS) && p->val[SIDE_LOC][PAR_STREAMS] > 1)
-		return opts_fail(err, errlen, o, v, "not with %s in this qperf",
+	/* --streams T: T threads, each holding its share of the QPs */
+	if (p->val[SIDE_LOC][PAR_STREAMS] > p->val[SIDE_LOC][PAR_QPS])
+		return opts_fail(err, errlen, o, v,
+				 "fewer QPs than the %" PRIu64 " streams of %s; each stream holds at least one",
+				 p->val[SIDE_LOC][PAR_STREAMS],
 				 p->spelling[SIDE_LOC][PAR_STREAMS] ?
 					 p->spelling[SIDE_LOC][PAR_STREAMS] :
 					 "--streams");

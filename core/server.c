@@ -210,10 +210,10 @@ static int validate(const struct test_desc *t, struct req *q,
 	if (q->qps > 1 && !(t->uses & PAR_BIT(PAR_QPS)))
 		return seterr(err, errlen, "%s does not run several QPs",
 			      t->name);
-	if (q->qps > 1 && q->streams > 1)
+	if (q->qps > 1 && q->streams > q->qps)
 		return seterr(err, errlen,
-			      "%s: several QPs and several streams at once are not run by this server",
-			      t->name);
+			      "%s: %u QPs cannot be shared by %u streams",
+			      t->name, q->qps, q->streams);
 	if (q->port > 65535)
 		return seterr(err, errlen, "bad port: %u", q->port);
 	if ((t->uses & PAR_BIT(PAR_PORT)) && q->port && q->port < LOW_PORTS && !l->low_ports)

@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "opts.h"
 #include "lib/numa.h"
+#include "lib/qpspread.h"
 #include "progress.h"
 #include "session.h"
 #include "session_cnt.h"
@@ -387,6 +388,8 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->server = sd->server;
 		s->p = sd->p;
 		s->p.slots = loop_open_slots(sd->t, &sd->p);
+		/* --qps over --streams: stream i holds its share of them */
+		s->p.qps = sd->p.qps / n + (i < sd->p.qps % n);
 		s->ch = ch;
 		s->stop = &timer_fired;
 		s->progress = progress_counter;
@@ -432,6 +435,44 @@ static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 	sd->ol = v[0].lr.ol;
 	for (uint32_t i = 1; i < n; i++)
 		pace_merge(&sd->pace, &v[i].lr.pace);
+}
+
+/*
+ * --qps: this side's QPs, over every stream (each held its share of
+ * them, opened one after the other): their counts in stream order, their
+ * spread, setup times added up, memory per QP over them all.
+ */
+static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
+{
+	const struct transport *tp = sd->t->tp;
+	struct qp_side *q, *one = xcalloc(1, sizeof(*one));
+	uint64_t *c = xcalloc(sd->p.qps, sizeof(*c)), mr = 0, qb = 0, pb = 0;
+	uint32_t at = 0;
+
+	sd->qps = xcalloc(2, sizeof(*sd->qps));
+	q = &sd->qps[0];
+	for (uint32_t i = 0; i < n; i++) {
+		memset(one, 0, sizeof(*one));
+		tp->qp_stats(&v[i].s, one, c + at);
+		if (!one->n || one->n > sd->p.qps - at)
+			break; /* each stream holds its share (open_streams()) */
+		at += one->n;
+		q->cq_per_qp = one->cq_per_qp;
+		q->setup_ns += one->setup_ns;
+		mr += one->mr_B * one->n;
+		qb += one->queue_B * one->n;
+		pb += one->proc_B * one->n;
+	}
+	q->valid = at > 0;
+	q->n = at;
+	if (at) {
+		q->mr_B = mr / at;
+		q->queue_B = qb / at;
+		q->proc_B = pb / at;
+	}
+	qps_spread(q, c, at);
+	free(c);
+	free(one);
 }
 
 /*
@@ -531,10 +572,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);
-	if (sd->p.qps > 1 && tp->qp_stats) {
-		sd->qps = xcalloc(2, sizeof(*sd->qps));
-		tp->qp_stats(s, &sd->qps[0]);
-	}
+	if (sd->p.qps > 1 && tp->qp_stats)
+		qps_collect(sd, v, n);
 	if (watch)
 		measure_disarm(); /* the watch may have armed it late */
 	c1 = read_counters(v, n);

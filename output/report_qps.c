@@ -34,7 +34,8 @@ void report_qps(struct report_table *t, const struct results *res)
 
 	if (!q) /* report_extra() shows this with -vx only */
 		return;
-	report_count(t, RC_X, "", "qps", q[0].n);
+	if (!report_visible(t->o, RC_U, 1)) /* else -vu's line says it */
+		report_count(t, RC_X, "", "qps", q[0].n);
 	qps_side(t, "loc_", &q[0]);
 	qps_side(t, "rem_", &q[1]);
 }

@@ -359,13 +359,15 @@ struct transport {
 	void (*counters)(struct tsess *s, struct cnt_set *c);
 
 	/*
-	 * Optional.  With several QPs (p.qps > 1, --qps): this side's
-	 * figures of them into q (zeroed by the caller): each one's count
-	 * of messages (the first QPS_LIST_MAX), their spread, the time it
-	 * took to set them all up, and memory per QP.  After the loop,
-	 * before close().  Never blocks.
+	 * Optional.  With several QPs (--qps): this session's figures of
+	 * them into q (zeroed by the caller): n, cq_per_qp, the time it took
+	 * to set them all up and memory per QP; and each QP's count of
+	 * messages into counts[0..n) (room for p.qps).  The core works out
+	 * the spread (lib/qpspread.h).  After the loop, before close().
+	 * Never blocks.
 	 */
-	void (*qp_stats)(const struct tsess *s, struct qp_side *q);
+	void (*qp_stats)(const struct tsess *s, struct qp_side *q,
+			 uint64_t *counts);
 
 	/*
 	 * Optional.  What this side knows of the link the session uses,

@@ -461,7 +461,8 @@ void verbs_qp_done(struct verbs_priv *v, uint32_t qi, enum op op,
 /* Resident bytes of this process now (0 if /proc cannot say). */
 uint64_t verbs_proc_bytes(void);
 /* The transport's qp_stats operation (transport.h). */
-void verbs_qp_stats(const struct tsess *s, struct qp_side *q);
+void verbs_qp_stats(const struct tsess *s, struct qp_side *q,
+		    uint64_t *counts);
 
 #define VERBS_QPN_CHUNK 1000 /* QPNs in one block of the exchange */
 /* The item of a QPN block: u32 index of the first, then u32 QPNs. */

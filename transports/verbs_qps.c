@@ -26,7 +26,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "lib/alloc.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
 #include "verbs_int.h"
@@ -504,10 +503,10 @@ uint64_t verbs_proc_bytes(void)
 	return n == 2 && p > 0 ? (uint64_t)res * (uint64_t)p : 0;
 }
 
-void verbs_qp_stats(const struct tsess *s, struct qp_side *q)
+void verbs_qp_stats(const struct tsess *s, struct qp_side *q,
+		    uint64_t *counts)
 {
 	const struct verbs_priv *v = s->priv;
-	uint64_t *c;
 	uint32_t n = v->nqp;
 
 	q->valid = true;
@@ -517,17 +516,6 @@ void verbs_qp_stats(const struct tsess *s, struct qp_side *q)
 	q->mr_B = (v->reglen + n - 1) / n;
 	q->queue_B = queue_bytes(s, v);
 	q->proc_B = (v->proc_B + n - 1) / n;
-	q->listed = n < QPS_LIST_MAX ? n : QPS_LIST_MAX;
-	c = xmalloc(n * sizeof(*c));
-	for (uint32_t i = 0; i < n; i++) {
-		c[i] = v->qc[i].msgs;
-		q->total += c[i];
-		if (i < q->listed)
-			q->counts[i] = c[i];
-	}
-	qsort(c, n, sizeof(*c), cmp_u64);
-	q->min = c[0];
-	q->max = c[n - 1];
-	q->median = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
+	for (uint32_t i = 0; i < n; i++)
+		counts[i] = v->qc[i].msgs;
 }

@@ -4,13 +4,14 @@
 # counted traffic in --json, the sender's total is exactly -n (and RC's
 # receiver's too), the document valid against the schema; uc_bw,
 # rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw over 64; a CQ
-# per QP; --use_srq; the -vx lines; the limits checked before any QP is
-# made (the device's max_qp and max_cq, RLIMIT_MEMLOCK, softverbs'
-# RLIMIT_NOFILE), on the client and on the server; the server's memory
-# budget; a 0.4.11 server and a 0.5 one without the capability refused;
-# --qps 1 sending nothing new; bad values.  Sourced by tests/rdma/run.sh
-# (it uses its C, headline and the helpers of tests/lib.sh); starts and
-# stops its own servers.  About 30 s.
+# per QP; --use_srq; two threads (--streams 2); the -vx lines; the
+# limits checked before any QP is made (the device's max_qp and max_cq,
+# RLIMIT_MEMLOCK, softverbs' RLIMIT_NOFILE), on the client and on the
+# server; the server's memory budget; a 0.4.11 server and a 0.5 one
+# without the capability refused; --qps 1 sending nothing new; bad
+# values.  Sourced by tests/rdma/run.sh (it uses its C, headline and the
+# helpers of tests/lib.sh); starts and stops its own servers.  About
+# 15-30 s.
 #   RDMA_QPS=1 RDMA_PASS=plain bash tests/rdma/run.sh   this file alone
 
 PEER=$LIB_ROOT/tests/robust/peer.py
@@ -90,6 +91,11 @@ has '^    loc_qp_cqs += +1 $' && pass "qps: --rem_cq_per_qp: one CQ here" ||
 	fail "qps: --rem_cq_per_qp: one CQ here" "$(ctx)"
 C -n 6400 --qps 64 --use_srq 1 --json rc_bw
 qps_json "qps: rc_bw --qps 64 --use_srq 1" 64 6400 rc_bw
+# Two threads (--streams 2), 32 QPs each; -n counts per stream.
+C -n 3200 --qps 64 -st 2 --json rc_bw
+qps_json "qps: rc_bw --qps 64 -st 2 -n 3200" 64 6400 rc_bw
+json_assert "qps: -st 2: two streams of 3200" \
+	"[s['loc']['send']['msgs'] for s in R['streams']] == [3200, 3200]"
 
 # The limits, before any QP is made: the client's (exit 2, nothing sent)
 # and the server's (its one line, exit 1).
@@ -178,7 +184,7 @@ for bad in '0:must be greater than 0' '-1:must not be negative' \
 done
 for bad in 'rc_lat:not for rc_lat' 'tcp_bw:not for tcp_bw' \
 	'-cm1 rc_bw:not with -cm1' '--cq_moderation 4 rc_bw:not with --cq_moderation' \
-	'-st 2 rc_bw:not with -st'; do
+	'-st 16 rc_bw:fewer QPs than the 16 streams of -st'; do
 	args=${bad%%:*} why=${bad#*:}
 	# shellcheck disable=SC2086 # the options, split
 	run env SOFTVERBS_NODE=2 "$QPERF" localhost -lp 1 --qps 8 $args
