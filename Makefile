@@ -88,6 +88,7 @@ ALL_CFLAGS += $(JANSSON_CFLAGS) $(MHD_CFLAGS)
 LIBS += $(JANSSON_LIBS) $(MHD_LIBS)
 VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_data.o transports/verbs_slots.o \
+	transports/verbs_qps.o \
 	transports/verbs_knob.o \
 	transports/verbs_fabric.o transports/verbs_umad.o transports/verbs_counters.o \
 	transports/verbs_mem.o transports/verbs_regmr.o \
@@ -136,7 +137,7 @@ endif
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
-	lib/fair.o lib/ethlink.o lib/portinfo.o
+	lib/fair.o lib/ethlink.o lib/portinfo.o lib/qpspread.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_conn.o transports/sock_io.o transports/sock_cnt.o \
 	transports/sock_facts.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
@@ -145,7 +146,8 @@ OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o
 	output/conf_text.o output/sink.o output/capture.o output/report_ival.o \
 	output/verdict_out.o output/baseline.o output/compare.o output/json_path.o \
 	output/report_clients.o output/json_clients.o \
-	output/report_load.o output/json_load.o
+	output/report_load.o output/json_load.o \
+	output/report_qps.o output/json_qps.o
 CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
@@ -153,6 +155,7 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/heatmap.o cluster/job_secret.o
 ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
+	core/ctl_qps.o \
 	core/server.o core/client.o core/client_req.o core/measure.o core/measure_conn.o core/openloop.o core/measure_win.o \
 	core/session.o core/session_cnt.o core/pathrun.o core/streams.o core/interval.o core/fabric.o \
 	core/checks.o core/completion.o core/clients.o core/clients_check.o \

@@ -340,6 +340,14 @@ static const char *streams_given(const struct attempt *a)
 	return NULL;
 }
 
+/* The option that asked for several QPs, or NULL. */
+static const char *qps_given(const struct attempt *a)
+{
+	if (a->par.used[PAR_QPS] && a->par.val[SIDE_LOC][PAR_QPS] > 1)
+		return a->par.spelling[SIDE_LOC][PAR_QPS];
+	return NULL;
+}
+
 /* --rate as given for this test (0: none), and whether it is msgs/s. */
 static uint64_t rate_given(const struct attempt *a, bool *msgs)
 {
@@ -421,6 +429,11 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
+	if (qps_given(a) && !(sd.ext && (sd.peer_caps & CAP_QPS)))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server that runs several QPs in one test (qperf %s); the server at %s (qperf %s) lacks it",
+			      a->t->name, qps_given(a), QPERF_VERSION,
+			      cl->plan->host, a->h.version);
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
 						       sd.peer_caps))
@@ -470,6 +483,7 @@ static int run_data(struct client *cl, struct attempt *a)
 		res.conn = &conn;
 	}
 	pace_figures(a, &sd, &res);
+	res.qps = sd.qps;
 	if (sd.st.lost)
 		out_warning(a->out,
 			    "%s: %llu message%s lost; each time the exchange was restarted",
@@ -535,6 +549,10 @@ static int legacy_adjust(struct attempt *a, const char *host)
 					      a->par.used[PAR_STREAMS]
 				      ? "which runs one stream per test"
 				      : "whose -ca takes one CPU number, not a list");
+	if (qps_given(a))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %s needs a server running qperf %s or later; the server at %s runs qperf 0.4, which holds one QP per test",
+			      a->t->name, qps_given(a), QPERF_VERSION, host);
 	if (knob_given(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
@@ -811,6 +829,7 @@ static bool preflight(struct client *cl, const struct plan_item *it,
 	a->pre_for = it->test;
 	param_prepare(it->test, &a->par);
 	a->par.used[PAR_STREAMS] = false;
+	a->par.used[PAR_QPS] = false;
 	a->t = test_find("conf");
 	fill_request(a, false);
 	pathrun_pre_of(&a->lq, &pre[0]);

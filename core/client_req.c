@@ -72,6 +72,8 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 			q->arrivals = a->s->arrivals ? a->s->arrivals
 						     : OL_CONSTANT;
 	}
+	if (!legacy && a->par.used[PAR_QPS] && v[PAR_QPS] > 1)
+		q->qps = u32(v[PAR_QPS]);
 	if (!legacy && a->par.used[PAR_STREAMS]) {
 		q->streams = u32(v[PAR_STREAMS]);
 		q->cpus = a->par.cpus[side];

@@ -67,6 +67,7 @@ struct req {
 			     * test of index preflight - 1; 0: none */
 	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
 	uint32_t arrivals; /* REQX_ARRIVALS; 0: closed loop */
+	uint32_t qps; /* --qps; 0 or 1: one QP */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -89,6 +90,7 @@ enum reqx_item {
 	REQX_MSG_RATE = 13, /* u64 msgs/s of the test; absent: not paced */
 	REQX_ARRIVALS = 14, /* u32 1 constant, 2 Poisson: a latency test
 			     * with a rate runs open loop; absent: closed */
+	REQX_QPS = 15, /* u32 2..QPS_MAX QPs (CAP_QPS); absent: one */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */
@@ -114,8 +116,26 @@ enum statx_item {
 	STATX_HIST = 6, /* bytes: round-trip histogram (lib/hist.h) */
 	STATX_STREAM = 7, /* bytes, once per stream: STATX_STREAM_SIZE */
 	STATX_FACTS = 8, /* bytes: this end's path facts (CAP_FACTS) */
-	STATX_COUNTERS = 9 /* bytes: this end's counters (CAP_COUNTERS) */
+	STATX_COUNTERS = 9, /* bytes: this end's counters (CAP_COUNTERS) */
+	STATX_QPS = 15 /* bytes: this end's QPs of a --qps test (CAP_QPS):
+			* STATX_QPS_HDR bytes, then u64 counts */
 };
+
+/*
+ * STATX_QPS: u32 QPs, u32 flags (1: a CQ per QP), u32 counts listed, u32
+ * 0, then u64 setup ns, registered bytes, queue bytes and process bytes
+ * per QP, total, min, median and max messages per QP; then one u64 per
+ * listed QP (QPs 0..listed-1, at most QPS_LIST_MAX).  A 0.5 client asks
+ * for it by REQX_QPS, which only a server with CAP_QPS is sent.
+ */
+#define STATX_QPS_HDR 80
+/* Add q as a STATX_QPS item to the finished STAT block blk (len bytes,
+ * cap of room): the new length, or len if it does not fit.  Pure. */
+size_t stat_qps_append(const struct qp_side *q, uint8_t *blk, size_t len,
+		       size_t cap);
+/* The STATX_QPS item of a STAT block into q (q->valid false: none):
+ * 0, or -1 if it is malformed.  Pure. */
+int stat_qps_take(const uint8_t *blk, size_t len, struct qp_side *q);
 
 /*
  * One stream's counters in a --streams STAT block: u32 index, then u64

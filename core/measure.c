@@ -727,7 +727,7 @@ bool loop_idle_side(const struct test_desc *t, bool server)
 int loop_prep(struct lrun *lr, char *err, size_t errlen)
 {
 	struct tsess *s = lr->s;
-	uint32_t depth = tsess_depth(s, true);
+	uint32_t depth = s->rx_posted ? s->rx_posted : tsess_depth(s, true);
 
 	memset(&lr->st, 0, sizeof(lr->st));
 	switch (s->t->loop) {

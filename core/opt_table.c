@@ -175,6 +175,31 @@ const struct opt_desc opt_table[] = {
 	    "the node of that CPU.  Needs qperf 0.5 on both ends and "
 	    "libnuma.",
 	    "Use this local NUMA node.", "Use this remote NUMA node."),
+	SET1("--cq_per_qp", PAR_CQ_PER_QP, BOTH,
+	     "Give each QP a CQ of its own. "
+	     "With --qps, each end makes a completion queue per QP (all on "
+	     "one completion channel) and polls them in turn; without it "
+	     "all QPs of an end share one CQ.  Needs qperf 0.5 on both "
+	     "ends."),
+	SET1("--loc_cq_per_qp", PAR_CQ_PER_QP, LOC,
+	     "Give each local QP a CQ of its own."),
+	SET1("--rem_cq_per_qp", PAR_CQ_PER_QP, REM,
+	     "Give each remote QP a CQ of its own."),
+	P("--qps", NULL, OT_INT, PAR_QPS, BOTH, 1, QPS_MAX, "N",
+	  "Run an RDMA bandwidth test over N QPs. "
+	  "Each end holds N QPs, QP i peered with the other end's QP i, and "
+	  "the one loop posts to them in turn (round robin), keeping the "
+	  "test's depth outstanding over them all; completions are counted "
+	  "per QP.  For rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, "
+	  "uc_rdma_write_bw and rc_rdma_read_bw.  The report is the "
+	  "aggregate; -vx and --json add the spread over the QPs (min, "
+	  "median, max of the messages of each), the time to set them all "
+	  "up and the memory per QP of each end (--json: each QP's count, "
+	  "the first 4096).  The device's max_qp (max_cq with --cq_per_qp), "
+	  "RLIMIT_MEMLOCK and, over softverbs, RLIMIT_NOFILE are checked "
+	  "before the test.  With --streams T, T threads on each end each "
+	  "hold a share of the QPs.  Default 1, at most 65536.  Needs qperf "
+	  "0.5 on both ends."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "

@@ -299,6 +299,7 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		dflt(p, side, PAR_TIMEOUT, DEFAULT_TIMEOUT);
 		dflt(p, side, PAR_MSG_SIZE, t->msg_size);
 		dflt(p, side, PAR_STREAMS, 1);
+		dflt(p, side, PAR_QPS, 1);
 		dflt(p, side, PAR_MTU_SIZE,
 		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
 							     : 0);
@@ -439,9 +440,13 @@ const struct par_row param_table[] = {
 	VKNOB(PAR_PKEY_INDEX, "pkey_index", RPK_COUNT, pkey_index),
 	VKNOB(PAR_NUMA_NODE, "numa_node", RPK_COUNT, numa_node,
 	      .tp_set_off = offsetof(struct tparams, numa_set)),
+	VKNOB(PAR_CQ_PER_QP, "cq_per_qp", RPK_COUNT, cq_per_qp),
 	/* Its own item, with the -ca list (0.5 peers); -vu lists it only
 	 * when more than one stream runs, keeping 0.4.11's list. */
 	OWN(PAR_STREAMS, "streams", RPK_COUNT, .list_above_one = true),
+	/* Its own item (REQX_QPS, 0.5 peers with CAP_QPS), only above one;
+	 * -vu lists it only then. */
+	OWN(PAR_QPS, "qps", RPK_COUNT, .list_above_one = true),
 	/* --rate: its own items (0.5 peers with CAP_RATE); bytes/s or
 	 * msgs/s, used only when given (param_prepare()).  Not in -vu's
 	 * list: the report's offered_rate says it. */
@@ -466,12 +471,78 @@ static uint64_t loop_top(const struct loop *lp)
 	return v;
 }
 
+/* Is the parameter par a --loop variable of s? */
+static bool looped(const struct settings *s, enum par_id par)
+{
+	for (int i = 0; i < s->nloops; i++)
+		if (s->loops[i].opt->par == (int)par)
+			return true;
+	return false;
+}
+
+/* Is it set on either side, or looped over? */
+static bool given(const struct settings *s, enum par_id par)
+{
+	return looped(s, par) || s->par.set[SIDE_LOC][par] ||
+	       s->par.set[SIDE_REM][par];
+}
+
+/*
+ * --qps: only on a test whose loop posts over several QPs, and, above
+ * one, not with what this landing does not combine with it: moderated
+ * sends (a run of unsignalled sends belongs to one QP) and -cm1 (a CM
+ * connection per QP); with --streams, at least a QP per stream.
+ */
+static int qps_check(const struct test_desc *t, const struct settings *s,
+		     char *err, size_t errlen)
+{
+	const struct par_set *p = &s->par;
+	const char *o = p->spelling[SIDE_LOC][PAR_QPS];
+	char v[24];
+
+	if (!given(s, PAR_QPS))
+		return 0;
+	if (!o)
+		o = "--qps";
+	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
+	if (!(t->uses & PAR_BIT(PAR_QPS)))
+		return opts_fail(err, errlen, o, v,
+				 "not for %s: only rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs",
+				 t->name);
+	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
+		return 0;
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
+		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1)
+			return opts_fail(err, errlen, o, v,
+					 "not with %s (a moderated run of sends would span QPs)",
+					 p->spelling[side][PAR_CQ_MOD]);
+		if (p->val[side][PAR_USE_CM])
+			return opts_fail(err, errlen, o, v,
+					 "not with %s (RDMA CM would connect each QP on its own)",
+					 p->spelling[side][PAR_USE_CM] ?
+						 p->spelling[side][PAR_USE_CM] :
+						 "-cm1");
+	}
+	/* --streams T: T threads, each holding its share of the QPs */
+	if (p->val[SIDE_LOC][PAR_STREAMS] > p->val[SIDE_LOC][PAR_QPS])
+		return opts_fail(err, errlen, o, v,
+				 "fewer QPs than the %" PRIu64 " streams of %s; each stream holds at least one",
+				 p->val[SIDE_LOC][PAR_STREAMS],
+				 p->spelling[SIDE_LOC][PAR_STREAMS] ?
+					 p->spelling[SIDE_LOC][PAR_STREAMS] :
+					 "--streams");
+	return 0;
+}
+
 int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
 {
 	uint64_t max = param_msg_max(t);
 	const char *unit;
 	const struct par_set *p = &s->par;
+
+	if (qps_check(t, s, err, errlen) < 0)
+		return -1;
 
 	/* Interval records carry one stream's figures. */
 	if (s->interval && (t->uses & PAR_BIT(PAR_STREAMS)) &&

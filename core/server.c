@@ -42,6 +42,9 @@
 #include "lib/random.h"
 
 #define SERVER_MAX_MSG (1u << 30) /* largest message a client may ask for */
+/* What the memory budget counts for each QP of a --qps test: its queues
+ * and its share of a provider's own (softverbs: a 64 KiB packet buffer). */
+#define SERVER_QP_MEM (96u << 10)
 #define SERVER_MAX_TIMEOUT (3600 * NS_PER_SEC)
 #define LOW_PORTS 1024 /* data ports below this need --allow_low_ports */
 
@@ -206,6 +209,13 @@ static int validate(const struct test_desc *t, struct req *q,
 	if (q->streams > 1 && !(t->uses & PAR_BIT(PAR_STREAMS)))
 		return seterr(err, errlen, "%s does not run several streams",
 			      t->name);
+	if (q->qps > 1 && !(t->uses & PAR_BIT(PAR_QPS)))
+		return seterr(err, errlen, "%s does not run several QPs",
+			      t->name);
+	if (q->qps > 1 && q->streams > q->qps)
+		return seterr(err, errlen,
+			      "%s: %u QPs cannot be shared by %u streams",
+			      t->name, q->qps, q->streams);
 	if (q->port > 65535)
 		return seterr(err, errlen, "bad port: %u", q->port);
 	if ((t->uses & PAR_BIT(PAR_PORT)) && q->port && q->port < LOW_PORTS && !l->low_ports)
@@ -322,6 +332,10 @@ static int serve_one(int fd, const struct plan *p)
 	adm.mem = adm.data ? (q.msg_size ? q.msg_size : 1) : 0;
 	if (q.streams > 1)
 		adm.mem *= q.streams; /* one buffer per stream, one slot */
+	if (q.qps > 1) { /* one buffer for all, and each QP's queues */
+		adm.mem += (uint64_t)q.qps * SERVER_QP_MEM;
+		adm.qps = q.qps;
+	}
 	adm.time_ns = q.time_ns;
 	adm.timeout_ns = q.timeout_ns;
 	adm.no_msgs = q.no_msgs;

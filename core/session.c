@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "opts.h"
 #include "lib/numa.h"
+#include "lib/qpspread.h"
 #include "progress.h"
 #include "session.h"
 #include "session_cnt.h"
@@ -115,6 +116,7 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->mtu_explicit = q->mtu_explicit;
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
+	p->qps = q->qps > 1 ? q->qps : 1;
 	p->cpus = q->cpus;
 	p->rate = q->rate;
 	p->msg_rate = q->rate ? 0 : q->msg_rate;
@@ -140,7 +142,7 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS;
 
 	/* What this build can run: XRC, the tests beyond 0.4.11's. */
 	for (size_t i = 0; i < test_count; i++) {
@@ -283,6 +285,8 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
 						   ext, EXT_STAT_MAX);
 		n = pathrun_stat_add(sd, ext, n, EXT_STAT_MAX);
+		if (n && sd->qps && (sd->peer_caps & CAP_QPS))
+			n = stat_qps_append(&sd->qps[0], ext, n, EXT_STAT_MAX);
 		if (n && sd->ext_ver >= 2 && (sd->peer_caps & CAP_COUNTERS))
 			n = session_cnt_append(sd, ext, n, EXT_STAT_MAX);
 		if (ctl_send(sd->c, ext, n, "results extension", err,
@@ -316,6 +320,9 @@ static int recv_stat(struct tside *sd, char *err, size_t errlen)
 			rc = seterr(err, errlen, "bad results extension");
 		if (rc == 0)
 			pathrun_stat_take(sd, ext, n);
+		if (rc == 0 && sd->qps &&
+		    stat_qps_take(ext, n, &sd->qps[1]) < 0)
+			rc = seterr(err, errlen, "bad results extension (QPs)");
 		if (rc == 0 && sd->nstreams) {
 			sd->peer_sst = xcalloc(sd->nstreams,
 					       sizeof(*sd->peer_sst));
@@ -386,6 +393,8 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->server = sd->server;
 		s->p = sd->p;
 		s->p.slots = loop_open_slots(sd->t, &sd->p);
+		/* --qps over --streams: stream i holds its share of them */
+		s->p.qps = sd->p.qps / n + (i < sd->p.qps % n);
 		s->ch = ch;
 		s->stop = &timer_fired;
 		s->progress = progress_counter;
@@ -431,6 +440,44 @@ static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 	sd->ol = v[0].lr.ol;
 	for (uint32_t i = 1; i < n; i++)
 		pace_merge(&sd->pace, &v[i].lr.pace);
+}
+
+/*
+ * --qps: this side's QPs, over every stream (each held its share of
+ * them, opened one after the other): their counts in stream order, their
+ * spread, setup times added up, memory per QP over them all.
+ */
+static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
+{
+	const struct transport *tp = sd->t->tp;
+	struct qp_side *q, *one = xcalloc(1, sizeof(*one));
+	uint64_t *c = xcalloc(sd->p.qps, sizeof(*c)), mr = 0, qb = 0, pb = 0;
+	uint32_t at = 0;
+
+	sd->qps = xcalloc(2, sizeof(*sd->qps));
+	q = &sd->qps[0];
+	for (uint32_t i = 0; i < n; i++) {
+		memset(one, 0, sizeof(*one));
+		tp->qp_stats(&v[i].s, one, c + at);
+		if (!one->n || one->n > sd->p.qps - at)
+			break; /* each stream holds its share (open_streams()) */
+		at += one->n;
+		q->cq_per_qp = one->cq_per_qp;
+		q->setup_ns += one->setup_ns;
+		mr += one->mr_B * one->n;
+		qb += one->queue_B * one->n;
+		pb += one->proc_B * one->n;
+	}
+	q->valid = at > 0;
+	q->n = at;
+	if (at) {
+		q->mr_B = mr / at;
+		q->queue_B = qb / at;
+		q->proc_B = pb / at;
+	}
+	qps_spread(q, c, at);
+	free(c);
+	free(one);
 }
 
 /*
@@ -531,6 +578,8 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);
+	if (sd->p.qps > 1 && tp->qp_stats)
+		qps_collect(sd, v, n);
 	if (watch)
 		measure_disarm(); /* the watch may have armed it late */
 	c1 = read_counters(v, n);
@@ -580,6 +629,8 @@ void session_release(struct tside *sd)
 	sd->conn = NULL;
 	free(sd->sst);
 	free(sd->peer_sst);
+	free(sd->qps);
+	sd->qps = NULL;
 	free(sd->cnt.streams);
 	free(sd->peer_cnt.streams);
 	sd->cnt.streams = sd->peer_cnt.streams = NULL;

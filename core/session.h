@@ -73,6 +73,13 @@ struct tside {
 	 */
 	uint32_t nstreams;
 	struct node_stat *sst, *peer_sst;
+	/*
+	 * --qps (p.qps > 1): qps[0] this side's QPs as its transport counted
+	 * them and, on a client, qps[1] the server's from its STAT block
+	 * (valid false if it sent none); NULL with one QP.  Owned, freed by
+	 * session_release().
+	 */
+	struct qp_side *qps;
 	/* Loss and error counters over the window (core/session_cnt.h):
 	 * this side's and, on a client, the server's (valid false: none). */
 	struct cnt_end cnt, peer_cnt;

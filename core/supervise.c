@@ -500,12 +500,13 @@ static void on_message(struct superv *sv, struct slot *s,
 		xsnprintf(all, sizeof(all), "%" PRIu64, sv->budget);
 		if (m->a.mem > sv->budget)
 			xsnprintf(r.text, sizeof(r.text),
-				  "not enough memory: this test needs %s bytes, more than the server's whole budget of %s (--max_memory); use a smaller -m",
-				  need, all);
+				  "not enough memory: this test needs %s bytes, more than the server's whole budget of %s (--max_memory); use a smaller -m%s",
+				  need, all, m->a.qps ? " or fewer --qps" : "");
 		else
 			xsnprintf(r.text, sizeof(r.text),
-				  "not enough memory: this test needs %s bytes and %s of the server's %s (--max_memory) are free; try again later or use a smaller -m",
-				  need, freeb, all);
+				  "not enough memory: this test needs %s bytes and %s of the server's %s (--max_memory) are free; try again later or use a smaller -m%s",
+				  need, freeb, all,
+				  m->a.qps ? " or fewer --qps" : "");
 	} else {
 		r.ok = 1;
 		s->counted = true;

@@ -58,7 +58,9 @@ enum par_id {
 	PAR_TCLASS, /* RoCE GRH traffic class (DSCP << 2 | ECN) */
 	PAR_PKEY_INDEX, /* IB P_Key table index */
 	PAR_NUMA_NODE, /* NUMA node of buffers and thread; not set = auto */
+	PAR_CQ_PER_QP, /* --cq_per_qp: a CQ per QP, not one shared */
 	PAR_STREAMS, /* --streams: parallel streams of one test (0.5 peers) */
+	PAR_QPS, /* --qps: QPs of one RDMA test (0.5 peers with CAP_QPS) */
 	/* --rate (lib/pace.h): one of the two, the other 0; 0 = not paced.
 	 * The sender of each direction paces; the server only for tests
 	 * where it sends (0.5 peers with CAP_RATE). */
@@ -70,7 +72,7 @@ enum par_id {
 /* The verbs knobs, contiguous: they travel as request items of one range
  * (REQX_VK_BASE + i, core/ctl.h) and only when set. */
 #define PAR_VK_FIRST PAR_SQ_DEPTH
-#define PAR_VK_LAST PAR_NUMA_NODE
+#define PAR_VK_LAST PAR_CQ_PER_QP
 #define PAR_VK_COUNT (PAR_VK_LAST - PAR_VK_FIRST + 1)
 /* Their ranges beyond which neither the parser nor a server looks at the
  * device (which then checks its own limits). */
@@ -89,6 +91,11 @@ enum side { SIDE_LOC, SIDE_REM };
  * below CPUS_PN_MAX (0: that stream is not pinned). */
 #define CPUS_MAX STREAMS_MAX
 #define CPUS_PN_MAX 1024
+
+/* --qps N: at most this many QPs in one test, and at most QPS_LIST_MAX
+ * of their counts listed one by one (STAT, JSON; the spread is over all). */
+#define QPS_MAX 65536
+#define QPS_LIST_MAX 4096
 
 /* A -ca CPU list: pn[i] pins stream i (i modulo n); 0.4.11's meaning. */
 struct cpu_list {
@@ -355,6 +362,26 @@ struct conn_res {
 	struct lat_summary txn; /* the whole transaction */
 };
 
+/*
+ * --qps (issue 20): one end's QPs of an RDMA test, from its transport
+ * (transports/verbs_qps.c) and, for the server, its STAT block.  Counts
+ * are the messages that end counted on each QP as 0.4.11 counts them:
+ * sends and writes when posted, receives and reads when complete.
+ * Memory is per QP: the registered buffer (one for all QPs) divided
+ * among them, the estimate of what the device pins for the queues, and
+ * what the process grew by while the QPs and CQs were made.
+ */
+struct qp_side {
+	bool valid; /* false: not known (the peer is not a 0.5 one) */
+	uint32_t n; /* QPs */
+	bool cq_per_qp; /* a CQ per QP, else one shared by all */
+	uint64_t setup_ns; /* creating, exchanging and connecting them all */
+	uint64_t mr_B, queue_B, proc_B; /* bytes per QP (above) */
+	uint64_t total, min, median, max; /* messages, over all QPs */
+	uint32_t listed; /* counts[0..listed): QPs 0.. in order */
+	uint64_t counts[QPS_LIST_MAX];
+};
+
 struct results {
 	/*
 	 * Beyond 0.4.11 (shown with -vx and in JSON only): latency as 0.4.11
@@ -386,6 +413,8 @@ struct results {
 	/* A connection-setup test: its figures, or NULL; valid as regmr
 	 * is. */
 	const struct conn_res *conn;
+	/* --qps: both ends' QPs (loc, rem), or NULL; valid as regmr is. */
+	const struct qp_side *qps;
 };
 
 /* The conf test's four strings (CONF message, spec §2.6). */

@@ -174,6 +174,9 @@ json_t *json_clients(const struct test_desc *t, const struct out_clients *c);
 /* --load: the "load" object of a latency test (output/json_load.c). */
 struct out_load;
 json_t *json_load(const struct out_load *l);
+/* --qps's "qps" object of both ends, q[0] and q[1] (output/json_qps.c). */
+json_t *json_qps(const struct qp_side *q);
+
 /* A connection-setup test's "conn" object (output/json_conn.c). */
 json_t *json_conn(const struct conn_res *c);
 

@@ -204,8 +204,8 @@ static void report_cpus(struct report_table *t, enum report_class c,
 }
 
 /* A size in bytes. */
-static void report_size(struct report_table *t, enum report_class c,
-			const char *pref, const char *name, uint64_t v)
+void report_size(struct report_table *t, enum report_class c,
+		 const char *pref, const char *name, uint64_t v)
 {
 	double d = (double)v;
 	const char *unit;

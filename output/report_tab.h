@@ -84,6 +84,13 @@ void report_dist(struct report_table *t, const char *pref,
 /* Add reg_mr's entries (output/report_regmr.c). */
 void report_regmr(struct report_table *t, const struct results *res);
 
+/* Add --qps's -vx entries (output/report_qps.c). */
+void report_qps(struct report_table *t, const struct results *res);
+
+/* A size in bytes, scaled (output/report.c). */
+void report_size(struct report_table *t, enum report_class c,
+		 const char *pref, const char *name, uint64_t v);
+
 /* Add a connection-setup test's entries (output/report_conn.c). */
 void report_conn(struct report_table *t, const struct results *res);
 

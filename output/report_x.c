@@ -204,5 +204,6 @@ void report_extra(struct report_table *t, const struct results *res)
 	extra_cost(t, "send_cost_msg", res->send_cost_msg);
 	extra_cost(t, "recv_cost_msg", res->recv_cost_msg);
 	extra_ceiling(t, res);
+	report_qps(t, res);
 	report_cnt(t, res->cnt); /* last: they can be many */
 }

@@ -223,7 +223,14 @@ static struct sv_cq *cq_alloc(struct ibv_context *c, int cqe,
 	cq->ctx = ctx;
 	cq->cap = (uint32_t)cqe + 1;
 	cq->ring = calloc(cq->cap, sizeof(*cq->ring));
-	if (!cq->ring) {
+	pthread_mutex_lock(&ctx->mu);
+	if (cq->ring && ctx->ncqs < sv_cfg.max_cq)
+		ctx->ncqs++; /* the device's max_cq (SOFTVERBS_MAX_CQ) */
+	else
+		cq->cap = 0;
+	pthread_mutex_unlock(&ctx->mu);
+	if (!cq->cap) {
+		free(cq->ring);
 		free(cq);
 		errno = ENOMEM;
 		return NULL;
@@ -330,6 +337,7 @@ SV_EXPORT int ibv_destroy_cq(struct ibv_cq *c)
 			return EBUSY;
 		}
 	}
+	ctx->ncqs--;
 	pthread_mutex_unlock(&ctx->mu);
 	if (c->channel)
 		__atomic_sub_fetch(&c->channel->refcnt, 1, __ATOMIC_RELAXED);

@@ -75,6 +75,12 @@ static void config_load_once(void)
 	sv_cfg.force_rnr = env_ulong("SOFTVERBS_FAULT_RNR", 0);
 	sv_cfg.qp_fatal_after = env_ulong("SOFTVERBS_FAULT_QP_FATAL", 0);
 	sv_cfg.null_mode = env_ulong("SOFTVERBS_NULL", 0) != 0;
+	sv_cfg.max_qp = env_ulong("SOFTVERBS_MAX_QP", SV_MAX_QP);
+	if (sv_cfg.max_qp < 1 || sv_cfg.max_qp > SV_MAX_QP)
+		sv_cfg.max_qp = SV_MAX_QP;
+	sv_cfg.max_cq = env_ulong("SOFTVERBS_MAX_CQ", SV_MAX_QP);
+	if (sv_cfg.max_cq < 1 || sv_cfg.max_cq > SV_MAX_QP)
+		sv_cfg.max_cq = SV_MAX_QP;
 	s = getenv("SOFTVERBS_FAULT_PORT_DOWN");
 	if (s && *s) {
 		unsigned long ms = strtoul(s, NULL, 0);
@@ -403,6 +409,7 @@ SV_EXPORT int ibv_close_device(struct ibv_context *c)
 	for (i = 0; i < ctx->nmrs; i++)
 		free(ctx->mrs[i]);
 	free(ctx->mrs);
+	free(ctx->qp_hash);
 	free(ctx);
 	return 0;
 }
@@ -427,7 +434,7 @@ static void fill_device_attr(struct ibv_device_attr *a)
 	a->vendor_id = 0x02c0ff;	/* not a real vendor: no dv paths */
 	a->vendor_part_id = 1;
 	a->hw_ver = 1;
-	a->max_qp = SV_MAX_QP;
+	a->max_qp = (int)sv_cfg.max_qp;
 	a->max_qp_wr = SV_MAX_WR;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN |
 			      IBV_DEVICE_PORT_ACTIVE_EVENT |
@@ -436,7 +443,7 @@ static void fill_device_attr(struct ibv_device_attr *a)
 			      IBV_DEVICE_CHANGE_PHY_PORT;
 	a->max_sge = SV_MAX_SGE;
 	a->max_sge_rd = SV_MAX_SGE;
-	a->max_cq = SV_MAX_QP;
+	a->max_cq = (int)sv_cfg.max_cq;
 	a->max_cqe = SV_MAX_CQE - 1;
 	a->max_mr = SV_MAX_MR;
 	a->max_pd = SV_MAX_QP;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -42,6 +43,25 @@ void sv_addr_of(struct sockaddr_un *a, socklen_t *len, uint32_t node,
 	sv_abstract_addr(a, len, "softverbs/%s/%u/%u", sv_cfg.fabric, node, qpn);
 }
 
+/*
+ * Each QP takes a descriptor: a program that makes thousands of QPs
+ * meets its soft RLIMIT_NOFILE long before a device's max_qp.  Raise the
+ * soft limit to the hard one (as any process may) when it is reached.
+ * True if it was raised.
+ */
+static bool nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	SV_DBG("RLIMIT_NOFILE %llu reached: raised to the hard limit %llu",
+	       (unsigned long long)rl.rlim_cur,
+	       (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
 int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
 {
 	static uint32_t next;
@@ -49,6 +69,8 @@ int sv_qp_socket(struct sv_context *ctx, uint32_t *qpn)
 
 	(void)ctx;
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && errno == EMFILE && nofile_raise())
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
@@ -250,7 +272,8 @@ void sv_wake(struct sv_context *ctx)
 	(void)n;
 }
 
-static void drain_fd(struct sv_context *ctx, uint32_t qpn)
+/* Process what arrived on QP qpn's socket: the QP, or NULL. */
+static struct sv_qp *drain_fd(struct sv_context *ctx, uint32_t qpn)
 {
 	struct sv_qp *qp;
 	int i;
@@ -259,7 +282,7 @@ static void drain_fd(struct sv_context *ctx, uint32_t qpn)
 	qp = sv_qp_find(ctx, qpn);
 	pthread_mutex_unlock(&ctx->mu);
 	if (!qp)
-		return;
+		return NULL;
 	/* rx_lock is held, so qp cannot be destroyed meanwhile */
 	for (i = 0; i < 256; i++) {
 		ssize_t n = recv(qp->fd, ctx->rxbuf, SV_PKT_MAX, MSG_DONTWAIT);
@@ -274,23 +297,44 @@ static void drain_fd(struct sv_context *ctx, uint32_t qpn)
 				 (size_t)n);
 		pthread_mutex_unlock(&ctx->mu);
 	}
+	return qp;
 }
 
+/*
+ * A batch of sockets, then one coalesced ACK for each QP of the batch (a
+ * request sets ack_pending only on the QP it arrived at; rx_lock keeps
+ * them alive meanwhile).
+ */
 static void process_events(struct sv_context *ctx, struct epoll_event *ev,
 			   int n)
 {
-	int i;
+	struct sv_qp *qp[64];
+	int i, k = 0;
 
-	for (i = 0; i < n; i++)
-		drain_fd(ctx, (uint32_t)ev[i].data.u64);
+	for (i = 0; i < n; i++) {
+		struct sv_qp *q = drain_fd(ctx, (uint32_t)ev[i].data.u64);
+
+		if (q && k < 64)
+			qp[k++] = q;
+	}
 	pthread_mutex_lock(&ctx->mu);
-	emit_acks(ctx);
+	for (i = 0; i < k; i++)
+		sv_emit_ack(qp[i]);
 	backlog_push_out(ctx);
 	pthread_mutex_unlock(&ctx->mu);
 }
 
+void sv_timers_changed(struct sv_context *ctx)
+{
+	__atomic_store_n(&ctx->timers_dirty, true, __ATOMIC_RELEASE);
+}
+
 void sv_timer_armed(struct sv_context *ctx, uint64_t when)
 {
+	/* a deadline after the earliest known one is found by the walk at
+	 * that one: thousands of QPs arming theirs need no walk each */
+	if (when < __atomic_load_n(&ctx->timer_next, __ATOMIC_RELAXED))
+		sv_timers_changed(ctx);
 	if (when < __atomic_load_n(&ctx->thread_wake_at, __ATOMIC_RELAXED))
 		sv_wake(ctx);
 }

@@ -78,6 +78,7 @@ struct sv_config {
 	uint64_t seed;
 	uint32_t force_rnr;		/* first N SENDs per RC QP get an RNR */
 	uint32_t qp_fatal_after;	/* QP fatal after N posted send WRs */
+	uint32_t max_qp, max_cq;	/* per context: SOFTVERBS_MAX_QP, _CQ */
 	bool port_down;			/* port DOWN from the start */
 	uint32_t port_down_ms;		/* port goes down N ms after open */
 	/* GID table (sv_gid.c): entries 0..ngids-1 valid, then empty */
@@ -372,6 +373,7 @@ struct sv_qp {
 	void *ex;		/* ibv_wr_* state (sv_ex.c) */
 	struct sv_context *ctx;
 	struct sv_list link;	/* ctx->qps */
+	struct sv_qp *hnext;	/* ctx->qp_hash chain */
 	int fd;			/* the QP's datagram socket */
 	uint32_t qpn;
 	struct ibv_qp_cap cap;
@@ -441,7 +443,11 @@ struct sv_context {
 	bool thread_started;
 	volatile bool stopping;
 	struct sv_list qps, srqs;
-	uint32_t nqps;
+	uint32_t nqps, ncqs;
+	/* qpn -> QP: qp_hash_size chains (a power of two, doubled as QPs
+	 * are made: a lookup per packet must not walk thousands) */
+	struct sv_qp **qp_hash;
+	uint32_t qp_hash_size;
 	uint32_t next_srqn;
 	struct sv_mr **mrs;		/* rkey/lkey index -> MR */
 	uint32_t nmrs;
@@ -451,6 +457,11 @@ struct sv_context {
 	uint64_t inline_poll_ns;	/* last inline progress by the app */
 	bool thread_napping;		/* progress thread leaves sockets alone */
 	uint64_t thread_wake_at;	/* ns: when the sleeping thread wakes */
+	/* timers (sv_run_timers): the earliest deadline the last walk over
+	 * the QPs found, and whether one was armed since (then the next
+	 * run walks them again; before the deadline it need not) */
+	uint64_t timer_next;
+	bool timers_dirty;
 	bool port_is_down;
 	uint64_t port_down_at;		/* ns, 0 = never */
 	struct sv_context *next_ctx;	/* global registry (fork) */
@@ -634,6 +645,9 @@ void sv_progress(struct sv_context *ctx, bool blocking);
 void sv_wake(struct sv_context *ctx);
 /* a timer of ctx now expires at when (ns): make the progress thread see it */
 void sv_timer_armed(struct sv_context *ctx, uint64_t when);
+/* a QP's timer changed in a way sv_timer_armed() did not say: walk the
+ * QPs at the next run of the timers */
+void sv_timers_changed(struct sv_context *ctx);
 /* the application is about to block: the progress thread takes over */
 void sv_app_sleeps(struct sv_context *ctx);
 /* send a response without blocking, queueing it if needed (ctx->mu held) */

@@ -34,16 +34,63 @@ void sv_list_del(struct sv_list *n)
 	n->next = n->prev = n;
 }
 
+#define QP_HASH_MIN 64
+
+static uint32_t qp_bucket(const struct sv_context *ctx, uint32_t qpn)
+{
+	return (qpn * 2654435761u) & (ctx->qp_hash_size - 1);
+}
+
+/* Make room for one more QP in ctx's hash (chains of about one QP):
+ * 0, or ENOMEM.  Under ctx->mu. */
+static int qp_hash_grow(struct sv_context *ctx)
+{
+	uint32_t n = ctx->qp_hash_size ? ctx->qp_hash_size : QP_HASH_MIN / 2;
+	struct sv_qp **old = ctx->qp_hash, **t;
+	uint32_t old_size = ctx->qp_hash_size;
+
+	if (ctx->nqps + 1 <= ctx->qp_hash_size)
+		return 0;
+	while (n < ctx->nqps + 1)
+		n *= 2;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	ctx->qp_hash = t;
+	ctx->qp_hash_size = n;
+	for (uint32_t i = 0; i < old_size; i++)
+		while (old[i]) {
+			struct sv_qp *qp = old[i];
+			uint32_t b = qp_bucket(ctx, qp->qpn);
+
+			old[i] = qp->hnext;
+			qp->hnext = t[b];
+			t[b] = qp;
+		}
+	free(old);
+	return 0;
+}
+
+static void qp_hash_del(struct sv_context *ctx, struct sv_qp *qp)
+{
+	struct sv_qp **p = &ctx->qp_hash[qp_bucket(ctx, qp->qpn)];
+
+	while (*p && *p != qp)
+		p = &(*p)->hnext;
+	if (*p)
+		*p = qp->hnext;
+	qp->hnext = NULL;
+}
+
 struct sv_qp *sv_qp_find(struct sv_context *ctx, uint32_t qpn)
 {
-	struct sv_list *l;
+	struct sv_qp *qp;
 
-	for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {
-		struct sv_qp *qp = sv_container(l, struct sv_qp, link);
-
+	if (!ctx->qp_hash_size)
+		return NULL;
+	for (qp = ctx->qp_hash[qp_bucket(ctx, qpn)]; qp; qp = qp->hnext)
 		if (qp->qpn == qpn)
 			return qp;
-	}
 	return NULL;
 }
 
@@ -262,6 +309,7 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 	struct ibv_qp_cap cap = a->cap;
 	struct epoll_event ev;
 	bool is_xrc_recv = a->qp_type == IBV_QPT_XRC_RECV;
+	int e = ENOMEM;
 
 	if (!sv_ctx_usable(ctx)) {
 		errno = EINVAL;
@@ -348,8 +396,10 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 	qp->forced_rnr_left = sv_cfg.force_rnr;
 	qp->rnr_left = -1;
 	qp->fd = sv_qp_socket(ctx, &qp->qpn);
-	if (qp->fd < 0)
+	if (qp->fd < 0) {
+		e = errno == EMFILE || errno == ENFILE ? errno : ENOMEM;
 		goto err;
+	}
 	q = &qp->qpx.qp_base;
 	q->context = c;
 	q->qp_context = a->qp_context;
@@ -372,7 +422,14 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 		qp->qpx.comp_mask |= IBV_QP_EX_WITH_RDMA_WRITE;
 
 	pthread_mutex_lock(&ctx->mu);
+	if (ctx->nqps >= sv_cfg.max_qp || qp_hash_grow(ctx)) {
+		/* the device's max_qp (SOFTVERBS_MAX_QP), or no memory */
+		pthread_mutex_unlock(&ctx->mu);
+		goto err;
+	}
 	sv_list_add(&ctx->qps, &qp->link);
+	qp->hnext = ctx->qp_hash[qp_bucket(ctx, qp->qpn)];
+	ctx->qp_hash[qp_bucket(ctx, qp->qpn)] = qp;
 	ctx->nqps++;
 	pthread_mutex_unlock(&ctx->mu);
 	memset(&ev, 0, sizeof(ev));
@@ -384,7 +441,7 @@ struct ibv_qp *sv_create_qp_ex(struct ibv_context *c,
 	return q;
 err:
 	qp_free(qp);
-	errno = ENOMEM;
+	errno = e;
 	return NULL;
 }
 
@@ -452,6 +509,7 @@ SV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	sv_mcast_detach_all(qp);
 	qp->destroyed = true;
 	sv_list_del(&qp->link);
+	qp_hash_del(ctx, qp);
 	ctx->nqps--;
 	/* pending ACKs go out before the socket disappears */
 	sv_emit_ack(qp);

@@ -743,10 +743,22 @@ static uint64_t qp_timers(struct sv_qp *qp, uint64_t now)
 	return next;
 }
 
+/*
+ * The QPs are walked only when a deadline of the last walk is due, or a
+ * timer was armed since (sv_timers_changed()): with thousands of QPs a
+ * walk at every wake-up of the progress thread would be most of its work.
+ * Deadlines that move later (activity) need no walk: an early one finds
+ * nothing due and learns the new time.
+ */
 uint64_t sv_run_timers(struct sv_context *ctx)
 {
 	uint64_t now = sv_now_ns(), next = UINT64_MAX;
 	struct sv_list *l, *n;
+
+	if (!__atomic_exchange_n(&ctx->timers_dirty, false, __ATOMIC_ACQ_REL) &&
+	    now < ctx->timer_next && !ctx->port_down_at)
+		return ctx->timer_next == UINT64_MAX ? UINT64_MAX
+						     : ctx->timer_next - now;
 
 	if (ctx->port_down_at) {
 		if (now >= ctx->port_down_at) {
@@ -764,5 +776,6 @@ uint64_t sv_run_timers(struct sv_context *ctx)
 			       qp_timers(sv_container(l, struct sv_qp, link),
 					 now));
 	}
+	__atomic_store_n(&ctx->timer_next, next, __ATOMIC_RELAXED);
 	return next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
 }

@@ -209,6 +209,7 @@ static void delayed_add(struct sv_qp *qp, const struct sv_pkt *pkt,
 	for (p = &qp->delayed; *p; p = &(*p)->next)
 		;
 	*p = d;
+	sv_timers_changed(qp->ctx);
 }
 
 void sv_send_flush_delayed(struct sv_qp *qp, bool all)
@@ -651,6 +652,7 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 
 			if (t != UINT64_MAX)
 				qp->dead_at = sv_now_ns() + t;
+			sv_timers_changed(ctx);
 			sv_wake(ctx);
 		}
 		if (q->state == IBV_QPS_ERR || ctx->port_is_down) {
@@ -690,6 +692,7 @@ static int post_one(struct sv_qp *qp, struct ibv_send_wr *wr)
 			       dnode, dqpn, err);
 			if (t != UINT64_MAX) {
 				qp->dead_at = sv_now_ns() + t;
+				sv_timers_changed(ctx);
 				sv_wake(ctx);
 			}
 		}

@@ -52,6 +52,8 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
+/* --qps: RDMA bandwidth tests whose one loop posts over several QPs. */
+#define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP))
 /* --rate: every bandwidth test (lib/pace.h), and the ping-pong latency
  * tests, which then run open loop (core/openloop.c); OL: only with a
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
@@ -106,18 +108,18 @@ const struct test_desc test_table[] = {
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
 	     U_RC | U_AR | U_BWK | U_ST | U_RT, 0, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK | U_ST | U_RT, N, rc),
+	     U_RC | U_AR | U_BWK | U_ST | U_RT | U_QP, N, rc),
 	RDMA("rc_compare_swap_mr", 14, MEAS_MSG_RATE, OS, OP_CSWAP, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
 	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
 	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC | U_RT, OL, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
-	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST | U_RT, 0, rc),
+	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST | U_RT | U_QP, 0, rc),
 	RDMA("rc_rdma_read_lat", 18, MEAS_LATENCY, OS, OP_READ, 1, 1,
 	     U_RC | U_RT, OL, rc),
 	RDMA("rc_rdma_write_bw", 19, MEAS_BANDWIDTH, BW, OP_WRITE_IMM, 1024,
-	     65536, U_RC | U_BWK | U_ST | U_RT, 0, rc),
+	     65536, U_RC | U_BWK | U_ST | U_RT | U_QP, 0, rc),
 	RDMA("rc_rdma_write_lat", 20, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_RC | U_RT, OL, rc),
 	/* 0.4.11 leaves -cp unused here (but not in the UC version). */
@@ -126,11 +128,11 @@ const struct test_desc test_table[] = {
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
 	     U_UCD | U_AR | U_BWK | U_RT, 0, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
-	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, uc),
+	     U_UCD | U_AR | U_BWK | U_ST | U_RT | U_QP, N, uc),
 	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
 	     uc),
 	RDMA("uc_rdma_write_bw", 25, MEAS_BANDWIDTH_SR, BW, OP_WRITE_IMM, 1024,
-	     65536, U_UCD | U_BWK | U_RT, 0, uc),
+	     65536, U_UCD | U_BWK | U_RT | U_QP, 0, uc),
 	RDMA("uc_rdma_write_lat", 26, MEAS_LATENCY, PP, OP_WRITE_IMM, 1, 1,
 	     U_UCD | U_RT, OL, uc),
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
@@ -138,7 +140,7 @@ const struct test_desc test_table[] = {
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
 	     U_UCD | U_AR | U_BWK | U_RT, 0, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
-	     U_UCD | U_AR | U_BWK | U_ST | U_RT, N, ud),
+	     U_UCD | U_AR | U_BWK | U_ST | U_RT | U_QP, N, ud),
 	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
 	     ud),
 	RDMA("ver_rc_compare_swap", 31, MEAS_MSG_RATE, AV, OP_CSWAP, 1024,

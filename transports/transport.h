@@ -125,6 +125,10 @@ struct tparams {
 	uint32_t pkey_index;
 	bool numa_set; /* --numa_node given (else: the device's node) */
 	uint32_t numa_node; /* with numa_set */
+	uint32_t cq_per_qp; /* non-zero: with several QPs, a CQ for each */
+	/* --qps: QPs this session holds and posts to in turn, each peered
+	 * with the peer's QP of the same index (0 or 1: one, as 0.4.11) */
+	uint32_t qps;
 	/* --streams (core/streams.c): streams of this test, and the -ca
 	 * list that pins stream i to CPU list.pn[i % n] - 1. */
 	uint32_t streams; /* 0 or 1: one stream, as in 0.4.11 */
@@ -174,6 +178,7 @@ struct tparams {
 #define CAP_CONN 0x10000u /* runs tcp_conn (wire index 39, LOOP_CONN) */
 #define CAP_RCCONN 0x20000u /* runs rc_conn (wire index 40, RDMA CM) */
 #define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
+#define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -251,6 +256,9 @@ struct tsess {
 	/* Set by open() of a TF_SLOTS transport from p.slots: receives (and
 	 * sends) it can keep in flight, each in its own slot; 0: one. */
 	uint32_t slots;
+	/* Set by open(): the receives the loop posts before its window, when
+	 * not tsess_depth(s, true) (several QPs: each QP's share). */
+	uint32_t rx_posted;
 	void *priv; /* tp->priv_size bytes, zeroed, owned by core */
 };
 
@@ -345,6 +353,17 @@ struct transport {
 	 * left out).
 	 */
 	void (*counters)(struct tsess *s, struct cnt_set *c);
+
+	/*
+	 * Optional.  With several QPs (--qps): this session's figures of
+	 * them into q (zeroed by the caller): n, cq_per_qp, the time it took
+	 * to set them all up and memory per QP; and each QP's count of
+	 * messages into counts[0..n) (room for p.qps).  The core works out
+	 * the spread (lib/qpspread.h).  After the loop, before close().
+	 * Never blocks.
+	 */
+	void (*qp_stats)(const struct tsess *s, struct qp_side *q,
+			 uint64_t *counts);
 
 	/*
 	 * Optional.  What this side knows of the link the session uses,

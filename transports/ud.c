@@ -33,34 +33,41 @@ static int ud_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	struct ibv_qp_attr a;
 	struct ibv_ah_attr av;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	if (verbs_modify(v->qp, &a, IBV_QP_STATE, "QP to RTR", err, errlen))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = v->me.psn;
-	if (verbs_modify(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "QP to RTS",
-			 err, errlen))
-		return -1;
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		if (verbs_modify(v->qps[i], &a, IBV_QP_STATE, "QP to RTR", err,
+				 errlen))
+			return -1;
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = v->me.psn;
+		if (verbs_modify(v->qps[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN,
+				 "QP to RTS", err, errlen))
+			return -1;
+	}
+	/* one address handle: every QP of the peer is on its port */
 	verbs_make_av(s, v, v->peer.lid, v->port, &av);
 	return ud_ah(v, &av, err, errlen);
 }
 
-static void ud_address(const struct verbs_priv *v, struct ibv_send_wr *w)
+static void ud_address(const struct verbs_priv *v, struct ibv_send_wr *w,
+		       uint32_t qi)
 {
 	w->wr.ud.ah = v->ah;
-	w->wr.ud.remote_qpn = v->peer.qpn;
+	w->wr.ud.remote_qpn = v->peer_qpns[qi];
 	w->wr.ud.remote_qkey = v->peer_qkey;
 }
 
 /*
- * UD hears any QP that knows our QPN and Q_Key: a stranger's datagram is
- * neither counted nor answered (its receive is posted again at once).
+ * UD hears any QP that knows our QPN and Q_Key: a stranger's datagram
+ * (not from peer_qpn, the peer's QP of the receiving one) is neither
+ * counted nor answered (its receive is posted again at once).
  */
-static bool ud_stray(const struct verbs_priv *v, const struct ibv_wc *wc)
+static bool ud_stray(const struct verbs_priv *v, const struct ibv_wc *wc,
+		     uint32_t peer_qpn)
 {
 	return (wc->opcode & IBV_WC_RECV) && v->info.peer_known &&
-	       wc->src_qp != v->peer.qpn;
+	       wc->src_qp != peer_qpn;
 }
 
 static void ud_cm_established(struct verbs_priv *v,

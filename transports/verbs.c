@@ -255,23 +255,34 @@ static int ports_open(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
-static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
-		      size_t errlen)
+/* The WRs of each queue: the test's (open loop: its slots' (verbs_slots.c)),
+ * shared among the QPs (verbs_qps.c). */
+static void queues_plan(struct tsess *s, struct verbs_priv *v)
 {
-	uint32_t cqe;
-
 	wr_counts(s, &v->send_wr, &v->recv_wr);
 	if (s->slots) { /* open loop (verbs_slots.c) */
 		v->send_wr = 2 * s->slots;
 		v->recv_wr = s->slots;
 	}
-	cqe = v->send_wr + v->recv_wr;
+	verbs_qps_plan(s, v);
+}
+
+static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
+		      size_t errlen)
+{
+	uint64_t cqe;
+
+	queues_plan(s, v);
+	cqe = verbs_cq_size(s, v);
 	if (cqe > (uint32_t)v->dattr.max_cqe) {
 		seterr(err, errlen,
-			  "device %s supports CQs of at most %d entries (%u needed)",
-			  v->info.device, v->dattr.max_cqe, cqe);
+			  "device %s supports CQs of at most %d entries (%llu needed)",
+			  v->info.device, v->dattr.max_cqe,
+			  (unsigned long long)cqe);
 		return -1;
 	}
+	if (verbs_qps_alloc(s, v, err, errlen))
+		return -1;
 	v->cc = ibv_create_comp_channel(v->ctx);
 	if (!v->cc) {
 		seterr(err, errlen,
@@ -287,12 +298,19 @@ static int res_create(struct tsess *s, struct verbs_priv *v, char *err,
 			  strerror(errno));
 		return -1;
 	}
-	v->cq = ibv_create_cq(v->ctx, (int)(cqe ? cqe : 1), NULL, v->cc, 0);
-	if (!v->cq) {
-		seterr(err, errlen, "failed to create CQ of %u entries: %s",
-			  cqe, strerror(errno));
-		return -1;
+	/* each CQ's context is its index: an event names its CQ */
+	for (uint32_t i = 0; i < v->ncq; i++) {
+		v->cqs[i] = ibv_create_cq(v->ctx, (int)(cqe ? cqe : 1),
+					  (void *)(uintptr_t)i, v->cc, 0);
+		if (!v->cqs[i]) {
+			seterr(err, errlen,
+			       "failed to create CQ %u of %llu entries: %s",
+			       i + 1, (unsigned long long)cqe,
+			       strerror(errno));
+			return -1;
+		}
 	}
+	v->cq = v->cqs[0];
 	return 0;
 }
 
@@ -655,6 +673,7 @@ static int check_device(struct tsess *s, const struct verbs_kind *k, bool cm,
 	int rc = -1;
 
 	memset(v, 0, sizeof(*v));
+	verbs_qps_init(v);
 	v->k = k;
 	v->opened_once = true;
 	if (params_check(s, v, cm, dev, sizeof(dev), err, errlen) ||
@@ -667,6 +686,10 @@ static int check_device(struct tsess *s, const struct verbs_kind *k, bool cm,
 		goto out;
 	}
 	if (verbs_knobs_check(s, v, err, errlen))
+		goto out;
+	queues_plan(s, v);
+	v->reglen = reg_size(s, k);
+	if (verbs_qps_check(s, v, err, errlen))
 		goto out;
 	/* An inline size the device refuses shows only at QP creation. */
 	if (s->p.inline_set &&
@@ -737,6 +760,39 @@ static void add_notes(struct tsess *s, const struct verbs_info *vi)
 }
 
 /*
+ * Without RDMA CM: the queues, the QP(s), the buffer, both ends' values
+ * and the QP(s) to RTS.  The time of every step but the buffer's, and
+ * what the process grew by while the queues were made, are the QPs'
+ * setup figures (--qps).
+ */
+static int qps_open(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen)
+{
+	uint64_t t0 = now_ns(), m0 = verbs_proc_bytes(), t1;
+
+	if (res_create(s, v, err, errlen) || verbs_qp_create(s, v, err, errlen))
+		return -1;
+	verbs_qps_made(s, v);
+	t1 = now_ns();
+	v->proc_B = verbs_proc_bytes();
+	v->proc_B = v->proc_B > m0 ? v->proc_B - m0 : 0;
+	if (verbs_knobs_alloc(s, v, err, errlen) ||
+	    mem_create(s, v, err, errlen))
+		return -1;
+	v->setup_ns = t1 - t0;
+	t0 = now_ns();
+	if (verbs_qp_init(s, v, err, errlen) ||
+	    verbs_addr_choose(s, v, err, errlen) ||
+	    exchange(s, v, err, errlen) ||
+	    verbs_qpn_exchange(s, v, err, errlen) ||
+	    verbs_peer_check(s, v, err, errlen) ||
+	    v->k->connect(s, v, err, errlen))
+		return -1;
+	v->setup_ns += now_ns() - t0;
+	return 0;
+}
+
+/*
  * What every open does first: the device (-i's, or cm_dev's from the
  * RDMA CM) and port, the checks of this side's values against them, the
  * PSN, and the bytes to register.  0, or -1 with err filled.
@@ -749,6 +805,7 @@ static int open_device(struct tsess *s, const struct verbs_kind *k,
 	uint32_t max_rd;
 
 	memset(v, 0, sizeof(*v));
+	verbs_qps_init(v);
 	v->k = k;
 	v->opened_once = true;
 	v->info.gid_index = -1;
@@ -806,6 +863,9 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 	if (open_device(s, k, s->p.use_cm ? verbs_cm_device : NULL, err,
 			errlen))
 		return -1; /* close() releases what was made */
+	queues_plan(s, v);
+	if (verbs_qps_check(s, v, err, errlen))
+		goto fail;
 	if (v->cm) {
 		if (res_create(s, v, err, errlen) ||
 		    verbs_cm_connect(s, v, err, errlen) ||
@@ -815,23 +875,15 @@ int verbs_open(struct tsess *s, const struct verbs_kind *k, char *err,
 		    verbs_peer_check(s, v, err, errlen) ||
 		    (k->cm_finish && k->cm_finish(s, v, err, errlen)))
 			goto fail;
-	} else if (res_create(s, v, err, errlen) ||
-		   verbs_qp_create(s, v, err, errlen) ||
-		   verbs_knobs_alloc(s, v, err, errlen) ||
-		   mem_create(s, v, err, errlen) ||
-		   verbs_qp_init(s, v, err, errlen) ||
-		   verbs_addr_choose(s, v, err, errlen) ||
-		   exchange(s, v, err, errlen) ||
-		   verbs_peer_check(s, v, err, errlen) ||
-		   k->connect(s, v, err, errlen)) {
+	} else if (qps_open(s, v, err, errlen)) {
 		goto fail;
 	}
-	if (!s->p.poll_mode) {
-		if (ibv_req_notify_cq(v->cq, 0)) {
+	/* event mode: every CQ armed, and re-armed at each of its events */
+	for (uint32_t i = 0; !s->p.poll_mode && i < v->ncq; i++) {
+		if (ibv_req_notify_cq(v->cqs[i], 0)) {
 			seterr(err, errlen, "failed to arm the CQ");
 			goto fail;
 		}
-		v->armed = true;
 	}
 	add_notes(s, &v->info);
 	return 0;
@@ -852,6 +904,10 @@ void verbs_close(struct tsess *s)
 	if (v->tgt)
 		ibv_destroy_qp(v->tgt);
 	v->tgt = NULL;
+	/* --qps: the QPs and CQs past the first, if they were allocated */
+	for (uint32_t i = 1; v->qps != &v->qp && i < v->nqp; i++)
+		if (v->qps[i])
+			ibv_destroy_qp(v->qps[i]);
 	if (v->qp)
 		ibv_destroy_qp(v->qp);
 	v->qp = NULL;
@@ -861,6 +917,9 @@ void verbs_close(struct tsess *s)
 	if (v->ah)
 		ibv_destroy_ah(v->ah);
 	v->ah = NULL;
+	for (uint32_t i = 1; v->cqs != &v->cq && i < v->ncq; i++)
+		if (v->cqs[i])
+			ibv_destroy_cq(v->cqs[i]);
 	if (v->cq)
 		ibv_destroy_cq(v->cq);
 	v->cq = NULL;
@@ -887,6 +946,7 @@ void verbs_close(struct tsess *s)
 		free(v->mem);
 	v->mem = NULL;
 	verbs_knobs_free(v);
+	verbs_qps_free(v);
 	s->buf = NULL;
 	s->buflen = 0;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The data path of the verbs transports: post() builds work requests
- * (0.4.11's wr_ids: 1 send, 2 receive, 3 RDMA; atomics use their slot)
- * and chains up to VERBS_BATCH per call; poll() busy-polls the one CQ, or
- * sleeps on its completion channel, bounded by the wait, the core's timer
+ * (0.4.11's wr_ids: 1 send, 2 receive, 3 RDMA; atomics use their slot;
+ * with --qps the QP's index in the upper 32 bits) and chains up to
+ * VERBS_BATCH per call; poll() busy-polls the CQ (or each CQ in turn), or
+ * sleeps on the completion channel, bounded by the wait, the core's timer
  * (SIGALRM interrupts the sleep) and the peer giving up (watch_fd).  Any
- * completion with an error status is fatal (spec §3.3).
+ * completion with an error status is fatal (spec §3.3).  Several QPs
+ * (verbs_qps.c) are walked by the same code as one.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,21 +23,33 @@
 #define WR_RECV 2
 #define WR_RDMA 3
 
+/* The QP index carried in a wr_id (--qps; 0 with one QP). */
+static uint64_t qp_tag(uint32_t qi)
+{
+	return (uint64_t)qi << 32;
+}
+
+/*
+ * Receives go to the SRQ, or each to the QP owed it longest (several
+ * QPs: one per call, as each goes to its own QP), chained up to
+ * VERBS_BATCH.
+ */
 static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		     char *err, size_t errlen)
 {
 	struct ibv_recv_wr w[VERBS_BATCH], *bad;
 	struct ibv_sge sg[VERBS_BATCH];
-	uint32_t done = 0;
+	uint32_t done = 0, batch = v->rx_ring ? 1 : VERBS_BATCH;
 	uint32_t len = s->p.msg_size + v->k->rx_off;
 
 	while (done < n) {
-		uint32_t k = n - done < VERBS_BATCH ? n - done : VERBS_BATCH;
+		uint32_t k = n - done < batch ? n - done : batch;
+		uint32_t qi = v->rx_ring ? verbs_qp_recv_next(v) : 0;
 		int rc;
 
 		for (uint32_t i = 0; i < k; i++) {
 			memset(&w[i], 0, sizeof(w[i]));
-			w[i].wr_id = WR_RECV;
+			w[i].wr_id = WR_RECV | qp_tag(qi);
 			sg[i].addr = (uintptr_t)v->mem;
 			if (v->nslots) { /* open loop: a slot each */
 				w[i].wr_id = verbs_slot_recv(v, WR_RECV);
@@ -50,7 +64,7 @@ static int post_recv(struct tsess *s, struct verbs_priv *v, uint32_t n,
 		}
 		bad = NULL;
 		rc = v->srq ? ibv_post_srq_recv(v->srq, w, &bad) :
-			      ibv_post_recv(v->qp, w, &bad);
+			      ibv_post_recv(v->qps[qi], w, &bad);
 		if (rc) {
 			seterr(err, errlen, "failed to post receive: %s",
 				  strerror(rc > 0 ? rc : errno));
@@ -76,9 +90,9 @@ static void slot_send(struct verbs_priv *v, enum op op, struct ibv_send_wr *w,
 	}
 }
 
-/* One send-queue WR for wr; sg is its scatter entry. */
+/* One send-queue WR for wr on QP qi; sg is its scatter entry. */
 static int build_send(struct tsess *s, struct verbs_priv *v,
-		      const struct twr *wr, struct ibv_send_wr *w,
+		      const struct twr *wr, uint32_t qi, struct ibv_send_wr *w,
 		      struct ibv_sge *sg, char *err, size_t errlen)
 {
 	uint32_t len = s->p.msg_size;
@@ -131,6 +145,7 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 		sg->addr = (uintptr_t)v->mem + 8u * wr->slot;
 		sg->length = 8;
 		w->num_sge = 1;
+		w->wr_id |= qp_tag(qi);
 		return 0;
 	default:
 		seterr(err, errlen, "internal error: op %d is not a send",
@@ -142,15 +157,25 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	if (wr->op != OP_READ && len && len <= s->max_inline)
 		w->send_flags |= IBV_SEND_INLINE;
 	if (v->k->address)
-		v->k->address(v, w);
+		v->k->address(v, w, qi);
+	w->wr_id |= qp_tag(qi);
 	return 0;
+}
+
+static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	uint32_t m = a < b ? a : b;
+
+	return m < c ? m : c;
 }
 
 /*
  * Send-queue WRs go out in chains of at most v->plist (--post_list,
- * default VERBS_BATCH) per ibv_post_send.  With --cq_moderation only
- * every Nth WR, and the last of each call, asks for a completion;
- * cq_take() hands the loop one completion per WR all the same.
+ * default VERBS_BATCH) per ibv_post_send; several QPs take turns (round
+ * robin), each v->turn WRs at a time as far as its queue has room.  With
+ * --cq_moderation only every Nth WR, and the last of each call, asks for
+ * a completion; cq_take() hands the loop one completion per WR all the
+ * same.
  */
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen)
@@ -167,27 +192,37 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	if (wr->op == OP_RECV)
 		return post_recv(s, v, n, err, errlen);
 	while (done < n) {
-		uint32_t k = n - done < v->plist ? n - done : v->plist;
-		int rc;
+		uint32_t room, k;
+		int qi = verbs_qp_pick(v, &room), rc;
 
+		if (qi < 0)
+			break; /* every queue is full: the rest waits */
+		k = min3(n - done, v->plist, v->turn < room ? v->turn : room);
 		for (uint32_t i = 0; i < k; i++) {
-			if (build_send(s, v, wr, &w[i], &sg[i], err, errlen))
+			if (build_send(s, v, wr, (uint32_t)qi, &w[i], &sg[i],
+				       err, errlen))
 				return TP_FATAL;
 			if (verbs_mod_signal(v, done + i + 1 == n))
 				w[i].send_flags |= IBV_SEND_SIGNALED;
 			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
 		}
 		bad = NULL;
-		rc = ibv_post_send(v->qp, w, &bad);
+		rc = ibv_post_send(v->qps[qi], w, &bad);
 		if (rc) {
 			seterr(err, errlen, "failed to post %s: %s",
 				  wr->op == OP_SEND ? "send" : "RDMA operation",
 				  strerror(rc > 0 ? rc : errno));
 			return TP_FATAL;
 		}
+		verbs_qp_posted(v, (uint32_t)qi, k, wr->op);
 		done += k;
 	}
-	return (int)n;
+	if (!done) {
+		seterr(err, errlen,
+		       "internal error: no QP's send queue has room");
+		return TP_FATAL;
+	}
+	return (int)done;
 }
 
 static enum op wc_op(const struct verbs_priv *v, const struct ibv_wc *wc)
@@ -223,7 +258,28 @@ static int hand_owed(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 	return k;
 }
 
-/* Poll the CQ once: number of completions, or TP_FATAL. */
+/*
+ * Up to want completions into wc from the CQs, one after the other from
+ * where the last poll stopped (one CQ: that one).  The count, or -1.
+ */
+static int cqs_poll(struct verbs_priv *v, int want, struct ibv_wc *wc)
+{
+	int got = 0;
+
+	for (uint32_t k = 0; k < v->ncq && got < want; k++) {
+		int n = ibv_poll_cq(v->cqs[v->cq_next], want - got, wc + got);
+
+		if (n < 0)
+			return -1;
+		got += n;
+		if (got < want) /* drained: the next one's turn */
+			v->cq_next = v->cq_next + 1 < v->ncq ? v->cq_next + 1
+							     : 0;
+	}
+	return got;
+}
+
+/* Poll the CQ(s) once: number of completions, or TP_FATAL. */
 static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		   int max, char *err, size_t errlen)
 {
@@ -232,18 +288,25 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 
 	if (v->owed)
 		return hand_owed(s, v, c, max);
-	n = ibv_poll_cq(v->cq, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
+	n = cqs_poll(v, max < VERBS_BATCH ? max : VERBS_BATCH, wc);
 	if (n < 0) {
 		seterr(err, errlen, "failed to poll CQ");
 		return TP_FATAL;
 	}
 	for (int i = 0; i < n; i++) {
+		uint32_t qi;
+		bool lost;
+
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			verbs_wc_error(s->t ? s->t->name : s->tp->name,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
-		if (v->k->stray && v->k->stray(v, &wc[i])) {
+		qi = verbs_qp_of(v, &wc[i]);
+		lost = v->k->stray &&
+		       v->k->stray(v, &wc[i], v->peer_qpns[qi]);
+		verbs_qp_done(v, qi, wc_op(v, &wc[i]), lost);
+		if (lost) {
 			stray++;
 			continue;
 		}
@@ -389,16 +452,6 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 			}
 			continue;
 		}
-		if (!v->armed) {
-			/* arm, then look once more: a completion that came
-			 * before the arming raises no event */
-			if (ibv_req_notify_cq(v->cq, 0)) {
-				seterr(err, errlen, "failed to arm the CQ");
-				return TP_FATAL;
-			}
-			v->armed = true;
-			continue;
-		}
 		{
 			struct ibv_cq *ecq;
 			void *ectx;
@@ -424,12 +477,14 @@ int verbs_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 				return TP_FATAL;
 			}
 			ibv_ack_cq_events(ecq, 1);
-			v->armed = false;
-			if (ibv_req_notify_cq(v->cq, 0)) {
+			/* Every CQ stays armed (open() armed them): this one
+			 * again at once, and then its completions are taken
+			 * (one that came before the arming raises no event,
+			 * but the poll finds it). */
+			if (ibv_req_notify_cq(ecq, 0)) {
 				seterr(err, errlen, "failed to arm the CQ");
 				return TP_FATAL;
 			}
-			v->armed = true;
 		}
 	}
 }

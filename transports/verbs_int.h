@@ -143,11 +143,14 @@ struct verbs_kind {
 	/* Check and take the peer's extension items of this kind. */
 	int (*peer_check)(struct tsess *s, struct verbs_priv *v, char *err,
 			  size_t errlen);
-	/* Address a send WR to the peer. */
-	void (*address)(const struct verbs_priv *v, struct ibv_send_wr *w);
-	/* A completion of a stranger's datagram: not counted, its receive
-	 * posted again. */
-	bool (*stray)(const struct verbs_priv *v, const struct ibv_wc *wc);
+	/* Address a send WR of QP qi to the peer (its QP peer_qpns[qi]). */
+	void (*address)(const struct verbs_priv *v, struct ibv_send_wr *w,
+			uint32_t qi);
+	/* A completion of a stranger's datagram (not from peer_qpn, the
+	 * peer's QP of the receiving one): not counted, its receive posted
+	 * again. */
+	bool (*stray)(const struct verbs_priv *v, const struct ibv_wc *wc,
+		      uint32_t peer_qpn);
 	/* RDMA CM: ESTABLISHED arrived (client); after the NODE exchange. */
 	void (*cm_established)(struct verbs_priv *v,
 			       const struct rdma_cm_event *ev);
@@ -158,6 +161,13 @@ struct verbs_kind {
 extern const struct verbs_kind verbs_kind_rc, verbs_kind_uc, verbs_kind_ud,
 	verbs_kind_xrc;
 
+/* One QP's figures (--qps, verbs_qps.c). */
+struct verbs_qpc {
+	uint64_t msgs; /* counted as the loop counts: sends and writes when
+			* posted, receives and reads when complete */
+	uint32_t out; /* send-queue WRs posted, not yet complete */
+};
+
 /* Per-session state: s->priv. */
 struct verbs_priv {
 	bool no_device; /* this host has no RDMA device at all */
@@ -166,6 +176,9 @@ struct verbs_priv {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *cc;
+	/* rc_conn (verbs_rcconn.c), which arms its CQ itself: notification
+	 * requested, no event taken since */
+	bool armed;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp; /* RC/UC/UD QP, or the XRC send (INI) QP */
 	struct ibv_qp *tgt; /* XRC receive (TGT) QP */
@@ -176,7 +189,30 @@ struct verbs_priv {
 	void *mem; /* page-aligned buffer (s->buf) */
 	bool mapped; /* mem is verbs_map()'s (hugepages, odp), not malloc's */
 	size_t memlen, reglen; /* bytes allocated, bytes registered */
-	bool armed; /* CQ notification requested, no event taken since */
+	/*
+	 * --qps (verbs_qps.c): nqp QPs, qps[0] the one above (qp), each
+	 * peered with the peer's QP of its index (peer_qpns) and counted in
+	 * qc; ncq CQs, cqs[0] the one above (cq): one, or one per QP
+	 * (--cq_per_qp).  With one QP every array is the one field it
+	 * names (qps == &qp, cqs == &cq, peer_qpns == &peer.qpn, ...), so
+	 * that the data path is the same code for one QP and for many.
+	 */
+	uint32_t nqp, ncq;
+	struct ibv_qp **qps;
+	struct ibv_cq **cqs;
+	uint32_t *peer_qpns;
+	struct verbs_qpc *qc;
+	uint32_t cq_next; /* the CQ the next poll starts at */
+	uint32_t qp_next; /* the QP the next send goes to (round robin) */
+	uint32_t turn; /* send WRs one QP takes in its turn */
+	uint32_t srq_wr; /* receives of the SRQ (--use_srq): all QPs' */
+	/* Receives owed (several QPs, no SRQ): the QP of each receive
+	 * that completed, in order, until post() posts it again. */
+	uint32_t *rx_ring, rx_cap, rx_head, rx_len;
+	uint64_t *qpn_ix; /* sorted qpn << 32 | index: an SRQ receive's QP */
+	uint64_t setup_ns; /* making, exchanging and connecting the QPs */
+	uint64_t proc_B; /* the process's growth while they were made */
+	struct verbs_qpc qc1; /* qc of one QP */
 	bool write_imm; /* the last write posted carried an immediate */
 	uint8_t port, alt_port;
 	struct ibv_device_attr dattr;
@@ -322,9 +358,10 @@ void verbs_reg_mr_error(size_t len, int e, uint64_t memlock, char *err,
 
 /* ---- verbs_qp.c ---- */
 
-/* The creation attributes of an RC, UC or UD QP, with inline data. */
+/* The creation attributes of an RC, UC or UD QP (QP qi of --qps), with
+ * inline data. */
 void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
-			struct ibv_qp_init_attr *ia);
+			uint32_t qi, struct ibv_qp_init_attr *ia);
 /* --use_srq: create the shared receive queue (no-op without it). */
 int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
@@ -343,7 +380,8 @@ int verbs_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
  * verbs_qp_made(). */
 int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
 		    size_t errlen);
-/* The create operation of RC, UC, UD: the --use_srq SRQ and one QP. */
+/* The create operation of RC, UC, UD: the --use_srq SRQ and the QP (or
+ * --qps of them). */
 int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
 			size_t errlen);
 /* RESET -> INIT. */
@@ -354,10 +392,10 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 int verbs_qp_rtr(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
 		 uint32_t dest, bool responds, const char *what, char *err,
 		 size_t errlen);
-/* RTS of v->qp, with what its kind issues (reads) and alt_path. */
-int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, char *err,
-		 size_t errlen);
-/* The connect operation of RC and UC: RTR, then RTS. */
+/* RTS of qp, with what its kind issues (reads) and alt_path. */
+int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
+		 char *err, size_t errlen);
+/* The connect operation of RC and UC: RTR, then RTS, of each QP. */
 int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen);
 /* Choose this side's GID (RoCE) into v->gid and v->info. */
@@ -394,6 +432,57 @@ int verbs_cm_sockaddr(const struct sockaddr_storage *in, uint16_t port,
  * channel (after everything else).  Bounded; never fail. */
 void verbs_cm_close_qp(struct verbs_priv *v);
 void verbs_cm_release(struct verbs_priv *v);
+
+/* ---- verbs_qps.c: several QPs in one session (--qps) ---- */
+
+/* The one-QP arrays (verbs_priv above): after v is zeroed. */
+void verbs_qps_init(struct verbs_priv *v);
+/* From s->p.qps and cq_per_qp, and the session's send and receive WRs
+ * (v->send_wr, v->recv_wr: totals on entry): how many QPs and CQs, each
+ * QP's share of the WRs (v->send_wr, v->recv_wr after), the SRQ's. */
+void verbs_qps_plan(struct tsess *s, struct verbs_priv *v);
+/* The device's and the process's limits against the plan (max_qp, max_cq,
+ * RLIMIT_MEMLOCK, softverbs' RLIMIT_NOFILE): 0, or -1 with err naming
+ * the limit and how many QPs would fit. */
+int verbs_qps_check(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+/* Completions each of the session's CQs holds. */
+uint64_t verbs_cq_size(const struct tsess *s, const struct verbs_priv *v);
+/* Allocate the arrays of several QPs (none for one).  0, or -1. */
+int verbs_qps_alloc(struct tsess *s, struct verbs_priv *v, char *err,
+		    size_t errlen);
+/* After the QPs are made: their QPN index (several QPs), the receives
+ * owed to each before the first (the loop's first post). */
+void verbs_qps_made(struct tsess *s, struct verbs_priv *v);
+/* Free the arrays (after the QPs and CQs are destroyed); back to one. */
+void verbs_qps_free(struct verbs_priv *v);
+/* After NODE (and its extension): both ends' QPNs, in blocks of
+ * VERBS_QPN_CHUNK, each end sending one then reading the peer's.  Only
+ * with several QPs.  0, or -1 with err filled. */
+int verbs_qpn_exchange(struct tsess *s, struct verbs_priv *v, char *err,
+		       size_t errlen);
+/* The QP the next send-queue WR goes to (round robin past full ones;
+ * -1: every one is full), and how many more it takes now. */
+int verbs_qp_pick(struct verbs_priv *v, uint32_t *room);
+/* The QP of the next receive to post (the one owed longest). */
+uint32_t verbs_qp_recv_next(struct verbs_priv *v);
+/* The QP of completion wc (its wr_id, or its QPN for an SRQ receive). */
+uint32_t verbs_qp_of(const struct verbs_priv *v, const struct ibv_wc *wc);
+/* k send-queue WRs of op went to QP qi. */
+void verbs_qp_posted(struct verbs_priv *v, uint32_t qi, uint32_t k,
+		     enum op op);
+/* A completion of op on QP qi (a stray datagram: stray). */
+void verbs_qp_done(struct verbs_priv *v, uint32_t qi, enum op op,
+		   bool stray);
+/* Resident bytes of this process now (0 if /proc cannot say). */
+uint64_t verbs_proc_bytes(void);
+/* The transport's qp_stats operation (transport.h). */
+void verbs_qp_stats(const struct tsess *s, struct qp_side *q,
+		    uint64_t *counts);
+
+#define VERBS_QPN_CHUNK 1000 /* QPNs in one block of the exchange */
+/* The item of a QPN block: u32 index of the first, then u32 QPNs. */
+#define VQ_QPNS 1
 
 /* ---- verbs_data.c: the operations of the descriptors ---- */
 
@@ -527,7 +616,7 @@ void verbs_counters(struct tsess *s, struct cnt_set *c);
 		.name = #x, .label = lbl, .flags = fl, .max_msg = max,      \
 		.priv_size = sizeof(struct verbs_priv), .check = x##_check, \
 		.open = x##_open, .close = verbs_close, .post = verbs_post, \
-		.counters = verbs_counters,                                 \
+		.counters = verbs_counters, .qp_stats = verbs_qp_stats,     \
 		.poll = verbs_poll, .facts = verbs_facts,                   \
 		.rx_data = verbs_rx_data, .tx_data = verbs_tx_data,         \
 	}

@@ -53,27 +53,29 @@ int verbs_srq_create(struct tsess *s, struct verbs_priv *v, char *err,
 {
 	struct ibv_srq_init_attr sa;
 
-	if (!s->p.use_srq || !v->recv_wr || v->srq)
+	if (!s->p.use_srq || !v->srq_wr || v->srq)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.attr.max_wr = v->recv_wr;
+	sa.attr.max_wr = v->srq_wr;
 	sa.attr.max_sge = 1;
 	v->srq = ibv_create_srq(v->pd, &sa);
 	if (!v->srq) {
 		seterr(err, errlen,
 			  "failed to create an SRQ of %u receives on %s: %s",
-			  v->recv_wr, v->info.device, strerror(errno));
+			  v->srq_wr, v->info.device, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
 void verbs_qp_init_attr(const struct tsess *s, const struct verbs_priv *v,
-			struct ibv_qp_init_attr *ia)
+			uint32_t qi, struct ibv_qp_init_attr *ia)
 {
+	struct ibv_cq *cq = v->cqs[v->ncq > 1 ? qi : 0];
+
 	memset(ia, 0, sizeof(*ia));
-	ia->send_cq = v->cq;
-	ia->recv_cq = v->cq;
+	ia->send_cq = cq;
+	ia->recv_cq = cq;
 	ia->srq = v->srq;
 	ia->qp_type = v->k->qp_type;
 	ia->cap.max_send_wr = v->send_wr;
@@ -103,23 +105,34 @@ int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
 			size_t errlen)
 {
 	struct ibv_qp_init_attr ia;
+	bool no_inline = false;
 
 	if (verbs_srq_create(s, v, err, errlen))
 		return -1;
-	verbs_qp_init_attr(s, v, &ia);
-	v->qp = ibv_create_qp(v->pd, &ia);
-	if (!v->qp && !s->p.inline_set) {
-		/* some devices offer no inline data */
-		ia.cap.max_inline_data = 0;
-		v->qp = ibv_create_qp(v->pd, &ia);
+	/* one QP, or --qps of them alike (v->qp is the first) */
+	for (uint32_t i = 0; i < v->nqp; i++) {
+		struct ibv_qp **qp = &v->qps[i];
+
+		verbs_qp_init_attr(s, v, i, &ia);
+		if (no_inline)
+			ia.cap.max_inline_data = 0;
+		*qp = ibv_create_qp(v->pd, &ia);
+		if (!*qp && !s->p.inline_set && !no_inline) {
+			/* some devices offer no inline data */
+			no_inline = true;
+			ia.cap.max_inline_data = 0;
+			*qp = ibv_create_qp(v->pd, &ia);
+		}
+		if (!*qp && s->p.inline_set && i == 0)
+			return inline_refused(s, v, &ia, err, errlen);
+		if (!*qp) {
+			seterr(err, errlen, "failed to create %s QP%s%.0u: %s",
+			       s->tp->label, v->nqp > 1 ? " " : "",
+			       v->nqp > 1 ? i + 1 : 0, strerror(errno));
+			return -1;
+		}
 	}
-	if (!v->qp && s->p.inline_set)
-		return inline_refused(s, v, &ia, err, errlen);
-	if (!v->qp) {
-		seterr(err, errlen, "failed to create %s QP: %s",
-			  s->tp->label, strerror(errno));
-		return -1;
-	}
+	v->qp = v->qps[0];
 	return 0;
 }
 
@@ -179,8 +192,10 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 		a.qkey = VERBS_QKEY;
 		mask |= IBV_QP_QKEY;
 	}
-	if (verbs_modify(v->qp, &a, mask, "QP to INIT", err, errlen))
-		return -1;
+	for (uint32_t i = 0; i < v->nqp; i++)
+		if (verbs_modify(v->qps[i], &a, mask, "QP to INIT", err,
+				 errlen))
+			return -1;
 	if (v->tgt && verbs_modify(v->tgt, &a, mask, "XRC receive QP to INIT",
 				   err, errlen))
 		return -1;
@@ -240,8 +255,8 @@ int verbs_qp_rtr(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
 	return verbs_modify(qp, &a, mask, what, err, errlen);
 }
 
-int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, char *err,
-		 size_t errlen)
+int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,
+		 char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
 	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
@@ -264,16 +279,18 @@ int verbs_qp_rts(struct tsess *s, struct verbs_priv *v, char *err,
 	}
 	if (v->k->alt_path)
 		alt_path(s, v, &a, &mask);
-	return verbs_modify(v->qp, &a, mask, "QP to RTS", err, errlen);
+	return verbs_modify(qp, &a, mask, "QP to RTS", err, errlen);
 }
 
 int verbs_qp_connect(struct tsess *s, struct verbs_priv *v, char *err,
 		     size_t errlen)
 {
-	if (verbs_qp_rtr(s, v, v->qp, v->peer.qpn, v->k->responds,
-			 "QP to RTR", err, errlen))
-		return -1;
-	return verbs_qp_rts(s, v, err, errlen);
+	for (uint32_t i = 0; i < v->nqp; i++)
+		if (verbs_qp_rtr(s, v, v->qps[i], v->peer_qpns[i],
+				 v->k->responds, "QP to RTR", err, errlen) ||
+		    verbs_qp_rts(s, v, v->qps[i], err, errlen))
+			return -1;
+	return 0;
 }
 
 static enum verbs_gid_type gid_type_of(enum ibv_gid_type t)

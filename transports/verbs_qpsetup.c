@@ -60,7 +60,7 @@ static int qs_create(struct tsess *s, struct verbs_priv *v, char *err,
 {
 	struct ibv_qp_init_attr ia;
 
-	verbs_qp_init_attr(s, v, &ia);
+	verbs_qp_init_attr(s, v, 0, &ia);
 	ia.cap.max_inline_data = 0; /* nothing is sent on it */
 	v->qp = ibv_create_qp(v->pd, &ia);
 	if (!v->qp)
@@ -108,7 +108,7 @@ static int qs_do(struct tsess *s, struct verbs_priv *v, enum qs_step step,
 				    v->k->responds, "QP to RTR", err,
 				    errlen) ? -1 : 1;
 	case QS_RTS:
-		return verbs_qp_rts(s, v, err, errlen) ? -1 : 1;
+		return verbs_qp_rts(s, v, v->qp, err, errlen) ? -1 : 1;
 	case QS_DESTROY: {
 		int e = ibv_destroy_qp(v->qp);
 

@@ -322,7 +322,7 @@ static int qp_make(struct tsess *s, struct verbs_priv *v, char *why,
 {
 	struct ibv_qp_init_attr ia;
 
-	verbs_qp_init_attr(s, v, &ia);
+	verbs_qp_init_attr(s, v, 0, &ia);
 	if (rdma_create_qp(v->cm_id, v->pd, &ia)) {
 		ia.cap.max_inline_data = 0; /* some devices offer none */
 		if (rdma_create_qp(v->cm_id, v->pd, &ia))

@@ -88,7 +88,7 @@ static int xrc_connect(struct tsess *s, struct verbs_priv *v, char *err,
 	    verbs_qp_rtr(s, v, v->tgt, v->xpeer.xrc_ini_qpn, true,
 			 "XRC receive QP to RTR", err, errlen))
 		return -1;
-	return verbs_qp_rts(s, v, err, errlen);
+	return verbs_qp_rts(s, v, v->qp, err, errlen);
 }
 
 static void xrc_ext_fill(const struct verbs_priv *v, struct verbs_ext *x)
@@ -116,8 +116,10 @@ static int xrc_peer_check(struct tsess *s, struct verbs_priv *v, char *err,
 	return 0;
 }
 
-static void xrc_address(const struct verbs_priv *v, struct ibv_send_wr *w)
+static void xrc_address(const struct verbs_priv *v, struct ibv_send_wr *w,
+			uint32_t qi)
 {
+	(void)qi; /* one QP */
 	w->qp_type.xrc.remote_srqn = v->peer.srqn;
 }
 

@@ -74,6 +74,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ext_stat_decode_streams(blk, n + TLV_HDR, sc,
 					size ? data[0] % (STREAMS_MAX + 1) : 0);
+		if (r.qps > QPS_MAX)
+			__builtin_trap();
+		{
+			/* --qps: a STATX_QPS item within its bounds */
+			static struct qp_side q;
+
+			if (stat_qps_take(blk, n + TLV_HDR, &q) == 0 &&
+			    q.valid &&
+			    (q.n < 1 || q.n > QPS_MAX || q.listed > q.n ||
+			     q.listed > QPS_LIST_MAX || q.min > q.median ||
+			     q.median > q.max))
+				__builtin_trap();
+		}
 	}
 	{
 		/* The CONF extension: a whole block, up to 4096 bytes. */

@@ -30,6 +30,7 @@ srcs="
 	core/param.c
 	core/help.c
 	core/ctl.c
+	core/ctl_qps.c
 	core/session.c
 	core/session_cnt.c
 	core/pathrun.c
@@ -77,6 +78,8 @@ srcs="
 	output/json_clients.c
 	output/report_load.c
 	output/json_load.c
+	output/report_qps.c
+	output/json_qps.c
 "
 # The product sources are compiled once (for every harness; in parallel,
 # as many at once as there are CPUs), then each harness is linked.

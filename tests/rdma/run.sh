@@ -12,6 +12,7 @@
 #   RDMA_QUICK=1   only the first section (for a fast look)
 #   RDMA_KNOBS=1   only the verbs knobs and NUMA section (tests/rdma/knobs.sh)
 #   RDMA_STREAMS=1 only --streams (tests/rdma/streams.sh)
+#   RDMA_QPS=1     only --qps (tests/rdma/qps.sh)
 #   RDMA_PACE=1    only --rate (tests/rdma/pace.sh)
 #   RDMA_COUNTERS=1 only the port counters (tests/rdma/counters.sh; with
 #                  RDMA_PASS=plain, one pass)
@@ -246,6 +247,10 @@ if [ -n "${RDMA_PACE:-}" ]; then # only --rate (tests/rdma/pace.sh)
 fi
 if [ -n "${RDMA_STREAMS:-}" ]; then # only --streams (tests/rdma/streams.sh)
 	. "$(dirname "$0")/streams.sh"
+	finish
+fi
+if [ -n "${RDMA_QPS:-}" ]; then # only --qps (tests/rdma/qps.sh)
+	. "$(dirname "$0")/qps.sh"
 	finish
 fi
 if [ -n "${RDMA_COUNTERS:-}" ]; then # only port counters (tests/rdma/counters.sh)
@@ -646,6 +651,8 @@ section "verbs knobs and NUMA (knobs.sh)"
 . "$(dirname "$0")/knobs.sh"
 section "--streams (streams.sh)"
 . "$(dirname "$0")/streams.sh"
+section "--qps (qps.sh)"
+. "$(dirname "$0")/qps.sh"
 section "--rate (pace.sh)"
 . "$(dirname "$0")/pace.sh"
 section "ceiling and host checks (ceiling.sh)"

@@ -222,6 +222,7 @@ TEST(param_table_rows)
 		[PAR_TCLASS - PAR_VK_FIRST] = 255,
 		[PAR_PKEY_INDEX - PAR_VK_FIRST] = 65535,
 		[PAR_NUMA_NODE - PAR_VK_FIRST] = PAR_VK_NODE_MAX,
+		[PAR_CQ_PER_QP - PAR_VK_FIRST] = 1,
 	};
 	struct req q;
 	struct tparams p;
@@ -524,6 +525,58 @@ TEST(stat_ext_hist)
 	}
 }
 
+/* --qps: REQX_QPS only above one QP; STATX_QPS round trip and bounds. */
+TEST(qps_items)
+{
+	static struct qp_side a, b;
+	uint8_t blk[TLV_BIG_MAX];
+	struct req q, d;
+	struct node_stat st;
+	size_t n, m;
+
+	memset(&q, 0, sizeof(q));
+	q.ext = true;
+	q.ext_ver = 2;
+	q.gid_index = -1;
+	q.qps = 1;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(n > 0);
+	CHECK(ext_req_decode(blk, n, &d) == 0 && d.qps == 1);
+	m = n;
+	q.qps = 4096;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(n == m + 8); /* one u32 item more */
+	CHECK(ext_req_decode(blk, n, &d) == 0 && d.qps == 4096);
+	q.qps = QPS_MAX + 1;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(ext_req_decode(blk, n, &d) < 0);
+
+	memset(&st, 0, sizeof(st));
+	n = ext_stat_encode(&st, 2, NULL, blk, sizeof(blk));
+	CHECK(n > 0);
+	CHECK(stat_qps_take(blk, n, &b) == 0 && !b.valid);
+	a = (struct qp_side){ .valid = true, .n = 5000, .cq_per_qp = true,
+			      .setup_ns = 123456789, .mr_B = 14,
+			      .queue_B = 4160, .proc_B = 9000,
+			      .total = 5000 * 3 + 1, .min = 3, .median = 3,
+			      .max = 4, .listed = QPS_LIST_MAX };
+	for (uint32_t i = 0; i < a.listed; i++)
+		a.counts[i] = i ? 3 : 4;
+	m = stat_qps_append(&a, blk, n, sizeof(blk));
+	CHECK(m == n + 4 + STATX_QPS_HDR + 8 * QPS_LIST_MAX);
+	CHECK(stat_qps_take(blk, m, &b) == 0 && b.valid);
+	CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	/* no room: the block as it was */
+	CHECK(ext_stat_encode(&st, 2, NULL, blk, sizeof(blk)) == n);
+	CHECK(stat_qps_append(&a, blk, n, n + 100) == n);
+	CHECK(stat_qps_take(blk, n, &b) == 0 && !b.valid);
+	/* a spread out of order is malformed */
+	a.min = 5;
+	m = stat_qps_append(&a, blk, n, sizeof(blk));
+	CHECK(m > n);
+	CHECK(stat_qps_take(blk, m, &b) < 0);
+}
+
 TEST(conf_codec)
 {
 	struct conf_info c, d;
@@ -662,6 +715,7 @@ int main(void)
 	RUN(stat_encode_layout);
 	RUN(stat_roundtrip_ext);
 	RUN(stat_ext_hist);
+	RUN(qps_items);
 	RUN(conf_codec);
 	RUN(ctl_recv_timeout_and_eof);
 	RUN(ctl_recv_peer_error);

@@ -266,8 +266,10 @@ TEST(every_option_parses)
 				argv[argc++] = "--load";
 				argv[argc++] = "tcp_bw";
 			}
+			/* --qps is refused on a test that runs one QP */
 			if (!exporter)
 				argv[argc++] = r->act == OA_COMPARE ? "b.json" :
+					       r->par == PAR_QPS    ? "rc_bw" :
 								      "tcp_lat";
 			argv[argc] = NULL;
 			rc = parse_v(argc, argv, &p, err, sizeof(err));
@@ -384,6 +386,11 @@ TEST(par_one_range)
 			CHECK(o->type == first->type && o->min == first->min &&
 			      o->max == first->max);
 		}
+		/* an on/off knob given by flags alone (--cq_per_qp) */
+		for (size_t i = 0; !first && i < opt_count; i++)
+			if (opt_table[i].par == par &&
+			    opt_table[i].type == OT_SET1)
+				first = &opt_table[i];
 		CHECK(first != NULL);
 		if (!first)
 			continue;

@@ -23,7 +23,8 @@ TEST(default_budget)
 
 TEST(unsupervised_child_calls)
 {
-	struct admit a = { 8, 1, 1ULL << 30, 0, NS_PER_SEC, 10 };
+	struct admit a = { .req_index = 8, .data = 1, .mem = 1ULL << 30,
+			   .timeout_ns = NS_PER_SEC, .no_msgs = 10 };
 	char err[64] = "";
 
 	/* Not a server child: admitted at once, quit goes nowhere. */
