@@ -55,7 +55,7 @@ expect "no --rendezvous: exit 2" 2 '^$' '^qperf: --cluster needs --rendezvous HO
 run env QPERF_RANK=2 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
 expect "rank beyond size: exit 2" 2 '^$' '^qperf: QPERF_RANK=2: must be below QPERF_SIZE=2$'
 run "$QPERF" --cluster rung tcp_bw
-expect "bad pattern: exit 2" 2 '^$' 'bad cluster pattern rung \(all, ring, bisect or random:K\)'
+expect "bad pattern: exit 2" 2 '^$' 'bad cluster pattern rung \(all, ring, bisect, random:K, incast:K or fanout:K\)'
 run "$QPERF" --cluster random:0 tcp_bw
 expect "random:0: exit 2" 2 '^$' 'K must be 1 to 1000000'
 run "$QPERF" --cluster all localhost tcp_bw
