@@ -124,6 +124,15 @@ int load_opt(struct plan *plan, int act, const char *spelling,
  * filled when the test has no such direction. */
 int load_tests(const struct load_opts *l, struct load_spec out[2],
 	       char *err, size_t errlen);
+/*
+ * The settings of a load beside a test of settings s: s's but for -m, -n,
+ * --rate and -I (the load takes its test's own default message size), and
+ * -t 0 (until interrupted), spelt `by` in messages ("--load").  For
+ * --load and for cluster mode's latency rounds of incast:K and fanout:K.
+ */
+void load_settings_of(const struct settings *s, const char *by,
+		      struct settings *out);
+
 /* --load against the rest of the plan: 0, or -1 with err filled. */
 int load_check(const struct plan *p, char *err, size_t errlen);
 
