@@ -95,6 +95,7 @@ struct cgroup {
 	bool ok; /* every flow measured */
 	bool load; /* a latency round: a victim and loads */
 	bool retried; /* failed in the schedule, tried again after it */
+	bool final; /* its flows are in the matrices */
 	struct cgflow f[SCHED_GROUP_MAX];
 	double aggregate; /* the sum of the sharers' figures */
 	double fairness; /* their Jain's index; 0: fewer than 1 */

@@ -218,10 +218,55 @@ static void print_round(const struct coord *c, size_t item, uint32_t r,
 	printf("\n");
 }
 
+/* The first of round g's ranks that is gone, or UINT32_MAX. */
+static uint32_t gone_of(const struct coord *c, const struct cgroup *g)
+{
+	for (uint32_t i = 0; i <= g->k; i++) {
+		uint32_t k = i ? g->f[i - 1].rank : g->hub;
+
+		if (!c->r[k].alive)
+			return k;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * Round r of item, final, into the matrices: each flow of the item's
+ * own test (every flow, or the victim) with its result in rg (NULL:
+ * each failed with why), and its --json_stream line.
+ */
+static void commit(struct coord *c, size_t item, uint32_t r,
+		   struct cgroup *cg, const struct gres *rg, const char *why)
+{
+	bool incast = c->p->cluster.pattern.kind == SCHED_INCAST;
+
+	cg->final = true;
+	c->round = r + 1;
+	for (uint32_t i = 0; i < cg->k && !(cg->load && i); i++) {
+		uint32_t m = cg->f[i].rank;
+		struct cmsg_result res;
+
+		memset(&res, 0, sizeof(res));
+		if (rg)
+			res = rg->f[i].res;
+		/* a flow measured in a failed round stands for nothing */
+		if (!cg->ok && (!rg || (!res.status && cg->f[i].fig > 0))) {
+			res.status = 1;
+			xsnprintf(res.err, sizeof(res.err), "%s%s",
+				  rg ? "not counted: its round failed: " : "",
+				  rg ? cg->err : why);
+		}
+		c->record(c, (uint32_t)item, incast ? m : cg->hub,
+			  incast ? cg->hub : m, &res);
+	}
+	coord_json_group(c, item, r + 1, cg);
+	c->round = 0;
+}
+
 /*
  * Run round r of item (hub, its k members) into c->t[item].grp[r] and
- * report it; first: in the schedule (a failure is then tried again
- * after it).  The flows go to the matrices once final.
+ * report it.  first: in the schedule, where a failed round whose ranks
+ * are all there is kept to be tried again after it; else final.
  */
 static void run_round(struct coord *c, size_t item, uint32_t r,
 		      uint32_t hub, const uint32_t *members, uint32_t k,
@@ -229,16 +274,13 @@ static void run_round(struct coord *c, size_t item, uint32_t r,
 {
 	struct ctest *ct = &c->t[item];
 	struct cgroup *cg = &ct->grp[r];
-	bool alive = c->r[hub].alive, final;
 	uint32_t own = 0;
+	bool final;
 
-	for (uint32_t i = 0; i < k; i++)
-		alive = alive && c->r[members[i]].alive;
 	coord_group(c, (uint32_t)item, hub, members, k, g);
+	cg->retried = !first;
 	summarize(c, item, hub, g, cg);
-	final = cg->ok || !first || !alive;
-	if (!first)
-		cg->retried = true;
+	final = cg->ok || !first || gone_of(c, cg) != UINT32_MAX;
 	for (uint32_t i = 0; i < k; i++)
 		own += !(g->f[i].flow & CRUN_LOAD);
 	if (!first) {
@@ -249,31 +291,15 @@ static void run_round(struct coord *c, size_t item, uint32_t r,
 		print_round(c, item, r + 1, cg, !final);
 		fflush(stdout);
 	}
-	if (!final)
-		return;
-	c->round = r + 1;
-	for (uint32_t i = 0; i < k; i++) {
-		struct cmsg_result res = g->f[i].res;
-
-		if (g->f[i].flow & CRUN_LOAD)
-			continue;
-		/* a flow measured in a failed round stands for nothing */
-		if (!cg->ok && !res.status && cg->f[i].fig > 0) {
-			res.status = 1;
-			xsnprintf(res.err, sizeof(res.err),
-				  "not counted: its round failed: %s", cg->err);
-		}
-		c->record(c, (uint32_t)item, g->f[i].client, g->f[i].server,
-			  &res);
-	}
-	coord_json_group(c, item, r + 1, cg);
-	c->round = 0;
+	if (final)
+		commit(c, item, r, cg, g, NULL);
 }
 
 void group_walk(struct coord *c, const struct sched *s)
 {
 	struct gres *g = xcalloc(1, sizeof(*g));
 	uint32_t members[SCHED_GROUP_MAX], hub, k;
+	char why[CMSG_ERR_MAX + 128];
 
 	for (size_t i = 0; i < c->p->ntests; i++)
 		c->t[i].grp = xcalloc(s->rounds ? s->rounds : 1,
@@ -283,16 +309,26 @@ void group_walk(struct coord *c, const struct sched *s)
 		for (size_t i = 0; i < c->p->ntests; i++)
 			run_round(c, i, r, hub, members, k, g, true);
 	}
+	/* The failed rounds again, if their ranks are still there. */
 	for (size_t i = 0; i < c->p->ntests; i++)
 		for (uint32_t r = 0; r < s->rounds; r++) {
-			const struct cgroup *cg = &c->t[i].grp[r];
+			struct cgroup *cg = &c->t[i].grp[r];
+			uint32_t lost = gone_of(c, cg);
 
-			if (cg->ok || !cg->ran)
+			if (cg->final)
 				continue;
 			k = sched_group(s, r, &hub, members);
-			if (!c->r[hub].alive)
-				continue; /* final already */
-			run_round(c, i, r, hub, members, k, g, false);
+			if (lost == UINT32_MAX) {
+				run_round(c, i, r, hub, members, k, g, false);
+				continue;
+			}
+			xsnprintf(why, sizeof(why),
+				  "its round failed: %s; not tried again: rank %u is gone",
+				  cg->err, lost);
+			if (c->text)
+				printf("round %u: %s: %s\n", r + 1,
+				       cluster_item_name(&c->p->tests[i]), why);
+			commit(c, i, r, cg, NULL, why);
 		}
 	free(g);
 }

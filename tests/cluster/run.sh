@@ -17,6 +17,8 @@
 #    MPI gives each job.
 # Strangers' quits, a server gone, hostile host names, rank 0 short of
 # open files, 32 ranks at once: tests/cluster/strangers.sh, sourced here.
+# I. incast:K and fanout:K (tests/cluster/incast.sh, sourced here): 4
+#    ranks on loopback, text, --json under mpirun, --json_stream, bad K.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
 #    the launcher's PMIx (libpmix opened at run time); with
 #    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
@@ -114,6 +116,8 @@ for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
 . "$(dirname "$0")/strangers.sh"
 # --- verdicts: ceilings, efficiency, --expect per pair (tests/cluster/verdicts.sh)
 . "$(dirname "$0")/verdicts.sh"
+# --- incast:K and fanout:K on loopback (tests/cluster/incast.sh)
+. "$(dirname "$0")/incast.sh"
 # trust.sh's stalled rank has ended meanwhile
 stall_check
 
