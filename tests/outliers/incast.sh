@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# D. incast:K and fanout:K behind tc tbf (issue 19 item 4; docs/cluster.md
+#    "Incast and fan-out"), sourced by tests/outliers/run.sh after its
+#    namespaces are up: 5 ranks (namespaces 0-4), every veth at RATE
+#    Mbit/s both ways (shape_all).
+#  - incast:4 tcp_bw tcp_lat, --json: each round 4 senders into one
+#    receiver, whose ingress tbf is the bottleneck: the aggregate within
+#    10% of RATE's payload share, a fairness index in every round; rank 3
+#    sends through its own TIGHT Mbit/s tbf, and is named the slowest (the
+#    unfair one) in each of its 4 rounds and in no other; tcp_lat's
+#    victims wait behind the loads' queue (at least 1 ms, against tens of
+#    us idle);
+#  - fanout:4 tcp_bw, text: each round one sender to 4 receivers, its
+#    egress tbf the bottleneck: the aggregate within 10% likewise; rank 2
+#    receives through its own TIGHT Mbit/s tbf and is named the slowest in
+#    the 4 rounds it receives in.
+
+NI=5 # ranks
+TIGHT=${TIGHT:-2} # Mbit/s of the one tighter tbf
+# tbf meters frames, qperf counts payload (tests/netns/run.sh): TCP's
+# 1448 bytes of 1514; the aggregate's target in MB/s.
+AGG=$(awk -v r="$RATE" 'BEGIN { printf "%.4f", r * 1448 / 1514 / 8 }')
+
+shape_all
+# rank 3's sends (its egress, in its namespace) through the tighter tbf
+if tc -n "$(ns 3)" qdisc replace dev "qc$$r3" root tbf rate "${TIGHT}mbit" burst 64kb latency 50ms 2>"$T/tc.err"; then
+	pass "incast: rank 3 sends through tbf ${TIGHT}mbit, every other way ${RATE}mbit"
+else
+	fail "incast: rank 3 sends through tbf ${TIGHT}mbit" "$(cat "$T/tc.err")"
+fi
+CL_PATTERN=incast:4 CL_N=$NI cluster_run incast --json tcp_bw tcp_lat
+json_valid "incast:4 behind tbf --json: valid against the schema"
+python3 - "$OUT_FILE" "$RC" "$AGG" >"$T/inc.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, rc, agg = d["cluster"], int(sys.argv[2]), float(sys.argv[3]) * 1e6
+bw, lat = c["tests"]
+assert rc == d["exit_status"] == 0 and c["gone"] == [], (rc, c["outliers"], c["gone"])
+rows = []
+for r, g in enumerate(bw["groups"]):
+    assert g["status"] == "ok" and g["hub"] == r and len(g["flows"]) == 4, g
+    assert sorted(f["client"] for f in g["flows"]) == [k for k in range(5) if k != r], g
+    assert abs(g["aggregate"] / agg - 1) <= 0.10, ("aggregate", r, g["aggregate"], agg)
+    assert 0 < g["fairness"] <= 1, g
+    slow = g["slowest"]["client"]
+    assert (slow == 3) == (r != 3), ("slowest", r, slow, g["flows"])
+    rows.append("%d: %.2f MB/s (%.1f%%), fairness %.3f, slowest %d at %.2f" % (
+        r, g["aggregate"] / 1e6, 100 * g["aggregate"] / agg, g["fairness"], slow,
+        g["slowest"]["ratio"]))
+v = [g["victim_latency_s"] for g in lat["groups"]]
+assert all(g["status"] == "ok" and [f["role"] for f in g["flows"]] == ["victim", "load", "load", "load"]
+           for g in lat["groups"]), lat["groups"]
+assert min(v) >= 1e-3, v
+print("; ".join(rows))
+print("victims %s ms" % ", ".join("%.1f" % (1e3 * x) for x in v))
+PY
+if [ $? = 0 ]; then
+	pass "incast:4 behind tbf: each receiver's aggregate within 10% of ${AGG} MB/s, a fairness index per round, rank 3 named the slowest exactly in its 4 rounds ($(head -1 "$T/inc.out"))"
+	pass "incast:4 tcp_lat: each victim's latency behind the loads' queue, at least 1 ms ($(tail -1 "$T/inc.out"))"
+else
+	fail "incast:4 behind tbf: aggregates within 10%, rank 3 named the slowest" "$(cat "$T/inc.out")" "$(ctx)"
+fi
+ranks_exit_0 incast
+
+shape_all
+# rank 2's receives (its ingress, on the hub's side) through the tighter tbf
+if tc -n "$HUB" qdisc replace dev "qc$$h2" root tbf rate "${TIGHT}mbit" burst 64kb latency 50ms 2>"$T/tc.err"; then
+	pass "fanout: rank 2 receives through tbf ${TIGHT}mbit, every other way ${RATE}mbit"
+else
+	fail "fanout: rank 2 receives through tbf ${TIGHT}mbit" "$(cat "$T/tc.err")"
+fi
+CL_PATTERN=fanout:4 CL_N=$NI cluster_run fanout tcp_bw
+python3 - "$OUT_FILE" "$AGG" >"$T/fan.out" 2>&1 <<'PY'
+import re, sys
+L = open(sys.argv[1]).read().split("\n")
+agg = float(sys.argv[2])
+rows = []
+for r in range(5):
+    i = next(i for i, l in enumerate(L) if l.startswith("round %d: tcp_bw from rank %d " % (r + 1, r)))
+    fl = [re.fullmatch(r"  rank %d -> (\d): ([0-9.,]+) MB/s" % r, l) for l in L[i + 1:i + 5]]
+    assert all(fl), L[i:i + 6]
+    a = re.fullmatch(r"  aggregate ([0-9.,]+) MB/s, fairness ([0-9.]+), slowest rank (\d) at ([0-9.]+) of the fair share", L[i + 5])
+    assert a, L[i + 5]
+    x = float(a.group(1).replace(",", ""))
+    assert abs(x / agg - 1) <= 0.10, ("aggregate", r, x, agg)
+    assert (int(a.group(3)) == 2) == (r != 2), ("slowest", L[i:i + 6])
+    rows.append("%d: %s MB/s, fairness %s, slowest %s at %s" % ((r,) + a.groups()))
+print("; ".join(rows))
+PY
+py=$?
+if [ "$RC" = 0 ] && [ $py = 0 ]; then
+	pass "fanout:4 behind tbf: each sender's aggregate within 10% of ${AGG} MB/s, rank 2 named the slowest exactly in its 4 rounds ($(cat "$T/fan.out"))"
+else
+	fail "fanout:4 behind tbf: aggregates within 10%, rank 2 named the slowest" "$(cat "$T/fan.out")" "$(ctx)"
+fi
+ranks_exit_0 fanout
+shape_all
