@@ -145,13 +145,10 @@ TEST(result)
 /* A group's flow: RUN with its flags, READY, GO, STOP and CLOCK. */
 TEST(flow_messages)
 {
-	struct cmsg m, o;
+	struct cmsg o, m = { .type = CMSG_RUN,
+			     .u.run = { .job = 4, .port = 1,
+					.addr = "10.0.0.1" } };
 
-	memset(&m, 0, sizeof(m));
-	m.type = CMSG_RUN;
-	m.u.run.job = 4;
-	m.u.run.port = 1;
-	strcpy(m.u.run.addr, "10.0.0.1");
 	CHECK(roundtrip(&m, &o) == 0 && o.u.run.flow == 0);
 	m.u.run.flow = CRUN_SYNC | CRUN_LOAD;
 	CHECK(roundtrip(&m, &o) == 0 && o.u.run.flow == (CRUN_SYNC | CRUN_LOAD));
