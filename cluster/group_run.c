@@ -340,7 +340,7 @@ void group_print_hubs(const struct coord *c, size_t item)
 	const struct ctest *ct = &c->t[item];
 	bool lat = t->measure == MEAS_LATENCY;
 	const char *unit;
-	char b[64];
+	char b[64], b2[64];
 
 	coord_display(lat ? lt : t, 1, &unit);
 	if (lat)
@@ -363,16 +363,19 @@ void group_print_hubs(const struct coord *c, size_t item)
 			       g->ran ? "failed" : "not run");
 			continue;
 		}
+		/* figures alone, as the matrix shows them */
+		if (lat) {
+			show(t, g->victim, b2, sizeof(b2));
+			*strchr(b2, ' ') = '\0';
+		}
 		if (lat && g->k < 2) {
-			printf(" %10.3g\n", g->victim * 1e6);
+			printf(" %10s\n", b2);
 			continue;
 		}
-		/* the aggregate alone, as the matrix shows figures */
 		show(lat ? lt : t, g->aggregate, b, sizeof(b));
 		*strchr(b, ' ') = '\0';
 		if (lat) {
-			printf(" %10.3g %10s  %.3f\n", g->victim * 1e6, b,
-			       g->fairness);
+			printf(" %10s %10s  %.3f\n", b2, b, g->fairness);
 		} else if (g->k > 1) {
 			printf(" %10s %10.3f  rank %u at %.3f\n", b, g->fairness,
 			       g->f[g->slowest].rank, g->ratio);
