@@ -8,9 +8,10 @@
 #    receiver, whose ingress tbf is the bottleneck: the aggregate within
 #    10% of RATE's payload share, a fairness index in every round; rank 3
 #    sends through its own TIGHT Mbit/s tbf, and is named the slowest (the
-#    unfair one) in each of its 4 rounds and in no other; tcp_lat's
-#    victims wait behind the loads' queue (at least 1 ms, against tens of
-#    us idle);
+#    unfair one) in each of its 4 rounds and in no other, no tcp_bw round
+#    an outlier; tcp_lat's victims wait behind the loads' queue (at least
+#    0.3 ms, against about 6 us alone; a receiver whose victim waits
+#    longer may be confirmed an outlier: exit 1 then);
 #  - fanout:4 tcp_bw, text: each round one sender to 4 receivers, its
 #    egress tbf the bottleneck: the aggregate within 10% likewise; rank 2
 #    receives through its own TIGHT Mbit/s tbf and is named the slowest in
@@ -36,7 +37,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c, rc, agg = d["cluster"], int(sys.argv[2]), float(sys.argv[3]) * 1e6
 bw, lat = c["tests"]
-assert rc == d["exit_status"] == 0 and c["gone"] == [], (rc, c["outliers"], c["gone"])
+# The victims' latency differs by round (whether the tighter sender is
+# among their loads), and a receiver's can be confirmed an outlier; the
+# bandwidth rounds must give none.
+assert rc == d["exit_status"] == (1 if c["outliers"] else 0) and c["gone"] == [], (rc, c["outliers"], c["gone"])
+assert all(o["test"] == "tcp_lat" for o in c["outliers"]), c["outliers"]
 rows = []
 for r, g in enumerate(bw["groups"]):
     assert g["status"] == "ok" and g["hub"] == r and len(g["flows"]) == 4, g
@@ -51,13 +56,14 @@ for r, g in enumerate(bw["groups"]):
 v = [g["victim_latency_s"] for g in lat["groups"]]
 assert all(g["status"] == "ok" and [f["role"] for f in g["flows"]] == ["victim", "load", "load", "load"]
            for g in lat["groups"]), lat["groups"]
-assert min(v) >= 1e-3, v
+assert min(v) >= 3e-4, v
 print("; ".join(rows))
-print("victims %s ms" % ", ".join("%.1f" % (1e3 * x) for x in v))
+print("victims %s ms%s" % (", ".join("%.1f" % (1e3 * x) for x in v),
+                           "".join("; " + o["line"] for o in c["outliers"])))
 PY
 if [ $? = 0 ]; then
 	pass "incast:4 behind tbf: each receiver's aggregate within 10% of ${AGG} MB/s, a fairness index per round, rank 3 named the slowest exactly in its 4 rounds ($(head -1 "$T/inc.out"))"
-	pass "incast:4 tcp_lat: each victim's latency behind the loads' queue, at least 1 ms ($(tail -1 "$T/inc.out"))"
+	pass "incast:4 tcp_lat: each victim's latency behind the loads' queue, at least 0.3 ms ($(tail -1 "$T/inc.out"))"
 else
 	fail "incast:4 behind tbf: aggregates within 10%, rank 3 named the slowest" "$(cat "$T/inc.out")" "$(ctx)"
 fi
