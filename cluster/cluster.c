@@ -92,7 +92,7 @@ static int rv_connect(const char *host, uint16_t port, uint64_t window,
 			    connect_bounded(fd, ai->ai_addr, ai->ai_addrlen,
 					    deadline - now) == 0) {
 				freeaddrinfo(res);
-				ctl_nodelay(fd); /* messages go whole, at once */
+				ctl_nodelay(fd); /* messages go whole */
 				return fd;
 			}
 			last = errno;

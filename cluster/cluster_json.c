@@ -281,8 +281,8 @@ static json_t *group_json(const struct coord *c, size_t item,
 		json_put(sl, "client", json_integer(incast ? f->rank : g->hub));
 		json_put(sl, "server", json_integer(incast ? g->hub : f->rank));
 		json_put(sl, "figure", json_num(f->fig));
-		json_put(sl, "fair_share", json_num(g->aggregate /
-						    (g->k - (g->load ? 1 : 0))));
+		json_put(sl, "fair_share",
+			 json_num(g->aggregate / (g->k - (g->load ? 1 : 0))));
 		json_put(sl, "ratio", json_num(g->ratio));
 	}
 	json_put(o, "slowest", sl);

@@ -155,7 +155,8 @@ static int g_probe(struct coord *c, struct gres *g, uint32_t k,
 					   "did not answer rank 0's clock probe within 1 s");
 				return -1;
 			}
-			poll(&pf, 1, (int)((t0 + PROBE_WAIT - now) / 1000000 + 1));
+			poll(&pf, 1,
+			     (int)((t0 + PROBE_WAIT - now) / 1000000 + 1));
 			g_read(c, g, k, &pr);
 		}
 		if (!c->r[k].alive)
@@ -329,7 +330,8 @@ void coord_group(struct coord *c, uint32_t item, uint32_t hub,
 			who[np++] = f->client;
 		}
 		now = now_ns();
-		poll(pf, np, wake > now ? (int)((wake - now) / 1000000 + 1) : 0);
+		poll(pf, np,
+		     wake > now ? (int)((wake - now) / 1000000 + 1) : 0);
 		if (now_ns() >= c->next_ping)
 			coord_ping_all(c);
 		for (uint32_t j = 0; j < np; j++)

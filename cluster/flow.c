@@ -40,7 +40,6 @@ uint32_t flow_job(const struct plan *p, const struct rank_info *ri,
 	const uint32_t local[2] = { ri->local_rank, run->peer_local };
 	const struct test_desc *t;
 	struct settings s;
-	struct plan q = *p;
 	uint64_t until;
 	int rc;
 
@@ -73,13 +72,11 @@ uint32_t flow_job(const struct plan *p, const struct rank_info *ri,
 		}
 		memcpy(id, one, sizeof(one));
 	}
-	q.host = run->addr;
-	q.listen_port = run->port;
 	/* A flow's server may still be ending the tests of the round before
 	 * (its 16 at once): "server busy" is tried again a while. */
 	until = now_ns() + FLOW_BUSY_RETRY;
-	while ((rc = client_pair_sync(&q, t, &s, b, &res->r, res->err,
-				      sizeof(res->err))) != 0 &&
+	while ((rc = client_pair(p, t, &s, run->addr, run->port, b, &res->r,
+				 res->err, sizeof(res->err))) != 0 &&
 	       b && strstr(res->err, "server busy") && now_ns() < until)
 		sleep_ns(FLOW_BUSY_PAUSE);
 	/* Nothing listens where the peer's server was: say whose it was. */

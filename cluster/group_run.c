@@ -345,7 +345,8 @@ void group_print_hubs(const struct coord *c, size_t item)
 	coord_display(lat ? lt : t, 1, &unit);
 	if (lat && c->p->cluster.pattern.k < 2)
 		printf("%s: by %s: the latency in us\n",
-		       cluster_item_name(&c->p->tests[item]), group_hub_role(c));
+		       cluster_item_name(&c->p->tests[item]),
+		       group_hub_role(c));
 	else if (lat)
 		printf("%s: by %s: the victim's latency in us beside the others' %s: their aggregate in %s and fairness\n",
 		       cluster_item_name(&c->p->tests[item]), group_hub_role(c),

@@ -38,12 +38,15 @@ int client_main(const struct plan *p);
 
 /*
  * Run test t with settings s as a client against host:port and return
- * its figures, for cluster mode (no report is printed).  0, or the
- * test's exit status with err filled.
+ * its figures, for cluster mode (no report is printed), stopping at
+ * barrier b just before its window (NULL: none; struct client_barrier
+ * below).  0, or the test's exit status with err filled.
  */
+struct client_barrier;
 int client_pair(const struct plan *p, const struct test_desc *t,
 		const struct settings *s, const char *host, uint16_t port,
-		struct pair_res *out, char *err, size_t errlen);
+		const struct client_barrier *b, struct pair_res *out,
+		char *err, size_t errlen);
 
 /*
  * --clients: the common start of K clients.  wait is called by a client's
