@@ -50,7 +50,7 @@ uint32_t flow_job(const struct plan *p, const struct rank_info *ri,
 	}
 	t = p->tests[run->item].test;
 	s = p->tests[run->item].s;
-	if (run->flow & CRUN_LOAD) {
+	if ((run->flow & CRUN_ALL) == CRUN_ALL) { /* only a flow loads */
 		t = test_bw_of(t);
 		if (!t) {
 			seterr(res->err, sizeof(res->err),
