@@ -13,8 +13,9 @@
 #    the slow-link run writes --json, which names exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
 # D. incast:4 and fanout:4 of 5 ranks behind tbf: aggregates within 10%
-#    of the rate, fairness, the one sender (receiver) behind a tighter tbf
-#    named the slowest (tests/outliers/incast.sh, sourced here).
+#    of the rate, fairness, the one sender (receiver) behind a tighter
+#    rate named the slowest, the one slower receiver the outlier
+#    (tests/outliers/incast.sh, sourced here).
 #
 # Usage: bash tests/outliers/run.sh   (needs root and iproute2)
 
