@@ -137,8 +137,7 @@ static int flow_wait(void *arg, uint64_t timeout, char *err, size_t errlen)
 			      "not started within the timeout (%.1f s): the other flows of its round were not ready",
 			      (double)timeout / 1e9);
 	if (n != (ssize_t)sizeof(start) || !start)
-		return seterr(err, errlen,
-			      "not started: another flow of its round failed");
+		return seterr(err, errlen, "not started: %s", FLOW_STOPPED);
 	sleep_until_ns(start);
 	now = now_ns();
 	me->late = now - start;

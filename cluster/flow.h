@@ -25,6 +25,10 @@
 #include "core/opts.h"
 #include "rank_env.h"
 
+/* A flow's error when another flow of its round failed before the start
+ * (and so none started). */
+#define FLOW_STOPPED "another flow of its round failed"
+
 /*
  * Run RUN's job as a client against its peer's server, stopping at b
  * before its window (NULL: none), into res (its figures, or its error

@@ -25,6 +25,7 @@
 #include "cluster_plan.h"
 #include "coord_fig.h"
 #include "coord_group.h"
+#include "flow.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
 #include "lib/fair.h"
@@ -108,11 +109,14 @@ static void summarize(const struct coord *c, size_t item, uint32_t hub,
 			char e[CMSG_ERR_MAX + 64];
 
 			cg->ok = false;
-			if (cg->err)
+			/* the first cause, not a flow stopped for it */
+			if (cg->err && (!strstr(cg->err, FLOW_STOPPED) ||
+					strstr(f->res.err, FLOW_STOPPED)))
 				continue;
 			xsnprintf(e, sizeof(e), "rank %u -> %u: %s", f->client,
 				  f->server,
 				  f->res.status ? f->res.err : "measured nothing");
+			free(cg->err);
 			cg->err = xstrdup(e);
 			continue;
 		}

@@ -13,6 +13,10 @@
 #    the flows' figures in the matrix, the victims' latencies;
 #  - incast:2 --json_stream: valid lines, a group line per round and a
 #    pair line per flow with the same figure;
+#  - incast:2 of rc_bw over softverbs with local rank 1's device one that
+#    does not exist: exactly the rounds rank 1 is in fail, each named by
+#    rank 1's error (not by a flow stopped for it), tried again once, and
+#    their flows are not in the matrix; exit 1;
 #  - bad values: K not below the number of ranks, 0, not a number, 17.
 # On one busy machine the figures are noise: a round far below the
 # others can be confirmed an outlier (exit 1 with its outlier: line),
@@ -23,6 +27,8 @@
 if [ -z "${LIB_ROOT:-}" ]; then
 	. "$(dirname "$0")/../lib.sh"
 	INCAST_ALONE=1
+	make -s -C "$LIB_ROOT/softverbs" >/dev/null || fail "incast: softverbs builds"
+	SV_LIB=$LIB_ROOT/softverbs/build
 	head -c 32 /dev/urandom | base64 >"$T/job.key" && chmod 600 "$T/job.key"
 	export QPERF_SECRET_FILE=$T/job.key
 	. "$LIB_ROOT/tests/cluster/cl_lib.sh"
@@ -163,6 +169,50 @@ assert eval(sys.argv[4]), (d, c["outliers"], c["gone"])
 PY
 	pass "incast:2 --json_stream: a group line per round (hubs 0-3), a pair line per flow with its figure, the cluster line's 4 groups; ran to its end" ||
 	fail "incast:2 --json_stream: a group line per round, a pair line per flow" "$(cat "$T/st.err")" "$(head -c 1500 "$OUT_FILE")"
+
+section "incast failed rounds"
+# sv_env RANK: softverbs node RANK+1, local rank RANK (so -i's list gives
+# rank 1 the device that does not exist).
+sv_env() {
+	echo LD_LIBRARY_PATH="$SV_LIB" SOFTVERBS_NODE=$(($1 + 1)) QPERF_LOCAL_RANK=$1
+}
+CL_ENV_FN=sv_env
+P=$(free_port)
+cl_ranks 4 1 incast:2 -t 0.2 -i softv0,nodev,softv0,softv0 rc_bw
+cl_rank0 4 incast:2 --seed 3 -t 0.2 -i softv0,nodev,softv0,softv0 rc_bw
+cl_wait
+CL_ENV_FN=
+python3 - "$OUT_FILE" >"$T/fl.err" 2>&1 <<'PY'
+import re, sys
+L = open(sys.argv[1]).read().split("\n")
+why = r"rank (\d) -> (\d): rc_bw: (server: )?no RDMA device nodev; devices: softv0"
+failed = set()
+for l in L:
+    m = re.match(r"round (\d): rc_bw( \(tried again\))? into rank (\d) \(.*\) from ranks (\d), (\d)(.*)$", l)
+    if not m:
+        continue
+    r, again, hub, a, b, rest = m.groups()
+    with1 = "1" in (hub, a, b)
+    if not with1:
+        assert not again and rest.startswith("; starts within "), l
+        continue
+    f = re.fullmatch(": failed: " + why + ("" if again else "; tried again after the schedule"), rest)
+    assert f and "1" in f.group(1, 2), l
+    failed.add((r, bool(again)))
+rounds = {r for r, _ in failed}
+assert rounds and failed == {(r, a) for r in rounds for a in (False, True)}, failed
+assert not any("another flow" in l for l in L), [l for l in L if "another flow" in l]
+rows = [l.split() for l in L if re.match(r"^ +[0-3]( +(-|[0-9.,]+)){4}$", l)][:4]
+assert all(rows[1][1:] == ["-"] * 4 and rows[i][2] == "-" for i in range(4)), rows
+print(len(rounds))
+PY
+py=$?
+if [ "$RC" = 1 ] && [ "$CL_RC" = 0 ] && [ "$py" = 0 ]; then
+	pass "incast:2 rc_bw, rank 1 without its device: its $(cat "$T/fl.err") rounds fail named by its error, tried again once; its cells empty; exit 1"
+else
+	fail "incast:2 rc_bw, rank 1 without its device: its rounds fail named by its error, tried again once" \
+		"$(cat "$T/fl.err")" "others' exit: $CL_RC" "$(ctx)"
+fi
 
 section "incast usage"
 run -t 30 env QPERF_RANK=0 QPERF_SIZE=4 "$QPERF" --cluster incast:4 --rendezvous 127.0.0.1:1 tcp_bw

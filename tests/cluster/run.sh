@@ -18,7 +18,8 @@
 # Strangers' quits, a server gone, hostile host names, rank 0 short of
 # open files, 32 ranks at once: tests/cluster/strangers.sh, sourced here.
 # I. incast:K and fanout:K (tests/cluster/incast.sh, sourced here): 4
-#    ranks on loopback, text, --json under mpirun, --json_stream, bad K.
+#    ranks on loopback, text, --json under mpirun, --json_stream, failed
+#    rounds over softverbs, bad K.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
 #    the launcher's PMIx (libpmix opened at run time); with
 #    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
