@@ -103,6 +103,7 @@ struct cgroup {
 	double ratio; /* its figure over the fair share */
 	double victim; /* s: a latency round's victim's latency */
 	double completion; /* s, with -n: from the start to the last end */
+	uint32_t last; /* index in f of the flow that ended last */
 	double spread; /* s: the latest start's lateness less the first's */
 	double uncert; /* s: the clock offsets' uncertainty (the largest
 			* half round trip of the probes behind them) */

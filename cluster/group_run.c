@@ -128,8 +128,10 @@ static void summarize(const struct coord *c, size_t item, uint32_t hub,
 			lo = f->res.late;
 		if (f->res.late > hi)
 			hi = f->res.late;
-		if (!load && o->done > last)
+		if (!load && o->done > last) {
 			last = o->done;
+			cg->last = i;
+		}
 		if (!lat || i) {
 			x[nx] = v;
 			idx[nx++] = i;
@@ -217,8 +219,8 @@ static void print_round(const struct coord *c, size_t item, uint32_t r,
 		printf(", fairness %.3f, slowest rank %u at %.3f of the fair share",
 		       g->fairness, g->f[g->slowest].rank, g->ratio);
 	if (g->completion > 0)
-		printf("; all done %s after the start",
-		       span(g->completion, b, sizeof(b)));
+		printf("; the last, rank %u, done %s after the start",
+		       g->f[g->last].rank, span(g->completion, b, sizeof(b)));
 	printf("\n");
 }
 
