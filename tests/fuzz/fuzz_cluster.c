@@ -223,15 +223,9 @@ static void built(const uint8_t *d, size_t left)
 		break;
 	case CMSG_READY:
 	case CMSG_STOP:
-		if (m2.u.go.job != m.u.go.job)
-			__builtin_trap();
-		break;
 	case CMSG_GO:
+	case CMSG_CLOCK: /* a u32 and a u64 (READY, STOP: 0), zero padded */
 		if (memcmp(&m2.u.go, &m.u.go, sizeof(m.u.go)))
-			__builtin_trap();
-		break;
-	case CMSG_CLOCK:
-		if (memcmp(&m2.u.clock, &m.u.clock, sizeof(m.u.clock)))
 			__builtin_trap();
 		break;
 	case CMSG_DONE:
