@@ -152,7 +152,8 @@ CLUSTER_OBJS = cluster/outlier.o cluster/rank_env.o \
 	cluster/pmix_boot.o cluster/cluster_msg.o cluster/cluster.o \
 	cluster/cluster_plan.o cluster/cluster_coord.o cluster/cluster_report.o cluster/coord_verdict.o \
 	cluster/coord_round.o cluster/cluster_json.o cluster/coord_fig.o \
-	cluster/heatmap.o cluster/job_secret.o
+	cluster/heatmap.o cluster/job_secret.o cluster/flow.o \
+	cluster/coord_group.o cluster/group_run.o
 ENGINE_OBJS = core/opts.o core/opts_loop.o core/opt_table.o core/opt_err.o core/acl.o core/auth.o \
 	core/supervise.o core/param.o core/help.o core/cpu.o core/ctl.o \
 	core/ctl_qps.o \

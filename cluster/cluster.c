@@ -26,7 +26,9 @@
 
 #include "cluster.h"
 #include "cluster_coord.h"
+#include "flow.h"
 #include "core/auth.h"
+#include "core/ctl.h"
 #include "job_secret.h"
 #include "core/engine.h"
 #include "core/measure.h"
@@ -35,6 +37,7 @@
 #include "pmix_boot.h"
 #include "lib/err.h"
 #include "lib/clock.h"
+#include "lib/sched.h"
 #include "lib/sockcall.h"
 
 static const char *env_get(const char *name)
@@ -89,6 +92,7 @@ static int rv_connect(const char *host, uint16_t port, uint64_t window,
 			    connect_bounded(fd, ai->ai_addr, ai->ai_addrlen,
 					    deadline - now) == 0) {
 				freeaddrinfo(res);
+				ctl_nodelay(fd); /* messages go whole */
 				return fd;
 			}
 			last = errno;
@@ -120,45 +124,6 @@ int cluster_pick_id(const char *list, uint32_t local, char *out,
 	memcpy(out, p, n);
 	out[n] = '\0';
 	return 0;
-}
-
-/* One RUN: the plan item with -i lists resolved for both ends. */
-static int run_job(const struct plan *p, const struct rank_info *ri,
-		   const struct cmsg_run *run, struct cmsg_result *res)
-{
-	struct settings s;
-	const uint32_t local[2] = { ri->local_rank, run->peer_local };
-	int rc;
-
-	if (run->item >= p->ntests)
-		return seterr(res->err, sizeof(res->err),
-			      "rank 0 asked for test %u of %zu", run->item,
-			      p->ntests),
-		       2;
-	s = p->tests[run->item].s;
-	for (int side = 0; side < 2; side++) {
-		char *id = s.par.str[side][0];
-		char one[PAR_STR_MAX];
-
-		if (cluster_pick_id(id, local[side], one, sizeof(one)) < 0)
-			return seterr(res->err, sizeof(res->err),
-				      "-i %s: empty entry for local rank %u",
-				      id, local[side]),
-			       2;
-		memcpy(id, one, sizeof(one));
-	}
-	rc = client_pair(p, p->tests[run->item].test, &s, run->addr, run->port,
-			 &res->r, res->err, sizeof(res->err));
-	/* Nothing listens where the peer's server was: say whose it was. */
-	if (rc && strstr(res->err, strerror(ECONNREFUSED))) {
-		char was[CMSG_ERR_MAX];
-
-		xsnprintf(was, sizeof(was), "%s", res->err);
-		xsnprintf(res->err, sizeof(res->err),
-			  "the qperf server of rank %u (%.100s port %u) is gone: %s",
-			  run->peer, run->addr, run->port, was);
-	}
-	return rc;
 }
 
 /*
@@ -227,13 +192,25 @@ static int worker(const struct plan *p, const struct rank_info *ri,
 			goto fail;
 		if (m.type == CMSG_DONE)
 			break;
+		if (m.type == CMSG_CLOCK &&
+		    flow_clock(fd, &ch, &m, err, sizeof(err)) < 0)
+			goto fail;
 		if (m.type != CMSG_RUN)
 			continue; /* a ping */
+		if (m.u.run.flow & CRUN_SYNC) { /* a group's flows */
+			int g = flow_group(p, ri, fd, &ch, &m.u.run, err,
+					   sizeof(err));
+
+			if (g < 0)
+				goto fail;
+			if (g > 0)
+				break;
+			continue;
+		}
 		memset(&r, 0, sizeof(r));
 		r.type = CMSG_RESULT;
 		r.u.result.job = m.u.run.job;
-		r.u.result.status = (uint32_t)run_job(p, ri, &m.u.run,
-						       &r.u.result);
+		flow_job(p, ri, &m.u.run, NULL, &r.u.result);
 		if (cluster_send(fd, &ch, CLUSTER_LOSS_NS, &r, err,
 				 sizeof(err)) < 0)
 			goto fail;
@@ -248,11 +225,7 @@ fail:
 	return 1;
 }
 
-/*
- * In a child just forked from parent: end with the parent, so that a
- * killed rank leaves no server or worker behind.
- */
-static void die_with(pid_t parent)
+void cluster_die_with(pid_t parent)
 {
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
@@ -299,6 +272,11 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 	/* The job needs every rank's server to the end: no stranger's quit
 	 * may stop one (it is refused, with a line on this rank's stderr). */
 	sp.lim.no_quit = true;
+	/* incast:K: K clients at once, from one address when the ranks
+	 * share a host; each proves the job secret. */
+	if (sched_is_group(&p->cluster.pattern) &&
+	    sp.lim.max_per_client < SCHED_GROUP_MAX)
+		sp.lim.max_per_client = SCHED_GROUP_MAX;
 	if (p->cluster.port_base) {
 		if (p->cluster.port_base + ri->local_rank > 65535)
 			return seterr(err, errlen,
@@ -318,7 +296,7 @@ static pid_t start_server(const struct plan *p, const struct rank_info *ri,
 		return seterr_errno(err, errlen, errno, "fork failed");
 	}
 	if (pid == 0) {
-		die_with(me);
+		cluster_die_with(me);
 		_exit(server_serve(&sp, lfd));
 	}
 	close(lfd);
@@ -458,6 +436,19 @@ static int cluster_secret(struct plan *jp, const struct rank_info *ri)
 	return rc > 0 ? 2 : 1;
 }
 
+/* Does the pattern fit the job's ranks (incast:K, fanout:K: K below
+ * them)?  0, or a usage error printed (2). */
+static int cluster_fits(const struct plan *p, const struct rank_info *ri)
+{
+	char err[256];
+
+	if (sched_check_size(&p->cluster.pattern, ri->size, err,
+			     sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "qperf: %s\n", err);
+	return 2;
+}
+
 /* This rank's run, the rendezvous found and the job secret in p. */
 static int cluster_run(const struct plan *p, struct rank_info ri, bool pmix,
 		       char *rvhost, uint16_t rvport)
@@ -496,6 +487,13 @@ static int cluster_run(const struct plan *p, struct rank_info ri, bool pmix,
 			close(lfd);
 		return 1;
 	}
+	if (pmix && cluster_fits(p, &ri)) { /* the size came from PMIx */
+		if (lfd >= 0)
+			close(lfd);
+		if (plot)
+			fclose(plot);
+		return 2;
+	}
 	srv = start_server(p, &ri, &srvport, err, sizeof(err));
 	if (srv < 0) {
 		fprintf(stderr, "qperf: rank %u: %s\n", ri.rank, err);
@@ -514,7 +512,7 @@ static int cluster_run(const struct plan *p, struct rank_info ri, bool pmix,
 	me = getpid();
 	wrk = fork();
 	if (wrk == 0) {
-		die_with(me);
+		cluster_die_with(me);
 		close(lfd);
 		_exit(worker(p, &ri, rvhost, rvport, srvport));
 	}
@@ -548,6 +546,8 @@ int cluster_main(const struct plan *p)
 	rc = cluster_where(p, &ri, &pmix, rvhost, sizeof(rvhost), &rvport);
 	if (rc)
 		return rc;
+	if (ri.size_known && cluster_fits(p, &ri))
+		return 2;
 	if (ri.rank == 0 && rank0_nofile(ri.size))
 		return 1;
 	jp.secret = NULL;

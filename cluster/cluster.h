@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "cluster_msg.h"
 #include "core/opts.h"
@@ -37,5 +38,11 @@ int cluster_main(const struct plan *p);
  */
 int cluster_pick_id(const char *list, uint32_t local, char *out,
 		    size_t len);
+
+/*
+ * In a child just forked from parent: end with the parent (SIGTERM when
+ * it dies), so that a killed rank leaves no server, worker or flow behind.
+ */
+void cluster_die_with(pid_t parent);
 
 #endif

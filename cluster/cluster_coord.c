@@ -17,6 +17,7 @@
 #include "cluster_json.h"
 #include "cluster_msg.h"
 #include "cluster_report.h"
+#include "core/ctl.h"
 #include "coord_round.h"
 #include "output/json.h"
 #include "lib/err.h"
@@ -169,6 +170,8 @@ static void accept_one(struct joining *j, int lfd, const struct plan *p,
 		drop(j, old, "dropped a connection",
 		     "too many connections wait to join");
 	}
+	/* A fan-out's GOs go back to back to one rank: no Nagle delay. */
+	ctl_nodelay(fd);
 	q = &j->pd[j->np];
 	memset(q, 0, sizeof(*q));
 	q->fd = fd;

@@ -20,6 +20,7 @@
 #include "cluster_json.h"
 #include "coord_fig.h"
 #include "coord_verdict.h"
+#include "group_run.h"
 #include "output/json.h"
 #include "core/measure.h"
 #include "lib/err.h"
@@ -130,9 +131,11 @@ static json_t *find_json(const struct coord *c, size_t item,
 	const struct test_desc *t = c->p->tests[item].test;
 	const struct outlier *o = &f->o;
 	json_t *j = json_object(), *ranks = json_array(), *hosts = json_array();
-	bool node = o->kind == OUTLIER_NODE;
-	double change = t->measure == MEAS_LATENCY ? o->median / o->figure - 1
-						   : o->figure / o->median - 1;
+	bool node = o->kind != OUTLIER_LINK;
+	bool fair = o->kind == OUTLIER_HUB && f->what == CFW_FAIR;
+	bool lat = t->measure == MEAS_LATENCY && !fair;
+	double change = lat ? o->median / o->figure - 1
+			    : o->figure / o->median - 1;
 
 	for (int i = 0; i < (node ? 1 : 2); i++) {
 		uint32_t k = i ? o->b : o->a;
@@ -144,17 +147,26 @@ static json_t *find_json(const struct coord *c, size_t item,
 		json_put(j, "test", json_string(t->name));
 		json_put(j, "loop", loop_json(c, item));
 	}
-	json_put(j, "kind", json_string(node ? "node" : "link"));
+	json_put(j, "kind", json_string(o->kind == OUTLIER_HUB ?
+						group_hub_role(c) :
+					node ? "node" : "link"));
 	json_put(j, "ranks", ranks);
 	json_put(j, "hosts", hosts);
-	json_put(j, "figure", si(t, o->figure));
-	json_put(j, "median", si(t, o->median));
-	json_put(j, "unit", json_string(si_unit(t)));
+	json_put(j, "figure", fair ? json_num(o->figure) : si(t, o->figure));
+	json_put(j, "median", fair ? json_num(o->median) : si(t, o->median));
+	json_put(j, "unit", json_string(fair ? "" : si_unit(t)));
 	json_put(j, "relative_change", json_num(change));
 	json_put(j, "z", json_num(o->z));
 	json_put(j, "partner", f->partner >= 0 ? json_integer(f->partner) :
 						 json_null());
-	json_put(j, "retest", si(t, f->retest));
+	json_put(j, "retest", !fair		? si(t, f->retest) :
+			      f->retest >= 0 ? json_num(f->retest) :
+						 json_null());
+	if (o->kind == OUTLIER_HUB)
+		json_put(j, "quantity",
+			 json_string(fair ? "fairness" :
+				     lat  ? "latency" :
+					    "aggregate"));
 	if (outlier)
 		json_put(j, "line", text(f->line));
 	else
@@ -210,6 +222,78 @@ static json_t *verdict_json(const struct coord *c, const struct ctest *ct)
 	json_put(o, "checked", json_integer(ct->nchecked));
 	json_put(o, "failed", json_integer(ct->nvfail));
 	json_put(o, "failing", f);
+	return o;
+}
+
+/* A number in SI units, or null if there is none. */
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) && v > 0 ? json_num(v) : json_null();
+}
+
+/* Round g of item (round from 1; 0: a retest of it) as JSON. */
+static json_t *group_json(const struct coord *c, size_t item,
+			  uint32_t round, const struct cgroup *g)
+{
+	const struct test_desc *t = c->p->tests[item].test;
+	const struct test_desc *lt = g->load ? test_bw_of(t) : t;
+	bool incast = c->p->cluster.pattern.kind == SCHED_INCAST;
+	bool shared = g->ok && g->k > (g->load ? 1u : 0u);
+	json_t *o = json_object(), *fl = json_array(), *sl;
+
+	for (uint32_t i = 0; i < g->k; i++) {
+		const struct cgflow *f = &g->f[i];
+		const struct test_desc *ft = g->load && i ? lt : t;
+		json_t *e = json_object();
+
+		json_put(e, "client", json_integer(incast ? f->rank : g->hub));
+		json_put(e, "server", json_integer(incast ? g->hub : f->rank));
+		json_put(e, "role", json_string(!g->load ? "flow" :
+						i	  ? "load" :
+							    "victim"));
+		json_put(e, "test", json_string(ft->name));
+		json_put(e, "figure", num_or_null(f->fig));
+		json_put(e, "unit", json_string(si_unit(ft)));
+		json_put(e, "start_late_s", isnan(f->late) ? json_null() :
+							     json_num(f->late));
+		json_put(e, "done_s", isnan(f->late) ? json_null() :
+						       json_num(f->done));
+		json_array_append_new(fl, e);
+	}
+	json_put(o, "round", round ? json_integer(round) : json_null());
+	json_put(o, "hub", json_integer(g->hub));
+	json_put(o, "status", json_string(g->ok	  ? "ok" :
+					  g->ran ? "failed" :
+						   "not run"));
+	if (!g->ok)
+		json_put(o, "error", text(g->err ? g->err : "not run"));
+	json_put(o, "retried", json_boolean(g->retried));
+	json_put(o, "flows", fl);
+	json_put(o, "aggregate", shared ? num_or_null(g->aggregate) :
+					  json_null());
+	json_put(o, "aggregate_unit", json_string(si_unit(lt)));
+	json_put(o, "fairness", shared ? json_num(g->fairness) : json_null());
+	sl = json_null();
+	if (shared) {
+		const struct cgflow *f = &g->f[g->slowest];
+
+		sl = json_object();
+		json_put(sl, "client", json_integer(incast ? f->rank : g->hub));
+		json_put(sl, "server", json_integer(incast ? g->hub : f->rank));
+		json_put(sl, "figure", json_num(f->fig));
+		json_put(sl, "fair_share",
+			 json_num(g->aggregate / (g->k - (g->load ? 1 : 0))));
+		json_put(sl, "ratio", json_num(g->ratio));
+	}
+	json_put(o, "slowest", sl);
+	json_put(o, "victim_latency_s",
+		 g->ok && g->load ? num_or_null(g->victim) : json_null());
+	json_put(o, "completion_s", g->ok ? num_or_null(g->completion) :
+					    json_null());
+	json_put(o, "start_spread_s", g->ok ? json_num(g->spread) :
+					      json_null());
+	json_put(o, "clock_uncertainty_s", g->ok ? json_num(g->uncert) :
+						   json_null());
 	return o;
 }
 
@@ -294,6 +378,18 @@ static json_t *test_json(const struct coord *c, size_t item)
 	json_put(o, "suspects", json_integer(ct->nsuspects > 0 ?
 						     ct->nsuspects : 0));
 	json_put(o, "retests", rt);
+	if (ct->grp) {
+		json_t *g = json_array();
+
+		for (uint32_t r = 0; r < c->rounds; r++)
+			json_array_append_new(g, group_json(c, item, r + 1,
+							    &ct->grp[r]));
+		json_put(o, "groups", g);
+		json_put(o, "group_median", si(t, ct->grp_med));
+		json_put(o, "fairness_median", ct->fair_med > 0 ?
+						       json_num(ct->fair_med) :
+						       json_null());
+	}
 	return o;
 }
 
@@ -407,5 +503,22 @@ void coord_json_gone(const struct coord *c, uint32_t k)
 	json_put(e, "rank", json_integer(k));
 	json_put(e, "host", str(c->r[k].host));
 	json_put(e, "reason", text(c->r[k].why));
+	json_event(c->json, e);
+}
+
+void coord_json_group(const struct coord *c, size_t item, uint32_t round,
+		      const struct cgroup *g)
+{
+	json_t *e, *gj;
+
+	if (c->p->json != JSON_STREAM)
+		return;
+	e = json_object();
+	json_put(e, "type", json_string("group"));
+	json_put(e, "test", json_string(c->p->tests[item].test->name));
+	json_put(e, "loop", loop_json(c, item));
+	gj = group_json(c, item, round, g);
+	json_object_update(e, gj);
+	json_decref(gj);
 	json_event(c->json, e);
 }

@@ -32,4 +32,12 @@ void coord_json_event(const struct coord *c, const char *type, uint32_t item,
 		      const struct cmsg_result *res, double g);
 void coord_json_gone(const struct coord *c, uint32_t k);
 
+/*
+ * --json_stream: a line {"type": "group", "test", "loop", and round g
+ * of plan item as under "groups" in the cluster line} when a round of a
+ * group pattern ends (round from 1; 0, null in the line: a retest).
+ */
+void coord_json_group(const struct coord *c, size_t item, uint32_t round,
+		      const struct cgroup *g);
+
 #endif

@@ -47,6 +47,12 @@ enum {
 	CI_CEIL_WHAT, /* RESULT: the limit that makes it (printable) */
 	CI_FIND, /* JOIN: CI_FIND + i, finding i: check, NUL, text */
 	CI_FIND_LAST = CI_FIND + CMSG_FIND_MAX - 1,
+	CI_FLOW, /* RUN: CRUN_* (absent: 0) */
+	CI_START, /* GO: u64 ns */
+	CI_PROBE, /* CLOCK: u32 */
+	CI_CLOCK, /* CLOCK: u64 ns, the rank's answer */
+	CI_LATE, /* RESULT: u64 ns */
+	CI_WINDOW, /* RESULT: double bits (s) */
 };
 
 #define MAC_ITEM (4 + AUTH_MAC) /* the MAC item: type, length, value */
@@ -124,6 +130,8 @@ static void put_items(struct tlv_w *w0, const struct cmsg *m)
 		tlv_u32(&w, CI_PEER_LOCAL, m->u.run.peer_local);
 		tlv_u32(&w, CI_PORT, m->u.run.port);
 		put_str(&w, CI_HOST, m->u.run.addr, CMSG_HOST_MAX);
+		if (m->u.run.flow)
+			tlv_u32(&w, CI_FLOW, m->u.run.flow);
 		break;
 	case CMSG_RESULT:
 		tlv_u32(&w, CI_JOB, m->u.result.job);
@@ -143,6 +151,23 @@ static void put_items(struct tlv_w *w0, const struct cmsg *m)
 			put_str(&w, CI_CEIL_WHAT, m->u.result.r.ceil.what,
 				sizeof(m->u.result.r.ceil.what));
 		}
+		if (m->u.result.r.window > 0)
+			tlv_u64(&w, CI_WINDOW, dbits(m->u.result.r.window));
+		if (m->u.result.late)
+			tlv_u64(&w, CI_LATE, m->u.result.late);
+		break;
+	case CMSG_READY:
+	case CMSG_STOP:
+		tlv_u32(&w, CI_JOB, m->u.go.job);
+		break;
+	case CMSG_GO:
+		tlv_u32(&w, CI_JOB, m->u.go.job);
+		tlv_u64(&w, CI_START, m->u.go.start);
+		break;
+	case CMSG_CLOCK:
+		tlv_u32(&w, CI_PROBE, m->u.clock.probe);
+		if (m->u.clock.now)
+			tlv_u64(&w, CI_CLOCK, m->u.clock.now);
 		break;
 	case CMSG_HELLO:
 		tlv_bytes(&w, CI_NONCE, m->u.nonce, CMSG_NONCE);
@@ -234,6 +259,7 @@ static const struct tlv_field run_tab[] = {
 	CM_REQ(CI_PEER_LOCAL, TLV_U32, run.peer_local),
 	CM_REQ(CI_PORT, TLV_U32, run.port, .max = 65535),
 	CM_F(CI_HOST, TLV_STR, run.addr, .flags = TLVF_REQ | TLVF_NONUL),
+	CM_F(CI_FLOW, TLV_U32, run.flow, .max = CRUN_ALL),
 };
 
 static const struct tlv_field result_tab[] = {
@@ -250,6 +276,22 @@ static const struct tlv_field result_tab[] = {
 	CM_F(CI_CEIL_BPS, TLV_F64, result.r.ceil.bps),
 	CM_F(CI_CEIL_WHAT, TLV_STR, result.r.ceil.what,
 	     .flags = TLVF_NONUL | TLVF_PRINT),
+	CM_F(CI_WINDOW, TLV_F64, result.r.window),
+	CM_F(CI_LATE, TLV_U64, result.late),
+};
+
+static const struct tlv_field job_tab[] = { /* READY, STOP */
+	CM_REQ(CI_JOB, TLV_U32, go.job),
+};
+
+static const struct tlv_field go_tab[] = {
+	CM_REQ(CI_JOB, TLV_U32, go.job),
+	CM_REQ(CI_START, TLV_U64, go.start),
+};
+
+static const struct tlv_field clock_tab[] = {
+	CM_REQ(CI_PROBE, TLV_U32, clock.probe),
+	CM_F(CI_CLOCK, TLV_U64, clock.now),
 };
 
 static const struct tlv_field hello_tab[] = {
@@ -265,7 +307,21 @@ static const struct {
 	[CMSG_RUN] = { run_tab, ARRAY_SIZE(run_tab) },
 	[CMSG_RESULT] = { result_tab, ARRAY_SIZE(result_tab) },
 	[CMSG_HELLO] = { hello_tab, ARRAY_SIZE(hello_tab) },
+	[CMSG_READY] = { job_tab, ARRAY_SIZE(job_tab) },
+	[CMSG_GO] = { go_tab, ARRAY_SIZE(go_tab) },
+	[CMSG_STOP] = { job_tab, ARRAY_SIZE(job_tab) },
+	[CMSG_CLOCK] = { clock_tab, ARRAY_SIZE(clock_tab) },
 	/* CMSG_DONE, CMSG_PING: no items */
+};
+
+/* Who sends each type: rank 0, a rank, or both; HELLO is never sealed. */
+enum { FROM_0 = 1, FROM_RANK = 2 };
+static const uint8_t cmsg_from[] = {
+	[CMSG_JOIN] = FROM_RANK, [CMSG_RUN] = FROM_0,
+	[CMSG_RESULT] = FROM_RANK, [CMSG_DONE] = FROM_0,
+	[CMSG_PING] = FROM_0, [CMSG_READY] = FROM_RANK,
+	[CMSG_GO] = FROM_0, [CMSG_STOP] = FROM_0,
+	[CMSG_CLOCK] = FROM_0 | FROM_RANK,
 };
 
 int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
@@ -281,7 +337,7 @@ int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m)
 	tlv_rinit(&r, buf, len);
 	/* The type comes first: it says which items follow. */
 	if (tlv_next(&r, &type, &v, &ilen) != 1 || type != CI_TYPE ||
-	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_HELLO)
+	    !tlv_val_u32(v, ilen, &t) || t < CMSG_JOIN || t > CMSG_CLOCK)
 		return -1;
 	m->type = (enum cmsg_type)t;
 	if (t >= ARRAY_SIZE(cmsg_tabs))
@@ -306,6 +362,7 @@ int cmsg_check_figures(const struct pair_res *r, char *why, size_t len)
 		{ "lat.p90", r->lat.p90 },   { "lat.p99", r->lat.p99 },
 		{ "lat.p999", r->lat.p999 }, { "lat.p9999", r->lat.p9999 },
 		{ "ival_low", r->ival_low }, { "ceiling", r->ceil.bps },
+		{ "window", r->window },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
@@ -389,10 +446,9 @@ int cmsg_open(struct cchan *ch, const uint8_t *buf, size_t len,
 			      (unsigned long long)seq,
 			      (unsigned long long)ch->rx);
 	ch->rx++;
-	if (cmsg_decode(buf, len, m) < 0 || m->type == CMSG_HELLO ||
-	    (ch->rank0 && m->type != CMSG_JOIN && m->type != CMSG_RESULT) ||
-	    (ch->rank0 && (m->type == CMSG_JOIN) != (ch->rx == 1)) ||
-	    (!ch->rank0 && (m->type == CMSG_JOIN || m->type == CMSG_RESULT)))
+	if (cmsg_decode(buf, len, m) < 0 ||
+	    !(cmsg_from[m->type] & (ch->rank0 ? FROM_RANK : FROM_0)) ||
+	    (ch->rank0 && (m->type == CMSG_JOIN) != (ch->rx == 1)))
 		return seterr(why, whylen, "bad cluster message");
 	if (m->type == CMSG_RESULT) {
 		char f[128];

@@ -13,6 +13,14 @@
  *   DONE    0 -> rank   the run is over: stop the server and exit
  *   PING    0 -> rank   rank 0 is alive (every CLUSTER_PING_NS)
  *
+ * A group pattern's flows (incast:K, fanout:K: RUN with CRUN_SYNC) add:
+ *   READY   rank -> 0   job: set up, waiting at its barrier
+ *   CLOCK   0 -> rank   a probe; the rank answers at once with its
+ *           rank -> 0   monotonic clock (rank 0 works out the offset)
+ *   GO      0 -> rank   job, start: when to start, on the rank's clock
+ *                       (0: do not start, another flow failed)
+ *   STOP    0 -> rank   job: end a load (CRUN_LOAD) now
+ *
  * Trust (docs/cluster.md, "Trust").  Every message but HELLO is sealed
  * with the job secret (core/auth.h): it carries a sequence number and,
  * last, HMAC-SHA256(secret, direction label || rank 0's nonce || the
@@ -40,7 +48,11 @@ enum cmsg_type {
 	CMSG_RESULT,
 	CMSG_DONE,
 	CMSG_PING,
-	CMSG_HELLO
+	CMSG_HELLO,
+	CMSG_READY,
+	CMSG_GO,
+	CMSG_STOP,
+	CMSG_CLOCK
 };
 
 #define CMSG_HOST_MAX 256 /* host names and addresses, NUL included */
@@ -72,12 +84,31 @@ struct cmsg_join {
 	struct cmsg_find find[CMSG_FIND_MAX];
 };
 
+/* RUN's flow flags: 0 for a pair's job. */
+#define CRUN_SYNC 1u /* a group's flow: set up, say READY, start at GO */
+#define CRUN_LOAD 2u /* a latency round's load: the bandwidth test of the
+		      * item's transport (test_bw_of()), until STOP */
+#define CRUN_ALL (CRUN_SYNC | CRUN_LOAD)
+
 struct cmsg_run {
 	uint32_t job, item; /* plan item: which test */
 	uint32_t peer; /* rank of the server side */
 	uint32_t peer_local; /* its local rank (for -i lists) */
 	uint16_t port;
 	char addr[CMSG_HOST_MAX]; /* the peer's address as rank 0 saw it */
+	uint32_t flow; /* CRUN_* */
+};
+
+/* READY, GO and STOP. */
+struct cmsg_go {
+	uint32_t job;
+	uint64_t start; /* GO: ns on the rank's monotonic clock; 0: stop */
+};
+
+/* CLOCK: rank 0's probe, and the rank's answer. */
+struct cmsg_clock {
+	uint32_t probe; /* rank 0's number, echoed */
+	uint64_t now; /* the answer: the rank's monotonic clock, ns */
 };
 
 /* What a pair's test measured: struct pair_res, lib/types.h. */
@@ -87,6 +118,7 @@ struct cmsg_result {
 	uint32_t status; /* 0 ok, else the exit status of the test */
 	char err[CMSG_ERR_MAX];
 	struct pair_res r;
+	uint64_t late; /* a group's flow: ns from its GO's start to its own */
 };
 
 struct cmsg {
@@ -95,6 +127,8 @@ struct cmsg {
 		struct cmsg_join join;
 		struct cmsg_run run;
 		struct cmsg_result result;
+		struct cmsg_go go; /* READY, GO, STOP */
+		struct cmsg_clock clock;
 		uint8_t nonce[CMSG_NONCE]; /* HELLO */
 	} u;
 };
@@ -109,8 +143,9 @@ size_t cmsg_encode(const struct cmsg *m, uint8_t *buf, size_t cap);
 int cmsg_decode(const uint8_t *buf, size_t len, struct cmsg *m);
 
 /*
- * A RESULT's figures must be finite and not negative: 0, or -1 with why
- * naming the first that is not ("recv_bw is inf").  Pure.
+ * A RESULT's figures (and its window) must be finite and not negative:
+ * 0, or -1 with why naming the first that is not ("recv_bw is inf").
+ * Pure.
  */
 int cmsg_check_figures(const struct pair_res *r, char *why, size_t len);
 

@@ -23,6 +23,7 @@
 #include "coord_fig.h"
 #include "coord_round.h"
 #include "coord_verdict.h"
+#include "group_run.h"
 #include "heatmap.h"
 #include "core/interval.h"
 #include "outlier.h"
@@ -375,6 +376,7 @@ static int outliers(struct coord *c, size_t item)
 	size_t cap = (size_t)c->n * c->n;
 	struct pair_fig *pf = xcalloc(cap ? cap : 1, sizeof(*pf));
 	struct outlier o[COORD_RETEST_MAX];
+	enum cfind_what what[COORD_RETEST_MAX] = { CFW_FIG };
 	struct outlier_opts oo;
 	size_t np = gather(c, item, pf), nm = 0;
 	double *m = xcalloc(c->n ? c->n : 1, sizeof(*m));
@@ -388,6 +390,10 @@ static int outliers(struct coord *c, size_t item)
 		if (ct->med[k] > 0)
 			m[nm++] = ct->med[k];
 	ct->fabric_med = median_of(m, nm);
+	/* Group patterns: their rounds are judged, by hub. */
+	if (ct->grp)
+		ct->nsuspects = group_suspects(c, item, &oo, o, what,
+					       COORD_RETEST_MAX);
 	ct->nfinds = ct->nsuspects < 0		       ? 0
 		     : ct->nsuspects > COORD_RETEST_MAX ? COORD_RETEST_MAX
 							: ct->nsuspects;
@@ -399,6 +405,7 @@ static int outliers(struct coord *c, size_t item)
 		struct cfind *f = &ct->find[i];
 
 		f->o = o[i];
+		f->what = what[i];
 		f->partner = -1;
 		if (o[i].kind == OUTLIER_NODE) {
 			f->partner = good_partner(c, ct->med, o, ct->nfinds,
@@ -406,8 +413,10 @@ static int outliers(struct coord *c, size_t item)
 			f->retest = f->partner < 0 ? -1 :
 				    retest(c, item, o[i].a,
 					   (uint32_t)f->partner);
-		} else {
+		} else if (o[i].kind == OUTLIER_LINK) {
 			f->retest = retest(c, item, o[i].a, o[i].b);
+		} else {
+			f->retest = group_retest(c, item, o[i].a, what[i]);
 		}
 		/* gone, or fine when alone: not an outlier */
 		f->confirmed = f->retest >= 0 &&
@@ -415,7 +424,10 @@ static int outliers(struct coord *c, size_t item)
 		if (!f->confirmed)
 			continue;
 		found++;
-		find_line(c, item, t, f);
+		if (o[i].kind == OUTLIER_HUB)
+			group_find_line(c, item, f);
+		else
+			find_line(c, item, t, f);
 		if (c->text)
 			printf("%s\n", f->line);
 	}
@@ -443,12 +455,67 @@ static float *nan_matrix(size_t cells)
 	return m;
 }
 
+/*
+ * Walk a pair pattern's schedule s: each round's pairs at once, then the
+ * pair tests that failed again, a few at a time.
+ */
+static void walk_pairs(struct coord *c, const struct sched *s)
+{
+	const struct plan *p = c->p;
+	struct sched_pair *pairs;
+	uint32_t *idle;
+
+	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
+	idle = xcalloc(c->n, sizeof(*idle));
+	if (c->text && p->cluster.pattern.kind == SCHED_ALL && c->n % 2)
+		printf("cluster: %u ranks is odd: each rank sits out one round\n",
+		       c->n);
+	for (uint32_t r = 0; r < s->rounds; r++) {
+		uint32_t ni, np = sched_round(s, r, pairs, idle, &ni);
+
+		c->round = r + 1;
+		c->idle[r] = ni == 1 ? idle[0] : UINT32_MAX;
+
+		if (c->text && (p->cluster.pattern.kind == SCHED_BISECT ||
+				p->cluster.pattern.kind == SCHED_RANDOM) &&
+		    ni == 1) {
+			printf("round %u: rank %u (%s) sits out\n", r + 1,
+			       idle[0], c->r[idle[0]].host);
+			fflush(stdout);
+		}
+
+		c->item_lo = 0;
+		c->item_hi = (uint32_t)p->ntests;
+		c->record = record_matrix;
+		coord_round(c, pairs, np);
+	}
+	c->round = 0;
+	free(pairs);
+	free(idle);
+	for (size_t i = 0; i < p->ntests; i++) {
+		const struct ctest *ct = &c->t[i];
+
+		if (!ct->nkept)
+			continue;
+		/* a few at a time, then what still fails alone */
+		retry_failed(c, (uint32_t)i, RETRY_AT_ONCE, true);
+		if (ct->nkept)
+			retry_failed(c, (uint32_t)i, 1, false);
+		if (c->text && ct->nretried)
+			printf("%s: %u pair test%s failed in %s round%s and %s tried again, at most %d at a time: %u measured\n",
+			       cluster_item_name(&p->tests[i]), ct->nretried,
+			       ct->nretried == 1 ? "" : "s",
+			       ct->nretried == 1 ? "its" : "their",
+			       ct->nretried == 1 ? "" : "s",
+			       ct->nretried == 1 ? "was" : "were",
+			       RETRY_AT_ONCE, ct->nretried_ok);
+	}
+}
+
 int coord_run(struct coord *c)
 {
 	const struct plan *p = c->p;
 	struct sched s;
-	struct sched_pair *pairs;
-	uint32_t *idle;
 	char err[256], name[32], line[CMSG_HOST_MAX + 400];
 	int found = 0, rc = 0;
 
@@ -504,54 +571,15 @@ int coord_run(struct coord *c)
 			continue;
 		c->t[i].low = nan_matrix(cells);
 	}
-	pairs = xcalloc(c->n / 2 + 1, sizeof(*pairs));
-	idle = xcalloc(c->n, sizeof(*idle));
 	c->idle = xcalloc(s.rounds ? s.rounds : 1, sizeof(*c->idle));
-	if (c->text && p->cluster.pattern.kind == SCHED_ALL && c->n % 2)
-		printf("cluster: %u ranks is odd: each rank sits out one round\n",
-		       c->n);
+	for (uint32_t r = 0; r < s.rounds; r++)
+		c->idle[r] = UINT32_MAX; /* none sits out */
 	c->record = record_matrix;
-	for (uint32_t r = 0; r < s.rounds; r++) {
-		uint32_t ni, np = sched_round(&s, r, pairs, idle, &ni);
-
-		c->round = r + 1;
-		c->idle[r] = ni == 1 ? idle[0] : UINT32_MAX;
-
-		if (c->text && (p->cluster.pattern.kind == SCHED_BISECT ||
-				p->cluster.pattern.kind == SCHED_RANDOM) &&
-		    ni == 1) {
-			printf("round %u: rank %u (%s) sits out\n", r + 1,
-			       idle[0], c->r[idle[0]].host);
-			fflush(stdout);
-		}
-
-		c->item_lo = 0;
-		c->item_hi = (uint32_t)p->ntests;
-		c->record = record_matrix;
-		coord_round(c, pairs, np);
-	}
-	c->round = 0;
-	free(pairs);
-	free(idle);
+	if (sched_is_group(&s.spec))
+		group_walk(c, &s);
+	else
+		walk_pairs(c, &s);
 	sched_free(&s);
-	for (size_t i = 0; i < p->ntests; i++) {
-		const struct ctest *ct = &c->t[i];
-
-		if (!ct->nkept)
-			continue;
-		/* a few at a time, then what still fails alone */
-		retry_failed(c, (uint32_t)i, RETRY_AT_ONCE, true);
-		if (ct->nkept)
-			retry_failed(c, (uint32_t)i, 1, false);
-		if (c->text && ct->nretried)
-			printf("%s: %u pair test%s failed in %s round%s and %s tried again, at most %d at a time: %u measured\n",
-			       cluster_item_name(&p->tests[i]), ct->nretried,
-			       ct->nretried == 1 ? "" : "s",
-			       ct->nretried == 1 ? "its" : "their",
-			       ct->nretried == 1 ? "" : "s",
-			       ct->nretried == 1 ? "was" : "were",
-			       RETRY_AT_ONCE, ct->nretried_ok);
-	}
 	for (size_t i = 0; i < p->ntests; i++) {
 		const struct ctest *ct = &c->t[i];
 
@@ -566,6 +594,8 @@ int coord_run(struct coord *c)
 			print_matrix(c, i, TM_P99);
 		if (ct->eff && has_figure(ct->eff, (size_t)c->n * c->n))
 			print_matrix(c, i, TM_EFF);
+		if (ct->grp)
+			group_print_hubs(c, i);
 		cv_print(c, i);
 		if (ct->nfail)
 			printf("%s: %u pair test%s failed; the first: rank %u against rank %u: %s\n",
@@ -658,7 +688,7 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 
 			if (!ct->find[k].confirmed)
 				continue;
-			if (o->kind == OUTLIER_NODE) {
+			if (o->kind != OUTLIER_LINK) { /* a node, a hub */
 				bn[o->a] = true;
 				continue;
 			}
@@ -726,6 +756,7 @@ int coord_plot(const struct coord *c, FILE *f, char *err, size_t errlen)
 void coord_free(struct coord *c)
 {
 	for (size_t i = 0; c->t && i < c->p->ntests; i++) {
+		group_free(&c->t[i], c->rounds);
 		free(c->t[i].fig);
 		free(c->t[i].eff);
 		free(c->t[i].vfail);

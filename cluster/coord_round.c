@@ -41,8 +41,7 @@ void coord_gone(struct coord *c, uint32_t k, const char *why)
 	coord_json_gone(c, k);
 }
 
-/* The longest a job of plan item i may take before its client is gone. */
-static uint64_t job_bound(const struct plan *p, size_t i)
+uint64_t coord_job_bound(const struct plan *p, size_t i)
 {
 	const struct par_set *ps = &p->tests[i].s.par;
 	uint64_t t = ps->val[SIDE_LOC][PAR_TIME];
@@ -115,7 +114,7 @@ static void slot_next(struct coord *c, struct slot *s)
 		}
 		s->job = m.u.run.job;
 		s->client = cl;
-		s->deadline = now_ns() + job_bound(c->p, item);
+		s->deadline = now_ns() + coord_job_bound(c->p, item);
 		c->cur_item = item;
 		return;
 	}
@@ -133,50 +132,55 @@ static void slot_result(struct coord *c, struct slot *s,
 	slot_next(c, s);
 }
 
-/*
- * The client of slot s has something to read: what came, without
- * waiting (a message in part waits in its buffer, bounded by the job's
- * deadline, while rank 0 serves the others).  A message that is not
- * genuine makes the rank gone; a RESULT with figures that cannot be
- * (not finite, negative) fails its job.
- */
-static void slot_read(struct coord *c, struct slot *s)
+int coord_read(struct coord *c, uint32_t k, struct cmsg *m)
 {
-	struct crank *r = &c->r[s->client];
-	struct cmsg m;
+	struct crank *r = &c->r[k];
 	char why[400], line[480];
-	int rc = cin_read(&r->in, r->fd, why, sizeof(why));
+	int rc;
 
+	if (!r->alive)
+		return -1;
+	rc = cin_read(&r->in, r->fd, why, sizeof(why));
 	if (rc == 0)
-		return;
+		return 0;
 	if (rc > 0) {
-		rc = cmsg_open(&r->ch, r->in.buf, r->in.have, &m, why,
+		rc = cmsg_open(&r->ch, r->in.buf, r->in.have, m, why,
 			       sizeof(why));
 		cin_clear(&r->in);
-		if (rc > 0) {
-			struct cmsg_result f = { .status = COORD_REFUSED };
+		if (rc > 0) { /* a RESULT refused: its job fails */
+			uint32_t job = m->u.result.job;
 
 			fprintf(stderr,
 				"qperf: rank 0: refused a RESULT from rank %u (%s): %s\n",
-				s->client, r->addr, why);
-			xsnprintf(f.err, sizeof(f.err),
-				  "rank 0 refused rank %u's RESULT: %s", s->client,
-				  why);
-			if (m.u.result.job == s->job)
-				slot_result(c, s, &f);
-			return;
+				k, r->addr, why);
+			memset(m, 0, sizeof(*m));
+			m->type = CMSG_RESULT;
+			m->u.result.job = job;
+			m->u.result.status = COORD_REFUSED;
+			xsnprintf(m->u.result.err, sizeof(m->u.result.err),
+				  "rank 0 refused rank %u's RESULT: %s", k, why);
+			return 1;
 		}
-		if (rc == 0) {
-			if (m.type == CMSG_RESULT && m.u.result.job == s->job)
-				slot_result(c, s, &m.u.result);
-			return;
-		}
+		if (rc == 0)
+			return 1;
 		xsnprintf(line, sizeof(line), "sent a message rank 0 refused: %s",
 			  why);
 	} else {
 		xsnprintf(line, sizeof(line), "left: %s", why);
 	}
-	coord_gone(c, s->client, line); /* the next pass fails its job */
+	coord_gone(c, k, line);
+	return -1;
+}
+
+/* The client of slot s has something to read: its RESULT ends its job
+ * (a rank gone fails it in the next pass). */
+static void slot_read(struct coord *c, struct slot *s)
+{
+	struct cmsg m;
+
+	if (coord_read(c, s->client, &m) > 0 && m.type == CMSG_RESULT &&
+	    m.u.result.job == s->job)
+		slot_result(c, s, &m.u.result);
 }
 
 int coord_round(struct coord *c, const struct sched_pair *pairs,

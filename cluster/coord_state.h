@@ -14,6 +14,7 @@
 
 #include "cluster_msg.h"
 #include "core/opts.h"
+#include "lib/sched.h"
 #include "outlier.h"
 
 struct test_desc;
@@ -45,9 +46,17 @@ struct cfail {
 /* The status rank 0 gives a RESULT it refused (not an exit status). */
 #define COORD_REFUSED 0x100u
 
+/* What a group pattern's suspect is judged by (struct cfind's what). */
+enum cfind_what {
+	CFW_FIG, /* the round's figure: its aggregate, or its victim's
+		  * latency (as goodness) */
+	CFW_FAIR, /* its fairness (Jain's index) */
+};
+
 /* A suspect and its retest. */
 struct cfind {
-	struct outlier o; /* as outlier_find() found it */
+	struct outlier o; /* as outlier_find() or outlier_low() found it */
+	enum cfind_what what; /* OUTLIER_HUB: which figure */
 	int partner; /* node: the rank it was retested against; -1: none */
 	double retest; /* goodness of the retest; -1: it measured nothing */
 	bool confirmed; /* reported as an outlier */
@@ -61,6 +70,44 @@ struct cfind {
 struct cvfail {
 	uint32_t client, server;
 	char why[448];
+};
+
+/*
+ * A group pattern's round (incast:K, fanout:K) of one plan item: its
+ * flows and what they gave together (docs/cluster.md, "Incast and
+ * fan-out").  Figures in SI units (B/s, 1/s, s).  In a latency round
+ * (load) flow 0 is the victim, running the item's latency test; the
+ * others are loads running its transport's bandwidth test, and the
+ * aggregate, fairness and slowest are theirs.  About 0.3 KB per round
+ * and item: O(N), as the idle list.
+ */
+struct cgflow {
+	uint32_t rank; /* the member: incast's sender, fan-out's receiver */
+	float fig; /* its figure (a load's: bandwidth); NAN: none */
+	float late; /* s: its start after its due time; NAN: none */
+	float done; /* s: from the common start to its window's end */
+};
+
+struct cgroup {
+	uint32_t hub; /* incast's receiver, fan-out's sender */
+	uint32_t k; /* flows, in the schedule's order */
+	bool ran; /* run, at least tried (else a rank was gone) */
+	bool ok; /* every flow measured */
+	bool load; /* a latency round: a victim and loads */
+	bool retried; /* failed in the schedule, tried again after it */
+	bool final; /* its flows are in the matrices */
+	struct cgflow f[SCHED_GROUP_MAX];
+	double aggregate; /* the sum of the sharers' figures */
+	double fairness; /* their Jain's index; 0: fewer than 1 */
+	uint32_t slowest; /* index in f of the slowest sharer */
+	double ratio; /* its figure over the fair share */
+	double victim; /* s: a latency round's victim's latency */
+	double completion; /* s, with -n: from the start to the last end */
+	uint32_t last; /* index in f of the flow that ended last */
+	double spread; /* s: the latest start's lateness less the first's */
+	double uncert; /* s: the clock offsets' uncertainty (the largest
+			* half round trip of the probes behind them) */
+	char *err; /* a failed round: "rank 3 -> 0: ..." (owned) */
 };
 
 /* What one plan item (test) gave across the cluster. */
@@ -84,6 +131,10 @@ struct ctest {
 	int nsuspects; /* as outlier_find() counted them */
 	int nfinds; /* retested, in find[] */
 	struct cfind find[COORD_RETEST_MAX];
+	struct cgroup *grp; /* group patterns: per round (N), else NULL */
+	double grp_med; /* group patterns: the rounds' median figure (as
+			 * goodness); 0: none */
+	double fair_med; /* group patterns: the median fairness; 0: none */
 };
 
 struct coord;

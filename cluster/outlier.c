@@ -65,6 +65,34 @@ static void put(struct outlier *out, size_t max, size_t k,
 		out[k] = *x;
 }
 
+int outlier_low(const double *v, uint32_t n, const struct outlier_opts *o,
+		struct outlier *out, size_t max, double *median,
+		unsigned char *low)
+{
+	double *tmp = calloc(2 * (size_t)n + 1, sizeof(*tmp));
+	double m, mad;
+	size_t nv = 0, k = 0;
+
+	if (!tmp)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] > 0)
+			tmp[nv++] = v[i];
+	med_mad(tmp, nv, tmp + nv, &m, &mad);
+	for (uint32_t i = 0; i < n; i++) {
+		struct outlier x = { OUTLIER_HUB, i, i, v[i], m, 0 };
+
+		if (v[i] > 0 && is_low(v[i], m, mad, o, &x.z)) {
+			if (low)
+				low[i] = 1;
+			put(out, max, k++, &x);
+		}
+	}
+	free(tmp);
+	*median = m;
+	return (int)k;
+}
+
 int outlier_find(const struct pair_fig *f, size_t np, uint32_t n,
 		 const struct outlier_opts *o, struct outlier *out,
 		 size_t max, double *node_med)
@@ -75,8 +103,8 @@ int outlier_find(const struct pair_fig *f, size_t np, uint32_t n,
 	double *tmp = calloc(2 * np + (size_t)n + 1, sizeof(*tmp));
 	double *ratio = calloc(np + 1, sizeof(*ratio));
 	unsigned char *bad = calloc((size_t)n + 1, 1);
-	double m, mad, rm, rmad;
-	size_t k = 0, nv = 0, nr = 0;
+	double m, rm, rmad;
+	size_t k = 0, nr = 0;
 	int rc = -1;
 
 	if (!cnt || !vals || !med || !tmp || !ratio || !bad)
@@ -102,22 +130,20 @@ int outlier_find(const struct pair_fig *f, size_t np, uint32_t n,
 			}
 		free(fill);
 	}
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++)
 		med[i] = median_of(vals + cnt[i], cnt[i + 1] - cnt[i]);
-		if (cnt[i + 1] > cnt[i])
-			tmp[nv++] = med[i];
-	}
 	if (node_med)
 		memcpy(node_med, med, (size_t)n * sizeof(*med));
-	med_mad(tmp, nv, tmp + nv, &m, &mad);
-	for (uint32_t i = 0; i < n; i++) {
-		struct outlier x = { OUTLIER_NODE, i, i, med[i], m, 0 };
-
-		if (cnt[i + 1] > cnt[i] && is_low(med[i], m, mad, o, &x.z)) {
-			bad[i] = 1;
-			put(out, max, k++, &x);
-		}
+	/* Nodes: the low ones among the node medians (out's first k). */
+	rc = outlier_low(med, n, o, out, max, &m, bad);
+	if (rc < 0)
+		goto out;
+	k = (size_t)rc;
+	for (size_t i = 0; i < k && i < max; i++) {
+		out[i].kind = OUTLIER_NODE;
+		out[i].b = out[i].a;
 	}
+	rc = -1;
 	/* Links: each figure against the weaker of its two nodes. */
 	for (size_t i = 0; i < np; i++) {
 		double base;

@@ -42,11 +42,12 @@ struct outlier_opts {
 	double strong_drop; /* 0.5 */
 };
 
-enum outlier_kind { OUTLIER_NODE, OUTLIER_LINK };
+/* OUTLIER_HUB: a group pattern's round, by its hub (outlier_low()). */
+enum outlier_kind { OUTLIER_NODE, OUTLIER_LINK, OUTLIER_HUB };
 
 struct outlier {
 	enum outlier_kind kind;
-	uint32_t a, b; /* node: a (b unused); link: a < b */
+	uint32_t a, b; /* node, hub: a (b unused); link: a < b */
 	double figure; /* the node's median or the pair's figure */
 	double median; /* what it is compared with */
 	double z; /* modified z-score (INFINITY when MAD is 0) */
@@ -67,5 +68,18 @@ double median_of(double *v, size_t n);
 int outlier_find(const struct pair_fig *f, size_t np, uint32_t n,
 		 const struct outlier_opts *o, struct outlier *out,
 		 size_t max, double *node_med);
+
+/*
+ * The low outliers among v[0..n) (goodness; <= 0: no figure, left out)
+ * by the nodes' rule above, against the median and MAD of the figures:
+ * up to max into out (kind OUTLIER_HUB, a = the index; figure, median,
+ * z), in index order, and low[i] = 1 for each (low: n flags, or NULL).
+ * Returns how many were found (may exceed max), -1 if memory runs out;
+ * *median gets the median (0: no figure).  outlier_find()'s nodes, and
+ * group patterns' rounds by hub (aggregate, fairness, victim's latency).
+ */
+int outlier_low(const double *v, uint32_t n, const struct outlier_opts *o,
+		struct outlier *out, size_t max, double *median,
+		unsigned char *low);
 
 #endif

@@ -978,11 +978,12 @@ int client_pair_sync(const struct plan *p, const struct test_desc *t,
 
 int client_pair(const struct plan *p, const struct test_desc *t,
 		const struct settings *s, const char *host, uint16_t port,
-		struct pair_res *out, char *err, size_t errlen)
+		const struct client_barrier *b, struct pair_res *out,
+		char *err, size_t errlen)
 {
 	struct plan q = *p;
 
 	q.host = host;
 	q.listen_port = port;
-	return client_pair_sync(&q, t, s, NULL, out, err, errlen);
+	return client_pair_sync(&q, t, s, b, out, err, errlen);
 }

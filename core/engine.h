@@ -38,12 +38,15 @@ int client_main(const struct plan *p);
 
 /*
  * Run test t with settings s as a client against host:port and return
- * its figures, for cluster mode (no report is printed).  0, or the
- * test's exit status with err filled.
+ * its figures, for cluster mode (no report is printed), stopping at
+ * barrier b just before its window (NULL: none; struct client_barrier
+ * below).  0, or the test's exit status with err filled.
  */
+struct client_barrier;
 int client_pair(const struct plan *p, const struct test_desc *t,
 		const struct settings *s, const char *host, uint16_t port,
-		struct pair_res *out, char *err, size_t errlen);
+		const struct client_barrier *b, struct pair_res *out,
+		char *err, size_t errlen);
 
 /*
  * --clients: the common start of K clients.  wait is called by a client's
@@ -124,6 +127,15 @@ int load_opt(struct plan *plan, int act, const char *spelling,
  * filled when the test has no such direction. */
 int load_tests(const struct load_opts *l, struct load_spec out[2],
 	       char *err, size_t errlen);
+/*
+ * The settings of a load beside a test of settings s: s's but for -m, -n,
+ * --rate and -I (the load takes its test's own default message size), and
+ * -t 0 (until interrupted), spelt `by` in messages ("--load").  For
+ * --load and for cluster mode's latency rounds of incast:K and fanout:K.
+ */
+void load_settings_of(const struct settings *s, const char *by,
+		      struct settings *out);
+
 /* --load against the rest of the plan: 0, or -1 with err filled. */
 int load_check(const struct plan *p, char *err, size_t errlen);
 

@@ -504,7 +504,11 @@ static const char examples_text[] =
 	"        qperf myserver -vx conf\n"
 	"    * A cluster's pairs as JSON and as an SVG heat map (rank 0):\n"
 	"        mpirun -n 16 qperf --cluster all --rendezvous node01 \\\n"
-	"            --json --plot fabric.svg tcp_bw >fabric.json\n";
+	"            --json --plot fabric.svg tcp_bw >fabric.json\n"
+	"    * Incast: 4 ranks into each rank at once, each round's aggregate and\n"
+	"      fairness; and each one's latency while 3 others send into it:\n"
+	"        mpirun -n 16 qperf --cluster incast:4 --rendezvous node01 \\\n"
+	"            tcp_bw tcp_lat\n";
 
 static const char author_text[] =
 	"qperf was written by Johann George.  This successor is maintained\n"

@@ -113,22 +113,18 @@ static int child_main(const struct plan *p, const struct test_desc *t,
 /* The parent                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* The loads' settings beside test settings s: s's but for -m, -n and
- * --rate (the load's own default size; --load_rate), and -t 0. */
-static void load_settings(struct load *L, const struct settings *s)
+void load_settings_of(const struct settings *s, const char *by,
+		      struct settings *out)
 {
 	static const enum par_id cleared[] = { PAR_MSG_SIZE, PAR_NO_MSGS,
 					       PAR_RATE, PAR_MSG_RATE };
-	const struct load_opts *lo = &L->p->load;
-	struct par_set *q = &L->ls.par;
+	struct par_set *q = &out->par;
 
-	L->ls = *s;
-	L->ls.interval = 0;
-	L->ls.arrivals = 0;
-	L->ls.nloops = 0;
+	*out = *s;
+	out->interval = 0;
+	out->arrivals = 0;
+	out->nloops = 0;
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
-		int r = lo->rate_msgs ? PAR_MSG_RATE : PAR_RATE;
-
 		for (size_t i = 0; i < sizeof(cleared) / sizeof(cleared[0]);
 		     i++) {
 			q->val[side][cleared[i]] = 0;
@@ -136,9 +132,21 @@ static void load_settings(struct load *L, const struct settings *s)
 		}
 		q->val[side][PAR_TIME] = 0;
 		q->set[side][PAR_TIME] = true;
-		q->spelling[side][PAR_TIME] = "--load";
-		if (!lo->rate)
-			continue;
+		q->spelling[side][PAR_TIME] = by;
+	}
+}
+
+/* The loads' settings beside test settings s (load_settings_of()), paced
+ * by --load_rate. */
+static void load_settings(struct load *L, const struct settings *s)
+{
+	const struct load_opts *lo = &L->p->load;
+	struct par_set *q = &L->ls.par;
+
+	load_settings_of(s, "--load", &L->ls);
+	for (int side = SIDE_LOC; lo->rate && side <= SIDE_REM; side++) {
+		int r = lo->rate_msgs ? PAR_MSG_RATE : PAR_RATE;
+
 		q->val[side][r] = lo->rate;
 		q->set[side][r] = true;
 		q->spelling[side][r] = lo->rate_opt;

@@ -289,7 +289,8 @@ const struct opt_desc opt_table[] = {
 	  "lines of type start, conf, test (one per test and --loop "
 	  "iteration), interval and end, in the units of --json.  "
 	  "With --cluster, rank 0 writes a pair line per pair result as it "
-	  "comes in, then one cluster line.  Excludes --json."),
+	  "comes in (and a group line per round of incast:K and fanout:K), "
+	  "then one cluster line.  Excludes --json."),
 	A("--listen_port", "-lp", OT_INT, OA_LISTEN_PORT, true, 0, PORT_MAX,
 	  "Port",
 	  "Set the control port. "
@@ -607,10 +608,14 @@ const struct opt_desc opt_table[] = {
 	  "sets QPERF_RANK and QPERF_SIZE; takes the place of the host; "
 	  "rank 0 is found through --rendezvous or the launcher's PMIx.  "
 	  "Pattern: all (every pair, N-1 rounds), ring (each rank with its "
-	  "neighbours), bisect (rank i with i+N/2) or random:K (K random "
-	  "rounds).  Rank 0 prints a matrix per test (and --loop iteration) "
-	  "and one outlier: line per slow node or link confirmed by a "
-	  "retest (--json: as JSON; --plot File.svg: a heat map)."),
+	  "neighbours), bisect (rank i with i+N/2), random:K (K random "
+	  "rounds), incast:K (N rounds: K ranks send to one at once) or "
+	  "fanout:K (N rounds: one sends to K at once; K is 1 to 16 and "
+	  "below N).  Rank 0 prints a matrix per test (and --loop "
+	  "iteration), for incast and fanout each round's flows, aggregate "
+	  "and fairness, and one outlier: line per slow node, link or round "
+	  "confirmed by a retest (--json: as JSON; --plot File.svg: a heat "
+	  "map)."),
 	A("--rendezvous", "-rv", OT_SPECIAL, OA_RENDEZVOUS, false, 0, 0,
 	  "Addr",
 	  "Cluster mode: rank 0's Host:Port. "

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc.h"
 
@@ -28,6 +29,13 @@ void *xcalloc(size_t n, size_t size)
 	if (!p)
 		out_of_memory();
 	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
 }
 
 void *xgrow(void *p, size_t *cap, size_t need, size_t size)

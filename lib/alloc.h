@@ -14,6 +14,8 @@
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
+/* A copy of the string s. */
+char *xstrdup(const char *s);
 
 /*
  * Growable array: make room for at least need elements of size bytes in

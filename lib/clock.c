@@ -21,3 +21,13 @@ void sleep_ns(uint64_t ns)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+void sleep_until_ns(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ULL),
+			       (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}

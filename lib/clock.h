@@ -11,4 +11,8 @@ uint64_t now_ns(void);
 /* Sleep for ns nanoseconds, resuming after signals. */
 void sleep_ns(uint64_t ns);
 
+/* Sleep until now_ns() reaches t (at once if it has), resuming after
+ * signals. */
+void sleep_until_ns(uint64_t t);
+
 #endif

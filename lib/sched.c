@@ -49,9 +49,9 @@ static void shuffle(uint32_t *p, uint32_t n, uint64_t state)
 	}
 }
 
-/* The patterns as typed, by enum sched_kind; random's K follows its colon. */
-static const char *const sched_forms[] = { "all", "ring", "bisect",
-					   "random:" };
+/* The patterns as typed, by enum sched_kind; K follows the colon. */
+static const char *const sched_forms[] = { "all",     "ring",    "bisect",
+					   "random:", "incast:", "fanout:" };
 
 const char *sched_form(size_t i)
 {
@@ -60,48 +60,83 @@ const char *sched_form(size_t i)
 		       NULL;
 }
 
+/* What K counts, by enum sched_kind (for the patterns that take one). */
+static const char *const k_means[] = {
+	[SCHED_RANDOM] = "rounds",
+	[SCHED_INCAST] = "senders",
+	[SCHED_FANOUT] = "receivers",
+};
+
+/* K of "word:K" s (d: after the colon), 1 to max, for kind. */
+static int parse_k(const char *s, const char *d, enum sched_kind kind,
+		   uint32_t max, struct sched_spec *sp, char *err,
+		   size_t errlen)
+{
+	char *end;
+	unsigned long long k;
+
+	if (*d < '0' || *d > '9')
+		return seterr(err, errlen,
+			      "bad cluster pattern %s: %sK needs a number of %s",
+			      s, sched_forms[kind], k_means[kind]);
+	errno = 0;
+	k = strtoull(d, &end, 10);
+	if (*end || errno || k < 1 || k > max)
+		return seterr(err, errlen,
+			      "bad cluster pattern %s: K must be 1 to %u", s,
+			      max);
+	sp->kind = kind;
+	sp->k = (uint32_t)k;
+	return 0;
+}
+
 int sched_parse(const char *s, struct sched_spec *sp, char *err,
 		size_t errlen)
 {
-	const char *rnd = sched_forms[SCHED_RANDOM];
-
 	memset(sp, 0, sizeof(*sp));
-	if (!strcmp(s, sched_forms[SCHED_ALL]))
-		sp->kind = SCHED_ALL;
-	else if (!strcmp(s, sched_forms[SCHED_RING]))
-		sp->kind = SCHED_RING;
-	else if (!strcmp(s, sched_forms[SCHED_BISECT]))
-		sp->kind = SCHED_BISECT;
-	else if (!strncmp(s, rnd, strlen(rnd))) {
-		const char *d = s + strlen(rnd);
-		char *end;
-		unsigned long long k;
+	for (int kind = SCHED_ALL; kind <= SCHED_FANOUT; kind++) {
+		const char *f = sched_forms[kind];
+		size_t n = strlen(f);
 
-		if (*d < '0' || *d > '9')
-			return seterr(err, errlen,
-				      "bad cluster pattern %s: random:K needs a number of rounds",
-				      s);
-		errno = 0;
-		k = strtoull(d, &end, 10);
-		if (*end || errno || k < 1 || k > SCHED_RANDOM_MAX)
-			return seterr(err, errlen,
-				      "bad cluster pattern %s: K must be 1 to %u",
-				      s, SCHED_RANDOM_MAX);
-		sp->kind = SCHED_RANDOM;
-		sp->k = (uint32_t)k;
-	} else
-		return seterr(err, errlen,
-			      "bad cluster pattern %s (all, ring, bisect or random:K)",
-			      s);
-	return 0;
+		if (f[n - 1] != ':' && !strcmp(s, f)) {
+			sp->kind = (enum sched_kind)kind;
+			return 0;
+		}
+		if (f[n - 1] == ':' && !strncmp(s, f, n))
+			return parse_k(s, s + n, (enum sched_kind)kind,
+				       kind == SCHED_RANDOM ? SCHED_RANDOM_MAX :
+							      SCHED_GROUP_MAX,
+				       sp, err, errlen);
+	}
+	return seterr(err, errlen,
+		      "bad cluster pattern %s (all, ring, bisect, random:K, incast:K or fanout:K)",
+		      s);
 }
 
 void sched_name(const struct sched_spec *sp, char *buf, size_t len)
 {
-	if (sp->kind == SCHED_RANDOM)
-		xsnprintf(buf, len, "%s%u", sched_forms[SCHED_RANDOM], sp->k);
+	if (sp->kind >= SCHED_RANDOM)
+		xsnprintf(buf, len, "%s%u", sched_forms[sp->kind], sp->k);
 	else
 		xsnprintf(buf, len, "%s", sched_forms[sp->kind]);
+}
+
+bool sched_is_group(const struct sched_spec *sp)
+{
+	return sp->kind == SCHED_INCAST || sp->kind == SCHED_FANOUT;
+}
+
+int sched_check_size(const struct sched_spec *sp, uint32_t n, char *err,
+		     size_t errlen)
+{
+	char name[32];
+
+	if (!sched_is_group(sp) || sp->k < n)
+		return 0;
+	sched_name(sp, name, sizeof(name));
+	return seterr(err, errlen,
+		      "--cluster %s: K must be below the number of ranks (%u): a round's %u %s are among the %u other ranks",
+		      name, n, sp->k, k_means[sp->kind], n - 1);
 }
 
 static uint32_t count_rounds(const struct sched_spec *sp, uint32_t n)
@@ -115,6 +150,9 @@ static uint32_t count_rounds(const struct sched_spec *sp, uint32_t n)
 		return 1;
 	case SCHED_RANDOM:
 		return sp->k;
+	case SCHED_INCAST:
+	case SCHED_FANOUT:
+		return n; /* each rank the hub once */
 	}
 	return 0;
 }
@@ -127,6 +165,8 @@ int sched_init(struct sched *s, const struct sched_spec *sp, uint32_t n,
 		return seterr(err, errlen,
 			      "cluster of %u ranks: need 2 to %u", n,
 			      SCHED_N_MAX);
+	if (sched_check_size(sp, n, err, errlen) < 0)
+		return -1;
 	s->spec = *sp;
 	s->n = n;
 	s->seed = seed;
@@ -203,6 +243,30 @@ static uint32_t round_random(const struct sched *s, uint32_t r,
 	return np;
 }
 
+uint32_t sched_group(const struct sched *s, uint32_t r, uint32_t *hub,
+		     uint32_t *out)
+{
+	uint64_t st = s->seed ^ (0x8cb92ba72f3d8dd7ULL * ((uint64_t)r + 1));
+	uint32_t k = 0;
+
+	*hub = r;
+	if (!sched_is_group(&s->spec) || r >= s->rounds || s->spec.k >= s->n)
+		return 0;
+	/* K distinct draws from the N-1 others (K <= 16: the rejections of
+	 * a repeat cost little). */
+	while (k < s->spec.k) {
+		uint32_t v = rand_below(&st, s->n - 1);
+		bool dup = false;
+
+		v += v >= r; /* skip the hub */
+		for (uint32_t i = 0; i < k; i++)
+			dup |= out[i] == v;
+		if (!dup)
+			out[k++] = v;
+	}
+	return k;
+}
+
 uint32_t sched_round(const struct sched *s, uint32_t r,
 		     struct sched_pair *out, uint32_t *idle, uint32_t *nidle)
 {
@@ -225,6 +289,9 @@ uint32_t sched_round(const struct sched *s, uint32_t r,
 		case SCHED_RANDOM:
 			np = round_random(s, r, out);
 			break;
+		case SCHED_INCAST:
+		case SCHED_FANOUT:
+			break; /* sched_group() */
 		}
 	}
 	if (idle) {

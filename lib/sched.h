@@ -23,21 +23,40 @@
  * In every round each rank is in at most one pair.  Within a pair, a is
  * the lower rank (no meaning beyond that: both directions of a one-way
  * test are measured).
+ *
+ * Group patterns (sched_group(), not sched_round()):
+ *   incast:K  N rounds; in round r rank r (the hub) receives from K
+ *             other ranks at once;
+ *   fanout:K  N rounds; in round r rank r sends to K other ranks at once.
+ * The K members of a round are drawn from the other N-1 ranks by the
+ * seed, in a seeded order (the first is a latency test's victim); K is 1
+ * to SCHED_GROUP_MAX and below N.
  */
 #ifndef QPERF_SCHED_H
 #define QPERF_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-enum sched_kind { SCHED_ALL, SCHED_RING, SCHED_BISECT, SCHED_RANDOM };
+enum sched_kind {
+	SCHED_ALL,
+	SCHED_RING,
+	SCHED_BISECT,
+	SCHED_RANDOM,
+	SCHED_INCAST,
+	SCHED_FANOUT
+};
 
 #define SCHED_RANDOM_MAX 1000000U /* largest K of random:K */
+/* Largest K of incast:K and fanout:K: a rank's server runs at most 16
+ * tests at once (CLIENTS_MAX). */
+#define SCHED_GROUP_MAX 16U
 #define SCHED_N_MAX 1000000U /* largest number of ranks */
 
 struct sched_spec {
 	enum sched_kind kind;
-	uint32_t k; /* rounds of random:K */
+	uint32_t k; /* rounds of random:K; members of incast:K, fanout:K */
 };
 
 struct sched_pair {
@@ -53,8 +72,9 @@ struct sched {
 };
 
 /*
- * Parse "all", "ring", "bisect" or "random:K" (1 <= K <= SCHED_RANDOM_MAX).
- * 0, or -1 with err naming the bad word.
+ * Parse "all", "ring", "bisect", "random:K" (1 <= K <= SCHED_RANDOM_MAX),
+ * "incast:K" or "fanout:K" (1 <= K <= SCHED_GROUP_MAX).  0, or -1 with err
+ * naming the bad word.
  */
 int sched_parse(const char *s, struct sched_spec *sp, char *err,
 		size_t errlen);
@@ -66,9 +86,20 @@ const char *sched_form(size_t i);
 /* The pattern's name as typed ("random:4"), into buf. */
 void sched_name(const struct sched_spec *sp, char *buf, size_t len);
 
+/* Is sp a group pattern (incast:K, fanout:K)? */
+bool sched_is_group(const struct sched_spec *sp);
+
 /*
- * Set up the schedule of N ranks (2 <= N <= SCHED_N_MAX).  0, or -1 with
- * err filled.  sched_free() releases it.
+ * Does pattern sp fit N ranks?  A group pattern's K must be below N.  0,
+ * or -1 with err naming the pattern and N.  Pure.
+ */
+int sched_check_size(const struct sched_spec *sp, uint32_t n, char *err,
+		     size_t errlen);
+
+/*
+ * Set up the schedule of N ranks (2 <= N <= SCHED_N_MAX, and
+ * sched_check_size()).  0, or -1 with err filled.  sched_free() releases
+ * it.
  */
 int sched_init(struct sched *s, const struct sched_spec *sp, uint32_t n,
 	       uint64_t seed, char *err, size_t errlen);
@@ -81,6 +112,15 @@ void sched_free(struct sched *s);
  */
 uint32_t sched_round(const struct sched *s, uint32_t r,
 		     struct sched_pair *out, uint32_t *idle, uint32_t *nidle);
+
+/*
+ * Group patterns: round r's hub (rank r: the receiver of incast:K, the
+ * sender of fanout:K) into *hub and its K members into out (room for
+ * SCHED_GROUP_MAX), distinct, never the hub, in the seeded order; returns
+ * K.  O(K^2), no allocation.
+ */
+uint32_t sched_group(const struct sched *s, uint32_t r, uint32_t *hub,
+		     uint32_t *out);
 
 /* The deterministic generator behind the shuffles (splitmix64). */
 uint64_t sched_rand(uint64_t *state);

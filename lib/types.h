@@ -526,6 +526,7 @@ struct pair_res {
 	uint32_t ival_n; /* the intervals behind it; 0: none */
 	struct ceiling ceil; /* bandwidth tests: the path's ceiling, from
 			      * both ends' facts (valid false: none known) */
+	double window; /* s: the longer of the two ends' measured windows */
 };
 
 /*

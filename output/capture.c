@@ -51,6 +51,9 @@ static void capture_result(void *self, const struct out_result *r)
 	o->ival_low = 0;
 	o->ival_n = 0;
 	o->ceil = r->res->ceil;
+	o->window = r->res->ln.real_time > r->res->rn.real_time ?
+			    r->res->ln.real_time :
+			    r->res->rn.real_time;
 	if (c->interval)
 		o->ival_low = ival_low_result(&c->low, &o->ival_n);
 }

@@ -185,6 +185,19 @@ const struct test_desc *test_find(const char *name)
 	return NULL;
 }
 
+const struct test_desc *test_bw_of(const struct test_desc *t)
+{
+	for (size_t i = 0; t->tp && i < test_count; i++) {
+		const struct test_desc *b = &test_table[i];
+
+		if (b->tp == t->tp && b->loop == LOOP_STREAM_BW &&
+		    (b->measure == MEAS_BANDWIDTH ||
+		     b->measure == MEAS_BANDWIDTH_SR))
+			return b;
+	}
+	return NULL;
+}
+
 const struct test_desc *test_by_index(unsigned idx)
 {
 	return idx < test_count ? &test_table[idx] : NULL;

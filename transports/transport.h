@@ -499,6 +499,13 @@ extern const size_t test_count;
 /* Returns the test called name, or NULL.  Does not block. */
 const struct test_desc *test_find(const char *name);
 
+/*
+ * The one-way bandwidth test of t's transport (the first of the table:
+ * tcp_bw for tcp_lat, udp_bw for udp_lat, rc_bw for rc_lat and
+ * rc_rdma_write_lat, ud_bw for ud_lat, ...), or NULL if it has none.
+ */
+const struct test_desc *test_bw_of(const struct test_desc *t);
+
 /* Returns the test with wire index idx, or NULL if out of range. */
 const struct test_desc *test_by_index(unsigned idx);
 

@@ -10,6 +10,15 @@
 read -ra CL_ARGS <<<"${CLUSTER_ARGS:-}"
 PY=$(command -v /usr/bin/python3 || command -v python3) # the plain one starts fast
 
+# cl_alone: for a file of the cluster suite run alone (after tests/lib.sh
+# and this file): softverbs built (SV_LIB) and a job secret of its own.
+cl_alone() {
+	make -s -C "$LIB_ROOT/softverbs" >/dev/null || fail "$1: softverbs builds"
+	SV_LIB=$LIB_ROOT/softverbs/build
+	head -c 32 /dev/urandom | base64 >"$T/job.key" && chmod 600 "$T/job.key"
+	export QPERF_SECRET_FILE=$T/job.key
+}
+
 # cl_env RANK: VAR=VALUE words for that rank's environment (CL_ENV_FN names a
 # function that prints them; none by default).
 cl_env() {

@@ -17,6 +17,9 @@
 #    MPI gives each job.
 # Strangers' quits, a server gone, hostile host names, rank 0 short of
 # open files, 32 ranks at once: tests/cluster/strangers.sh, sourced here.
+# I. incast:K and fanout:K (tests/cluster/incast.sh, sourced here): 4
+#    ranks on loopback, text, --json under mpirun, --json_stream, failed
+#    rounds over softverbs, bad K.
 # P. PMIx bootstrap: mpirun -n 4 without --rendezvous finds rank 0 through
 #    the launcher's PMIx (libpmix opened at run time); with
 #    QPERF_PMIX_LIB=/nonexistent, or a PMIx environment without a server,
@@ -55,7 +58,7 @@ expect "no --rendezvous: exit 2" 2 '^$' '^qperf: --cluster needs --rendezvous HO
 run env QPERF_RANK=2 QPERF_SIZE=2 "$QPERF" --cluster all --rendezvous 127.0.0.1:1 tcp_bw
 expect "rank beyond size: exit 2" 2 '^$' '^qperf: QPERF_RANK=2: must be below QPERF_SIZE=2$'
 run "$QPERF" --cluster rung tcp_bw
-expect "bad pattern: exit 2" 2 '^$' 'bad cluster pattern rung \(all, ring, bisect or random:K\)'
+expect "bad pattern: exit 2" 2 '^$' 'bad cluster pattern rung \(all, ring, bisect, random:K, incast:K or fanout:K\)'
 run "$QPERF" --cluster random:0 tcp_bw
 expect "random:0: exit 2" 2 '^$' 'K must be 1 to 1000000'
 run "$QPERF" --cluster all localhost tcp_bw
@@ -114,6 +117,8 @@ for pid in "${many[@]}"; do wait "$pid" || many_rc=$?; done
 . "$(dirname "$0")/strangers.sh"
 # --- verdicts: ceilings, efficiency, --expect per pair (tests/cluster/verdicts.sh)
 . "$(dirname "$0")/verdicts.sh"
+# --- incast:K and fanout:K on loopback (tests/cluster/incast.sh)
+. "$(dirname "$0")/incast.sh"
 # trust.sh's stalled rank has ended meanwhile
 stall_check
 

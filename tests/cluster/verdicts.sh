@@ -16,12 +16,9 @@
 
 if [ -z "${LIB_ROOT:-}" ]; then
 	. "$(dirname "$0")/../lib.sh"
-	VERDICTS_ALONE=1
-	make -s -C "$LIB_ROOT/softverbs" >/dev/null || fail "verdicts: softverbs builds"
-	SV_LIB=$LIB_ROOT/softverbs/build
-	head -c 32 /dev/urandom | base64 >"$T/job.key" && chmod 600 "$T/job.key"
-	export QPERF_SECRET_FILE=$T/job.key
 	. "$LIB_ROOT/tests/cluster/cl_lib.sh"
+	cl_alone verdicts
+	VERDICTS_ALONE=1
 fi
 
 for r in 0 1 2; do

@@ -5,7 +5,8 @@
  * crash or read out of bounds, strings must end inside their buffers, and
  * what decodes must encode and decode again to the same message.
  *
- * Every message type (JOIN, RUN, RESULT, DONE, PING, HELLO) is also built
+ * Every message type (JOIN, RUN, RESULT, DONE, PING, HELLO, and a group's
+ * READY, GO, STOP and CLOCK) is also built
  * from the input (its first byte picks the type, the rest fills the
  * fields, strings included) and must survive encode and decode field for
  * field, so each run covers every type whatever the fuzzer finds by
@@ -89,10 +90,11 @@ static void sealed(const struct cmsg *m, const uint8_t *d, size_t left)
 	if (!auth_built() || m->type == CMSG_HELLO)
 		return;
 	ends(&r0, &rk);
-	if (m->type == CMSG_JOIN || m->type == CMSG_RESULT) {
+	if (m->type == CMSG_JOIN || m->type == CMSG_RESULT ||
+	    m->type == CMSG_READY) {
 		from = &rk;
 		to = &r0;
-		if (m->type == CMSG_RESULT) { /* rank 0 takes a JOIN first */
+		if (m->type != CMSG_JOIN) { /* rank 0 takes a JOIN first */
 			struct cmsg j;
 
 			memset(&j, 0, sizeof(j));
@@ -138,7 +140,7 @@ static void built(const uint8_t *d, size_t left)
 
 	memset(&m, 0, sizeof(m));
 	take(&d, &left, &t, 1);
-	m.type = (enum cmsg_type)(CMSG_JOIN + t % 6);
+	m.type = (enum cmsg_type)(CMSG_JOIN + t % 10);
 	switch (m.type) {
 	case CMSG_JOIN:
 		take(&d, &left, &m.u.join.rank, 12);
@@ -152,12 +154,27 @@ static void built(const uint8_t *d, size_t left)
 		take(&d, &left, &m.u.run.job, 16);
 		take(&d, &left, &m.u.run.port, 2);
 		take_str(&d, &left, m.u.run.addr, CMSG_HOST_MAX);
+		take(&d, &left, &t, 1);
+		m.u.run.flow = t % (CRUN_ALL + 1);
+		break;
+	case CMSG_READY:
+	case CMSG_STOP:
+		take(&d, &left, &m.u.go.job, 4);
+		break;
+	case CMSG_GO:
+		take(&d, &left, &m.u.go.job, 4);
+		take(&d, &left, &m.u.go.start, 8);
+		break;
+	case CMSG_CLOCK:
+		take(&d, &left, &m.u.clock.probe, 4);
+		take(&d, &left, &m.u.clock.now, 8);
 		break;
 	case CMSG_RESULT:
 		take(&d, &left, &m.u.result.job, 8);
 		take_str(&d, &left, m.u.result.err, CMSG_ERR_MAX);
 		text_clean(m.u.result.err);
 		take(&d, &left, &m.u.result.r, sizeof(m.u.result.r));
+		take(&d, &left, &m.u.result.late, 8);
 		{ /* raw bytes: a bool must be 0 or 1, the limit's text a
 		   * printable string, as the product makes them */
 			uint8_t v;
@@ -196,11 +213,19 @@ static void built(const uint8_t *d, size_t left)
 	case CMSG_RESULT:
 		if (m2.u.result.job != m.u.result.job ||
 		    m2.u.result.status != m.u.result.status ||
+		    m2.u.result.late != m.u.result.late ||
 		    strcmp(m2.u.result.err, m.u.result.err))
 			__builtin_trap();
 		break;
 	case CMSG_HELLO:
 		if (memcmp(m2.u.nonce, m.u.nonce, CMSG_NONCE))
+			__builtin_trap();
+		break;
+	case CMSG_READY:
+	case CMSG_STOP:
+	case CMSG_GO:
+	case CMSG_CLOCK: /* a u32 and a u64 (READY, STOP: 0), zero padded */
+		if (memcmp(&m2.u.go, &m.u.go, sizeof(m.u.go)))
 			__builtin_trap();
 		break;
 	case CMSG_DONE:

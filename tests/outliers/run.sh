@@ -12,6 +12,10 @@
 #    The heat maps (--plot) of these runs mark exactly what was found;
 #    the slow-link run writes --json, which names exactly that link.
 # C. A rank killed mid-run is reported and the others finish.
+# D. incast:4 and fanout:4 of 5 ranks behind tbf: aggregates within 10%
+#    of the rate, fairness, the one sender (receiver) behind a tighter
+#    rate named the slowest, the one slower receiver the outlier
+#    (tests/outliers/incast.sh, sourced here).
 #
 # Usage: bash tests/outliers/run.sh   (needs root and iproute2)
 
@@ -88,23 +92,24 @@ shape_all() {
 	for k in $(seq 0 $((N - 1))); do shape $k "$RATE" || return 1; done
 }
 
-# cluster_run NAME [EXTRA-ARGS]: ranks 1..N-1 in the background, rank 0
-# in the foreground (its report in OUT_FILE); the others' output in
-# $T/rank.K.  Sets RANK_PIDS.
+# cluster_run NAME [EXTRA-ARGS]: ranks 1..CL_N-1 (N by default) in the
+# background, rank 0 in the foreground (its report in OUT_FILE), pattern
+# CL_PATTERN (all by default); the others' output in $T/rank.NAME.K.
+# Sets RANK_PIDS.
 RV_PORT=19790
 cluster_run() {
-	local name=$1 k
+	local name=$1 k n=${CL_N:-$N}
 	shift
 	RANK_PIDS=()
-	for k in $(seq 1 $((N - 1))); do
-		ip netns exec "$(ns $k)" env QPERF_RANK=$k QPERF_SIZE=$N "$QPERF" \
-			--cluster all --rendezvous "$(addr 0):$RV_PORT" -t "$TT" "$@" \
+	for k in $(seq 1 $((n - 1))); do
+		ip netns exec "$(ns $k)" env QPERF_RANK=$k QPERF_SIZE=$n "$QPERF" \
+			--cluster "${CL_PATTERN:-all}" --rendezvous "$(addr 0):$RV_PORT" -t "$TT" "$@" \
 			>"$T/rank.$name.$k" 2>&1 </dev/null &
 		RANK_PIDS+=($!)
 		track_pid $!
 	done
-	run -t 300 ip netns exec "$(ns 0)" env QPERF_RANK=0 QPERF_SIZE=$N "$QPERF" \
-		--cluster all --rendezvous "$(addr 0):$RV_PORT" --seed 5 -t "$TT" "$@"
+	run -t 300 ip netns exec "$(ns 0)" env QPERF_RANK=0 QPERF_SIZE=$n "$QPERF" \
+		--cluster "${CL_PATTERN:-all}" --rendezvous "$(addr 0):$RV_PORT" --seed 5 -t "$TT" "$@"
 }
 ranks_exit_0() {
 	local k=1 pid bad=
@@ -112,8 +117,8 @@ ranks_exit_0() {
 		wait "$pid" || bad="$bad $k"
 		k=$((k + 1))
 	done
-	[ -z "$bad" ] && pass "$1: ranks 1-$((N - 1)) exit 0" ||
-		fail "$1: ranks 1-$((N - 1)) exit 0 (not:$bad)" "$(cat "$T"/rank.$1.* | head -20)"
+	[ -z "$bad" ] && pass "$1: ranks 1-$((k - 1)) exit 0" ||
+		fail "$1: ranks 1-$((k - 1)) exit 0 (not:$bad)" "$(cat "$T"/rank.$1.* | head -20)"
 }
 outliers_are() { # NAME EXPECTED-LINES-REGEX COUNT [FILE]
 	local got f=${4:-$OUT_FILE}
@@ -188,6 +193,9 @@ svg_ok "slow link: heat map" "$T/link.svg" $N
 	pass "slow link: heat map marks cells 1-4 and 4-1, only" ||
 	fail "slow link: heat map marks link 1-4 only ($RED red pixels)" "$(grep -i 'outlier\|e31a1c' "$T/link.svg")"
 ranks_exit_0 link
+
+# --- D. incast:K and fanout:K behind tbf (tests/outliers/incast.sh) --------
+. "$(dirname "$0")/incast.sh"
 
 # --- C. a rank killed mid-run ------------------------------------------------
 shape_all

@@ -134,6 +134,45 @@ TEST(result)
 	CHECK(o.u.result.r.ceil.valid && o.u.result.r.ceil.bps == 14.4e9);
 	CHECK_STR(o.u.result.r.ceil.what,
 		  "PCIe Gen4 x8 of the server (0000:17:00.0)");
+	CHECK(o.u.result.late == 0 && o.u.result.r.window == 0);
+	/* a group's flow: its start after its due time, its window */
+	m.u.result.late = 123456;
+	m.u.result.r.window = 2.0005;
+	CHECK(roundtrip(&m, &o) == 0);
+	CHECK(o.u.result.late == 123456 && o.u.result.r.window == 2.0005);
+}
+
+/* A group's flow: RUN with its flags, READY, GO, STOP and CLOCK. */
+TEST(flow_messages)
+{
+	struct cmsg o, m = { .type = CMSG_RUN,
+			     .u.run = { .job = 4, .port = 1,
+					.addr = "10.0.0.1" } };
+
+	CHECK(roundtrip(&m, &o) == 0 && o.u.run.flow == 0);
+	m.u.run.flow = CRUN_SYNC | CRUN_LOAD;
+	CHECK(roundtrip(&m, &o) == 0 && o.u.run.flow == (CRUN_SYNC | CRUN_LOAD));
+	m.u.run.flow = 4; /* no such flag */
+	CHECK(roundtrip(&m, &o) < 0);
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_GO;
+	m.u.go.job = 77;
+	m.u.go.start = 0x123456789abcULL;
+	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_GO &&
+	      o.u.go.job == 77 && o.u.go.start == 0x123456789abcULL);
+	m.type = CMSG_READY;
+	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_READY &&
+	      o.u.go.job == 77 && o.u.go.start == 0);
+	m.type = CMSG_STOP;
+	CHECK(roundtrip(&m, &o) == 0 && o.type == CMSG_STOP &&
+	      o.u.go.job == 77);
+	memset(&m, 0, sizeof(m));
+	m.type = CMSG_CLOCK;
+	m.u.clock.probe = 3;
+	CHECK(roundtrip(&m, &o) == 0 && o.u.clock.probe == 3 &&
+	      o.u.clock.now == 0);
+	m.u.clock.now = 987654321;
+	CHECK(roundtrip(&m, &o) == 0 && o.u.clock.now == 987654321);
 }
 
 /* A JOIN block by hand: rank 0 of 2, local 0, port, host (NULL: none). */
@@ -286,6 +325,44 @@ TEST(sealed)
 		struct cchan t = r0;
 
 		CHECK(cmsg_open(&t, ping, np, &o, why, sizeof(why)) < 0);
+	}
+	/* Each direction's own types only: a GO or STOP from a rank, a
+	 * READY from rank 0 are refused; CLOCK goes both ways. */
+	{
+		static const enum cmsg_type to0[] = { CMSG_GO, CMSG_STOP,
+						      CMSG_RUN };
+		struct cchan t;
+
+		memset(&m, 0, sizeof(m));
+		for (size_t i = 0; i < sizeof(to0) / sizeof(to0[0]); i++) {
+			m.type = to0[i];
+			strcpy(m.u.run.addr, "x");
+			t = rk;
+			n = cmsg_seal(&t, &m, b, sizeof(b));
+			t = r0;
+			CHECK(cmsg_open(&t, b, n, &o, why, sizeof(why)) < 0);
+			CHECK_STR(why, "bad cluster message");
+		}
+		m.type = CMSG_READY;
+		t = r0;
+		n = cmsg_seal(&t, &m, b, sizeof(b));
+		t = rk;
+		CHECK(cmsg_open(&t, b, n, &o, why, sizeof(why)) < 0);
+		m.type = CMSG_CLOCK;
+		m.u.clock.probe = 1;
+		t = r0;
+		n = cmsg_seal(&t, &m, b, sizeof(b));
+		CHECK(cmsg_open(&rk, b, n, &o, why, sizeof(why)) == 0 &&
+		      o.type == CMSG_CLOCK);
+		m.u.clock.now = 5;
+		n = cmsg_seal(&rk, &m, b, sizeof(b));
+		CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) == 0 &&
+		      o.u.clock.now == 5);
+		m.type = CMSG_READY;
+		m.u.go.job = 8;
+		n = cmsg_seal(&rk, &m, b, sizeof(b));
+		CHECK(cmsg_open(&r0, b, n, &o, why, sizeof(why)) == 0 &&
+		      o.type == CMSG_READY && o.u.go.job == 8);
 	}
 	/* A second JOIN on the same connection is not taken. */
 	join_msg(&m, 3);
@@ -440,6 +517,7 @@ int main(void)
 	RUN(join_run_done);
 	RUN(join_findings);
 	RUN(result);
+	RUN(flow_messages);
 	RUN(malformed);
 	return harness_done();
 }

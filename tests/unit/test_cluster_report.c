@@ -132,25 +132,39 @@ static json_t *at(json_t *o, const char *path)
 				: json_object_get(o, path);
 }
 
-TEST(json_document)
+/* c's --json document (exit status 1) as written to stdout, read back;
+ * NULL if it cannot be. */
+static json_t *document(char *pattern)
 {
-	static char *argv[] = { "qperf", "--cluster", "all", "tcp_bw" };
+	char *argv[] = { "qperf", "--cluster", pattern, "tcp_bw" };
 	char path[] = "/tmp/qperf-test-cluster.XXXXXX";
 	int fd = mkstemp(path);
 	json_error_t je;
-	json_t *d, *cl;
+	json_t *d;
 
-	setup("tcp_bw");
-	CHECK(fd >= 0);
+	if (fd < 0)
+		return NULL;
 	close(fd);
 	fflush(stdout);
-	CHECK(freopen(path, "w", stdout) != NULL);
+	if (!freopen(path, "w", stdout)) {
+		unlink(path);
+		return NULL;
+	}
 	plan.json = JSON_DOC;
 	c.json = json_open(JSON_DOC, 4, argv, NULL);
 	coord_json(&c, 1);
 	fflush(stdout);
 	d = json_load_file(path, 0, &je);
 	unlink(path);
+	return d;
+}
+
+TEST(json_document)
+{
+	json_t *d, *cl;
+
+	setup("tcp_bw");
+	d = document("all");
 	CHECK(d != NULL);
 	cl = json_object_get(d, "cluster");
 	CHECK(json_integer_value(at(cl, "size")) == NR);
@@ -229,11 +243,90 @@ TEST(pair_verdicts)
 	free(ct.vfail);
 }
 
+/*
+ * incast:2's rounds in --json: round 1 into rank 0 from ranks 1 and 3,
+ * round 2 failed; a receiver confirmed an outlier by its fairness.
+ */
+TEST(group_json)
+{
+	static struct cgroup grp[NR];
+	json_t *d, *cl;
+
+	setup("tcp_bw");
+	plan.cluster.pattern = (struct sched_spec){ SCHED_INCAST, 2 };
+	memset(grp, 0, sizeof(grp));
+	for (uint32_t r = 0; r < NR; r++)
+		grp[r].hub = r;
+	grp[0] = (struct cgroup){ .hub = 0, .k = 2, .ran = true, .ok = true,
+				  .f = { { 1, 1e6f, 1e-4f, 2.0f },
+					 { 3, 3e6f, 3e-4f, 2.1f } },
+				  .aggregate = 4e6, .fairness = 0.8,
+				  .slowest = 0, .ratio = 0.5, .spread = 2e-4,
+				  .uncert = 1e-5 };
+	grp[1] = (struct cgroup){ .hub = 1, .k = 2, .ran = true,
+				  .retried = true,
+				  .f = { { 2, NAN, NAN, 0 }, { 0, NAN, NAN, 0 } },
+				  .err = "rank 2 -> 1: boom" };
+	ct.grp = grp;
+	ct.grp_med = 4e6;
+	ct.fair_med = 0.9;
+	c.rounds = NR;
+	c.idle = NULL;
+	ct.find[0].o = (struct outlier){ OUTLIER_HUB, 0, 0, 0.5, 0.9, 4 };
+	ct.find[0].what = CFW_FAIR;
+	ct.find[0].partner = -1;
+	ct.find[0].retest = 0.55;
+	d = document("incast:2");
+	ct.grp = NULL;
+	CHECK(d != NULL);
+	cl = json_object_get(d, "cluster");
+	CHECK_STR(json_string_value(at(cl, "pattern")), "incast:2");
+	CHECK(json_array_size(at(cl, "tests.0.groups")) == NR);
+	CHECK(json_integer_value(at(cl, "tests.0.groups.0.round")) == 1);
+	CHECK_STR(json_string_value(at(cl, "tests.0.groups.0.status")), "ok");
+	CHECK(json_integer_value(at(cl, "tests.0.groups.0.flows.1.client")) ==
+	      3);
+	CHECK(json_integer_value(at(cl, "tests.0.groups.0.flows.1.server")) ==
+	      0);
+	CHECK_STR(json_string_value(at(cl, "tests.0.groups.0.flows.0.role")),
+		  "flow");
+	CHECK(json_real_value(at(cl, "tests.0.groups.0.flows.1.figure")) ==
+	      3e6);
+	CHECK(json_real_value(at(cl, "tests.0.groups.0.aggregate")) == 4e6);
+	CHECK(json_real_value(at(cl, "tests.0.groups.0.fairness")) == 0.8);
+	CHECK(json_integer_value(at(cl, "tests.0.groups.0.slowest.client")) ==
+	      1);
+	CHECK(json_real_value(at(cl, "tests.0.groups.0.slowest.fair_share")) ==
+	      2e6);
+	CHECK(json_is_null(at(cl, "tests.0.groups.0.completion_s")));
+	CHECK(json_real_value(at(cl, "tests.0.groups.0.start_spread_s")) ==
+	      2e-4);
+	CHECK_STR(json_string_value(at(cl, "tests.0.groups.1.status")),
+		  "failed");
+	CHECK_STR(json_string_value(at(cl, "tests.0.groups.1.error")),
+		  "rank 2 -> 1: boom");
+	CHECK(json_is_true(at(cl, "tests.0.groups.1.retried")));
+	CHECK(json_is_null(at(cl, "tests.0.groups.1.aggregate")));
+	CHECK(json_is_null(at(cl, "tests.0.groups.1.flows.0.figure")));
+	CHECK_STR(json_string_value(at(cl, "tests.0.groups.2.status")),
+		  "not run");
+	CHECK(json_real_value(at(cl, "tests.0.fairness_median")) == 0.9);
+	CHECK_STR(json_string_value(at(cl, "outliers.0.kind")), "receiver");
+	CHECK_STR(json_string_value(at(cl, "outliers.0.quantity")),
+		  "fairness");
+	CHECK(json_real_value(at(cl, "outliers.0.figure")) == 0.5);
+	CHECK(json_real_value(at(cl, "outliers.0.retest")) == 0.55);
+	CHECK_STR(json_string_value(at(cl, "outliers.0.unit")), "");
+	CHECK(json_array_size(at(cl, "sits_out")) == 0);
+	json_decref(d);
+}
+
 int main(void)
 {
 	RUN(why_missing);
 	RUN(once_per_pair_both_ways);
 	RUN(json_document);
 	RUN(pair_verdicts);
+	RUN(group_json);
 	return harness_done();
 }

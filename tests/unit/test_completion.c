@@ -117,7 +117,7 @@ TEST(bash_lists_tests_topics_patterns)
 	CHECK(has_word(h, "examples") && !has_word(h, "optnames"));
 	for (size_t i = 0; (w = sched_form(i)); i++)
 		CHECK(has_word(p, w), "%s", w);
-	CHECK(!strcmp(p, " all ring bisect random: "), "%s", p);
+	CHECK(!strcmp(p, " all ring bisect random: incast: fanout: "), "%s", p);
 	CHECK(has_word(l, "msg_size:") && has_word(l, "loc_sock_buf_size:") &&
 		      !has_word(l, "static_rate:") && !has_word(l, "id:"),
 	      "%s", l);

@@ -48,6 +48,45 @@ TEST(directions)
 	CHECK(loads("uc_bw", LOAD_BOTH, o) == -1); /* no read on UC */
 }
 
+/* A group pattern's latency round: its loads run the bandwidth test of
+ * the latency test's transport, with -t 0 and their own message size. */
+TEST(cluster_loads)
+{
+	static const char *const pairs[][2] = {
+		{ "tcp_lat", "tcp_bw" },   { "udp_lat", "udp_bw" },
+		{ "sctp_lat", "sctp_bw" }, { "rc_lat", "rc_bw" },
+		{ "rc_rdma_write_lat", "rc_bw" }, { "uc_lat", "uc_bw" },
+		{ "ud_lat", "ud_bw" },     { "xrc_lat", "xrc_bw" },
+		{ "rs_lat", "rs_bw" },
+	};
+	struct settings s, l;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		const struct test_desc *t = test_find(pairs[i][0]);
+
+		if (!t->tp)
+			continue; /* a build without RDMA */
+		CHECK(test_bw_of(t) != NULL);
+		CHECK_STR(test_bw_of(t)->name, pairs[i][1]);
+	}
+	CHECK(test_bw_of(test_find("conf")) == NULL);
+	memset(&s, 0, sizeof(s));
+	s.par.val[SIDE_LOC][PAR_MSG_SIZE] = 8;
+	s.par.set[SIDE_LOC][PAR_MSG_SIZE] = true;
+	s.par.val[SIDE_REM][PAR_NO_MSGS] = 500;
+	s.par.val[SIDE_LOC][PAR_TIME] = 3 * NS_PER_SEC;
+	s.par.val[SIDE_LOC][PAR_TIMEOUT] = 7 * NS_PER_SEC;
+	s.interval = NS_PER_SEC;
+	load_settings_of(&s, "--cluster", &l);
+	CHECK(l.par.val[SIDE_LOC][PAR_MSG_SIZE] == 0 &&
+	      !l.par.set[SIDE_LOC][PAR_MSG_SIZE]);
+	CHECK(l.par.val[SIDE_REM][PAR_NO_MSGS] == 0 && l.interval == 0);
+	CHECK(l.par.val[SIDE_LOC][PAR_TIME] == 0 &&
+	      l.par.set[SIDE_REM][PAR_TIME]);
+	CHECK_STR(l.par.spelling[SIDE_LOC][PAR_TIME], "--cluster");
+	CHECK(l.par.val[SIDE_LOC][PAR_TIMEOUT] == 7 * NS_PER_SEC);
+}
+
 static void sample(struct load_fig f[2], struct lat_summary *idle,
 		   struct results *res)
 {
@@ -134,5 +173,6 @@ int main(void)
 	RUN(directions);
 	RUN(text);
 	RUN(json);
+	RUN(cluster_loads);
 	return harness_done();
 }

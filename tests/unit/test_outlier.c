@@ -162,6 +162,30 @@ TEST(failed_ignored)
 	CHECK(find(f, 0, 6, out) == 0);
 }
 
+/* outlier_low: a round far below the others, by hub; none on a uniform
+ * set; figures of 0 (no round) left out. */
+TEST(low_by_hub)
+{
+	double v[8] = { 6.0, 5.9, 6.1, 2.0, 6.0, 0, 5.95, 6.02 };
+	unsigned char low[8] = { 0 };
+	struct outlier_opts o;
+	struct outlier out[4];
+	double m;
+
+	outlier_defaults(&o);
+	CHECK(outlier_low(v, 8, &o, out, 4, &m, low) == 1);
+	CHECK(out[0].kind == OUTLIER_HUB && out[0].a == 3 &&
+	      out[0].figure == 2.0 && out[0].median == 6.0);
+	CHECK(m == 6.0 && low[3] && !low[5]);
+	v[3] = 5.5; /* 8% below: not far enough */
+	CHECK(outlier_low(v, 8, &o, out, 4, &m, NULL) == 0);
+	v[3] = 0.5;
+	v[4] = 0.4;
+	CHECK(outlier_low(v, 8, &o, out, 1, &m, NULL) == 2); /* one kept */
+	CHECK(out[0].a == 3);
+	CHECK(outlier_low(v, 0, &o, out, 1, &m, NULL) == 0 && m == 0);
+}
+
 int main(void)
 {
 	RUN(median);
@@ -171,5 +195,6 @@ int main(void)
 	RUN(node_not_links);
 	RUN(noisy_link);
 	RUN(failed_ignored);
+	RUN(low_by_hub);
 	return harness_done();
 }

@@ -245,7 +245,99 @@ TEST(parse)
 			  sizeof(err)) < 0);
 	CHECK(sched_parse("random:4x", &sp, err, sizeof(err)) < 0);
 	CHECK(sched_parse("Ring", &sp, err, sizeof(err)) < 0);
-	CHECK_STR(err, "bad cluster pattern Ring (all, ring, bisect or random:K)");
+	CHECK_STR(err, "bad cluster pattern Ring (all, ring, bisect, random:K, incast:K or fanout:K)");
+	CHECK(sched_parse("incast:3", &sp, err, sizeof(err)) == 0 &&
+	      sp.kind == SCHED_INCAST && sp.k == 3 && sched_is_group(&sp));
+	sched_name(&sp, name, sizeof(name));
+	CHECK_STR(name, "incast:3");
+	CHECK(sched_parse("fanout:16", &sp, err, sizeof(err)) == 0 &&
+	      sp.kind == SCHED_FANOUT && sp.k == 16);
+	CHECK(sched_parse("incast:0", &sp, err, sizeof(err)) < 0);
+	CHECK_STR(err, "bad cluster pattern incast:0: K must be 1 to 16");
+	CHECK(sched_parse("fanout:17", &sp, err, sizeof(err)) < 0);
+	CHECK_STR(err, "bad cluster pattern fanout:17: K must be 1 to 16");
+	CHECK(sched_parse("incast:x", &sp, err, sizeof(err)) < 0);
+	CHECK_STR(err, "bad cluster pattern incast:x: incast:K needs a number of senders");
+	CHECK(sched_parse("fanout:", &sp, err, sizeof(err)) < 0);
+	CHECK_STR(err, "bad cluster pattern fanout:: fanout:K needs a number of receivers");
+	CHECK(sched_parse("incast", &sp, err, sizeof(err)) < 0);
+	CHECK(sched_parse("incast:2x", &sp, err, sizeof(err)) < 0);
+	CHECK(sched_parse("random:3", &sp, err, sizeof(err)) == 0 &&
+	      !sched_is_group(&sp));
+}
+
+/*
+ * incast:K and fanout:K: N rounds, the hub of round r is rank r, its K
+ * members distinct others; the same seed gives the same members, another
+ * seed other ones; every rank is a member about K times over the run.
+ */
+TEST(group)
+{
+	struct sched s, s2;
+	struct sched_spec sp = { SCHED_INCAST, 4 };
+	uint32_t m[SCHED_GROUP_MAX], m2[SCHED_GROUP_MAX], hub, *times;
+	char err[160];
+	int differ = 0;
+	uint32_t n = 1000;
+
+	CHECK(sched_init(&s, &sp, 5, 7, err, sizeof(err)) == 0);
+	CHECK(s.rounds == 5);
+	for (uint32_t r = 0; r < 5; r++) {
+		uint32_t seen = 0;
+
+		CHECK(sched_group(&s, r, &hub, m) == 4 && hub == r);
+		for (int i = 0; i < 4; i++)
+			seen |= 1u << m[i];
+		CHECK(seen == (0x1fu & ~(1u << r))); /* all the others */
+	}
+	CHECK(sched_round(&s, 0, NULL, NULL, NULL) == 0);
+	sched_free(&s);
+	sp.kind = SCHED_FANOUT;
+	sp.k = 16;
+	times = calloc(n, sizeof(*times));
+	CHECK(sched_init(&s, &sp, n, 1, err, sizeof(err)) == 0);
+	CHECK(sched_init(&s2, &sp, n, 2, err, sizeof(err)) == 0);
+	for (uint32_t r = 0; r < n; r++) {
+		uint32_t k = sched_group(&s, r, &hub, m);
+
+		CHECK(k == 16 && hub == r);
+		sched_group(&s2, r, &hub, m2);
+		for (uint32_t i = 0; i < k; i++) {
+			CHECK(m[i] != r && m[i] < n);
+			for (uint32_t j = 0; j < i; j++)
+				CHECK(m[i] != m[j]);
+			times[m[i]]++;
+			differ += m[i] != m2[i];
+		}
+		sched_group(&s, r, &hub, m2); /* the same again */
+		for (uint32_t i = 0; i < k; i++)
+			CHECK(m[i] == m2[i]);
+	}
+	CHECK(differ > 15000);
+	for (uint32_t i = 0; i < n; i++)
+		CHECK(times[i] >= 2 && times[i] <= 40); /* 16 on average */
+	free(times);
+	sched_free(&s);
+	sched_free(&s2);
+}
+
+TEST(group_size)
+{
+	struct sched s;
+	struct sched_spec sp = { SCHED_INCAST, 4 };
+	char err[160];
+
+	CHECK(sched_check_size(&sp, 5, err, sizeof(err)) == 0);
+	CHECK(sched_check_size(&sp, 4, err, sizeof(err)) < 0);
+	CHECK_STR(err, "--cluster incast:4: K must be below the number of ranks (4): a round's 4 senders are among the 3 other ranks");
+	CHECK(sched_init(&s, &sp, 4, 0, err, sizeof(err)) < 0);
+	sp.kind = SCHED_FANOUT;
+	sp.k = 2;
+	CHECK(sched_check_size(&sp, 2, err, sizeof(err)) < 0);
+	CHECK_STR(err, "--cluster fanout:2: K must be below the number of ranks (2): a round's 2 receivers are among the 1 other ranks");
+	sp.kind = SCHED_RANDOM;
+	sp.k = 50;
+	CHECK(sched_check_size(&sp, 2, err, sizeof(err)) == 0);
 }
 
 TEST(bad_n)
@@ -270,5 +362,7 @@ int main(void)
 	RUN(random_rounds);
 	RUN(parse);
 	RUN(bad_n);
+	RUN(group);
+	RUN(group_size);
 	return harness_done();
 }
