@@ -29,22 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bare.h"
+
 #define TXN_MAX (1u << 22) /* transactions kept for the medians */
-
-static uint64_t ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int nodelay(int fd)
 {

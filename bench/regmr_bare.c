@@ -17,20 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "bare.h"
 
 int main(int argc, char **argv)
 {

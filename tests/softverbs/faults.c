@@ -422,18 +422,27 @@ out:
  * SOFTVERBS_FAULT_QP_FATAL=3 (role A): 3 send WRs go through; posting the
  * 4th makes the QP fatal (async event, ERR, flush).
  */
-void t_fault_qp_fatal(struct sv_side *s)
+/* Device, a 4 KiB buffer (told to the peer) and a connected RC QP pair:
+ * the QP, or NULL (a FAIL recorded). */
+static struct ibv_qp *rc_pair_4k(struct sv_side *s, struct sv_buf *b,
+				 struct sv_addr *peer)
 {
 	struct sv_conn c = { 0 };
+
+	if (side_open(s, 64, 0) < 0 || buf_new(s, b, 4096, RW_ACCESS) < 0)
+		return NULL;
+	return qp_pair(s, &c, b, peer);
+}
+
+void t_fault_qp_fatal(struct sv_side *s)
+{
 	struct sv_buf b = { 0 };
 	struct sv_addr peer;
-	struct ibv_qp *qp = NULL;
+	struct ibv_qp *qp;
 	struct ibv_async_event ev;
 	int i;
 
-	if (side_open(s, 64, 0) < 0 || buf_new(s, &b, 4096, RW_ACCESS) < 0)
-		goto out;
-	qp = qp_pair(s, &c, NULL, &peer);
+	qp = rc_pair_4k(s, &b, &peer);
 	if (!qp)
 		goto out;
 	if (s->role == ROLE_B) {
@@ -537,19 +546,16 @@ out:
  */
 void t_null_mode(struct sv_side *s)
 {
-	struct sv_conn c = { 0 };
 	struct sv_buf b = { 0 };
 	struct sv_addr peer;
-	struct ibv_qp *qp = NULL;
+	struct ibv_qp *qp;
 	struct ibv_wc wc;
 	int i;
 
-	if (side_open(s, 64, 0) < 0 || buf_new(s, &b, 4096, RW_ACCESS) < 0)
-		goto out;
-	pattern_fill(b.p, 4096, s->role == ROLE_B ? 7 : 8);
-	qp = qp_pair(s, &c, &b, &peer);
+	qp = rc_pair_4k(s, &b, &peer);
 	if (!qp)
 		goto out;
+	pattern_fill(b.p, 4096, s->role == ROLE_B ? 7 : 8);
 	if (s->role == ROLE_B) {
 		for (i = 0; i < 4; i++) {
 			post_recv_one(qp, (uint64_t)i, &b, (size_t)i * 256,
