@@ -167,8 +167,8 @@ if command -v zsh >/dev/null 2>&1; then
 			_qperf' comp_zsh "$ZSH_SCRIPT" "$QPERF" "$@" 2>&1 | sort | tr '\n' ' ' | sed 's/ $//'
 	}
 	zexpect() { cexpect zsh "$@"; }
-	zexpect "--cluster offers the patterns, random: without a space" \
-		"all bisect random: ring suffix=" --cluster ""
+	zexpect "--cluster offers the patterns, random:, incast:, fanout: without a space" \
+		"all bisect fanout: incast: random: ring suffix=" --cluster ""
 	zexpect "an on/off option's values" "0 1" -ar ""
 	zexpect "--plot completes files" "<files>" --plot ""
 	all_tests=$(sed -n "s/^_qperf_tests='\(.*\)'/\1/p" "$BASH_SCRIPT" |
