@@ -184,18 +184,15 @@ static void ol_answer(struct ol_run *r, const struct tcomp *c)
 	uint64_t seq, rtt, now;
 	struct ol_slot *sl;
 
-	if (r->reads) {
+	if (r->reads)
 		loop_count_onesided(lr, c);
-		seq = r->done++;
-	} else {
+	else
 		loop_count_recv(lr, c);
-		seq = c->status == TC_OK ?
-			      ol_seq_get(tsess_rx_data(lr->s, c), r->nb,
-					 r->oldest) :
-			      0;
-	}
+	seq = r->reads ? r->done++ : 0; /* a read's place in the queue */
 	if (c->status != TC_OK)
 		return;
+	if (!r->reads)
+		seq = ol_seq_get(tsess_rx_data(lr->s, c), r->nb, r->oldest);
 	sl = &r->ring[seq & (r->win - 1)];
 	if (seq >= r->next || sl->seq != seq || !sl->due)
 		return; /* the answer to a request written off as lost */

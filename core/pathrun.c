@@ -369,20 +369,6 @@ size_t pathrun_conf_add(const struct conf_ext *x, const struct path_pre *pre,
 	return n;
 }
 
-/* The check names a finding may carry (JSON's enum). */
-static const char *check_name(const char *s)
-{
-	static const char *const names[] = {
-		"pcie_link", "numa", "governor", "link_speed", "port_width",
-		"port_speed", "mtu_active", "mtu_ends", "roce_netdev_mtu"
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0)
-			return names[i];
-	return NULL;
-}
-
 void pathrun_conf(struct path_seen *seen, struct outputs *out,
 		  const struct conf_ext *lx, const struct path_pre *pre,
 		  const uint8_t *blk, size_t n)
@@ -412,7 +398,7 @@ void pathrun_conf(struct path_seen *seen, struct outputs *out,
 			if (type != CONFX_FINDING || c >= len ||
 			    tlv_val_str(check, sizeof(check), val, (uint16_t)c,
 					TLVF_NONUL) < 0 ||
-			    !(f->check = check_name(check)) ||
+			    !(f->check = path_check_name(check)) ||
 			    tlv_val_str(f->text, sizeof(f->text), val + c + 1,
 					(uint16_t)(len - c - 1),
 					TLVF_TRUNC | TLVF_PRINT) < 0)

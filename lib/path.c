@@ -159,6 +159,23 @@ void path_ceiling(struct path_report *r, const struct path_msg *m)
 	note_missing(r);
 }
 
+/* The checks a finding may name (JSON's enum, docs/ceiling.md): the one
+ * list, which add_find() and a client reading a server's findings both
+ * go by. */
+static const char *const check_names[] = {
+	"pcie_link", "numa", "governor", "link_speed", "port_width",
+	"port_speed", "mtu_active", "mtu_ends", "roce_netdev_mtu"
+};
+
+const char *path_check_name(const char *s)
+{
+	for (size_t i = 0; i < sizeof(check_names) / sizeof(check_names[0]);
+	     i++)
+		if (strcmp(s, check_names[i]) == 0)
+			return check_names[i];
+	return NULL;
+}
+
 static void add_find(struct path_report *r, int end, const char *check,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void add_find(struct path_report *r, int end, const char *check,
@@ -171,7 +188,7 @@ static void add_find(struct path_report *r, int end, const char *check,
 		return;
 	f = &r->find[r->nfind++];
 	f->end = end;
-	f->check = check;
+	f->check = path_check_name(check); /* NULL: a check not in the list */
 	va_start(ap, fmt);
 	vsnprintf(f->text, sizeof(f->text), fmt, ap);
 	va_end(ap);

@@ -39,10 +39,7 @@ struct path_limit {
 #define PATH_FINDINGS_MAX 16
 struct path_finding {
 	int end; /* enum path_end */
-	const char *check; /* "pcie_link", "numa", "governor", "link_speed",
-			    * "port_width", "port_speed", "mtu_active",
-			    * "mtu_ends", "roce_netdev_mtu" (JSON; the
-			    * list in core/pathrun.c check_name()) */
+	const char *check; /* one of path_check_name()'s (JSON's enum) */
 	char text[224]; /* "softv0: PCIe link at Gen4 x8, below ..." */
 };
 
@@ -70,5 +67,8 @@ void path_ceiling(struct path_report *r, const struct path_msg *m);
 
 /* Fill r's findings (the host checks) from r->have and r->f. */
 void path_findings(struct path_report *r);
+
+/* The known check name equal to s ("pcie_link", "numa", ...), or NULL. */
+const char *path_check_name(const char *s);
 
 #endif

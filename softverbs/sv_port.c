@@ -12,7 +12,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,22 +38,11 @@ static uint32_t parse_mtu(const char *s)
 	}
 }
 
-static void knob_log(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static void knob_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	sv_vlog("softverbs", fmt, ap);
-	va_end(ap);
-}
-
 /* The value of knob name for this node (sv_knob.h). */
 static uint32_t knob(const char *name, uint32_t (*parse)(const char *),
 		     const char *accepted, uint32_t def)
 {
-	return sv_knob(name, parse, accepted, def, sv_cfg.node, knob_log);
+	return sv_knob(name, parse, accepted, def, sv_cfg.node, sv_log);
 }
 
 /*

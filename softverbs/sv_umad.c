@@ -33,6 +33,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/verbs.h>
 
+#include "sv_internal.h"
 #include "sv_knob.h"
 
 #define UMAD_EXPORT __attribute__((visibility("default")))
@@ -71,13 +72,11 @@ static void init_ports(void)
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sv_vlog("softverbs-umad", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "softverbs-umad[%d]: %s\n", (int)getpid(), buf);
 }
 
 static struct uport *port_of(int portid)
