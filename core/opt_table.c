@@ -228,8 +228,9 @@ const struct opt_desc opt_table[] = {
 	  "achieved rate falls more than 10% short.  Tests where the "
 	  "server sends (rc_bi_bw, uc_bi_bw, ud_bi_bw, xrc_bi_bw) need "
 	  "qperf 0.5 on both ends; the others pace on the client alone.  On "
-	  "a ping-pong latency test Rate is the rate of requests of an "
-	  "open-loop run (see --arrivals).  With a static rate "
+	  "a ping-pong latency test, and on rc_rdma_read_lat, Rate is the "
+	  "rate of requests of an open-loop run (see --arrivals).  With a "
+	  "static rate "
 	  "name and no unit (4xQDR, 10, max) --rate is still 0.4.11's "
 	  "obsolete spelling of --static_rate."),
 	A("--arrivals", NULL, OT_SPECIAL, OA_ARRIVALS, false, 0, 0, "Kind",
