@@ -102,6 +102,26 @@ static int serve_data(struct ctl *c, const struct test_desc *t,
 	return rc;
 }
 
+/*
+ * The bytes a data test's buffer takes at the server: one message, or
+ * for an open-loop test over a TF_SLOTS transport its slots (a receive
+ * and a send slot per request in flight; the receive's offset, UD's GRH,
+ * is below one TSLOT_ALIGN).
+ */
+static uint64_t test_mem(const struct test_desc *t, const struct req *q)
+{
+	struct tparams p;
+	uint32_t slots;
+	uint64_t len;
+
+	session_params(q, &p);
+	slots = loop_open_slots(t, &p);
+	if (!slots || !(t->tp->flags & TF_SLOTS))
+		return q->msg_size ? q->msg_size : 1;
+	len = tslot_len((uint64_t)q->msg_size + TSLOT_ALIGN);
+	return 2 * len * tslots_fit(len, slots);
+}
+
 /* What a client that cannot authenticate is told (0.4.11 prints it). */
 static const char *no_secret_reason(const struct req *q)
 {
@@ -329,7 +349,7 @@ static int serve_one(int fd, const struct plan *p)
 	memset(&adm, 0, sizeof(adm));
 	adm.req_index = q.req_index;
 	adm.data = t->kind == TK_DATA;
-	adm.mem = adm.data ? (q.msg_size ? q.msg_size : 1) : 0;
+	adm.mem = adm.data ? test_mem(t, &q) : 0;
 	if (q.streams > 1)
 		adm.mem *= q.streams; /* one buffer per stream, one slot */
 	if (q.qps > 1) { /* one buffer for all, and each QP's queues */

@@ -92,6 +92,30 @@ enum op {
 			    * end from conn() (the client's conn_done()),
 			    * not from a thread watching that connection */
 
+/* Open-loop slots of a TF_SLOTS transport: at most TSLOTS_MAX requests in
+ * flight, each with a receive and a send slot of its message (and the
+ * transport's header) rounded up to TSLOT_ALIGN, TSLOTS_MEM bytes of
+ * slots at most: fewer slots where the messages are large. */
+#define TSLOTS_MAX 256u
+#define TSLOTS_MEM (16u << 20)
+#define TSLOT_ALIGN 64u
+
+/* The slots that fit for len-byte slots (at least one) and their bytes. */
+static inline uint64_t tslot_len(uint64_t len)
+{
+	return len ? (len + TSLOT_ALIGN - 1) / TSLOT_ALIGN * TSLOT_ALIGN
+		   : TSLOT_ALIGN;
+}
+
+static inline uint32_t tslots_fit(uint64_t slot_len, uint32_t want)
+{
+	uint64_t n = want < TSLOTS_MAX ? want : TSLOTS_MAX;
+
+	if (n * 2 * slot_len > TSLOTS_MEM)
+		n = TSLOTS_MEM / 2 / slot_len;
+	return n ? (uint32_t)n : 1;
+}
+
 /* Test flags. */
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
 #define TDF_OL_NEW 0x2u /* runs open loop (--rate) only against a peer

@@ -22,10 +22,6 @@
 
 #include "verbs_int.h"
 
-#define SLOTS_MAX 256u /* requests in flight at most */
-#define SLOTS_MEM (16u << 20) /* bytes of slots at most (both kinds) */
-#define SLOT_ALIGN 64u
-
 static uint32_t min32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
@@ -40,13 +36,8 @@ void verbs_slots_plan(struct tsess *s, struct verbs_priv *v)
 	s->slots = 0;
 	if (!(s->tp->flags & TF_SLOTS) || !s->p.slots)
 		return;
-	v->slot_len = (len + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
-	if (!v->slot_len)
-		v->slot_len = SLOT_ALIGN;
-	n = min32(s->p.slots, SLOTS_MAX);
-	if ((size_t)n * 2 * v->slot_len > SLOTS_MEM)
-		n = (uint32_t)(SLOTS_MEM / 2 / v->slot_len);
-	v->nslots = n ? n : 1;
+	v->slot_len = tslot_len(len);
+	v->nslots = tslots_fit(v->slot_len, s->p.slots);
 	qwr = v->dattr.max_qp_wr > 0 ? (uint32_t)v->dattr.max_qp_wr : 1;
 	cqe = v->dattr.max_cqe > 0 ? (uint32_t)v->dattr.max_cqe : 1;
 	n = min32(v->nslots, min32(qwr / 2, cqe / 3));

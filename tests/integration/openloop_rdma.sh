@@ -152,6 +152,39 @@ for t in rc_lat rc_rdma_read_lat; do
 		'^    requests += +[0-9,]+ $'
 done
 
+# 6b. The server's --max_memory counts an open-loop test's slots (a
+# receive and a send slot per request in flight), not one message: 64 KiB
+# requests take 127 x 2 x 65600 bytes of slots (a closed loop 64 KiB),
+# 2 KiB UD ones 256 x 2 x 2112, 1-byte ones 256 x 2 x 128.
+SP0=$SERVER_PORT
+SPID0=$SERVER_PID
+if start_server env "LD_LIBRARY_PATH=$SV_LIB" "SOFTVERBS_FABRIC=$FAB" \
+	SOFTVERBS_NODE=1 -- --max_memory 1M; then
+	MP=$SERVER_PORT
+	MPID=$SERVER_PID
+	for tm in rc_rdma_read_lat:64K:16662400 ud_lat:2K:1081344; do
+		IFS=: read -r t m need <<<"$tm"
+		run "${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$MP" -t 0.5 \
+			-m "$m" --rate 1k/s "$t"
+		expect "--max_memory 1M, $t -m $m --rate: the slots refused" 1 \
+			"^$t:\$" \
+			"^qperf: server: not enough memory: this test needs $need bytes, more than the server.s whole budget of 1048576 \\(--max_memory\\); use a smaller -m\$"
+		run "${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$MP" -t 0.5 \
+			-m 1 --rate 1k/s "$t"
+		expect "--max_memory 1M, $t -m 1 --rate: runs" 0 \
+			'^    requests += +[0-9,]+ $'
+	done
+	run "${OL_WRAP[@]}" "$QPERF" 127.0.0.1 -lp "$MP" -t 0.5 -m 64K \
+		rc_rdma_read_lat
+	expect "--max_memory 1M, closed loop -m 64K: runs" 0 \
+		'^    latency += +[0-9.]+ us$'
+	stop_server "$MP" "$MPID" "the budgeted server stops"
+else
+	fail "a server with --max_memory 1M starts" "$(cat "$SERVER_LOG")"
+fi
+SERVER_PORT=$SP0
+SERVER_PID=$SPID0
+
 # 7. A server without the capability (qperf 0.4.11): one line, before
 # the test.
 if [ -x "$LEGACY_QPERF" ] && start_legacy_server; then
