@@ -618,7 +618,8 @@ int loop_vals(const struct settings *s, struct loop_val out[LOOP_MAX])
 
 bool param_forever(const struct test_desc *t, const struct par_set *p)
 {
-	return t->kind == TK_DATA && p->set[SIDE_LOC][PAR_TIME] &&
+	return (t->kind == TK_DATA || t->kind == TK_LOCAL) &&
+	       p->set[SIDE_LOC][PAR_TIME] &&
 	       p->val[SIDE_LOC][PAR_TIME] == 0 &&
 	       !p->val[SIDE_LOC][PAR_NO_MSGS];
 }

@@ -12,6 +12,8 @@
 #include "transports/transport.h"
 #include "client_int.h"
 #include "regmr.h"
+#include "measure.h"
+#include "param.h"
 #include "session.h"
 #include "lib/alloc.h"
 #include "lib/err.h"
@@ -44,6 +46,13 @@ int regmr_run(struct attempt *a)
 	err[0] = '\0';
 	rc = set_cpu_affinity(a->par.val[SIDE_LOC][PAR_AFFINITY], err,
 			      sizeof(err));
+	/* -t 0: the threads register until a signal ends the window */
+	if (rc == 0 && param_forever(a->t, &a->par)) {
+		struct node_stat st;
+
+		rc = measure_start(&st, 0, err, sizeof(err));
+		s.stop = &timer_fired;
+	}
 	if (rc == 0)
 		rc = tp->local(&s, &r, err, sizeof(err));
 	free(s.priv);

@@ -34,6 +34,7 @@ struct rm_run {
 	const struct tparams *p;
 	struct ibv_pd *pd;
 	uint64_t deadline; /* now_ns(); 0: p->no_msgs rounds */
+	const volatile sig_atomic_t *stop; /* the core's "time is up" */
 };
 
 struct rm_thread {
@@ -98,8 +99,9 @@ static void *rm_thread_main(void *arg)
 	do {
 		if (rm_round(t) < 0)
 			break;
-	} while (r->deadline ? now_ns() < r->deadline
-			     : t->regions < r->p->no_msgs);
+	} while (!(r->stop && *r->stop) &&
+		 (r->deadline ? now_ns() < r->deadline
+			      : t->regions < r->p->no_msgs));
 	return NULL;
 }
 
@@ -347,8 +349,9 @@ static int rm_threads(struct tsess *s, struct rm_run *run,
 	int rc = 0;
 
 	run->deadline = s->p.no_msgs ? 0 : now_ns() + s->p.time;
-	if (!s->p.no_msgs && !s->p.time)
-		run->deadline = now_ns(); /* one round each */
+	if (!s->p.no_msgs && !s->p.time) /* -t 0: until the core stops it */
+		run->deadline = s->stop ? UINT64_MAX : now_ns();
+	run->stop = s->stop;
 	for (uint32_t i = 0; i < n; i++) {
 		th[i].run = run;
 		hist_init(&th[i].reg);

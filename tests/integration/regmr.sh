@@ -94,6 +94,37 @@ R -t 0.3 -m 64K --threads 3 --json reg_mr
 json_assert "--threads 3 -t 0.3 --json: threads 3, regions and rate" \
 	'R["reg_mr"]["threads"] == 3 and R["reg_mr"]["regions"] >= 3 and R["reg_mr"]["reg_Bps"] > 0'
 
+# --- -t 0: until SIGINT ----------------------------------------------------------
+# The threads register until a signal ends the window; the report covers
+# the whole run (not one round, as before).  The window has started once
+# the process has more than one thread (its registering threads, or
+# softverbs' own, both after the window's start).
+section forever
+threads_of() {
+	awk '$1 == "Threads:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+two_threads() {
+	[ "$(threads_of "$1")" -ge 2 ] 2>/dev/null
+}
+"${SV[@]}" "$QPERF" 127.0.0.1 -lp "$NOPORT" -t 0 --threads 2 -m 64K reg_mr \
+	>"$LIB_TMP/fv.out" 2>"$LIB_TMP/fv.err" </dev/null &
+FV=$!
+track_pid "$FV"
+if wait_for 30 two_threads "$FV"; then
+	sleep 0.5
+	kill -INT "$FV"
+	wait "$FV"
+	rc=$?
+	n=$(awk '$1 == "regions" { gsub(",", "", $3); print $3 }' "$LIB_TMP/fv.out")
+	[ "$rc" = 0 ] && [ "${n:-0}" -gt 2 ] && [ ! -s "$LIB_TMP/fv.err" ] &&
+		pass "-t 0 reg_mr: runs until SIGINT, exit 0, $n regions" ||
+		fail "-t 0 reg_mr: runs until SIGINT, exit 0, more than 2 regions" \
+			"rc=$rc regions=$n" "$(cat "$LIB_TMP/fv.out" "$LIB_TMP/fv.err")"
+else
+	kill -KILL "$FV" 2>/dev/null
+	fail "-t 0 reg_mr: its threads start" "$(cat "$LIB_TMP/fv.err")"
+fi
+
 # --- huge pages ------------------------------------------------------------------
 section hugepages
 HP=/proc/sys/vm/nr_hugepages
