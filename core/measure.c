@@ -107,6 +107,8 @@ int loop_post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen)
 		return loop_idle_error(lr, "sent", err, errlen);
 	if (k == 0)
 		return 0;
+	if (k == TP_AGAIN)
+		return SEND_AGAIN;
 	measure_stop(&lr->st);
 	return -1;
 }

@@ -12,6 +12,7 @@
 
 #define POLL_BATCH 64 /* completions taken per poll */
 #define SEND_FAILED (-2) /* loop_post_sends(): one failed, counted in s.errs */
+#define SEND_AGAIN (-3) /* loop_post_sends(), s->nowait: none could start */
 #define fired timer_fired
 
 /* Shorthands over the session. */
@@ -59,7 +60,9 @@ int loop_post(struct lrun *lr, enum op op, uint32_t n, char *err,
  * Post up to n sends (or writes) and count them as 0.4.11 does, on post.
  * Returns the number posted (0: the test is over), SEND_FAILED when the
  * transport said TP_SOFT (the error is counted and nothing was posted, so
- * no completion will come), or -1 with err filled.
+ * no completion will come), SEND_AGAIN when s->nowait is set and the
+ * send could not start without waiting (nothing posted or counted), or
+ * -1 with err filled.
  */
 int loop_post_sends(struct lrun *lr, uint32_t n, char *err, size_t errlen);
 

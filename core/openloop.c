@@ -50,6 +50,8 @@
  * before their answers could be read. */
 #define OL_LOSS_NS (500 * 1000000ULL)
 #define OL_DRAIN_NS OL_LOSS_NS
+/* Blocked in a send: how long to wait for answers before trying again. */
+#define OL_AGAIN_NS (50 * 1000ULL)
 #define MS 1000000ULL
 
 static const uint64_t above_ns[OL_ABOVE_N] = { 1 * MS, 10 * MS, 100 * MS };
@@ -157,6 +159,9 @@ struct ol_run {
 	 * completed before it (the server takes no part). */
 	bool reads;
 	uint64_t done; /* reads completed */
+	/* The due request could not be sent without waiting (a stream's
+	 * buffers full: s->nowait); its receive is posted (recv_ahead). */
+	bool blocked, recv_ahead;
 };
 
 /* Move oldest past what is resolved; a lossy transport writes off what
@@ -232,13 +237,21 @@ static int ol_send_due(struct ol_run *r, struct ol_sched *sc, uint64_t *due,
 			if (k < 0)
 				return -1;
 		} else {
-			if (!r->slotted &&
+			if (!r->slotted && !r->recv_ahead &&
 			    loop_post(lr, OP_RECV, 1, err, errlen) < 0)
 				return -1; /* a receive for its answer */
+			r->recv_ahead = false;
 			ol_seq_put(tsess_tx_data(lr->s), r->nb, r->next);
 			k = loop_post_sends(lr, 1, err, errlen);
 			if (k == -1)
 				return -1;
+			/* No room to send now: read answers, then try again
+			 * (its receive is posted already). */
+			r->blocked = k == SEND_AGAIN;
+			if (r->blocked) {
+				r->recv_ahead = !r->slotted;
+				return 0;
+			}
 		}
 		if (k == 0)
 			return 1;
@@ -265,6 +278,8 @@ static uint64_t ol_wait(const struct ol_run *r, uint64_t due, uint64_t end,
 
 	if (draining)
 		w = end > now ? end - now : 0;
+	else if (r->blocked)
+		w = OL_AGAIN_NS;
 	else if (r->next - r->oldest < r->win)
 		w = due > now ? due - now : 0;
 	if (lossy(r->lr) && r->oldest < r->next) {
@@ -302,6 +317,7 @@ static int ol_initiator(struct lrun *lr, char *err, size_t errlen)
 	r.reads = s->t->op == OP_READ;
 	r.slotted = (s->tp->flags & TF_SLOTS) && s->slots && !r.reads;
 	r.ring = xcalloc(r.win, sizeof(*r.ring));
+	s->nowait = true;
 	lr->ol.arrivals = s->p.arrivals;
 	lr->ol.rate = rate;
 	now = now_ns();
@@ -365,6 +381,7 @@ out:
 	if (slack > 0)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 	s->stop = stop;
+	s->nowait = false;
 	measure_stop(&lr->st);
 	free(r.ring);
 	return rc;

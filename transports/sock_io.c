@@ -182,6 +182,7 @@ enum xfer {
 	XF_STOP, /* the test is over: timer, EOF, peer closed */
 	XF_ERR, /* this transfer failed; counted, the loop goes on */
 	XF_IDLE, /* nothing moved for the idle limit (or the wait) */
+	XF_AGAIN, /* s->nowait: the send could not start without waiting */
 	XF_FATAL /* errno-described failure that ends the test */
 };
 
@@ -218,7 +219,7 @@ static bool xfer_retry(struct tsess *s, struct sock_priv *sp, uint64_t start,
 static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 			  uint32_t *nmsg)
 {
-	size_t off = 0, len = s->p.msg_size;
+	size_t off = s->nowait ? sp->tx_off : 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
 	bool to = (s->server && sp->xp->style == SS_DGRAM && !sp->dgram_peer) ||
 		  sp->xp->style == SS_RDS;
@@ -228,29 +229,36 @@ static enum xfer send_msg(struct tsess *s, struct sock_priv *sp,
 
 	*nmsg = 0;
 	for (;;) {
+		/* s->nowait: no try waits; a stream message cut short goes
+		 * on from tx_off at the next send, keeping the framing */
+		int fl = MSG_NOSIGNAL | (s->nowait ? MSG_DONTWAIT : 0);
 		ssize_t n;
 
 		if (want > 1) {
-			int k = sendmmsg(sp->fd, sp->mm, want, MSG_NOSIGNAL);
+			int k = sendmmsg(sp->fd, sp->mm, want, fl);
 
 			if (k > 0)
 				want = (uint32_t)k;
 			n = k > 0 ? (ssize_t)len : -1;
 		} else if (to) {
-			n = sendto(sp->fd, s->buf + off, len - off,
-				   MSG_NOSIGNAL, (struct sockaddr *)&sp->peer,
-				   sp->peerlen);
+			n = sendto(sp->fd, s->buf + off, len - off, fl,
+				   (struct sockaddr *)&sp->peer, sp->peerlen);
 		} else {
 			n = sp->xp->k->send(sp->fd, s->buf + off, len - off,
-					       MSG_NOSIGNAL);
+					       fl);
 		}
 		if (tsess_stopped(s))
 			return XF_STOP;
+		if (n < 0 && (fl & MSG_DONTWAIT) && is_eagain(errno)) {
+			sp->tx_off = off;
+			return XF_AGAIN;
+		}
 		if (n >= 0) {
 			tsess_progress(s); /* a huge message shows progress */
 			off += (size_t)n;
 			if (!stream || off >= len) {
 				*nmsg = want ? want : 1;
+				sp->tx_off = 0;
 				return XF_OK;
 			}
 			if (n == 0)
@@ -285,10 +293,17 @@ static bool dgram_from_client(struct tsess *s, struct sock_priv *sp)
 	return true;
 }
 
-/* Receive one message: msg_size bytes of stream, or one datagram.  A
- * spinning side waits at most limit ns (0 = no limit) for data. */
+/*
+ * Receive one message: msg_size bytes of stream, or one datagram.  A
+ * spinning side waits at most limit ns (0 = no limit) for data.  probe:
+ * a wait said the socket is readable; if nothing is there after all
+ * (rsockets' rpoll can say so for a completion that carried no data),
+ * XF_IDLE at once rather than a wait of the idle limit, which in a timed
+ * test is no limit at all.  Once part of a message came, the rest is
+ * waited for as always.
+ */
 static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
-			  uint64_t limit, size_t *moved)
+			  uint64_t limit, bool probe, size_t *moved)
 {
 	size_t off = 0, len = s->p.msg_size;
 	bool stream = sp->xp->style == SS_STREAM;
@@ -297,17 +312,20 @@ static enum xfer recv_msg(struct tsess *s, struct sock_priv *sp,
 
 	*moved = 0;
 	for (;;) {
+		int fl = probe && off == 0 ? MSG_DONTWAIT : 0;
 		ssize_t n;
 
 		if (s->server && !stream) {
 			sp->peerlen = sizeof(sp->peer);
-			n = recvfrom(sp->fd, s->buf + off, len - off, 0,
+			n = recvfrom(sp->fd, s->buf + off, len - off, fl,
 				     (struct sockaddr *)&sp->peer,
 				     &sp->peerlen);
 		} else {
 			n = sp->xp->k->recv(sp->fd, s->buf + off, len - off,
-					       0);
+					       fl);
 		}
+		if (n < 0 && fl && is_eagain(errno))
+			return XF_IDLE;
 		if (tsess_stopped(s))
 			return XF_STOP;
 		if (n >= 0 && s->server && sp->xp->style == SS_DGRAM &&
@@ -365,6 +383,8 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 		return TP_SOFT;
 	case XF_IDLE:
 		return TP_IDLE;
+	case XF_AGAIN:
+		return TP_AGAIN;
 	default:
 		seterr_errno(err, errlen, s->last_errno, "send failed");
 		return TP_FATAL;
@@ -409,6 +429,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	struct sock_priv *sp = s->priv;
 	uint64_t want = wait == UINT64_MAX ? sp->idle : wait_step(wait);
 	size_t moved;
+	bool probe = false;
 	int k = 0;
 
 	if (sp->ndone > 0) {
@@ -423,6 +444,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		if (!wait_readable(sp, wait))
 			return 0;
 		want = sp->idle; /* a message is coming: read all of it */
+		probe = true;
 	}
 	if (want != sp->rcvtimeo && !(sp->fast & SF_SPIN)) {
 		sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, want);
@@ -431,7 +453,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	/* Spinning, a finite wait is kept exact (0: one try). */
 	if (wait != UINT64_MAX && (sp->fast & SF_SPIN))
 		want = wait ? wait : 1;
-	switch (recv_msg(s, sp, want, &moved)) {
+	switch (recv_msg(s, sp, want, probe, &moved)) {
 	case XF_OK:
 		sp->credits--;
 		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };

@@ -27,6 +27,9 @@ struct sock_priv {
 	socklen_t peerlen;
 	uint32_t credits; /* receives posted and not yet done */
 	uint32_t ndone; /* completed sends not yet polled (msg_size each) */
+	/* s->nowait: the bytes of a stream message sent before its send
+	 * had to wait (TP_AGAIN); the next send goes on from there. */
+	size_t tx_off;
 	uint64_t idle; /* ns: SO_RCVTIMEO when the loop has no wait */
 	uint64_t rcvtimeo; /* ns now set on fd (0 = none) */
 	uint8_t secret[DATA_SECRET]; /* this test's, for the data link */

@@ -270,6 +270,11 @@ struct tsess {
 	 * NULL.  Lets a busy-polling poll() notice the timer, and a sleeping
 	 * one avoid the race of an alarm just before it sleeps. */
 	const volatile sig_atomic_t *stop;
+	/* Set by a loop that must not block in a send (open loop: waiting
+	 * for room to send while the answers that would make room go
+	 * unread stalls both ends): post() of a send that cannot start now
+	 * returns TP_AGAIN.  A transport whose sends never wait ignores it. */
+	bool nowait;
 	/* The server watchdog's progress counter for this child
 	 * (core/progress.h), or NULL: a transport that moves part of a
 	 * message bumps it through tsess_progress(). */
@@ -312,6 +317,8 @@ struct tcomp {
 #define TP_SOFT (-2) /* one operation failed (a datagram): count an error */
 #define TP_IDLE (-3) /* nothing could be sent for the idle limit */
 #define TP_NOT_HERE (-4) /* check(): this host cannot run the transport */
+#define TP_AGAIN (-5) /* post() with s->nowait: the send would have to wait
+		       * (nothing sent, nothing counted); try again later */
 
 struct transport {
 	const char *name; /* "tcp", "rc", ... for --version */
@@ -349,8 +356,8 @@ struct transport {
 	 * once (a send blocks until done, the timer fires or the idle limit
 	 * passes) and queue its completion; a receive adds a credit that
 	 * poll() turns into a blocking receive.  Returns the number posted
-	 * (0: the test is over: timer, peer closed), TP_SOFT, TP_IDLE, or
-	 * TP_FATAL with err filled.
+	 * (0: the test is over: timer, peer closed), TP_SOFT, TP_IDLE,
+	 * TP_AGAIN (s->nowait), or TP_FATAL with err filled.
 	 */
 	int (*post)(struct tsess *s, const struct twr *wr, uint32_t n,
 		    char *err, size_t errlen);

@@ -111,6 +111,21 @@ if json_need; then
 		'R["open_loop"]["offered_per_s"] == 1000 and R["open_loop"]["arrivals"] == "constant" and R["pace"]["unit"] == "B/s"'
 fi
 
+# 4b. Messages larger than the sockets' buffers: a request that must wait
+# for room while its answers go unread stalled both ends (the client in
+# its send, the server in its answer's) until the timer: 13 of 2000
+# requests at -m 1M, 2000/s.  The open loop's sends do not wait now: a
+# request that has no room waits, part sent, while the answers are read.
+# At least 100 of the 2000 are asked here (200 MB/s each way).
+Q -t 1 -vx -m 1M --rate 2k/s tcp_lat
+n=$(vx_ns requests)
+if [ "${n:-0}" -ge 100 ] && [ "$(vx_ns latency_samples)" -ge 100 ]; then
+	pass "tcp_lat -m 1M --rate 2k/s: $n requests sent, not stalled in a send"
+else
+	fail "tcp_lat -m 1M --rate 2k/s: at least 100 requests sent and answered" \
+		"requests ${n:-none}" "$(ctx)"
+fi
+
 # 5. Bad values: one usage error naming the value, exit 2.
 bad() {
 	local name=$1 re=$2
