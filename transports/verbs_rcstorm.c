@@ -14,9 +14,12 @@
  * The server takes the client's N requests (its host and token only; at
  * most N early ones of the next storm are queued, the rest refused),
  * makes a QP on each, posts its receive, accepts, and waits for all N to
- * be ESTABLISHED; answers each request as it comes; disconnects each as
- * the client's DREQ comes (one that comes before its answer was seen to
- * complete is kept for that step); and destroys them.  A connection that
+ * be ESTABLISHED; answers each request as it comes (a connection is done
+ * with first_msg once its answer is posted: the client, which has it,
+ * may disconnect before the answer's completion comes, which is then a
+ * flushed one, and is ignored); disconnects each as the client's DREQ
+ * comes (one that comes during first_msg is kept for that step); and
+ * destroys them.  A connection that
  * fails drops the storm (TP_SOFT: its connections are destroyed, the
  * next storm served), as one does without --qps.
  */
@@ -172,6 +175,8 @@ static int storm_poll(struct tsess *s, struct rcc_priv *r, uint64_t *slot_ns,
 		if (wc[i].wr_id >> SLOT_BITS != r->n || j >= r->nslot)
 			continue; /* an earlier storm's */
 		sl = &r->slot[j];
+		if (sl->done)
+			continue; /* the server's answer, its request done */
 		if (wc[i].status != IBV_WC_SUCCESS)
 			return seterr(why, len, "QP %u: %s", j + 1,
 				      ibv_wc_status_str(wc[i].status));
@@ -433,7 +438,7 @@ static int server_storm(struct tsess *s, struct rcc_priv *r,
 
 		sl->done = step == RCC_DISC && sl->early;
 		sl->early = false;
-		sl->wait = WANT_SEND | WANT_RECV;
+		sl->wait = WANT_RECV;
 	}
 	rc = storm_wait(s, r, step_event[step], slot_ns, why, sizeof(why));
 	if (rc >= 0)
