@@ -23,6 +23,11 @@
  * always between two NODEs when the loop ends.  A client that goes away
  * ends the server's test with an error: nothing else runs on its
  * control connection.
+ *
+ * With --qps N (at most QS_STORM_MAX) each transaction is a storm: the
+ * same steps, each over N QPs (v->qps[], v->qp the first) before the
+ * next; the exchange is NODE for QP 0, then the N QPNs in --qps's blocks
+ * (verbs_qpn_exchange()), and QP i is connected to the peer's QP i.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -32,7 +32,9 @@
  * connection whose client goes away, stalls or errs (TP_SOFT: what it
  * made is destroyed and the next request served), and stops at the
  * timer or the client's "test done" at any point: close() disconnects
- * what is left, bounded.
+ * what is left, bounded.  With --qps N each transaction is a storm of N
+ * connections at once: verbs_rcstorm.c, over the helpers of
+ * verbs_rcconn.h.
  */
 #include <errno.h>
 #include <poll.h>
