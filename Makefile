@@ -93,7 +93,7 @@ VERBS_OBJS = transports/verbs.o transports/verbs_node.o transports/verbs_qp.o \
 	transports/verbs_fabric.o transports/verbs_umad.o transports/verbs_counters.o \
 	transports/verbs_mem.o transports/verbs_regmr.o \
 	transports/verbs_cm.o transports/verbs_qpsetup.o \
-	transports/verbs_rcconn.o \
+	transports/verbs_rcconn.o transports/verbs_rcstorm.o \
 	transports/rc.o \
 	transports/uc.o \
 	transports/ud.o \

@@ -429,11 +429,12 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
-	if (qps_given(a) && !(sd.ext && (sd.peer_caps & CAP_QPS)))
+	if (qps_given(a) && !(sd.ext && (sd.peer_caps & test_qps_cap(a->t))))
 		return seterr(a->err, sizeof(a->err),
-			      "%s: %s needs a server that runs several QPs in one test (qperf %s); the server at %s (qperf %s) lacks it",
-			      a->t->name, qps_given(a), QPERF_VERSION,
-			      cl->plan->host, a->h.version);
+			      "%s: %s needs a server that %s (qperf %s); the server at %s (qperf %s) lacks it",
+			      a->t->name, qps_given(a),
+			      a->t->loop == LOOP_CONN ? "sets up a storm of QPs at once" : "runs several QPs in one test",
+			      QPERF_VERSION, cl->plan->host, a->h.version);
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
 						       sd.peer_caps))

@@ -113,6 +113,10 @@ void measure_end_now(void);
 struct conn_hist {
 	struct hist step[CONN_STEPS_MAX];
 	struct hist txn;
+	/* a storm (--qps N): N per transaction; the sum of each step's
+	 * time over the storm (ns), across the storms counted */
+	uint32_t qps;
+	uint64_t storm_ns[CONN_STEPS_MAX];
 };
 
 /* Empty h for a transaction of steps. */

@@ -198,8 +198,12 @@ const struct opt_desc opt_table[] = {
 	  "the first 4096).  The device's max_qp (max_cq with --cq_per_qp), "
 	  "RLIMIT_MEMLOCK and, over softverbs, RLIMIT_NOFILE are checked "
 	  "before the test.  With --streams T, T threads on each end each "
-	  "hold a share of the QPs.  Default 1, at most 65536.  Needs qperf "
-	  "0.5 on both ends."),
+	  "hold a share of the QPs.  On rc_qp_setup (at most 4096) and "
+	  "rc_conn (at most 1024), a storm: each transaction sets up N QPs "
+	  "at once on each end, each step over all N before the next; the "
+	  "steps' percentiles are over the QPs, and the report adds each "
+	  "step's time over the storm, storms/s and QPs/s.  Default 1, at "
+	  "most 65536.  Needs qperf 0.5 on both ends."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "

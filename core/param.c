@@ -507,10 +507,20 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
 	if (!(t->uses & PAR_BIT(PAR_QPS)))
 		return opts_fail(err, errlen, o, v,
-				 "not for %s: only rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs",
+				 "not for %s: only rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs, and rc_conn and rc_qp_setup set up a storm of them",
 				 t->name);
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
+	for (int i = -1; t->tp && t->tp->storm_max && i < s->nloops; i++) {
+		uint64_t n = i < 0 ? p->val[SIDE_LOC][PAR_QPS] :
+			     s->loops[i].opt->par == PAR_QPS ?
+				     loop_top(&s->loops[i]) : 0;
+
+		if (n > t->tp->storm_max)
+			return opts_fail(err, errlen, o, i < 0 ? v : NULL,
+					 "above the %u QPs %s sets up at once (a storm)",
+					 t->tp->storm_max, t->name);
+	}
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
 		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1)
 			return opts_fail(err, errlen, o, v,

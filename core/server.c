@@ -232,6 +232,11 @@ static int validate(const struct test_desc *t, struct req *q,
 	if (q->qps > 1 && !(t->uses & PAR_BIT(PAR_QPS)))
 		return seterr(err, errlen, "%s does not run several QPs",
 			      t->name);
+	if (q->qps > 1 && t->loop == LOOP_CONN && t->tp &&
+	    q->qps > t->tp->storm_max)
+		return seterr(err, errlen,
+			      "%s: a storm of %u QPs is above the %u this server sets up at once",
+			      t->name, q->qps, t->tp->storm_max);
 	if (q->qps > 1 && q->streams > q->qps)
 		return seterr(err, errlen,
 			      "%s: %u QPs cannot be shared by %u streams",

@@ -151,6 +151,8 @@ uint32_t session_caps(void)
 		if (test_table[i].tp->flags & TF_XRC)
 			caps |= CAP_XRC;
 		caps |= test_table[i].cap;
+		if (test_table[i].tp->conn_storm)
+			caps |= CAP_STORM;
 	}
 	return caps;
 }

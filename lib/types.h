@@ -360,6 +360,13 @@ struct conn_res {
 	const struct conn_steps *steps; /* the transport's; never NULL */
 	struct lat_summary step[CONN_STEPS_MAX]; /* steps->n of them */
 	struct lat_summary txn; /* the whole transaction */
+	/* A storm (--qps N > 1): N setups per transaction; the steps'
+	 * summaries are over the N QPs' times in each step, txn over the
+	 * storms.  qps is 1 without one. */
+	uint32_t qps;
+	double qp_rate; /* QPs set up per second: rate * qps */
+	double step_storm[CONN_STEPS_MAX]; /* s: each step's mean time
+					    * over the whole storm */
 };
 
 /*

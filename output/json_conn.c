@@ -10,7 +10,10 @@
  *   }
  *
  * One latency object per step the transport names, in "steps"' order;
- * msg_size_B only for a test whose transaction carries a message.
+ * msg_size_B only for a test whose transaction carries a message.  A
+ * storm (--qps N) adds "qps": N, "qp_rate_per_s" and "storm_steps_s"
+ * (each step's mean time over the whole storm, by name); a transaction
+ * is then a storm, and each step's object is over the QPs' times.
  */
 #include <jansson.h>
 
@@ -34,5 +37,15 @@ json_t *json_conn(const struct conn_res *c)
 		json_object_set_new(o, c->steps->name[i],
 				    json_lat(&c->step[i]));
 	json_object_set_new(o, "transaction", json_lat(&c->txn));
+	if (c->qps > 1) {
+		json_t *st = json_object();
+
+		json_object_set_new(o, "qps", json_integer(c->qps));
+		json_object_set_new(o, "qp_rate_per_s", json_real(c->qp_rate));
+		for (int i = 0; i < c->steps->n; i++)
+			json_object_set_new(st, c->steps->name[i],
+					    json_real(c->step_storm[i]));
+		json_object_set_new(o, "storm_steps_s", st);
+	}
 	return o;
 }

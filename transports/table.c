@@ -167,15 +167,21 @@ const struct test_desc test_table[] = {
 	 * through the RDMA CM, and by hand with NODE on the control
 	 * connection. */
 	{ "rc_conn", 40, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,
-	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_NUMA_NODE), 0, VERBS(rc_conn),
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_NUMA_NODE) | PAR_BIT(PAR_QPS), 0,
+	  VERBS(rc_conn),
 	  NO_RDMA_WHY, CAP_RCCONN },
 	{ "rc_qp_setup", 41, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 0,
 	  U_IB | U_RDA | PAR_BIT(PAR_TCLASS) | PAR_BIT(PAR_PKEY_INDEX) |
-		  PAR_BIT(PAR_NUMA_NODE),
+		  PAR_BIT(PAR_NUMA_NODE) | PAR_BIT(PAR_QPS),
 	  0, VERBS(rc_qp_setup), NO_RDMA_WHY, CAP_QPSETUP },
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);
+
+uint32_t test_qps_cap(const struct test_desc *t)
+{
+	return t->loop == LOOP_CONN ? CAP_STORM : CAP_QPS;
+}
 
 const struct test_desc *test_find(const char *name)
 {

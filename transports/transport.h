@@ -203,6 +203,8 @@ struct tparams {
 #define CAP_RCCONN 0x20000u /* runs rc_conn (wire index 40, RDMA CM) */
 #define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
 #define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
+#define CAP_STORM 0x100000u /* runs --qps on rc_conn and rc_qp_setup: a
+			     * storm of N setups per transaction */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -450,6 +452,18 @@ struct transport {
 	 * connection.  0, or -1 with err filled.
 	 */
 	int (*conn_done)(struct tsess *s, char *err, size_t errlen);
+	/*
+	 * Optional: a storm (--qps N, 2..storm_max; s->p.qps): each
+	 * transaction sets up N connections at once, the loop calling
+	 * conn_storm() for step 0, 1, ... in turn, each running its step
+	 * over all N before it returns (what waits, for all N at once).
+	 * Fills slot_ns[0..N-1] with each one's time in the step, from its
+	 * start to its completion (client; the server's slot_ns is scratch).
+	 * Returns as conn().
+	 */
+	int (*conn_storm)(struct tsess *s, int step, uint64_t *slot_ns,
+			  char *err, size_t errlen);
+	uint32_t storm_max; /* the largest N of a storm */
 };
 
 /* The payload of receive completion c (transport's rx_data()). */
@@ -529,6 +543,10 @@ extern const size_t test_count;
 
 /* Returns the test called name, or NULL.  Does not block. */
 const struct test_desc *test_find(const char *name);
+
+/* The capability a server needs for --qps above one on test t:
+ * CAP_STORM for a connection-setup test (a storm), else CAP_QPS. */
+uint32_t test_qps_cap(const struct test_desc *t);
 
 /*
  * The one-way bandwidth test of t's transport (the first of the table:

@@ -384,9 +384,11 @@ int verbs_qp_create(struct tsess *s, struct verbs_priv *v, char *err,
  * --qps of them). */
 int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
 			size_t errlen);
-/* RESET -> INIT. */
+/* RESET -> INIT: every QP of v (and an XRC receive QP), or qp alone. */
 int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 		  size_t errlen);
+int verbs_qp_init_one(struct tsess *s, struct verbs_priv *v,
+		      struct ibv_qp *qp, char *err, size_t errlen);
 /* RTR of qp toward the peer's QP dest; responds: qp answers reads and
  * atomics (this side's depth, the RNR timer). */
 int verbs_qp_rtr(struct tsess *s, struct verbs_priv *v, struct ibv_qp *qp,

@@ -175,8 +175,8 @@ int verbs_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	return 0;
 }
 
-int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
-		  size_t errlen)
+int verbs_qp_init_one(struct tsess *s, struct verbs_priv *v,
+		      struct ibv_qp *qp, char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
@@ -192,12 +192,19 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 		a.qkey = VERBS_QKEY;
 		mask |= IBV_QP_QKEY;
 	}
+	return verbs_modify(qp, &a, mask,
+			    qp == v->tgt ? "XRC receive QP to INIT" :
+					   "QP to INIT",
+			    err, errlen);
+}
+
+int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
+		  size_t errlen)
+{
 	for (uint32_t i = 0; i < v->nqp; i++)
-		if (verbs_modify(v->qps[i], &a, mask, "QP to INIT", err,
-				 errlen))
+		if (verbs_qp_init_one(s, v, v->qps[i], err, errlen))
 			return -1;
-	if (v->tgt && verbs_modify(v->tgt, &a, mask, "XRC receive QP to INIT",
-				   err, errlen))
+	if (v->tgt && verbs_qp_init_one(s, v, v->tgt, err, errlen))
 		return -1;
 	return 0;
 }

@@ -32,57 +32,24 @@
  * connection whose client goes away, stalls or errs (TP_SOFT: what it
  * made is destroyed and the next request served), and stops at the
  * timer or the client's "test done" at any point: close() disconnects
- * what is left, bounded.
+ * what is left, bounded.  With --qps N each transaction is a storm of N
+ * connections at once: verbs_rcstorm.c, over the helpers of
+ * verbs_rcconn.h.
  */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 
-#include <rdma/rdma_cma.h>
-
 #include "lib/addr.h"
 #include "lib/random.h"
-#include "verbs_int.h"
+#include "verbs_rcconn.h"
 
-#define RCC_TOKEN 8 /* bytes of the test's token in every REQ */
-#define RCC_BACKLOG 64 /* connection requests the listener queues */
-#define RCC_ANNOUNCE (4 + RCC_TOKEN) /* u32 port (little endian), token */
-
-enum rcc_step {
-	RCC_ADDR,
-	RCC_ROUTE,
-	RCC_CREATE,
-	RCC_CONNECT,
-	RCC_MSG,
-	RCC_DISC,
-	RCC_DESTROY
-};
-
-static const struct conn_steps rcc_names = {
+const struct conn_steps rcc_names = {
 	7, { "resolve_addr", "resolve_route", "create_qp", "connect",
 	     "first_msg", "disconnect", "destroy" }
 };
 
-/* Per session (priv_size); a transaction's id and QP are v.cm_id, v.qp. */
-struct rcc_priv {
-	struct verbs_priv v; /* first: verbs_close() and verbs_facts() */
-	uint64_t n; /* transactions begun (server: connections taken) */
-	uint8_t token[RCC_TOKEN];
-	struct sockaddr_storage dst; /* client: the server's CM address */
-	struct sockaddr_storage src; /* client: the control's local end */
-	bool bind_src; /* ... of dst's family: the source the server checks */
-	uint64_t strangers; /* server: requests rejected */
-	/* server: the client's next request, come before the current
-	 * connection was done with (taken by the next transaction) */
-	struct rdma_cm_id *pending;
-};
-
-/* What rcc_wait() found. */
-#define W_EVENT 1 /* a CM event, in *ev (to be acked) */
-#define W_CQ 2 /* a completion notice, taken (the CQ to be polled) */
-
-/* The timeout in ms, for librdmacm's resolutions. */
-static int timeout_ms(const struct tsess *s)
+int rcc_timeout_ms(const struct tsess *s)
 {
 	uint64_t ms = s->p.timeout / 1000000;
 
@@ -99,14 +66,7 @@ static int ms_until(uint64_t deadline)
 	return ms > 1000 ? 1000 : (int)ms;
 }
 
-/*
- * Wait until deadline for a CM event or, with cq, a completion notice:
- * W_EVENT, W_CQ; 0 when the timer ended a server's wait (a client's
- * never ends early); -1 with errno ETIMEDOUT (the deadline passed),
- * ECONNRESET (the peer gave up on the control connection), or the
- * failed call's.
- */
-static int rcc_wait(struct tsess *s, struct verbs_priv *v, bool cq,
+int rcc_wait(struct tsess *s, struct verbs_priv *v, bool cq,
 		    uint64_t deadline, struct rdma_cm_event **ev)
 {
 	for (;;) {
@@ -142,8 +102,7 @@ static int rcc_wait(struct tsess *s, struct verbs_priv *v, bool cq,
 	}
 }
 
-/* A request the server will not serve: rejected, its id destroyed. */
-static void refuse(struct rcc_priv *r, struct rdma_cm_event *ev)
+void rcc_refuse(struct rcc_priv *r, struct rdma_cm_event *ev)
 {
 	struct rdma_cm_id *id = ev->id;
 
@@ -151,6 +110,22 @@ static void refuse(struct rcc_priv *r, struct rdma_cm_event *ev)
 	rdma_reject(id, NULL, 0);
 	rdma_ack_cm_event(ev);
 	rdma_destroy_id(id);
+}
+
+bool rcc_request_ok(struct tsess *s, const struct rcc_priv *r,
+		    const struct rdma_cm_event *ev)
+{
+	const struct rdma_conn_param *cp = &ev->param.conn;
+	struct sockaddr_storage from;
+	struct sockaddr *pa = rdma_get_peer_addr(ev->id);
+
+	memset(&from, 0, sizeof(from));
+	memcpy(&from, pa, pa->sa_family == AF_INET6 ?
+				  sizeof(struct sockaddr_in6) :
+				  sizeof(struct sockaddr_in));
+	return sa_same_host(&from, &s->ch->peer) &&
+	       cp->private_data_len >= RCC_TOKEN && cp->private_data &&
+	       !memcmp(cp->private_data, r->token, RCC_TOKEN);
 }
 
 /*
@@ -163,9 +138,6 @@ static int rcc_other(struct tsess *s, struct rcc_priv *r,
 		     struct rdma_cm_event *ev)
 {
 	struct verbs_priv *v = &r->v;
-	struct sockaddr_storage from;
-	struct sockaddr *pa;
-	const struct rdma_conn_param *cp = &ev->param.conn;
 
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
 		if (ev->id == v->cm_id)
@@ -173,15 +145,8 @@ static int rcc_other(struct tsess *s, struct rcc_priv *r,
 		rdma_ack_cm_event(ev);
 		return 1;
 	}
-	pa = rdma_get_peer_addr(ev->id);
-	memset(&from, 0, sizeof(from));
-	memcpy(&from, pa, pa->sa_family == AF_INET6 ?
-				  sizeof(struct sockaddr_in6) :
-				  sizeof(struct sockaddr_in));
-	if (!s->server || r->pending || !sa_same_host(&from, &s->ch->peer) ||
-	    cp->private_data_len < RCC_TOKEN || !cp->private_data ||
-	    memcmp(cp->private_data, r->token, RCC_TOKEN)) {
-		refuse(r, ev);
+	if (!s->server || r->pending || !rcc_request_ok(s, r, ev)) {
+		rcc_refuse(r, ev);
 		return 1;
 	}
 	r->pending = ev->id;
@@ -190,7 +155,7 @@ static int rcc_other(struct tsess *s, struct rcc_priv *r,
 }
 
 /* Why a wait failed, for a client's message. */
-static const char *wait_why(int e)
+const char *rcc_wait_why(int e)
 {
 	return e == ETIMEDOUT ? "no answer within the timeout" :
 	       e == ECONNRESET ? "the server went away" :
@@ -215,7 +180,7 @@ static int rcc_expect(struct tsess *s, struct rcc_priv *r,
 		int st;
 
 		if (w <= 0)
-			return w ? seterr(why, len, "%s", wait_why(errno)) : 0;
+			return w ? seterr(why, len, "%s", rcc_wait_why(errno)) : 0;
 		if (rcc_other(s, r, ev))
 			continue;
 		*got = ev->event;
@@ -295,7 +260,7 @@ static int rcc_complete(struct tsess *s, struct rcc_priv *r, bool send,
 		}
 		w = rcc_wait(s, v, true, deadline, &ev);
 		if (w <= 0)
-			return w ? seterr(why, len, "%s", wait_why(errno)) : 0;
+			return w ? seterr(why, len, "%s", rcc_wait_why(errno)) : 0;
 		if (w == W_EVENT && !rcc_other(s, r, ev)) {
 			seterr(why, len, "%s (status %d) on the connection",
 			       rdma_event_str(ev->event), ev->status);
@@ -305,9 +270,9 @@ static int rcc_complete(struct tsess *s, struct rcc_priv *r, bool send,
 	}
 }
 
-/* Both ends alike: sends and receives only, so one read or atomic each
- * way (what the peer asks for is never less). */
-static void conn_param(struct rdma_conn_param *cp)
+/* Sends and receives only, so one read or atomic each way (what the
+ * peer asks for is never less). */
+void rcc_conn_param(struct rdma_conn_param *cp)
 {
 	memset(cp, 0, sizeof(*cp));
 	cp->retry_count = 7;
@@ -316,18 +281,26 @@ static void conn_param(struct rdma_conn_param *cp)
 	cp->initiator_depth = 1;
 }
 
+int rcc_qp_on(struct tsess *s, struct verbs_priv *v, struct rdma_cm_id *id,
+	      uint32_t qi, char *why, size_t len)
+{
+	struct ibv_qp_init_attr ia;
+
+	verbs_qp_init_attr(s, v, qi, &ia);
+	if (rdma_create_qp(id, v->pd, &ia)) {
+		ia.cap.max_inline_data = 0; /* some devices offer none */
+		if (rdma_create_qp(id, v->pd, &ia))
+			return seterr(why, len, "%s", strerror(errno));
+	}
+	return 0;
+}
+
 /* A QP on the current id with the session's PD and CQ. */
 static int qp_make(struct tsess *s, struct verbs_priv *v, char *why,
 		   size_t len)
 {
-	struct ibv_qp_init_attr ia;
-
-	verbs_qp_init_attr(s, v, 0, &ia);
-	if (rdma_create_qp(v->cm_id, v->pd, &ia)) {
-		ia.cap.max_inline_data = 0; /* some devices offer none */
-		if (rdma_create_qp(v->cm_id, v->pd, &ia))
-			return seterr(why, len, "%s", strerror(errno));
-	}
+	if (rcc_qp_on(s, v, v->cm_id, 0, why, len))
+		return -1;
 	v->qp = v->cm_id->qp;
 	return 0;
 }
@@ -355,7 +328,7 @@ static int client_resolve(struct tsess *s, struct rcc_priv *r, bool route,
 			  char *why, size_t len)
 {
 	struct verbs_priv *v = &r->v;
-	int ms = timeout_ms(s), got;
+	int ms = rcc_timeout_ms(s), got;
 
 	if (route) {
 		if (rdma_resolve_route(v->cm_id, ms))
@@ -393,7 +366,7 @@ static int client_step(struct tsess *s, struct rcc_priv *r,
 	case RCC_CREATE:
 		return qp_make(s, v, why, len) ? -1 : 1;
 	case RCC_CONNECT:
-		conn_param(&cp);
+		rcc_conn_param(&cp);
 		cp.private_data = r->token;
 		cp.private_data_len = RCC_TOKEN;
 		if (rdma_connect(v->cm_id, &cp))
@@ -477,7 +450,7 @@ static int server_accept(struct tsess *s, struct rcc_priv *r, char *why,
 	if (rc)
 		return seterr(why, len, "failed to post a receive: %s",
 			      strerror(rc));
-	conn_param(&cp);
+	rcc_conn_param(&cp);
 	if (rdma_accept(v->cm_id, &cp))
 		return seterr(why, len, "rdma_accept: %s", strerror(errno));
 	rc = rcc_expect(s, r, RDMA_CM_EVENT_ESTABLISHED, why, len, &got);
@@ -505,11 +478,13 @@ static int server_step(struct tsess *s, struct rcc_priv *r,
 		break;
 	case RCC_MSG:
 		rc = rcc_complete(s, r, false, true, why, sizeof(why));
+		/* Done once the answer is posted: the client, which has it,
+		 * may disconnect and say "test done" before its completion
+		 * comes (a wait for it would end at the timer, the
+		 * transaction uncounted); conn_drop() takes it. */
 		if (rc == 1 && (e = post_send(s, r)))
 			rc = seterr(why, sizeof(why), "failed to post: %s",
 				    strerror(e));
-		if (rc == 1)
-			rc = rcc_complete(s, r, true, false, why, sizeof(why));
 		break;
 	case RCC_DISC:
 		rc = rcc_expect(s, r, RDMA_CM_EVENT_DISCONNECTED, why,
@@ -570,7 +545,8 @@ static int rcc_listen(struct tsess *s, struct verbs_priv *v, char *err,
 				    "rdma_create_id failed");
 	}
 	if (rdma_bind_addr(v->cm_listen, (struct sockaddr *)&a) ||
-	    rdma_listen(v->cm_listen, RCC_BACKLOG))
+	    rdma_listen(v->cm_listen, s->p.qps > RCC_BACKLOG ?
+					      (int)s->p.qps : RCC_BACKLOG))
 		return seterr_errno(err, errlen, errno,
 				    "failed to listen on an RDMA CM port");
 	if (random_bytes(r->token, sizeof(r->token), err, errlen) < 0)
@@ -630,6 +606,8 @@ static int rcc_open(struct tsess *s, char *err, size_t errlen)
 			      s->server ? rcc_listen : rcc_find, err, errlen))
 		return -1;
 	r->n = r->strangers = 0;
+	if (rcc_storm_alloc(s, r, err, errlen))
+		return -1;
 	if (!s->server)
 		return 0;
 	/* Listening before the port goes out. */
@@ -652,6 +630,7 @@ static void rcc_close(struct tsess *s)
 		rdma_destroy_id(r->pending);
 	}
 	r->pending = NULL;
+	rcc_storm_free(r);
 	verbs_close(s);
 }
 
@@ -667,4 +646,6 @@ const struct transport transport_rc_conn = {
 	.facts = verbs_facts,
 	.conn_steps = &rcc_names,
 	.conn = rcc_step,
+	.conn_storm = rcc_storm,
+	.storm_max = RCC_STORM_MAX,
 };

@@ -16,7 +16,11 @@
 # client killed mid-test, then the next one served; the server's test
 # process killed: the client's one line; bad values; no RDMA device; a
 # 0.4.11 server and an older 0.5 server (no CAP_RCCONN, CAP_QPSETUP)
-# refused with one line.
+# refused with one line.  A storm (--qps N, section 8): N setups per
+# transaction, the steps' percentiles over the QPs, the storm's steps
+# adding up to its time, storms and QPs per second, -n exact, the limits
+# (the largest N, RLIMIT_NOFILE over softverbs), a client killed -9
+# mid-storm, a 0.5 server without CAP_STORM refused.
 #
 # Usage: bash tests/integration/conn_rdma.sh   (QPERF=... overrides)
 
@@ -57,7 +61,7 @@ ordered() {
 			why+=("$w: p50 ${a:-none} p90 ${b:-none} p99 ${c:-none} max ${d:-none}")
 	done
 	if [ ${#why[@]} -eq 0 ]; then
-		pass "$t: p50 <= p90 <= p99 <= max of $* ($(vx_ns txn_p50) ns txn p50)"
+		pass "$t: p50 <= p90 <= p99 <= max of $* ($(vx_ns txn_p50)$(vx_ns storm_p50) ns txn p50)"
 	else
 		fail "$t: every step's percentiles present and ordered" "${why[@]}" "$(ctx)"
 	fi
@@ -314,7 +318,8 @@ for _ in range(int(sys.argv[2])):
     req = exact(c, 200)
     h = exact(c, 8)
     exact(c, struct.unpack_from("<I", h, 4)[0] - 8)
-    items = [(1, struct.pack("<I", 0x1ff3f)), (2, b"0.5.0")]
+    caps = int(sys.argv[3], 0) if len(sys.argv) > 3 else 0x1ff3f
+    items = [(1, struct.pack("<I", caps)), (2, b"0.5.0")]
     body = b"".join(struct.pack("<HH", t, len(v)) + v for t, v in items)
     c.sendall(struct.pack("<II", 0x32585051, 8 + len(body)) + body)
     if struct.unpack_from("<H", req, 6)[0] == 0:
@@ -335,6 +340,102 @@ else
 	fail "the older 0.5 server (a script) starts" "$(cat "$T/old05.log")"
 fi
 wait "$OP" 2>/dev/null
+# A 0.5 server with rc_conn, rc_qp_setup and --qps for the bandwidth
+# tests (caps 0xfff3f) but not CAP_STORM: --qps refused on both.
+python3 "$T/old05.py" "$T/old05s.port" 4 0xfff3f >"$T/old05s.log" 2>&1 &
+OP=$!
+track_pid "$OP"
+if wait_for 5 test -s "$T/old05s.port"; then
+	for t in rc_conn rc_qp_setup; do
+		run "${CL[@]}" "$QPERF" 127.0.0.1 -lp "$(cat "$T/old05s.port")" -t 1 --qps 16 "$t"
+		one_error "a 0.5 server without CAP_STORM: $t --qps 16 refused with one line" 1 \
+			"^qperf: $t: --qps needs a server that sets up a storm of QPs at once \\(qperf 0\\.5\\.[0-9]+\\); the server at 127\\.0\\.0\\.1 \\(qperf 0\\.5\\.0\\) lacks it\$"
+	done
+else
+	fail "the 0.5 server without CAP_STORM (a script) starts" "$(cat "$T/old05s.log")"
+fi
+wait "$OP" 2>/dev/null
+
+# 8. A storm (--qps N): N setups per transaction, each step over all N.
+# The report's storm lines; -n storms exactly in JSON valid against the
+# schema, each step timed N times a storm, the storm's steps adding up to
+# its time within 10%; the limits; a client killed mid-storm.
+storm_head() {
+	local t=$1 n=$2
+	expect "$t --qps $n: storm_rate, qp_rate, storm_time, storms, qps" 0 \
+		'^    qp_rate += +[0-9.,]+ K?/sec$' '^$'
+	for w in storm_rate storm_time storms "qps += +$(commas "$n") *\$" \
+		"${3}_storm" storm_p50; do
+		has "^    $w" || fail "$t --qps $n: a $w line" "$(ctx)"
+	done
+}
+storm_exact() {
+	local t=$1 q=$2 n=$3 steps=$4 m=$5 list
+	list=$(printf '"%s", ' $steps)
+	list="[${list%, }]"
+	json_valid "$t --qps $q -n $n --json" doc
+	json_assert "$t --qps $q -n $n: exactly $n storms of $q, each step timed $q times a storm" \
+		"R['conn']['transactions'] == $n and R['conn']['qps'] == $q and R['conn']['transaction']['count'] == $n and all(R['conn'][k]['count'] == $n * $q for k in $list) and R['loc']['send']['msgs'] == $n * $q and R['rem']['recv']['msgs'] == $n * $q and R['loc']['send']['bytes_B'] == $m * $n * $q"
+	json_assert "$t --qps $q: storms/s and QPs/s positive, QPs/s = $q x storms/s" \
+		"R['conn']['rate_per_s'] > 0 and abs(R['conn']['qp_rate_per_s'] - $q * R['conn']['rate_per_s']) <= 1e-6 * R['conn']['qp_rate_per_s']"
+	json_assert "$t --qps $q: the storm's steps add up to its time within 10%" \
+		"list(R['conn']['storm_steps_s']) == $list and abs(sum(R['conn']['storm_steps_s'].values()) - R['conn']['transaction']['mean_s']) <= 0.1 * R['conn']['transaction']['mean_s']"
+	json_assert "$t --qps $q: each step's percentiles over the QPs, 0 < p50 <= p90 <= p99 <= max" \
+		"all(0 < R['conn'][k]['p50_s'] <= R['conn'][k]['p90_s'] <= R['conn'][k]['p99_s'] <= R['conn'][k]['max_s'] for k in $list + ['transaction'])"
+}
+Q -t 0.5 --qps 256 rc_qp_setup
+storm_head rc_qp_setup 256 exchange
+ordered "rc_qp_setup --qps 256" $QS_STEPS storm
+if json_need; then
+	Q -n 4 --qps 256 --json rc_qp_setup
+	storm_exact rc_qp_setup 256 4 "$QS_STEPS" 0
+fi
+Q -t 0.5 --qps 64 rc_conn
+storm_head rc_conn 64 first_msg
+ordered "rc_conn --qps 64" $RC_STEPS storm
+if json_need; then
+	Q -n 5 --qps 64 --json rc_conn
+	storm_exact rc_conn 64 5 "$RC_STEPS" 1
+	Q -n 3 --qps 16 -m 4K --json rc_conn
+	storm_exact rc_conn 16 3 "$RC_STEPS" 4096
+fi
+Q --qps 4097 rc_qp_setup
+one_error "rc_qp_setup --qps 4097: one line naming the limit, exit 2" 2 \
+	'^qperf: --qps: 4097: above the 4096 QPs rc_qp_setup sets up at once \(a storm\)$'
+Q --qps 1025 rc_conn
+one_error "rc_conn --qps 1025: one line naming the limit, exit 2" 2 \
+	'^qperf: --qps: 1025: above the 1024 QPs rc_conn sets up at once \(a storm\)$'
+Q --qps 4 tcp_conn
+one_error "tcp_conn --qps 4: not for it, one line, exit 2" 2 '^qperf: --qps: 4: not for tcp_conn: '
+for t in rc_qp_setup rc_conn; do
+	run bash -c 'ulimit -n 200 && exec "$@"' - "${CL[@]}" "$QPERF" \
+		127.0.0.1 -lp "$PORT" -t 0.3 --qps 256 "$t"
+	one_error "$t --qps 256 under ulimit -n 200: softverbs' descriptors, one line" 2 \
+		"^qperf: $t: --qps 256 needs [0-9]+ file descriptors on .*RLIMIT_NOFILE's hard limit \\(200; ulimit -Hn\\); at most [0-9]+ QPs fit\$"
+done
+# A client killed (-9) mid-storm: the server serves the next test.
+for t in "rc_qp_setup 4096" "rc_conn 1024"; do
+	set -- $t
+	"${CL[@]}" "$QPERF" 127.0.0.1 -lp "$PORT" -t 10 --qps "$2" "$1" \
+		>"$T/kill.out" 2>"$T/kill.err" </dev/null &
+	CP=$!
+	track_pid "$CP"
+	if wait_for 5 has "^$1:\$" "$T/kill.out" && sleep 1 &&
+		kill -9 "$CP" 2>/dev/null; then
+		wait_bg "$CP" "$T/kill.out" "$T/kill.err"
+		[ "$RC" = 137 ] && pass "$1 --qps $2: a client killed (-9) mid-storm" ||
+			fail "$1 --qps $2: the client was killed mid-storm" "$(ctx)"
+	else
+		stop_bg KILL "$CP" "$T/kill.out" "$T/kill.err"
+		fail "$1 --qps $2: the client runs until killed" "$(ctx)"
+	fi
+	Q -t 0.3 "$1"
+	expect "$1 after a client killed mid-storm: the server runs the next" 0 \
+		'^    conn_rate += ' '^$'
+	Q -t 0.3 --qps 8 "$1"
+	expect "$1 --qps 8 after a client killed mid-storm: the server runs it" 0 \
+		'^    qp_rate += ' '^$'
+done
 stop_server "$PORT" "$SPID" "our server stops"
 
 finish
