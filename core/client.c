@@ -408,6 +408,8 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct cnt_both cnt;
 	struct path_report pr;
 	struct conn_res conn;
+	char qw[64];
+	uint32_t cap;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -429,10 +431,11 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
-	if (qps_given(a) && !(sd.ext && (sd.peer_caps & CAP_QPS)))
+	cap = param_qps_cap(a->t, &a->par, qw, sizeof(qw));
+	if (qps_given(a) && !(sd.ext && (sd.peer_caps & cap) == cap))
 		return seterr(a->err, sizeof(a->err),
-			      "%s: %s needs a server that runs several QPs in one test (qperf %s); the server at %s (qperf %s) lacks it",
-			      a->t->name, qps_given(a), QPERF_VERSION,
+			      "%s: %s needs a server that runs %s (qperf %s); the server at %s (qperf %s) lacks it",
+			      a->t->name, qps_given(a), qw, QPERF_VERSION,
 			      cl->plan->host, a->h.version);
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,

@@ -507,7 +507,7 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
 	if (!(t->uses & PAR_BIT(PAR_QPS)))
 		return opts_fail(err, errlen, o, v,
-				 "not for %s: only rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs",
+				 "not for %s: only rc_bw, uc_bw, ud_bw, xrc_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs",
 				 t->name);
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
@@ -532,6 +532,26 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 					 p->spelling[SIDE_LOC][PAR_STREAMS] :
 					 "--streams");
 	return 0;
+}
+
+uint32_t param_qps_cap(const struct test_desc *t, const struct par_set *p,
+		       char *what, size_t len)
+{
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1 &&
+		    (t->uses & PAR_BIT(PAR_CQ_MOD))) {
+			snprintf(what, len, "several QPs with %s",
+				 p->spelling[side][PAR_CQ_MOD] ?
+					 p->spelling[side][PAR_CQ_MOD] :
+					 "--cq_moderation");
+			return CAP_QPS | CAP_QPS2;
+		}
+	if (t->flags & TDF_QPS2) {
+		snprintf(what, len, "%s over several QPs", t->name);
+		return CAP_QPS | CAP_QPS2;
+	}
+	snprintf(what, len, "several QPs in one test");
+	return CAP_QPS;
 }
 
 int param_check_test(const struct test_desc *t, const struct settings *s,

@@ -59,6 +59,8 @@
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
 #define U_RT (PAR_BIT(PAR_RATE) | PAR_BIT(PAR_MSG_RATE))
 #define OL TDF_OL_NEW
+/* --qps with a peer announcing CAP_QPS2 only (its second landing) */
+#define Q2 TDF_QPS2
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -150,7 +152,8 @@ const struct test_desc test_table[] = {
 	RDMA("xrc_bi_bw", 33, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
 	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, 0, xrc),
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, N, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT | U_QP,
+	     N | Q2, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R | U_RT, OL, xrc),
 	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
 	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, 0),

@@ -96,6 +96,8 @@ enum op {
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
 #define TDF_OL_NEW 0x2u /* runs open loop (--rate) only against a peer
 			 * announcing CAP_OLRDMA (RDMA latency, rs_lat) */
+#define TDF_QPS2 0x4u /* runs --qps only against a peer announcing
+		       * CAP_QPS2 (XRC, bidirectional, atomics) */
 
 /* This side's parameters for one test (client: loc_ values; server: the
  * request).  Times in ns. */
@@ -179,6 +181,8 @@ struct tparams {
 #define CAP_RCCONN 0x20000u /* runs rc_conn (wire index 40, RDMA CM) */
 #define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
 #define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
+/* ... also on the tests flagged TDF_QPS2 and with --cq_moderation */
+#define CAP_QPS2 0x800000u
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

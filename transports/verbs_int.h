@@ -181,7 +181,7 @@ struct verbs_priv {
 	bool armed;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp; /* RC/UC/UD QP, or the XRC send (INI) QP */
-	struct ibv_qp *tgt; /* XRC receive (TGT) QP */
+	struct ibv_qp *tgt; /* XRC receive (TGT) QP (tgts[0]) */
 	struct ibv_xrcd *xrcd;
 	struct ibv_srq *srq; /* XRC SRQ */
 	struct ibv_ah *ah; /* UD */
@@ -201,6 +201,11 @@ struct verbs_priv {
 	struct ibv_qp **qps;
 	struct ibv_cq **cqs;
 	uint32_t *peer_qpns;
+	/* XRC: TGT QP i receives from the peer's send QP i (peer_qpns[i])
+	 * and send QP i sends to the peer's TGT QP i (peer_tgts[i]); one
+	 * QP: &tgt, &xpeer.xrc_tgt_qpn */
+	struct ibv_qp **tgts;
+	uint32_t *peer_tgts;
 	struct verbs_qpc *qc;
 	uint32_t cq_next; /* the CQ the next poll starts at */
 	uint32_t qp_next; /* the QP the next send goes to (round robin) */

@@ -196,9 +196,10 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 		if (verbs_modify(v->qps[i], &a, mask, "QP to INIT", err,
 				 errlen))
 			return -1;
-	if (v->tgt && verbs_modify(v->tgt, &a, mask, "XRC receive QP to INIT",
-				   err, errlen))
-		return -1;
+	for (uint32_t i = 0; v->tgt && i < v->nqp; i++)
+		if (verbs_modify(v->tgts[i], &a, mask, "XRC receive QP to INIT",
+				 err, errlen))
+			return -1;
 	return 0;
 }
 
