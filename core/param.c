@@ -489,9 +489,8 @@ static bool given(const struct settings *s, enum par_id par)
 
 /*
  * --qps: only on a test whose loop posts over several QPs, and, above
- * one, not with what this landing does not combine with it: moderated
- * sends (a run of unsignalled sends belongs to one QP) and -cm1 (a CM
- * connection per QP); with --streams, at least a QP per stream.
+ * one, not with -cm1 (a CM connection per QP); with --streams, at least
+ * a QP per stream.
  */
 static int qps_check(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
@@ -512,10 +511,6 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
-		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1)
-			return opts_fail(err, errlen, o, v,
-					 "not with %s (a moderated run of sends would span QPs)",
-					 p->spelling[side][PAR_CQ_MOD]);
 		if (p->val[side][PAR_USE_CM])
 			return opts_fail(err, errlen, o, v,
 					 "not with %s (RDMA CM would connect each QP on its own)",

@@ -64,15 +64,22 @@ void verbs_qps_plan(struct tsess *s, struct verbs_priv *v)
 {
 	uint32_t n = s->p.qps > 1 ? s->p.qps : 1;
 
+	uint32_t mod = verbs_mod_of(s);
+
 	v->nqp = n;
 	v->ncq = n > 1 && s->p.cq_per_qp ? n : 1;
 	v->srq_wr = v->recv_wr;
+	v->send_share = v->send_wr;
 	if (n == 1)
 		return;
-	v->send_wr = share(v->send_wr, n);
+	v->send_wr = v->send_share = share(v->send_wr, n);
 	v->recv_wr = share(v->recv_wr, n);
-	/* one WR per QP in its turn, unless --post_list asks for chains */
-	v->turn = s->p.post_list ? s->p.post_list : 1;
+	/* --cq_moderation K: each QP's queue holds a run of K */
+	if (v->send_wr && v->send_wr < mod)
+		v->send_wr = mod;
+	/* one WR per QP in its turn (a run with moderation), unless
+	 * --post_list asks for chains */
+	v->turn = s->p.post_list ? s->p.post_list : mod ? mod : 1;
 }
 
 /* Does the session receive through an SRQ (verbs_srq_create(), or
@@ -94,7 +101,9 @@ uint64_t verbs_cq_size(const struct tsess *s, const struct verbs_priv *v)
 
 	if (v->nqp == 1) /* as 0.4.11 sizes its one CQ */
 		return (uint64_t)v->send_wr + v->recv_wr;
-	return qps * v->send_wr +
+	/* the loop keeps no more sends outstanding than the shares add up
+	 * to, whatever moderation made each queue hold */
+	return qps * (qps > 1 ? v->send_share : v->send_wr) +
 	       (srq_used(s, v) ? v->srq_wr : qps * v->recv_wr);
 }
 
@@ -445,6 +454,11 @@ int verbs_qpn_exchange(struct tsess *s, struct verbs_priv *v, char *err,
 
 int verbs_qp_pick(struct verbs_priv *v, uint32_t *room)
 {
+	/* --cq_moderation: the QP with a run open takes the next ones */
+	if (v->run_qp && v->qc[v->run_qp - 1].out < v->send_wr) {
+		*room = v->send_wr - v->qc[v->run_qp - 1].out;
+		return (int)v->run_qp - 1;
+	}
 	for (uint32_t k = 0; k < v->nqp; k++) {
 		uint32_t i = v->qp_next;
 

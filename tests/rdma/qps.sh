@@ -183,7 +183,7 @@ for bad in '0:must be greater than 0' '-1:must not be negative' \
 	one_line "qps: --qps $v"
 done
 for bad in 'rc_lat:not for rc_lat' 'tcp_bw:not for tcp_bw' \
-	'-cm1 rc_bw:not with -cm1' '--cq_moderation 4 rc_bw:not with --cq_moderation' \
+	'-cm1 rc_bw:not with -cm1' \
 	'-st 16 rc_bw:fewer QPs than the 16 streams of -st'; do
 	args=${bad%%:*} why=${bad#*:}
 	# shellcheck disable=SC2086 # the options, split
