@@ -492,6 +492,27 @@ static bool given(const struct settings *s, enum par_id par)
  * one, not with -cm1 (a CM connection per QP); with --streams, at least
  * a QP per stream.
  */
+/* "rc_bi_bw, rc_bw, ... and xrc_bw": the tests that take --qps (the
+ * table's order, which is 0.4.11's). */
+static const char *qps_tests(void)
+{
+	static char list[320];
+	size_t len = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < test_count; i++)
+		n += (test_table[i].uses & PAR_BIT(PAR_QPS)) != 0;
+	list[0] = 0;
+	for (size_t i = 0; i < test_count && len < sizeof(list); i++) {
+		if (!(test_table[i].uses & PAR_BIT(PAR_QPS)))
+			continue;
+		k++;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					k == 1 ? "" : k == n ? " and " : ", ",
+					test_table[i].name);
+	}
+	return list;
+}
+
 static int qps_check(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
 {
@@ -506,8 +527,8 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
 	if (!(t->uses & PAR_BIT(PAR_QPS)))
 		return opts_fail(err, errlen, o, v,
-				 "not for %s: only rc_bw, uc_bw, ud_bw, xrc_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs",
-				 t->name);
+				 "not for %s: only %s run over several QPs",
+				 t->name, qps_tests());
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {

@@ -517,7 +517,7 @@ void verbs_qp_posted(struct verbs_priv *v, uint32_t qi, uint32_t k,
 	struct verbs_qpc *q = &v->qc[qi];
 
 	q->out += k;
-	if (op == OP_SEND || op == OP_WRITE || op == OP_WRITE_IMM)
+	if (op != OP_READ) /* sends, writes, atomics: counted when posted */
 		q->msgs += k;
 }
 
