@@ -187,7 +187,7 @@ const struct opt_desc opt_table[] = {
 	SET1("--rem_cq_per_qp", PAR_CQ_PER_QP, REM,
 	     "Give each remote QP a CQ of its own."),
 	P("--qps", NULL, OT_INT, PAR_QPS, BOTH, 1, QPS_MAX, "N",
-	  "Run an RDMA bandwidth or message-rate test over N QPs. "
+	  "Run an RDMA throughput test over N QPs. "
 	  "Each end holds N QPs, QP i peered with the other end's QP i, and "
 	  "the one loop posts to them in turn (round robin), keeping the "
 	  "test's depth outstanding over them all; completions are counted "
