@@ -131,8 +131,8 @@ int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
 			       v->nqp > 1 ? i + 1 : 0, strerror(errno));
 			return -1;
 		}
+		v->qp = v->qps[0]; /* close() releases it from here on */
 	}
-	v->qp = v->qps[0];
 	return 0;
 }
 
