@@ -98,8 +98,15 @@ done
 C -n 16000 --qps 16 -cqm 100 --json rc_rdma_read_bw
 json_assert "qps: rc_rdma_read_bw --qps 16 -cqm 100: every QP read, 16000 in all" \
 	"R['qps']['loc']['msgs']['min'] > 0 and sum(R['qps']['loc']['per_qp_msgs']) == 16000 == R['loc']['recv']['msgs']"
-C -n 16000 --qps 16 -cqm 100 --json rc_bi_bw
-qps_bi_json "qps: rc_bi_bw --qps 16 -cqm 100 -n 16000" 16 16000 rc_bi_bw
+for t in rc_bi_bw xrc_bi_bw; do
+	C -n 16000 --qps 16 -cqm 100 --json "$t"
+	qps_bi_json "qps: $t --qps 16 -cqm 100 -n 16000" 16 16000 "$t"
+done
+# XRC with a CQ per send QP (the SRQ's receives complete on the first)
+C -n 6400 --qps 64 --cq_per_qp --json xrc_bw
+qps_json "qps: xrc_bw --qps 64 --cq_per_qp" 64 6400 xrc_bw
+json_assert "qps: xrc_bw --cq_per_qp: a CQ per QP on both ends" \
+	"R['qps']['loc']['cq_per_qp'] and R['qps']['rem']['cq_per_qp']"
 # moderation above a QP's share of the depth (16 of 4: runs of 16 take
 # the QPs in turn, two each), with a post list,
 # a CQ per QP, and polling
