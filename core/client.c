@@ -408,6 +408,8 @@ static int run_data(struct client *cl, struct attempt *a)
 	struct cnt_both cnt;
 	struct path_report pr;
 	struct conn_res conn;
+	char qw[64];
+	uint32_t cap;
 	int rc = -1;
 
 	memset(&sd, 0, sizeof(sd));
@@ -429,12 +431,12 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several streams (qperf %s); this server (qperf %s) lacks it",
 			      a->t->name, streams_given(a), QPERF_VERSION,
 			      a->h.version);
-	if (qps_given(a) && !(sd.ext && (sd.peer_caps & test_qps_cap(a->t))))
+	cap = param_qps_cap(a->t, &a->par, qw, sizeof(qw));
+	if (qps_given(a) && !(sd.ext && (sd.peer_caps & cap) == cap))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server that %s (qperf %s); the server at %s (qperf %s) lacks it",
-			      a->t->name, qps_given(a),
-			      a->t->loop == LOOP_CONN ? "sets up a storm of QPs at once" : "runs several QPs in one test",
-			      QPERF_VERSION, cl->plan->host, a->h.version);
+			      a->t->name, qps_given(a), qw, QPERF_VERSION,
+			      cl->plan->host, a->h.version);
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
 						       sd.peer_caps))

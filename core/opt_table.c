@@ -140,6 +140,7 @@ const struct opt_desc opt_table[] = {
 	    "Signal only every Nth send. "
 	    "In the RDMA bandwidth tests only every Nth send, write or read "
 	    "asks for a completion; N must not exceed the send queue depth.  "
+	    "With --qps each QP signals every Nth of its own.  "
 	    "Default 1 (every one), as in 0.4.11.  Needs qperf 0.5 on both "
 	    "ends.",
 	    "Signal every Nth local send.", "Signal every Nth remote send."),
@@ -186,13 +187,16 @@ const struct opt_desc opt_table[] = {
 	SET1("--rem_cq_per_qp", PAR_CQ_PER_QP, REM,
 	     "Give each remote QP a CQ of its own."),
 	P("--qps", NULL, OT_INT, PAR_QPS, BOTH, 1, QPS_MAX, "N",
-	  "Run an RDMA bandwidth test over N QPs. "
+	  "Run an RDMA throughput test over N QPs. "
 	  "Each end holds N QPs, QP i peered with the other end's QP i, and "
 	  "the one loop posts to them in turn (round robin), keeping the "
 	  "test's depth outstanding over them all; completions are counted "
-	  "per QP.  For rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, "
-	  "uc_rdma_write_bw and rc_rdma_read_bw.  The report is the "
-	  "aggregate; -vx and --json add the spread over the QPs (min, "
+	  "per QP.  For rc_bw, uc_bw, ud_bw, xrc_bw (N send and N XRC "
+	  "target QPs each end, one XRC SRQ), the bidirectional tests "
+	  "rc_bi_bw, uc_bi_bw, ud_bi_bw and xrc_bi_bw, rc_rdma_write_bw, "
+	  "uc_rdma_write_bw, rc_rdma_read_bw, rc_compare_swap_mr and "
+	  "rc_fetch_add_mr.  With --cq_moderation K each QP signals every "
+	  "K-th of its own sends.  The report is the aggregate; -vx and --json add the spread over the QPs (min, "
 	  "median, max of the messages of each), the time to set them all "
 	  "up and the memory per QP of each end (--json: each QP's count, "
 	  "the first 4096).  The device's max_qp (max_cq with --cq_per_qp), "
@@ -203,7 +207,8 @@ const struct opt_desc opt_table[] = {
 	  "at once on each end, each step over all N before the next; the "
 	  "steps' percentiles are over the QPs, and the report adds each "
 	  "step's time over the storm, storms/s and QPs/s.  Default 1, at "
-	  "most 65536.  Needs qperf 0.5 on both ends."),
+	  "most 65536.  Needs qperf 0.5 on both ends (CAP_QPS2 for XRC, the "
+	  "bidirectional tests, the atomics and --cq_moderation)."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "

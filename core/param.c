@@ -489,10 +489,30 @@ static bool given(const struct settings *s, enum par_id par)
 
 /*
  * --qps: only on a test whose loop posts over several QPs, and, above
- * one, not with what this landing does not combine with it: moderated
- * sends (a run of unsignalled sends belongs to one QP) and -cm1 (a CM
- * connection per QP); with --streams, at least a QP per stream.
+ * one, not with -cm1 (a CM connection per QP); with --streams, at least
+ * a QP per stream.
  */
+/* "rc_bi_bw, rc_bw, ... and xrc_bw": the tests that take --qps (the
+ * table's order, which is 0.4.11's). */
+static const char *qps_tests(void)
+{
+	static char list[320];
+	size_t len = 0, n = 0, k = 0;
+
+	for (size_t i = 0; i < test_count; i++)
+		n += (test_table[i].uses & PAR_BIT(PAR_QPS)) != 0;
+	list[0] = 0;
+	for (size_t i = 0; i < test_count && len < sizeof(list); i++) {
+		if (!(test_table[i].uses & PAR_BIT(PAR_QPS)))
+			continue;
+		k++;
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					k == 1 ? "" : k == n ? " and " : ", ",
+					test_table[i].name);
+	}
+	return list;
+}
+
 static int qps_check(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
 {
@@ -507,8 +527,8 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
 	if (!(t->uses & PAR_BIT(PAR_QPS)))
 		return opts_fail(err, errlen, o, v,
-				 "not for %s: only rc_bw, uc_bw, ud_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw run over several QPs, and rc_conn and rc_qp_setup set up a storm of them",
-				 t->name);
+				 "not for %s: only %s run over several QPs",
+				 t->name, qps_tests());
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
 	for (int i = -1; t->tp && t->tp->storm_max && i < s->nloops; i++) {
@@ -522,10 +542,6 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 					 t->tp->storm_max, t->name);
 	}
 	for (int side = SIDE_LOC; side <= SIDE_REM; side++) {
-		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1)
-			return opts_fail(err, errlen, o, v,
-					 "not with %s (a moderated run of sends would span QPs)",
-					 p->spelling[side][PAR_CQ_MOD]);
 		if (p->val[side][PAR_USE_CM])
 			return opts_fail(err, errlen, o, v,
 					 "not with %s (RDMA CM would connect each QP on its own)",
@@ -542,6 +558,30 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 					 p->spelling[SIDE_LOC][PAR_STREAMS] :
 					 "--streams");
 	return 0;
+}
+
+uint32_t param_qps_cap(const struct test_desc *t, const struct par_set *p,
+		       char *what, size_t len)
+{
+	if (t->loop == LOOP_CONN) {
+		snprintf(what, len, "sets up a storm of QPs at once");
+		return CAP_STORM;
+	}
+	for (int side = SIDE_LOC; side <= SIDE_REM; side++)
+		if (p->set[side][PAR_CQ_MOD] && p->val[side][PAR_CQ_MOD] > 1 &&
+		    (t->uses & PAR_BIT(PAR_CQ_MOD))) {
+			snprintf(what, len, "runs several QPs with %s",
+				 p->spelling[side][PAR_CQ_MOD] ?
+					 p->spelling[side][PAR_CQ_MOD] :
+					 "--cq_moderation");
+			return CAP_QPS | CAP_QPS2;
+		}
+	if (t->flags & TDF_QPS2) {
+		snprintf(what, len, "runs %s over several QPs", t->name);
+		return CAP_QPS | CAP_QPS2;
+	}
+	snprintf(what, len, "runs several QPs in one test");
+	return CAP_QPS;
 }
 
 int param_check_test(const struct test_desc *t, const struct settings *s,

@@ -51,6 +51,17 @@ int parse_size_max(const char *opt, const char *v, uint64_t max,
  * --loop over msg_size reaches.  Returns 0 or -1 with err filled
  * ("-m: 70000: ...").
  */
+/*
+ * What a server must announce to run --qps above one as p asks it for
+ * test t: CAP_STORM on a connection-setup test (rc_conn, rc_qp_setup),
+ * else CAP_QPS, and CAP_QPS2 too on a test flagged TDF_QPS2 or with
+ * --cq_moderation above one on either end; what it does then, for the
+ * client's refusal ("runs several QPs in one test", "runs xrc_bw over
+ * several QPs", "runs several QPs with -cqm", "sets up a storm of QPs at
+ * once"), into what (len bytes).
+ */
+uint32_t param_qps_cap(const struct test_desc *t, const struct par_set *p,
+		       char *what, size_t len);
 int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen);
 

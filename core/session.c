@@ -142,7 +142,8 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS |
+			CAP_QPS2;
 
 	/* What this build can run: XRC, the tests beyond 0.4.11's. */
 	for (size_t i = 0; i < test_count; i++) {

@@ -462,6 +462,9 @@ struct sv_context {
 	 * run walks them again; before the deadline it need not) */
 	uint64_t timer_next;
 	bool timers_dirty;
+	/* QPs holding requests (held non-empty), under mu: a receive posted
+	 * to an SRQ looks for them only when there are any */
+	uint32_t held_qps;
 	bool port_is_down;
 	uint64_t port_down_at;		/* ns, 0 = never */
 	struct sv_context *next_ctx;	/* global registry (fork) */

@@ -232,7 +232,10 @@ int sv_post_srq_recv(struct ibv_srq *s, struct ibv_recv_wr *wr,
 		if (err)
 			break;
 	}
-	for (l = ctx->qps.next; l != &ctx->qps; l = l->next) {
+	/* the QPs waiting for a receive (RNR) try again: a walk over all of
+	 * them, so only when some hold requests */
+	for (l = ctx->held_qps ? ctx->qps.next : &ctx->qps; l != &ctx->qps;
+	     l = l->next) {
 		struct sv_qp *qp = sv_container(l, struct sv_qp, link);
 
 		if (qp->held && (qp->srq == srq ||

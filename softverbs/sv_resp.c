@@ -55,6 +55,8 @@ static void hold(struct sv_qp *qp, const struct sv_pkt *pkt, size_t len,
 
 	if (!h)
 		return;		/* behaves like a lost packet */
+	if (!qp->held)
+		qp->ctx->held_qps++;
 	h->len = len;
 	memcpy(&h->pkt, pkt, len);
 	if (at_head) {
@@ -74,6 +76,8 @@ static void hold(struct sv_qp *qp, const struct sv_pkt *pkt, size_t len,
 
 void sv_drop_held(struct sv_qp *qp, enum sv_syndrome syn)
 {
+	if (qp->held && qp->ctx->held_qps)
+		qp->ctx->held_qps--;
 	while (qp->held) {
 		struct sv_held *h = qp->held;
 
@@ -642,8 +646,11 @@ void sv_retry_held(struct sv_qp *qp)
 			return;
 		}
 		qp->held = h->next;
-		if (!qp->held)
+		if (!qp->held) {
 			qp->held_tail = NULL;
+			if (qp->ctx->held_qps)
+				qp->ctx->held_qps--;
+		}
 		free(h);
 	}
 	qp->hold_deadline = 0;

@@ -59,6 +59,8 @@
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
 #define U_RT (PAR_BIT(PAR_RATE) | PAR_BIT(PAR_MSG_RATE))
 #define OL TDF_OL_NEW
+/* --qps with a peer announcing CAP_QPS2 only (its second landing) */
+#define Q2 TDF_QPS2
 
 #ifdef HAVE_RDMA
 #define VERBS(x) (&transport_##x)
@@ -106,13 +108,13 @@ const struct test_desc test_table[] = {
 	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_RC | U_AR | U_BWK | U_ST | U_RT, 0, rc),
+	     U_RC | U_AR | U_BWK | U_ST | U_RT | U_QP, Q2, rc),
 	RDMA("rc_bw", 13, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
 	     U_RC | U_AR | U_BWK | U_ST | U_RT | U_QP, N, rc),
 	RDMA("rc_compare_swap_mr", 14, MEAS_MSG_RATE, OS, OP_CSWAP, 1024, 0,
-	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
+	     (U_RC & ~U_MSG) | U_RDA | U_SQ | U_QP, Q2, rc),
 	RDMA("rc_fetch_add_mr", 15, MEAS_MSG_RATE, OS, OP_FADD, 1024, 0,
-	     (U_RC & ~U_MSG) | U_RDA | U_SQ, 0, rc),
+	     (U_RC & ~U_MSG) | U_RDA | U_SQ | U_QP, Q2, rc),
 	RDMA("rc_lat", 16, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_RC | U_RT, OL, rc),
 	RDMA("rc_rdma_read_bw", 17, MEAS_BANDWIDTH, OS, OP_READ, 1024, 65536,
 	     U_RC | U_RDA | U_AR | U_SQ | U_CQM | U_ST | U_RT | U_QP, 0, rc),
@@ -126,7 +128,7 @@ const struct test_desc test_table[] = {
 	RDMA("rc_rdma_write_poll_lat", 21, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_RC & ~U_POLL, 0, rc),
 	RDMA("uc_bi_bw", 22, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 65536,
-	     U_UCD | U_AR | U_BWK | U_RT, 0, uc),
+	     U_UCD | U_AR | U_BWK | U_RT | U_QP, Q2, uc),
 	RDMA("uc_bw", 23, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 65536,
 	     U_UCD | U_AR | U_BWK | U_ST | U_RT | U_QP, N, uc),
 	RDMA("uc_lat", 24, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
@@ -138,7 +140,7 @@ const struct test_desc test_table[] = {
 	RDMA("uc_rdma_write_poll_lat", 27, MEAS_LATENCY, WP, OP_WRITE, 1024, 1,
 	     U_UCD, 0, uc),
 	RDMA("ud_bi_bw", 28, MEAS_BANDWIDTH_SR, BI, OP_SEND, 1024, 2048,
-	     U_UCD | U_AR | U_BWK | U_RT, 0, ud),
+	     U_UCD | U_AR | U_BWK | U_RT | U_QP, Q2, ud),
 	RDMA("ud_bw", 29, MEAS_BANDWIDTH_SR, BW, OP_SEND, 1024, 2048,
 	     U_UCD | U_AR | U_BWK | U_ST | U_RT | U_QP, N, ud),
 	RDMA("ud_lat", 30, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_UCD | U_RT, OL,
@@ -148,9 +150,11 @@ const struct test_desc test_table[] = {
 	RDMA("ver_rc_fetch_add", 32, MEAS_MSG_RATE, AV, OP_FADD, 1024, 65536,
 	     U_RC | U_RDA | U_SQ, 0, rc),
 	RDMA("xrc_bi_bw", 33, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, 0, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT | U_QP,
+	     Q2, xrc),
 	RDMA("xrc_bw", 34, MEAS_BANDWIDTH, BW, OP_SEND, 1024, 65536,
-	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT, N, xrc),
+	     U_R | U_AR | U_SQ | U_CQM | PAR_BIT(PAR_RQ_DEPTH) | U_RT | U_QP,
+	     N | Q2, xrc),
 	RDMA("xrc_lat", 35, MEAS_LATENCY, PP, OP_SEND, 1, 1, U_R | U_RT, OL, xrc),
 	/* Beyond 0.4.11 (TEST_LEGACY_LAST): 0.5 peers only. */
 	RSOCK("rs_bw", 36, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, 0),
@@ -177,11 +181,6 @@ const struct test_desc test_table[] = {
 };
 
 const size_t test_count = sizeof(test_table) / sizeof(test_table[0]);
-
-uint32_t test_qps_cap(const struct test_desc *t)
-{
-	return t->loop == LOOP_CONN ? CAP_STORM : CAP_QPS;
-}
 
 const struct test_desc *test_find(const char *name)
 {

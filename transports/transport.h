@@ -120,6 +120,8 @@ static inline uint32_t tslots_fit(uint64_t slot_len, uint32_t want)
 #define TDF_LEGACY_N 0x1u /* 0.4.11 honours -n in this test (RDMA SEND bw) */
 #define TDF_OL_NEW 0x2u /* runs open loop (--rate) only against a peer
 			 * announcing CAP_OLRDMA (RDMA latency, rs_lat) */
+#define TDF_QPS2 0x4u /* runs --qps only against a peer announcing
+		       * CAP_QPS2 (XRC, bidirectional, atomics) */
 
 /* This side's parameters for one test (client: loc_ values; server: the
  * request).  Times in ns. */
@@ -205,6 +207,8 @@ struct tparams {
 #define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
 #define CAP_STORM 0x100000u /* runs --qps on rc_conn and rc_qp_setup: a
 			     * storm of N setups per transaction */
+/* ... also on the tests flagged TDF_QPS2 and with --cq_moderation */
+#define CAP_QPS2 0x800000u
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly
@@ -543,10 +547,6 @@ extern const size_t test_count;
 
 /* Returns the test called name, or NULL.  Does not block. */
 const struct test_desc *test_find(const char *name);
-
-/* The capability a server needs for --qps above one on test t:
- * CAP_STORM for a connection-setup test (a storm), else CAP_QPS. */
-uint32_t test_qps_cap(const struct test_desc *t);
 
 /*
  * The one-way bandwidth test of t's transport (the first of the table:

@@ -901,6 +901,10 @@ void verbs_close(struct tsess *s)
 	 * forgotten.  A CM QP belongs to its id. */
 	if (v->cm)
 		verbs_cm_close_qp(v);
+	/* XRC: the receive QPs past the first, then the first */
+	for (uint32_t i = 1; v->tgts != &v->tgt && i < v->nqp; i++)
+		if (v->tgts[i])
+			ibv_destroy_qp(v->tgts[i]);
 	if (v->tgt)
 		ibv_destroy_qp(v->tgt);
 	v->tgt = NULL;

@@ -173,9 +173,9 @@ static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
  * Send-queue WRs go out in chains of at most v->plist (--post_list,
  * default VERBS_BATCH) per ibv_post_send; several QPs take turns (round
  * robin), each v->turn WRs at a time as far as its queue has room.  With
- * --cq_moderation only every Nth WR, and the last of each call, asks for
- * a completion; cq_take() hands the loop one completion per WR all the
- * same.
+ * --cq_moderation only every Nth WR of a QP, and the last of each call or
+ * of a full queue, asks for a completion; cq_take() hands the loop one
+ * completion per WR all the same.
  */
 int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	       size_t errlen)
@@ -202,7 +202,8 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 			if (build_send(s, v, wr, (uint32_t)qi, &w[i], &sg[i],
 				       err, errlen))
 				return TP_FATAL;
-			if (verbs_mod_signal(v, done + i + 1 == n))
+			if (verbs_mod_signal(v, (uint32_t)qi, &w[i],
+					     done + i + 1 == n || i + 1 == room))
 				w[i].send_flags |= IBV_SEND_SIGNALED;
 			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
 		}
@@ -339,7 +340,7 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 
 			if (c[i].op == OP_RECV)
 				continue;
-			run = verbs_mod_complete(v);
+			run = verbs_mod_retire(v, &wc[i]);
 			v->owed_op = c[i].op;
 			v->owed += run - 1;
 		}

@@ -166,6 +166,8 @@ struct verbs_qpc {
 	uint64_t msgs; /* counted as the loop counts: sends and writes when
 			* posted, receives and reads when complete */
 	uint32_t out; /* send-queue WRs posted, not yet complete */
+	uint32_t run; /* --cq_moderation: WRs posted since its last
+		       * signalled one */
 };
 
 /* Per-session state: s->priv. */
@@ -181,7 +183,7 @@ struct verbs_priv {
 	bool armed;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp; /* RC/UC/UD QP, or the XRC send (INI) QP */
-	struct ibv_qp *tgt; /* XRC receive (TGT) QP */
+	struct ibv_qp *tgt; /* XRC receive (TGT) QP (tgts[0]) */
 	struct ibv_xrcd *xrcd;
 	struct ibv_srq *srq; /* XRC SRQ */
 	struct ibv_ah *ah; /* UD */
@@ -201,6 +203,11 @@ struct verbs_priv {
 	struct ibv_qp **qps;
 	struct ibv_cq **cqs;
 	uint32_t *peer_qpns;
+	/* XRC: TGT QP i receives from the peer's send QP i (peer_qpns[i])
+	 * and send QP i sends to the peer's TGT QP i (peer_tgts[i]); one
+	 * QP: &tgt, &xpeer.xrc_tgt_qpn */
+	struct ibv_qp **tgts;
+	uint32_t *peer_tgts;
 	struct verbs_qpc *qc;
 	uint32_t cq_next; /* the CQ the next poll starts at */
 	uint32_t qp_next; /* the QP the next send goes to (round robin) */
@@ -236,11 +243,16 @@ struct verbs_priv {
 	uint32_t plist;
 	struct ibv_send_wr *swr;
 	struct ibv_sge *ssg;
-	/* --cq_moderation: a signalled send completes mod_fifo's oldest run
-	 * of WRs (itself and the unsignalled ones before it) */
+	/* --cq_moderation: each QP signals every mod-th of its WRs (and
+	 * sooner, below); a signalled WR carries in its wr_id the run it
+	 * completes (itself and the unsignalled ones before it on its QP).
+	 * Several QPs: the QP run_qp - 1 (0: none) holds the one run still
+	 * open, and takes the next WRs until it is signalled; the last WR of
+	 * a post call, and one that fills its QP's queue, are signalled. */
 	uint32_t mod; /* > 1: moderation on */
-	uint32_t mod_run; /* WRs posted since the last signalled one */
-	uint32_t *mod_fifo, mod_cap, mod_head, mod_len; /* ring of runs */
+	uint32_t run_qp;
+	uint32_t send_share; /* each QP's share of the send WRs (send_wr:
+			      * at least mod) */
 	uint32_t owed; /* completions of a run not yet handed to the loop */
 	enum op owed_op;
 	int numa_node; /* where the buffer was placed; -1: not placed */
@@ -532,11 +544,19 @@ int verbs_knobs_check(struct tsess *s, struct verbs_priv *v, char *err,
 int verbs_knobs_alloc(struct tsess *s, struct verbs_priv *v, char *err,
 		      size_t errlen);
 void verbs_knobs_free(struct verbs_priv *v);
-/* Does the next send WR ask for a completion?  last: the last WR of this
- * post call (always signalled, so that a count test's tail completes). */
-bool verbs_mod_signal(struct verbs_priv *v, bool last);
-/* The WRs one signalled completion stands for (1 without moderation). */
-uint32_t verbs_mod_complete(struct verbs_priv *v);
+/* bits 8..31 of a signalled send WR's wr_id: the run it completes */
+#define VERBS_WR_RUN_SHIFT 8
+#define VERBS_WR_RUN_MAX 0xffffffu
+/* The moderation of the session's test (0: none; never atomics). */
+uint32_t verbs_mod_of(const struct tsess *s);
+/* Does send WR w, next on QP qi, ask for a completion (then its run goes
+ * into its wr_id)?  last: the last WR of this post call, or the one that
+ * fills qi's queue (always signalled, so that every WR posted completes). */
+bool verbs_mod_signal(struct verbs_priv *v, uint32_t qi,
+		      struct ibv_send_wr *w, bool last);
+/* The WRs the signalled send completion wc stands for (1 without
+ * moderation); its QP's figures take the rest of its run. */
+uint32_t verbs_mod_retire(struct verbs_priv *v, const struct ibv_wc *wc);
 /*
  * Choose this side's NUMA node (--numa_node, else the node of the -ca
  * CPU, else the device's from sysfs) and bind len bytes at mem to it,

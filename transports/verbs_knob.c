@@ -107,15 +107,8 @@ int verbs_knobs_alloc(struct tsess *s, struct verbs_priv *v, char *err,
 	v->plist = s->p.post_list ? s->p.post_list : VERBS_BATCH;
 	v->swr = calloc(v->plist, sizeof(*v->swr));
 	v->ssg = calloc(v->plist, sizeof(*v->ssg));
-	/* Moderation only where a completion is interchangeable with the
-	 * next: sends and RDMA of the bandwidth loops, never atomics. */
-	v->mod = s->p.cq_mod > 1 && s->t->op != OP_FADD &&
-				 s->t->op != OP_CSWAP ?
-			 s->p.cq_mod :
-			 0;
-	v->mod_cap = v->mod ? (v->send_wr ? v->send_wr : 1) : 0;
-	v->mod_fifo = v->mod ? calloc(v->mod_cap, sizeof(*v->mod_fifo)) : NULL;
-	if (!v->swr || !v->ssg || (v->mod && !v->mod_fifo)) {
+	v->mod = verbs_mod_of(s);
+	if (!v->swr || !v->ssg) {
 		seterr(err, errlen, "out of memory for %u work requests",
 			  v->plist);
 		return -1;
@@ -127,39 +120,52 @@ void verbs_knobs_free(struct verbs_priv *v)
 {
 	free(v->swr);
 	free(v->ssg);
-	free(v->mod_fifo);
 	v->swr = NULL;
 	v->ssg = NULL;
-	v->mod_fifo = NULL;
 }
 
-bool verbs_mod_signal(struct verbs_priv *v, bool last)
+/* Moderation only where a completion is interchangeable with the next:
+ * sends and RDMA of the bandwidth loops, never atomics. */
+uint32_t verbs_mod_of(const struct tsess *s)
 {
+	return s->p.cq_mod > 1 && s->t && s->t->op != OP_FADD &&
+			       s->t->op != OP_CSWAP ?
+		       s->p.cq_mod :
+		       0;
+}
+
+bool verbs_mod_signal(struct verbs_priv *v, uint32_t qi,
+		      struct ibv_send_wr *w, bool last)
+{
+	struct verbs_qpc *q = &v->qc[qi];
+
 	if (!v->mod)
 		return true;
-	v->mod_run++;
-	if (v->mod_run < v->mod && !last)
+	q->run++;
+	if (q->run < v->mod && !last && q->run < VERBS_WR_RUN_MAX) {
+		if (v->nqp > 1)
+			v->run_qp = qi + 1; /* its turn lasts until signalled */
 		return false;
-	/* Never more runs than WRs outstanding, so the ring cannot fill. */
-	if (v->mod_len < v->mod_cap) {
-		v->mod_fifo[(v->mod_head + v->mod_len) % v->mod_cap] =
-			v->mod_run;
-		v->mod_len++;
 	}
-	v->mod_run = 0;
+	w->wr_id |= (uint64_t)q->run << VERBS_WR_RUN_SHIFT;
+	q->run = 0;
+	v->run_qp = 0;
 	return true;
 }
 
-uint32_t verbs_mod_complete(struct verbs_priv *v)
+uint32_t verbs_mod_retire(struct verbs_priv *v, const struct ibv_wc *wc)
 {
-	uint32_t n;
+	uint32_t run = (uint32_t)(wc->wr_id >> VERBS_WR_RUN_SHIFT) &
+		       VERBS_WR_RUN_MAX;
+	struct verbs_qpc *q = &v->qc[verbs_qp_of(v, wc)];
 
-	if (!v->mod || !v->mod_len)
+	if (!v->mod || !run)
 		return 1;
-	n = v->mod_fifo[v->mod_head];
-	v->mod_head = (v->mod_head + 1) % v->mod_cap;
-	v->mod_len--;
-	return n ? n : 1;
+	/* verbs_qp_done() took the signalled one */
+	q->out = q->out > run - 1 ? q->out - (run - 1) : 0;
+	if (wc->opcode == IBV_WC_RDMA_READ)
+		q->msgs += run - 1;
+	return run;
 }
 
 /* The device's node from sysfs: >= 0, or -1 if it does not say. */

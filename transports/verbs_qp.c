@@ -131,8 +131,8 @@ int verbs_qp_create_one(struct tsess *s, struct verbs_priv *v, char *err,
 			       v->nqp > 1 ? i + 1 : 0, strerror(errno));
 			return -1;
 		}
+		v->qp = v->qps[0]; /* close() releases it from here on */
 	}
-	v->qp = v->qps[0];
 	return 0;
 }
 
@@ -193,8 +193,8 @@ int verbs_qp_init_one(struct tsess *s, struct verbs_priv *v,
 		mask |= IBV_QP_QKEY;
 	}
 	return verbs_modify(qp, &a, mask,
-			    qp == v->tgt ? "XRC receive QP to INIT" :
-					   "QP to INIT",
+			    qp->qp_type == IBV_QPT_XRC_RECV ?
+				    "XRC receive QP to INIT" : "QP to INIT",
 			    err, errlen);
 }
 
@@ -204,8 +204,9 @@ int verbs_qp_init(struct tsess *s, struct verbs_priv *v, char *err,
 	for (uint32_t i = 0; i < v->nqp; i++)
 		if (verbs_qp_init_one(s, v, v->qps[i], err, errlen))
 			return -1;
-	if (v->tgt && verbs_qp_init_one(s, v, v->tgt, err, errlen))
-		return -1;
+	for (uint32_t i = 0; v->tgt && i < v->nqp; i++)
+		if (verbs_qp_init_one(s, v, v->tgts[i], err, errlen))
+			return -1;
 	return 0;
 }
 

@@ -48,6 +48,8 @@ void verbs_qps_init(struct verbs_priv *v)
 	v->qps = &v->qp;
 	v->cqs = &v->cq;
 	v->peer_qpns = &v->peer.qpn;
+	v->tgts = &v->tgt;
+	v->peer_tgts = &v->xpeer.xrc_tgt_qpn;
 	v->qc = &v->qc1;
 	v->turn = UINT32_MAX;
 }
@@ -62,21 +64,35 @@ void verbs_qps_plan(struct tsess *s, struct verbs_priv *v)
 {
 	uint32_t n = s->p.qps > 1 ? s->p.qps : 1;
 
+	uint32_t mod = verbs_mod_of(s);
+
 	v->nqp = n;
 	v->ncq = n > 1 && s->p.cq_per_qp ? n : 1;
 	v->srq_wr = v->recv_wr;
+	v->send_share = v->send_wr;
 	if (n == 1)
 		return;
-	v->send_wr = share(v->send_wr, n);
+	v->send_wr = v->send_share = share(v->send_wr, n);
 	v->recv_wr = share(v->recv_wr, n);
-	/* one WR per QP in its turn, unless --post_list asks for chains */
-	v->turn = s->p.post_list ? s->p.post_list : 1;
+	/* --cq_moderation K: each QP's queue holds a run of K */
+	if (v->send_wr && v->send_wr < mod)
+		v->send_wr = mod;
+	/* one WR per QP in its turn (a run with moderation), unless
+	 * --post_list asks for chains */
+	v->turn = s->p.post_list ? s->p.post_list : mod ? mod : 1;
 }
 
-/* Does the session receive through an SRQ (verbs_srq_create())? */
+/* Does the session receive through an SRQ (verbs_srq_create(), or
+ * XRC's own)? */
 static bool srq_used(const struct tsess *s, const struct verbs_priv *v)
 {
-	return s->p.use_srq && v->srq_wr;
+	return (s->p.use_srq || v->k->srq_own) && v->srq_wr;
+}
+
+/* XRC makes a send and a receive (TGT) QP for each index. */
+static bool xrc(const struct verbs_priv *v)
+{
+	return v->k->qp_type == IBV_QPT_XRC_SEND;
 }
 
 uint64_t verbs_cq_size(const struct tsess *s, const struct verbs_priv *v)
@@ -85,7 +101,9 @@ uint64_t verbs_cq_size(const struct tsess *s, const struct verbs_priv *v)
 
 	if (v->nqp == 1) /* as 0.4.11 sizes its one CQ */
 		return (uint64_t)v->send_wr + v->recv_wr;
-	return qps * v->send_wr +
+	/* the loop keeps no more sends outstanding than the shares add up
+	 * to, whatever moderation made each queue hold */
+	return qps * (qps > 1 ? v->send_share : v->send_wr) +
 	       (srq_used(s, v) ? v->srq_wr : qps * v->recv_wr);
 }
 
@@ -200,21 +218,22 @@ static int memlock_check(const struct tsess *s, const struct verbs_priv *v,
 static int nofile_check(const struct verbs_priv *v, char *err, size_t errlen)
 {
 	struct rlimit rl;
-	uint64_t open, need;
+	uint64_t open, need, per = xrc(v) ? 2 : 1;
 
 	if (v->dattr.vendor_id != SOFTVERBS_VENDOR ||
 	    getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY)
 		return 0;
 	open = fds_open();
-	need = open + FD_SPARE + v->nqp;
+	need = open + FD_SPARE + (uint64_t)v->nqp * per;
 	if (need <= rl.rlim_max)
 		return 0;
 	return seterr(err, errlen,
-		      "--qps %u needs %" PRIu64 " file descriptors on %s (softverbs takes one per QP; %" PRIu64 " are open), above RLIMIT_NOFILE's hard limit (%llu; ulimit -Hn); at most %" PRIu64 " QPs fit",
-		      v->nqp, need, v->info.device, open,
+		      "--qps %u needs %" PRIu64 " file descriptors on %s (softverbs takes one per QP%s; %" PRIu64 " are open), above RLIMIT_NOFILE's hard limit (%llu; ulimit -Hn); at most %" PRIu64 " QPs fit",
+		      v->nqp, need, v->info.device,
+		      per > 1 ? ", and XRC makes two for each" : "", open,
 		      (unsigned long long)rl.rlim_max,
 		      rl.rlim_max > open + FD_SPARE ?
-			      rl.rlim_max - open - FD_SPARE :
+			      (rl.rlim_max - open - FD_SPARE) / per :
 			      0);
 }
 
@@ -223,6 +242,7 @@ int verbs_qps_check(struct tsess *s, struct verbs_priv *v, char *err,
 {
 	const char *dev = v->info.device;
 	int max_qp = v->dattr.max_qp, max_cq = v->dattr.max_cq;
+	uint32_t per = xrc(v) ? 2 : 1;
 
 	if (v->nqp < 2)
 		return 0;
@@ -230,10 +250,12 @@ int verbs_qps_check(struct tsess *s, struct verbs_priv *v, char *err,
 		return seterr(err, errlen,
 			      "--qps %u: several QPs are not connected through RDMA CM (-cm1)",
 			      v->nqp);
-	if (max_qp >= 0 && v->nqp > (uint32_t)max_qp)
+	if (max_qp >= 0 && (uint64_t)v->nqp * per > (uint32_t)max_qp)
 		return seterr(err, errlen,
-			      "--qps %u is above the max_qp of %s (%d); at most %d QPs fit",
-			      v->nqp, dev, max_qp, max_qp);
+			      "--qps %u is above the max_qp of %s (%d%s); at most %d QPs fit",
+			      v->nqp, dev, max_qp,
+			      per > 1 ? ", and XRC makes a send and a receive QP for each" : "",
+			      max_qp / (int)per);
 	if (max_cq >= 0 && v->ncq > (uint32_t)max_cq)
 		return seterr(err, errlen,
 			      "--qps %u with --cq_per_qp needs %u CQs, above the max_cq of %s (%d); at most %d QPs fit with a CQ each",
@@ -270,6 +292,10 @@ int verbs_qps_alloc(struct tsess *s, struct verbs_priv *v, char *err,
 	v->peer_qpns = zalloc(n, sizeof(*v->peer_qpns), &bad);
 	v->qc = zalloc(n, sizeof(*v->qc), &bad);
 	v->qpn_ix = zalloc(n, sizeof(*v->qpn_ix), &bad);
+	if (xrc(v)) {
+		v->tgts = zalloc(n, sizeof(*v->tgts), &bad);
+		v->peer_tgts = zalloc(n, sizeof(*v->peer_tgts), &bad);
+	}
 	if (v->ncq > 1)
 		v->cqs = zalloc(v->ncq, sizeof(*v->cqs), &bad);
 	if (!srq_used(s, v)) {
@@ -294,8 +320,11 @@ void verbs_qps_made(struct tsess *s, struct verbs_priv *v)
 
 	if (v->nqp < 2)
 		return;
+	/* an SRQ receive names the QP it came in on: XRC's TGT QP */
 	for (uint32_t i = 0; i < v->nqp; i++)
-		v->qpn_ix[i] = (uint64_t)v->qps[i]->qp_num << 32 | i;
+		v->qpn_ix[i] = (uint64_t)(v->tgt ? v->tgts[i] : v->qps[i])
+					->qp_num << 32 |
+			       i;
 	qsort(v->qpn_ix, v->nqp, sizeof(*v->qpn_ix), cmp_u64);
 	/* the first receives: every QP its share, interleaved */
 	for (uint32_t r = 0; r < v->recv_wr && v->rx_ring; r++)
@@ -314,6 +343,10 @@ void verbs_qps_free(struct verbs_priv *v)
 		free(v->cqs);
 	if (v->peer_qpns != &v->peer.qpn)
 		free(v->peer_qpns);
+	if (v->tgts != &v->tgt)
+		free(v->tgts);
+	if (v->peer_tgts != &v->xpeer.xrc_tgt_qpn)
+		free(v->peer_tgts);
 	if (v->qc != &v->qc1)
 		free(v->qc);
 	free(v->rx_ring);
@@ -324,8 +357,9 @@ void verbs_qps_free(struct verbs_priv *v)
 	verbs_qps_init(v);
 }
 
-/* Our QPNs [first, first + n) as one block into b (cap bytes): its size. */
-static size_t qpn_block(const struct verbs_priv *v, uint32_t first,
+/* The QPNs of qps [first, first + n) as one block into b (cap bytes): its
+ * size. */
+static size_t qpn_block(struct ibv_qp *const *qps, uint32_t first,
 			uint32_t n, uint8_t *b, size_t cap)
 {
 	struct tlv_w w;
@@ -338,13 +372,14 @@ static size_t qpn_block(const struct verbs_priv *v, uint32_t first,
 		return 0;
 	wire_put(p, first, 4);
 	for (uint32_t i = 0; i < n; i++)
-		wire_put(p + 4 + 4 * i, v->qps[first + i]->qp_num, 4);
+		wire_put(p + 4 + 4 * i, qps[first + i]->qp_num, 4);
 	tlv_end(&w, VQ_QPNS, 4 + 4 * (size_t)n);
 	return tlv_finish(&w);
 }
 
-/* The peer's block of QPNs [first, first + n): 0, or -1 if it is not. */
-static int qpn_take(struct verbs_priv *v, const uint8_t *b, size_t len,
+/* The peer's block of QPNs [first, first + n) into to: 0, or -1 if it is
+ * not. */
+static int qpn_take(uint32_t *to, const uint8_t *b, size_t len,
 		    uint32_t first, uint32_t n)
 {
 	struct tlv_r r;
@@ -364,39 +399,52 @@ static int qpn_take(struct verbs_priv *v, const uint8_t *b, size_t len,
 
 			if (!q || q > 0xffffff)
 				return -1;
-			v->peer_qpns[first + i] = q;
+			to[first + i] = q;
 		}
 		got = true;
 	}
 	return rc == 0 && got ? 0 : -1;
 }
 
-int verbs_qpn_exchange(struct tsess *s, struct verbs_priv *v, char *err,
-		       size_t errlen)
+/* Our QPs' numbers for the peer's, block by block (what names them in
+ * errors). */
+static int qpn_swap(struct tsess *s, struct verbs_priv *v,
+		    struct ibv_qp *const *qps, uint32_t *to, const char *what,
+		    char *err, size_t errlen)
 {
 	struct chan *ch = s->ch;
 	uint8_t b[TLV_MAX];
 	size_t n;
 
-	if (v->nqp < 2)
-		return 0;
 	for (uint32_t first = 0; first < v->nqp; first += VERBS_QPN_CHUNK) {
 		uint32_t k = v->nqp - first < VERBS_QPN_CHUNK ? v->nqp - first :
 							       VERBS_QPN_CHUNK;
 
-		n = qpn_block(v, first, k, b, sizeof(b));
+		n = qpn_block(qps, first, k, b, sizeof(b));
 		if (!n)
 			return seterr(err, errlen,
 				      "internal error: QPN block too large");
-		if (ch->send_ext(ch, b, n, "QP numbers", err, errlen) ||
-		    ch->recv_ext(ch, b, sizeof(b), &n, "QP numbers", err,
-				 errlen))
+		if (ch->send_ext(ch, b, n, what, err, errlen) ||
+		    ch->recv_ext(ch, b, sizeof(b), &n, what, err, errlen))
 			return -1;
-		if (qpn_take(v, b, n, first, k))
+		if (qpn_take(to, b, n, first, k))
 			return seterr(err, errlen,
-				      "peer sent a malformed block of QP numbers (QPs %u to %u)",
-				      first, first + k - 1);
+				      "peer sent a malformed block of %s (QPs %u to %u)",
+				      what, first, first + k - 1);
 	}
+	return 0;
+}
+
+int verbs_qpn_exchange(struct tsess *s, struct verbs_priv *v, char *err,
+		       size_t errlen)
+{
+	if (v->nqp < 2)
+		return 0;
+	/* XRC: the send QPs', then the receive (TGT) QPs' */
+	if (qpn_swap(s, v, v->qps, v->peer_qpns, "QP numbers", err, errlen) ||
+	    (v->tgt && qpn_swap(s, v, v->tgts, v->peer_tgts,
+				"XRC receive QP numbers", err, errlen)))
+		return -1;
 	if (v->peer_qpns[0] != v->peer.qpn)
 		return seterr(err, errlen,
 			      "peer's QP numbers do not start at its NODE's QP %u",
@@ -406,6 +454,11 @@ int verbs_qpn_exchange(struct tsess *s, struct verbs_priv *v, char *err,
 
 int verbs_qp_pick(struct verbs_priv *v, uint32_t *room)
 {
+	/* --cq_moderation: the QP with a run open takes the next ones */
+	if (v->run_qp && v->qc[v->run_qp - 1].out < v->send_wr) {
+		*room = v->send_wr - v->qc[v->run_qp - 1].out;
+		return (int)v->run_qp - 1;
+	}
 	for (uint32_t k = 0; k < v->nqp; k++) {
 		uint32_t i = v->qp_next;
 
@@ -464,7 +517,7 @@ void verbs_qp_posted(struct verbs_priv *v, uint32_t qi, uint32_t k,
 	struct verbs_qpc *q = &v->qc[qi];
 
 	q->out += k;
-	if (op == OP_SEND || op == OP_WRITE || op == OP_WRITE_IMM)
+	if (op != OP_READ) /* sends, writes, atomics: counted when posted */
 		q->msgs += k;
 }
 

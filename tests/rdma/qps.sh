@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# --qps over softverbs (docs/qps.md): rc_bw and ud_bw over 1, 64, 1024
-# and 4096 QPs with -n (a multiple of the QPs): every QP of both ends
-# counted traffic in --json, the sender's total is exactly -n (and RC's
-# receiver's too), the document valid against the schema; uc_bw,
-# rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw over 64; a CQ
-# per QP; --use_srq; two threads (--streams 2); the -vx lines; the
+# --qps over softverbs (docs/qps.md): rc_bw, ud_bw and xrc_bw over 1, 64,
+# 1024 and 4096 QPs with -n (a multiple of the QPs): every QP of both
+# ends counted traffic in --json, the sender's total is exactly -n (and
+# RC's and XRC's receiver's too), the document valid against the schema;
+# the bidirectional tests and the atomics over 1, 64 and 1024 (each way
+# exact over RC and XRC); --cq_moderation over 16 QPs with exact totals;
+# uc_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw over 64;
+# a CQ per QP; --use_srq; two threads (--streams 2); the -vx lines; the
 # limits checked before any QP is made (the device's max_qp and max_cq,
 # RLIMIT_MEMLOCK, softverbs' RLIMIT_NOFILE), on the client and on the
 # server; the server's memory budget; a 0.4.11 server and a 0.5 one
-# without the capability refused; --qps 1 sending nothing new; bad
+# without the capability (CAP_QPS, and CAP_QPS2 for the second
+# landing's tests and -cqm) refused; --qps 1 sending nothing new; bad
 # values.  Sourced by tests/rdma/run.sh (it uses its C, headline and the
 # helpers of tests/lib.sh); starts and stops its own servers.  About
 # 15-30 s.
@@ -27,7 +30,7 @@ one_line() {
 # the sender's total exactly N, and an RC receiver's too.
 qps_json() {
 	local name=$1 q=$2 n=$3 t=$4 rc_recv=False
-	case $t in rc_*) rc_recv=True ;; esac
+	case $t in rc_* | xrc_*) rc_recv=True ;; esac
 	json_valid "$name" doc
 	json_assert "$name: $q QPs, each counted on both ends, $n sent" \
 		"(lambda Q: Q['count'] == $q and all(len(e['per_qp_msgs']) == min($q, 4096) and min(e['per_qp_msgs']) > 0 and e['msgs']['min'] > 0 and e['setup_s'] > 0 for e in (Q['loc'], Q['rem'])) and sum(Q['loc']['per_qp_msgs']) == Q['loc']['msgs']['total'] == $n == R['loc']['send']['msgs'] and (not $rc_recv or Q['rem']['msgs']['total'] == $n == R['rem']['recv']['msgs']))(R['qps'])"
@@ -38,7 +41,7 @@ PORT=$SERVER_PORT
 SPID=$SERVER_PID
 
 # 1, 64, 1024 and 4096 QPs: messages per QP 1000, 100, 4 and 2.
-for t in rc_bw ud_bw; do
+for t in rc_bw ud_bw xrc_bw; do
 	for qn in 1:1000 64:6400 1024:4096 4096:8192; do
 		q=${qn%%:*} n=${qn#*:}
 		C -n "$n" --qps "$q" --json "$t"
@@ -53,6 +56,62 @@ for t in rc_bw ud_bw; do
 		qps_json "qps: $t --qps $q -n $n" "$q" "$n" "$t"
 	done
 done
+
+# qps_bi_json NAME Q N TEST: a bidirectional test's --json: valid; Q QPs
+# each end, each counting the sends and receives of its QP, all positive;
+# each end sent exactly N, and over RC and XRC received exactly N.
+qps_bi_json() {
+	local name=$1 q=$2 n=$3 t=$4 exact=False
+	case $t in rc_* | xrc_*) exact=True ;; esac
+	json_valid "$name" doc
+	json_assert "$name: $q QPs, each counted on both ends, $n sent each way" \
+		"(lambda Q: Q['count'] == $q and all(len(e['per_qp_msgs']) == $q and min(e['per_qp_msgs']) > 0 and sum(e['per_qp_msgs']) == e['msgs']['total'] == R[s]['send']['msgs'] + R[s]['recv']['msgs'] for e, s in ((Q['loc'], 'loc'), (Q['rem'], 'rem'))) and R['loc']['send']['msgs'] == R['rem']['send']['msgs'] == $n and (not $exact or R['loc']['recv']['msgs'] == R['rem']['recv']['msgs'] == $n))(R['qps'])"
+}
+
+# The second landing (CAP_QPS2): the bidirectional tests and the atomics
+# over 1, 64 and 1024 QPs.
+for t in rc_bi_bw uc_bi_bw ud_bi_bw xrc_bi_bw rc_compare_swap_mr rc_fetch_add_mr; do
+	for qn in 1:1000 64:6400 1024:4096; do
+		q=${qn%%:*} n=${qn#*:}
+		C -n "$n" --qps "$q" --json "$t"
+		[ "$RC" = 0 ] && pass "qps: $t --qps $q -n $n: exit 0" ||
+			fail "qps: $t --qps $q -n $n: exit 0" "$(ctx)"
+		if [ "$q" = 1 ]; then
+			json_valid "qps: $t --qps 1 -n $n" doc
+			json_assert "qps: $t --qps 1: as without it, $n sent" \
+				"'qps' not in R and R['loc']['send']['msgs'] == $n"
+		elif [[ $t = *_mr ]]; then
+			json_valid "qps: $t --qps $q -n $n" doc
+			json_assert "qps: $t --qps $q: every QP posted atomics, $n in all; the server counts none" \
+				"R['qps']['count'] == $q and min(R['qps']['loc']['per_qp_msgs']) > 0 and sum(R['qps']['loc']['per_qp_msgs']) == $n == R['loc']['send']['msgs'] == R['rem']['recv']['msgs'] and R['qps']['rem']['msgs']['total'] == 0"
+		else
+			qps_bi_json "qps: $t --qps $q -n $n" "$q" "$n" "$t"
+		fi
+	done
+done
+
+# --cq_moderation over 16 QPs: each QP's runs its own, the totals exact.
+for t in rc_bw rc_rdma_write_bw xrc_bw uc_bw; do
+	C -n 16000 --qps 16 -cqm 100 --json "$t"
+	qps_json "qps: $t --qps 16 -cqm 100 -n 16000" 16 16000 "$t"
+done
+C -n 16000 --qps 16 -cqm 100 --json rc_rdma_read_bw
+json_assert "qps: rc_rdma_read_bw --qps 16 -cqm 100: every QP read, 16000 in all" \
+	"R['qps']['loc']['msgs']['min'] > 0 and sum(R['qps']['loc']['per_qp_msgs']) == 16000 == R['loc']['recv']['msgs']"
+for t in rc_bi_bw xrc_bi_bw; do
+	C -n 16000 --qps 16 -cqm 100 --json "$t"
+	qps_bi_json "qps: $t --qps 16 -cqm 100 -n 16000" 16 16000 "$t"
+done
+# XRC with a CQ per send QP (the SRQ's receives complete on the first)
+C -n 6400 --qps 64 --cq_per_qp --json xrc_bw
+qps_json "qps: xrc_bw --qps 64 --cq_per_qp" 64 6400 xrc_bw
+json_assert "qps: xrc_bw --cq_per_qp: a CQ per QP on both ends" \
+	"R['qps']['loc']['cq_per_qp'] and R['qps']['rem']['cq_per_qp']"
+# moderation above a QP's share of the depth (16 of 4: runs of 16 take
+# the QPs in turn, two each), with a post list,
+# a CQ per QP, and polling
+C -n 8192 --qps 256 -cqm 16 --post_list 4 --cq_per_qp -cp1 --json rc_rdma_write_bw
+qps_json "qps: rc_rdma_write_bw --qps 256 -cqm 16 --post_list 4 --cq_per_qp -cp1" 256 8192 rc_rdma_write_bw
 
 # The other tests over 64 QPs; -vx's lines.
 for t in uc_bw rc_rdma_write_bw uc_rdma_write_bw; do
@@ -173,6 +232,37 @@ for q in 4 1; do
 	fi
 done
 
+# A 0.5 server with CAP_QPS but without CAP_QPS2 (0x800000): the tests
+# of the second landing, and -cqm, refused with one line.
+for args in 'xrc_bw:xrc_bw over several QPs' 'rc_bi_bw:rc_bi_bw over several QPs' \
+	'rc_fetch_add_mr:rc_fetch_add_mr over several QPs' \
+	'-cqm 100 rc_bw:several QPs with -cqm'; do
+	a=${args%%:*} what=${args#*:} t=${a##* }
+	pf=$T/q2caps
+	rm -f "$pf" "$pf.items"
+	python3 "$PEER" caps-server "$pf" 0xfffff >"$T/q2caps.out" 2>&1 &
+	track_pid $!
+	wait_for 5 test -s "$pf"
+	# shellcheck disable=SC2086 # the options, split
+	run env SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -to 1 \
+		-n 100 --qps 4 $a
+	expect "qps: $a, a server without CAP_QPS2: refused" 1 '' \
+		"^qperf: $t: --qps needs a server that runs $what \\(qperf 0\\.5\\.0\\); the server at 127\\.0\\.0\\.1 \\(qperf 0\\.5\\.0\\) lacks it$"
+	one_line "qps: $a without CAP_QPS2"
+done
+# ... while rc_bw over several QPs, unmoderated, is asked of it (item 15)
+rm -f "$pf" "$pf.items"
+python3 "$PEER" caps-server "$pf" 0xfffff >"$T/q2caps.out" 2>&1 &
+track_pid $!
+wait_for 5 test -s "$pf"
+run env SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -to 1 \
+	-n 100 --qps 4 rc_bw
+wait_for 5 test -s "$pf.items"
+! grep -q 'lacks it' "$ERR_FILE" && grep -Eq '(^| )15( |$)' "$pf.items" &&
+	pass "qps: rc_bw --qps 4 is asked of a server with CAP_QPS alone" ||
+	fail "qps: rc_bw --qps 4 is asked of a server with CAP_QPS alone" \
+		"items: $(cat "$pf.items" 2>/dev/null)" "$(ctx)"
+
 # Bad values: one line naming the value, exit 2.
 for bad in '0:must be greater than 0' '-1:must not be negative' \
 	'65537:too large; must be at most 65536' 'abc:bad number' \
@@ -182,8 +272,9 @@ for bad in '0:must be greater than 0' '-1:must not be negative' \
 	expect "qps: --qps $v: refused" 2 '^$' "^qperf: --qps: $v: $why"
 	one_line "qps: --qps $v"
 done
-for bad in 'rc_lat:not for rc_lat' 'tcp_bw:not for tcp_bw' \
-	'-cm1 rc_bw:not with -cm1' '--cq_moderation 4 rc_bw:not with --cq_moderation' \
+for bad in 'rc_lat:not for rc_lat: only rc_bi_bw, rc_bw, .* and xrc_bw run over several QPs$' \
+	'tcp_bw:not for tcp_bw' 'ver_rc_fetch_add:not for ver_rc_fetch_add' \
+	'-cm1 rc_bw:not with -cm1' \
 	'-st 16 rc_bw:fewer QPs than the 16 streams of -st'; do
 	args=${bad%%:*} why=${bad#*:}
 	# shellcheck disable=SC2086 # the options, split
