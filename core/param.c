@@ -492,25 +492,29 @@ static bool given(const struct settings *s, enum par_id par)
  * one, not with -cm1 (a CM connection per QP); with --streams, at least
  * a QP per stream.
  */
-/* "rc_bi_bw, rc_bw, ... and xrc_bw": the tests that take --qps (the
- * table's order, which is 0.4.11's). */
-static const char *qps_tests(void)
+/* "rc_bi_bw, rc_bw, ... and xrc_bw": the tests that take --qps, those
+ * that run over several QPs (storm false) or set up a storm of them (the
+ * connection-setup tests), in the table's order (0.4.11's). */
+static const char *qps_tests(bool storm)
 {
-	static char list[320];
+	static char list[2][320];
+	char *l = list[storm];
 	size_t len = 0, n = 0, k = 0;
 
 	for (size_t i = 0; i < test_count; i++)
-		n += (test_table[i].uses & PAR_BIT(PAR_QPS)) != 0;
-	list[0] = 0;
-	for (size_t i = 0; i < test_count && len < sizeof(list); i++) {
-		if (!(test_table[i].uses & PAR_BIT(PAR_QPS)))
+		n += (test_table[i].uses & PAR_BIT(PAR_QPS)) &&
+		     (test_table[i].loop == LOOP_CONN) == storm;
+	l[0] = 0;
+	for (size_t i = 0; i < test_count && len < sizeof(list[0]); i++) {
+		if (!(test_table[i].uses & PAR_BIT(PAR_QPS)) ||
+		    (test_table[i].loop == LOOP_CONN) != storm)
 			continue;
 		k++;
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+		len += (size_t)snprintf(l + len, sizeof(list[0]) - len, "%s%s",
 					k == 1 ? "" : k == n ? " and " : ", ",
 					test_table[i].name);
 	}
-	return list;
+	return l;
 }
 
 static int qps_check(const struct test_desc *t, const struct settings *s,
@@ -527,8 +531,8 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_QPS]);
 	if (!(t->uses & PAR_BIT(PAR_QPS)))
 		return opts_fail(err, errlen, o, v,
-				 "not for %s: only %s run over several QPs",
-				 t->name, qps_tests());
+				 "not for %s: only %s run over several QPs, and %s set up a storm of them",
+				 t->name, qps_tests(false), qps_tests(true));
 	if (p->val[SIDE_LOC][PAR_QPS] < 2 && !looped(s, PAR_QPS))
 		return 0;
 	for (int i = -1; t->tp && t->tp->storm_max && i < s->nloops; i++) {

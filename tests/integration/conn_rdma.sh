@@ -327,34 +327,31 @@ for _ in range(int(sys.argv[2])):
     exact(c, 1)  # until the client closes
     c.close()
 EOF
-python3 "$T/old05.py" "$T/old05.port" 4 >"$T/old05.log" 2>&1 &
-OP=$!
-track_pid "$OP"
-if wait_for 5 test -s "$T/old05.port"; then
-	for t in rc_conn rc_qp_setup; do
-		run "${CL[@]}" "$QPERF" 127.0.0.1 -lp "$(cat "$T/old05.port")" -t 1 "$t"
-		one_error "an older 0.5 server: $t refused with one line" 1 \
-			"^qperf: $t needs a server running qperf 0\\.5\\.[0-9]+ or later; the server at 127\\.0\\.0\\.1 runs qperf 0\\.5\\.0, which lacks it\$"
-	done
-else
-	fail "the older 0.5 server (a script) starts" "$(cat "$T/old05.log")"
-fi
-wait "$OP" 2>/dev/null
+# old05 NAME CAPS WHAT ARGS REGEX: the scripted server announcing CAPS
+# (as its log and port file NAME); rc_conn and rc_qp_setup with ARGS
+# refused with one line matching REGEX (TEST in it: the test's name).
+old05() {
+	local name=$1 caps=$2 what=$3 args=$4 re=$5 op t
+	python3 "$T/old05.py" "$T/$name.port" 4 "$caps" >"$T/$name.log" 2>&1 &
+	op=$!
+	track_pid "$op"
+	if wait_for 5 test -s "$T/$name.port"; then
+		for t in rc_conn rc_qp_setup; do
+			# shellcheck disable=SC2086 # the options, split
+			run "${CL[@]}" "$QPERF" 127.0.0.1 -lp "$(cat "$T/$name.port")" -t 1 $args "$t"
+			one_error "$what: $t${args:+ $args} refused with one line" 1 "${re//TEST/$t}"
+		done
+	else
+		fail "$what (a script) starts" "$(cat "$T/$name.log")"
+	fi
+	wait "$op" 2>/dev/null
+}
+old05 old05 0x1ff3f "an older 0.5 server" "" \
+	"^qperf: TEST needs a server running qperf 0\\.5\\.[0-9]+ or later; the server at 127\\.0\\.0\\.1 runs qperf 0\\.5\\.0, which lacks it\$"
 # A 0.5 server with rc_conn, rc_qp_setup and --qps for the bandwidth
 # tests (caps 0xfff3f) but not CAP_STORM: --qps refused on both.
-python3 "$T/old05.py" "$T/old05s.port" 4 0xfff3f >"$T/old05s.log" 2>&1 &
-OP=$!
-track_pid "$OP"
-if wait_for 5 test -s "$T/old05s.port"; then
-	for t in rc_conn rc_qp_setup; do
-		run "${CL[@]}" "$QPERF" 127.0.0.1 -lp "$(cat "$T/old05s.port")" -t 1 --qps 16 "$t"
-		one_error "a 0.5 server without CAP_STORM: $t --qps 16 refused with one line" 1 \
-			"^qperf: $t: --qps needs a server that sets up a storm of QPs at once \\(qperf 0\\.5\\.[0-9]+\\); the server at 127\\.0\\.0\\.1 \\(qperf 0\\.5\\.0\\) lacks it\$"
-	done
-else
-	fail "the 0.5 server without CAP_STORM (a script) starts" "$(cat "$T/old05s.log")"
-fi
-wait "$OP" 2>/dev/null
+old05 old05s 0xfff3f "a 0.5 server without CAP_STORM" "--qps 16" \
+	"^qperf: TEST: --qps needs a server that sets up a storm of QPs at once \\(qperf 0\\.5\\.[0-9]+\\); the server at 127\\.0\\.0\\.1 \\(qperf 0\\.5\\.0\\) lacks it\$"
 
 # 8. A storm (--qps N): N setups per transaction, each step over all N.
 # The report's storm lines; -n storms exactly in JSON valid against the

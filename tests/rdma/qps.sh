@@ -272,7 +272,7 @@ for bad in '0:must be greater than 0' '-1:must not be negative' \
 	expect "qps: --qps $v: refused" 2 '^$' "^qperf: --qps: $v: $why"
 	one_line "qps: --qps $v"
 done
-for bad in 'rc_lat:not for rc_lat: only rc_bi_bw, rc_bw, .* and xrc_bw run over several QPs$' \
+for bad in 'rc_lat:not for rc_lat: only rc_bi_bw, rc_bw, .* and xrc_bw run over several QPs, and rc_conn and rc_qp_setup set up a storm of them$' \
 	'tcp_bw:not for tcp_bw' 'ver_rc_fetch_add:not for ver_rc_fetch_add' \
 	'-cm1 rc_bw:not with -cm1' \
 	'-st 16 rc_bw:fewer QPs than the 16 streams of -st'; do
