@@ -434,6 +434,8 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several QPs in one test (qperf %s); the server at %s (qperf %s) lacks it",
 			      a->t->name, qps_given(a), QPERF_VERSION,
 			      cl->plan->host, a->h.version);
+	if (client_caps_check(a, cl->plan->host) < 0)
+		return -1;
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
 						       sd.peer_caps))
@@ -829,7 +831,7 @@ static bool preflight(struct client *cl, const struct plan_item *it,
 	a->pre_for = it->test;
 	param_prepare(it->test, &a->par);
 	a->par.used[PAR_STREAMS] = false;
-	a->par.used[PAR_QPS] = false;
+	a->par.used[PAR_QPS] = a->par.used[PAR_THREADS] = false;
 	a->t = test_find("conf");
 	fill_request(a, false);
 	pathrun_pre_of(&a->lq, &pre[0]);

@@ -74,10 +74,29 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 	}
 	if (!legacy && a->par.used[PAR_QPS] && v[PAR_QPS] > 1)
 		q->qps = u32(v[PAR_QPS]);
+	/* resolved by param_prepare(): above one only where it applies */
+	if (!legacy && a->par.used[PAR_THREADS] && v[PAR_THREADS] > 1)
+		q->threads = u32(v[PAR_THREADS]);
 	if (!legacy && a->par.used[PAR_STREAMS]) {
 		q->streams = u32(v[PAR_STREAMS]);
 		q->cpus = a->par.cpus[side];
 	}
+}
+
+int client_caps_check(struct attempt *a, const char *host)
+{
+	uint32_t caps = a->q.ext ? a->h.caps : 0;
+
+	if (a->q.threads > 1 && !(caps & CAP_THREADS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %u threads (%s) need a server that spreads QPs over threads (qperf %s); the server at %s (qperf %s) lacks it: give --threads 1",
+			      a->t->name, a->q.threads,
+			      a->par.set[SIDE_LOC][PAR_THREADS] ?
+				      "--threads" :
+				      "the default of --threads, one per CPU",
+			      QPERF_VERSION, host,
+			      a->q.ext ? a->h.version : "0.4");
+	return 0;
 }
 
 /*

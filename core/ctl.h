@@ -68,6 +68,7 @@ struct req {
 	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
 	uint32_t arrivals; /* REQX_ARRIVALS; 0: closed loop */
 	uint32_t qps; /* --qps; 0 or 1: one QP */
+	uint32_t threads; /* --threads over the QPs; 0 or 1: one */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -91,6 +92,8 @@ enum reqx_item {
 	REQX_ARRIVALS = 14, /* u32 1 constant, 2 Poisson: a latency test
 			     * with a rate runs open loop; absent: closed */
 	REQX_QPS = 15, /* u32 2..QPS_MAX QPs (CAP_QPS); absent: one */
+	REQX_THREADS = 16, /* u32 2..THREADS_MAX threads the QPs are spread
+			    * over (CAP_THREADS); absent: one */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */

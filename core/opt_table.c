@@ -269,12 +269,20 @@ const struct opt_desc opt_table[] = {
 	  "a loopback connection), and for this end's buffer of the RDMA "
 	  "tests.  A device without On-Demand Paging fails the test with "
 	  "one line."),
-	A("--threads", NULL, OT_INT, OA_THREADS, false, 1, REGMR_THREADS_MAX,
-	  "N",
-	  "reg_mr: N threads register at once. "
-	  "Each registers and deregisters its own regions; the report gives "
-	  "the percentiles of them all and their summed rate.  Default 1, "
-	  "at most 64."),
+	P("--threads", NULL, OT_INT, PAR_THREADS, BOTH, 1, THREADS_MAX, "T",
+	  "Run a test in T threads on each end. "
+	  "On reg_mr: T threads register at once, each its own regions; "
+	  "the report gives the percentiles of them all and their summed "
+	  "rate (default 1).  On a --qps test: the threads the QPs are "
+	  "spread over, each holding its share (N/T, the first N mod T one "
+	  "more) and posting to them in turn; default one per CPU of the "
+	  "test's NUMA node (that of the -ca CPU, else of --numa_node, else "
+	  "node 0), never more than the QPs or -n.  -n is the total over "
+	  "all threads, split as evenly (n/T, the first n mod T one more), "
+	  "and the report is one test's aggregate (-v adds each thread's "
+	  "figures).  The client decides T and sends it; a --qps server "
+	  "needs qperf 0.5 with --threads.  Not with --streams.  At most "
+	  "64."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "

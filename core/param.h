@@ -54,6 +54,9 @@ int parse_size_max(const char *opt, const char *v, uint64_t max,
 int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen);
 
+/* The QPs (--qps) test t spreads over its threads: 1 when none. */
+uint64_t param_spread_n(const struct test_desc *t, const struct par_set *p);
+
 /* The largest message test t can carry, or 0 for no limit. */
 uint64_t param_msg_max(const struct test_desc *t);
 /*

@@ -212,6 +212,11 @@ static int validate(const struct test_desc *t, struct req *q,
 	if (q->qps > 1 && !(t->uses & PAR_BIT(PAR_QPS)))
 		return seterr(err, errlen, "%s does not run several QPs",
 			      t->name);
+	if (q->threads > 1 && (q->qps < 2 || q->streams > 1 ||
+			       q->threads > q->qps))
+		return seterr(err, errlen,
+			      "%s: %u threads need as many QPs or more (%u) and no --streams",
+			      t->name, q->threads, q->qps);
 	if (q->qps > 1 && q->streams > q->qps)
 		return seterr(err, errlen,
 			      "%s: %u QPs cannot be shared by %u streams",
@@ -330,8 +335,8 @@ static int serve_one(int fd, const struct plan *p)
 	adm.req_index = q.req_index;
 	adm.data = t->kind == TK_DATA;
 	adm.mem = adm.data ? (q.msg_size ? q.msg_size : 1) : 0;
-	if (q.streams > 1)
-		adm.mem *= q.streams; /* one buffer per stream, one slot */
+	if (q.streams > 1 || q.threads > 1) /* a buffer per thread, one slot */
+		adm.mem *= q.streams > 1 ? q.streams : q.threads;
 	if (q.qps > 1) { /* one buffer for all, and each QP's queues */
 		adm.mem += (uint64_t)q.qps * SERVER_QP_MEM;
 		adm.qps = q.qps;

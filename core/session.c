@@ -117,6 +117,12 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
 	p->qps = q->qps > 1 ? q->qps : 1;
+	/* --threads over the QPs: run as streams, -n the total */
+	p->threads = q->threads > 1 ? q->threads : 1;
+	if (p->threads > 1 && p->qps > 1 && p->streams < 2) {
+		p->streams = p->threads;
+		p->total_n = true;
+	}
 	p->cpus = q->cpus;
 	p->rate = q->rate;
 	p->msg_rate = q->rate ? 0 : q->msg_rate;
@@ -142,7 +148,8 @@ uint32_t session_caps(void)
 	uint32_t caps = CAP_NODE_EXT | CAP_LOSS | CAP_DATA_SECRET | CAP_HIST |
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
-			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS;
+			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS |
+			CAP_THREADS;
 
 	/* What this build can run: XRC, the tests beyond 0.4.11's. */
 	for (size_t i = 0; i < test_count; i++) {
@@ -395,6 +402,12 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->p.slots = loop_open_slots(sd->t, &sd->p);
 		/* --qps over --streams: stream i holds its share of them */
 		s->p.qps = sd->p.qps / n + (i < sd->p.qps % n);
+		/* --threads: -n is the total, the first n mod T one more;
+		 * the device's limits are for all QPs */
+		if (sd->p.total_n && sd->p.no_msgs)
+			s->p.no_msgs = sd->p.no_msgs / n + (i < sd->p.no_msgs % n);
+		if (sd->p.total_n)
+			s->p.qps_test = sd->p.qps;
 		s->ch = ch;
 		s->stop = &timer_fired;
 		s->progress = progress_counter;
@@ -470,6 +483,7 @@ static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
 	}
 	q->valid = at > 0;
 	q->n = at;
+	q->threads = n;
 	if (at) {
 		q->mr_B = mr / at;
 		q->queue_B = qb / at;

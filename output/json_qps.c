@@ -3,7 +3,7 @@
  * The "qps" object of a --qps result (docs/qps.md):
  *
  *   "qps": {
- *     "count": 64, "listed_max": 4096,
+ *     "count": 64, "listed_max": 4096, "threads": 2,
  *     "loc": { "cq_per_qp": false, "setup_s": 0.012,
  *              "msgs": { "total", "min", "median",
  *              "max" }, "per_qp_msgs": [ ... ],
@@ -59,6 +59,7 @@ json_t *json_qps(const struct qp_side *q)
 
 	json_object_set_new(o, "count", json_integer(q[0].n));
 	json_object_set_new(o, "listed_max", json_integer(QPS_LIST_MAX));
+	json_object_set_new(o, "threads", json_integer(q[0].threads));
 	json_object_set_new(o, "loc", qps_side(&q[0]));
 	json_object_set_new(o, "rem", qps_side(&q[1]));
 	return o;

@@ -36,6 +36,7 @@ void report_qps(struct report_table *t, const struct results *res)
 		return;
 	if (!report_visible(t->o, RC_U, 1)) /* else -vu's line says it */
 		report_count(t, RC_X, "", "qps", q[0].n);
+	report_count(t, RC_X, "", "threads", q[0].threads);
 	qps_side(t, "loc_", &q[0]);
 	qps_side(t, "rem_", &q[1]);
 }

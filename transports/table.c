@@ -52,8 +52,10 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
-/* --qps: RDMA bandwidth tests whose one loop posts over several QPs. */
-#define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP))
+/* --qps: RDMA bandwidth tests whose one loop posts over several QPs,
+ * spread over --threads. */
+#define U_TH PAR_BIT(PAR_THREADS)
+#define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP) | U_TH)
 /* --rate: every bandwidth test (lib/pace.h), and the ping-pong latency
  * tests, which then run open loop (core/openloop.c); OL: only with a
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
@@ -157,7 +159,7 @@ const struct test_desc test_table[] = {
 	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, OL),
 	/* On the client alone (TK_LOCAL): never sent to a server. */
 	{ "reg_mr", 38, TK_LOCAL, MEAS_REGMR, LOOP_NONE, OP_SEND, 0, 1 << 20,
-	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID), 0, VERBS(regmr),
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID) | U_TH, 0, VERBS(regmr),
 	  NO_RDMA_WHY, 0 },
 	/* A TCP connection per transaction (0.5 peers with CAP_CONN). */
 	{ "tcp_conn", 39, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,

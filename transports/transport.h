@@ -133,6 +133,12 @@ struct tparams {
 	 * list that pins stream i to CPU list.pn[i % n] - 1. */
 	uint32_t streams; /* 0 or 1: one stream, as in 0.4.11 */
 	struct cpu_list cpus;
+	/* --threads: reg_mr's registering threads (0 = 1); on a --qps test
+	 * the threads its QPs are spread over, run as streams (streams =
+	 * threads) but with -n the total over them all (total_n) */
+	uint32_t threads;
+	bool total_n;
+	uint32_t qps_test; /* --threads: the QPs of all threads (0: qps) */
 	/* --rate of the whole test (0: not paced), one of the two; each
 	 * stream paces at its share (tsess_rate()). */
 	uint64_t rate; /* bytes/s */
@@ -155,7 +161,6 @@ struct tparams {
 	bool hugepages; /* 2 MiB pages (MAP_HUGETLB) */
 	bool prefault; /* reg_mr: touch every page before registering */
 	uint32_t odp; /* enum regmr_odp (lib/types.h) */
-	uint32_t threads; /* reg_mr: threads registering at once; 0 = 1 */
 	char static_rate[PAR_STR_MAX]; /* rate name or "" */
 };
 
@@ -179,6 +184,7 @@ struct tparams {
 #define CAP_RCCONN 0x20000u /* runs rc_conn (wire index 40, RDMA CM) */
 #define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
 #define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
+#define CAP_THREADS 0x200000u /* runs --threads over --qps (REQX_THREADS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

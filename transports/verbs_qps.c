@@ -223,21 +223,25 @@ int verbs_qps_check(struct tsess *s, struct verbs_priv *v, char *err,
 {
 	const char *dev = v->info.device;
 	int max_qp = v->dattr.max_qp, max_cq = v->dattr.max_cq;
+	/* --threads: each thread's share is made in turn; the device's
+	 * limits are checked against them all at the first */
+	uint32_t all = s->p.qps_test > v->nqp ? s->p.qps_test : v->nqp;
+	uint32_t ncq = s->p.cq_per_qp && all > 1 ? all : 1;
 
-	if (v->nqp < 2)
+	if (v->nqp < 2 && all < 2)
 		return 0;
 	if (s->p.use_cm)
 		return seterr(err, errlen,
 			      "--qps %u: several QPs are not connected through RDMA CM (-cm1)",
 			      v->nqp);
-	if (max_qp >= 0 && v->nqp > (uint32_t)max_qp)
+	if (max_qp >= 0 && all > (uint32_t)max_qp)
 		return seterr(err, errlen,
 			      "--qps %u is above the max_qp of %s (%d); at most %d QPs fit",
-			      v->nqp, dev, max_qp, max_qp);
-	if (max_cq >= 0 && v->ncq > (uint32_t)max_cq)
+			      all, dev, max_qp, max_qp);
+	if (max_cq >= 0 && ncq > (uint32_t)max_cq)
 		return seterr(err, errlen,
 			      "--qps %u with --cq_per_qp needs %u CQs, above the max_cq of %s (%d); at most %d QPs fit with a CQ each",
-			      v->nqp, v->ncq, dev, max_cq, max_cq);
+			      all, ncq, dev, max_cq, max_cq);
 	if (v->dattr.max_mr < 1)
 		return seterr(err, errlen,
 			      "%s registers no memory (max_mr %d); all QPs share one region",

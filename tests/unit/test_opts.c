@@ -325,7 +325,7 @@ TEST(every_option_parses)
 						 (r->act == OA_TOLERANCE ||
 						  r->act == OA_ARRIVALS ||
 						  (r->act >= OA_HUGEPAGES &&
-						   r->act <= OA_THREADS) ||
+						   r->act <= OA_ODP) ||
 						  r->act == OA_PORT_FILE ||
 						  r->act == OA_RENDEZVOUS ||
 						  r->act == OA_SEED ||
