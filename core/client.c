@@ -434,7 +434,7 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that runs several QPs in one test (qperf %s); the server at %s (qperf %s) lacks it",
 			      a->t->name, qps_given(a), QPERF_VERSION,
 			      cl->plan->host, a->h.version);
-	if (client_caps_check(a, cl->plan->host) < 0)
+	if (client_caps_check(a, false, cl->plan->host) < 0)
 		return -1;
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
@@ -555,6 +555,8 @@ static int legacy_adjust(struct attempt *a, const char *host)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; the server at %s runs qperf 0.4, which holds one QP per test",
 			      a->t->name, qps_given(a), QPERF_VERSION, host);
+	if (client_caps_check(a, true, host) < 0)
+		return -1;
 	if (knob_given(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
@@ -831,7 +833,8 @@ static bool preflight(struct client *cl, const struct plan_item *it,
 	a->pre_for = it->test;
 	param_prepare(it->test, &a->par);
 	a->par.used[PAR_STREAMS] = false;
-	a->par.used[PAR_QPS] = a->par.used[PAR_THREADS] = false;
+	a->par.used[PAR_QPS] = a->par.used[PAR_THREADS] =
+		a->par.used[PAR_CONNS] = false;
 	a->t = test_find("conf");
 	fill_request(a, false);
 	pathrun_pre_of(&a->lq, &pre[0]);

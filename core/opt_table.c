@@ -200,6 +200,19 @@ const struct opt_desc opt_table[] = {
 	  "before the test.  With --streams T, T threads on each end each "
 	  "hold a share of the QPs.  Default 1, at most 65536.  Needs qperf "
 	  "0.5 on both ends."),
+	P("--conns", NULL, OT_INT, PAR_CONNS, BOTH, 1, CONNS_MAX, "N",
+	  "Run tcp_bw or udp_bw over N connections. "
+	  "Each end holds N connections (udp_bw: N sockets, each its own "
+	  "flow), spread over --threads; each thread sends on whichever of "
+	  "its connections is writable, in turn, and the receiver reads "
+	  "whichever is readable.  The report is the aggregate; -vx and "
+	  "--json add the spread over the connections (min, median, max of "
+	  "the messages of each), the time to set them all up and the "
+	  "socket buffers per connection (--json: each connection's count, "
+	  "the first 4096).  RLIMIT_NOFILE is checked (and the soft limit "
+	  "raised) before any connection is made.  -n is the total over "
+	  "all.  Default 1, at most 16384.  Needs qperf 0.5 with --conns "
+	  "on both ends."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "
@@ -273,15 +286,15 @@ const struct opt_desc opt_table[] = {
 	  "Run a test in T threads on each end. "
 	  "On reg_mr: T threads register at once, each its own regions; "
 	  "the report gives the percentiles of them all and their summed "
-	  "rate (default 1).  On a --qps test: the threads the QPs are "
-	  "spread over, each holding its share (N/T, the first N mod T one "
-	  "more) and posting to them in turn; default one per CPU of the "
-	  "test's NUMA node (that of the -ca CPU, else of --numa_node, else "
-	  "node 0), never more than the QPs or -n.  -n is the total over "
+	  "rate (default 1).  On a --qps or --conns test: the threads the "
+	  "QPs or connections are spread over, each holding its share (N/T, "
+	  "the first N mod T one more) and serving them in turn; default "
+	  "one per CPU of the test's NUMA node (that of the -ca CPU, else "
+	  "of --numa_node, else node 0), never more than N or -n.  -n is the total over "
 	  "all threads, split as evenly (n/T, the first n mod T one more), "
 	  "and the report is one test's aggregate (-v adds each thread's "
-	  "figures).  The client decides T and sends it; a --qps server "
-	  "needs qperf 0.5 with --threads.  Not with --streams.  At most "
+	  "figures).  The client decides T and sends it; the server needs "
+	  "qperf 0.5 with --threads.  Not with --streams.  At most "
 	  "64."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "

@@ -264,8 +264,10 @@ static void dflt(struct par_set *p, int side, enum par_id id, uint64_t v)
 
 uint64_t param_spread_n(const struct test_desc *t, const struct par_set *p)
 {
-	uint64_t q = p->val[SIDE_LOC][PAR_QPS];
+	uint64_t q = p->val[SIDE_LOC][PAR_QPS], c = p->val[SIDE_LOC][PAR_CONNS];
 
+	if ((t->uses & PAR_BIT(PAR_CONNS)) && c > 1)
+		return c;
 	return (t->uses & PAR_BIT(PAR_QPS)) && q > 1 ? q : 1;
 }
 
@@ -344,6 +346,7 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		dflt(p, side, PAR_STREAMS, 1);
 		dflt(p, side, PAR_QPS, 1);
 		dflt(p, side, PAR_THREADS, 1);
+		dflt(p, side, PAR_CONNS, 1);
 		dflt(p, side, PAR_MTU_SIZE,
 		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
 							     : 0);
@@ -496,6 +499,9 @@ const struct par_row param_table[] = {
 	 * --qps test, only above one; reg_mr's never travels.  Resolved by
 	 * param_prepare(); -vu lists it only above one. */
 	OWN(PAR_THREADS, "threads", RPK_COUNT, .list_above_one = true),
+	/* Its own item (REQX_CONNS, 0.5 peers with CAP_CONNS), only above
+	 * one; -vu lists it only then. */
+	OWN(PAR_CONNS, "conns", RPK_COUNT, .list_above_one = true),
 	/* --rate: its own items (0.5 peers with CAP_RATE); bytes/s or
 	 * msgs/s, used only when given (param_prepare()).  Not in -vu's
 	 * list: the report's offered_rate says it. */
@@ -583,6 +589,33 @@ static int qps_check(const struct test_desc *t, const struct settings *s,
 	return 0;
 }
 
+/* --conns: tcp_bw and udp_bw only; not with --streams (one way to run
+ * several connections at a time). */
+static int conns_check(const struct test_desc *t, const struct settings *s,
+		       char *err, size_t errlen)
+{
+	const struct par_set *p = &s->par;
+	const char *o = p->spelling[SIDE_LOC][PAR_CONNS];
+	char v[24];
+
+	if (!given(s, PAR_CONNS))
+		return 0;
+	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_CONNS]);
+	if (!o)
+		o = "--conns";
+	if (!(t->uses & PAR_BIT(PAR_CONNS)))
+		return opts_fail(err, errlen, o, v,
+				 "not for %s: only tcp_bw and udp_bw run over several connections",
+				 t->name);
+	if (given(s, PAR_STREAMS))
+		return opts_fail(err, errlen, o, v,
+				 "not with %s: give --threads to spread the connections over threads",
+				 p->spelling[SIDE_LOC][PAR_STREAMS] ?
+					 p->spelling[SIDE_LOC][PAR_STREAMS] :
+					 "--streams");
+	return 0;
+}
+
 /*
  * --threads over QPs: not with --streams (each is a way to run threads;
  * together they would have no clear meaning), nor with -I (interval
@@ -632,6 +665,7 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 	const struct par_set *p = &s->par;
 
 	if (qps_check(t, s, err, errlen) < 0 ||
+	    conns_check(t, s, err, errlen) < 0 ||
 	    threads_check(t, s, err, errlen) < 0)
 		return -1;
 

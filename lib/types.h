@@ -65,6 +65,9 @@ enum par_id {
 	 * threads, or those a --qps test's QPs are spread over (0.5 peers
 	 * with CAP_THREADS); -n counts over them all */
 	PAR_THREADS,
+	/* --conns: data connections of tcp_bw or udp_bw (0.5 peers with
+	 * CAP_CONNS), spread over --threads */
+	PAR_CONNS,
 	/* --rate (lib/pace.h): one of the two, the other 0; 0 = not paced.
 	 * The sender of each direction paces; the server only for tests
 	 * where it sends (0.5 peers with CAP_RATE). */
@@ -102,6 +105,9 @@ enum side { SIDE_LOC, SIDE_REM };
  * of their counts listed one by one (STAT, JSON; the spread is over all). */
 #define QPS_MAX 65536
 #define QPS_LIST_MAX 4096
+/* --conns N: at most this many data connections in one test; their
+ * counts are listed as the QPs' are (QPS_LIST_MAX). */
+#define CONNS_MAX 16384
 
 /* A -ca CPU list: pn[i] pins stream i (i modulo n); 0.4.11's meaning. */
 struct cpu_list {
@@ -381,6 +387,8 @@ struct qp_side {
 	bool valid; /* false: not known (the peer is not a 0.5 one) */
 	uint32_t n; /* QPs */
 	uint32_t threads; /* this end's threads they were spread over */
+	bool conns; /* data connections of a --conns test, not QPs: queue_B
+		     * is their socket buffers, mr_B 0 */
 	bool cq_per_qp; /* a CQ per QP, else one shared by all */
 	uint64_t setup_ns; /* creating, exchanging and connecting them all */
 	uint64_t mr_B, queue_B, proc_B; /* bytes per QP (above) */

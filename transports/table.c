@@ -56,6 +56,8 @@
  * spread over --threads. */
 #define U_TH PAR_BIT(PAR_THREADS)
 #define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP) | U_TH)
+/* --conns: the socket bandwidth tests over several data connections. */
+#define U_CN (PAR_BIT(PAR_CONNS) | U_TH)
 /* --rate: every bandwidth test (lib/pace.h), and the ping-pong latency
  * tests, which then run open loop (core/openloop.c); OL: only with a
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
@@ -101,11 +103,12 @@ const struct test_desc test_table[] = {
 	SOCK("sctp_lat", 5, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sctp),
 	SOCK("sdp_bw", 6, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, sdp),
 	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sdp),
-	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST, tcp),
+	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST | U_CN, tcp),
 	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, tcp),
 	/* Depth 16: a 0.5 sender of small messages batches that many
 	 * datagrams per sendmmsg() call (SF_MMSG, sock_io.c). */
-	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
+	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768,
+	      U_SOCK_BW | U_ST | U_CN, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
 	     U_RC | U_AR | U_BWK | U_ST | U_RT, 0, rc),

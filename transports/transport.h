@@ -139,6 +139,9 @@ struct tparams {
 	uint32_t threads;
 	bool total_n;
 	uint32_t qps_test; /* --threads: the QPs of all threads (0: qps) */
+	/* --conns: the data connections this session holds, and with
+	 * --threads those of the whole test and of the threads before */
+	uint32_t conns, conns_test, conns_before;
 	/* --rate of the whole test (0: not paced), one of the two; each
 	 * stream paces at its share (tsess_rate()). */
 	uint64_t rate; /* bytes/s */
@@ -185,6 +188,7 @@ struct tparams {
 #define CAP_QPSETUP 0x40000u /* runs rc_qp_setup (wire index 41) */
 #define CAP_QPS 0x80000u /* runs --qps (REQX_QPS, the QPN blocks, STATX_QPS) */
 #define CAP_THREADS 0x200000u /* runs --threads over --qps (REQX_THREADS) */
+#define CAP_CONNS 0x400000u /* runs --conns (REQX_CONNS, STATX_CONNS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

@@ -17,7 +17,6 @@
  * names, nothing here sends anything and nothing is allocated: 0.4.11's
  * exchange and data path are unchanged.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "lib/fdlimit.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
 #include "verbs_int.h"
@@ -151,22 +151,6 @@ static bool ipc_lock_held(void)
 	return held;
 }
 
-/* Descriptors this process has open now. */
-static uint64_t fds_open(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	uint64_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* RLIMIT_MEMLOCK: the buffer and every QP's queues, as a device pins
  * them, unless the process may pin past its limit. */
 static int memlock_check(const struct tsess *s, const struct verbs_priv *v,
@@ -205,7 +189,7 @@ static int nofile_check(const struct verbs_priv *v, char *err, size_t errlen)
 	if (v->dattr.vendor_id != SOFTVERBS_VENDOR ||
 	    getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY)
 		return 0;
-	open = fds_open();
+	open = fdlimit_open();
 	need = open + FD_SPARE + v->nqp;
 	if (need <= rl.rlim_max)
 		return 0;
