@@ -433,6 +433,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	}
 	if (sp->credits == 0 || max < 1)
 		return 0;
+again:
 	if (sp->mc) { /* --conns: the next readable link (sock_conns.c) */
 		int r = sock_conns_pick(s, sp, POLLIN, wait);
 
@@ -464,8 +465,9 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
 		return 1;
 	case XF_STOP:
-		if (!sock_conns_gone(s, sp))
-			s->ended = !tsess_stopped(s);
+		if (sock_conns_gone(s, sp))
+			goto again; /* that link ended; the others go on */
+		s->ended = !tsess_stopped(s);
 		return 0;
 	case XF_IDLE:
 		return 0;
