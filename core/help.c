@@ -489,6 +489,8 @@ static const char examples_text[] =
 	"        qperf myserver ud_lat ud_bw\n"
 	"    * RC bandwidth over 1024 QPs, with their spread and setup time:\n"
 	"        qperf myserver --qps 1024 -vx rc_bw\n"
+	"    * TCP bandwidth over 1024 connections on 2 threads, with their spread:\n"
+	"        qperf myserver --conns 1024 --threads 2 -vx tcp_bw\n"
 	"    * A sweep as one JSON document, or as JSON lines as they come:\n"
 	"        qperf myserver --json -oo msg_size:1K:64K:*4 tcp_bw\n"
 	"        qperf myserver --json_stream tcp_bw tcp_lat\n"
