@@ -6,7 +6,8 @@
 # too; udp_bw may lose datagrams but every flow carries some), the
 # document valid against the schema; -n split over --threads exactly; the
 # -vx lines (conns, threads, conn_setup, the spread, socket buffers);
-# RLIMIT_NOFILE too small (ulimit -n) refused with one line naming it;
+# RLIMIT_NOFILE too small (ulimit -n) refused with one line naming it, on
+# the client and on the server;
 # --conns on another test and with --streams refused; the server's memory
 # budget; a 0.5 server without CAP_CONNS and Debian's qperf 0.4.11 refused
 # with one line (the latter still serving); bad values.  The same spread over threads of --qps is
@@ -137,6 +138,20 @@ expect "conns: past the server's memory budget: refused" 1 '' \
 	'^qperf: server: not enough memory: this test needs [0-9]+ bytes, more than .*--max_memory.*; use a smaller -m or fewer --conns$'
 Q --conns 16 -n 160 tcp_bw
 expect "conns: and that server runs 16" 0 '^    bw +=  '
+stop_server "$PORT" "$SPID"
+
+# The server's RLIMIT_NOFILE: its one line, before any connection; the
+# test fails (exit 1) and the server serves on within its limit.
+start_server prlimit --nofile=300:300 -- ||
+	fail "conns: server with 300 descriptors"
+PORT=$SERVER_PORT
+SPID=$SERVER_PID
+Q --conns 512 -n 1024 tcp_bw
+expect "conns: above the server's RLIMIT_NOFILE: its one line" 1 '' \
+	"^qperf: server: --conns 512 needs [0-9]+ file descriptors \(one per connection; [0-9]+ are open\), above RLIMIT_NOFILE's hard limit \(300; ulimit -Hn\); at most [0-9]+ connections fit$"
+one_line "conns: the server's RLIMIT_NOFILE"
+Q --conns 100 -n 1000 tcp_bw
+expect "conns: and that server runs 100" 0 '^    bw +=  '
 stop_server "$PORT" "$SPID"
 
 # A 0.5 server without CAP_CONNS (0x400000): refused with one line after
