@@ -525,6 +525,15 @@ TEST(stat_ext_hist)
 	}
 }
 
+/* A 0.5 request with nothing beyond its defaults. */
+static void ext_req_plain(struct req *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->ext = true;
+	q->ext_ver = 2;
+	q->gid_index = -1;
+}
+
 /* --qps: REQX_QPS only above one QP; STATX_QPS round trip and bounds. */
 TEST(qps_items)
 {
@@ -534,10 +543,7 @@ TEST(qps_items)
 	struct node_stat st;
 	size_t n, m;
 
-	memset(&q, 0, sizeof(q));
-	q.ext = true;
-	q.ext_ver = 2;
-	q.gid_index = -1;
+	ext_req_plain(&q);
 	q.qps = 1;
 	n = ext_req_encode(&q, blk, sizeof(blk));
 	CHECK(n > 0);
@@ -587,10 +593,7 @@ TEST(threads_conns_items)
 	struct node_stat st;
 	size_t n, m;
 
-	memset(&q, 0, sizeof(q));
-	q.ext = true;
-	q.ext_ver = 2;
-	q.gid_index = -1;
+	ext_req_plain(&q);
 	q.threads = q.conns = 1;
 	m = ext_req_encode(&q, blk, sizeof(blk));
 	CHECK(ext_req_decode(blk, m, &d) == 0 && d.threads == 1 &&
