@@ -2,8 +2,9 @@
 /*
  * The STATX_QPS item of a STAT block (core/ctl.h): one end's QPs of a
  * --qps test, for the client's report; STATX_CONNS, laid out the same,
- * its data connections of a --conns test (qp_side.conns).  Pure: bytes to struct and back,
- * every field and length checked before it is stored.
+ * its data connections of a --conns test (qp_side.conns).  Pure: bytes
+ * to struct and back, every field and length checked before it is
+ * stored.
  */
 #include <stddef.h>
 #include <string.h>

@@ -117,7 +117,8 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
 	p->qps = q->qps > 1 ? q->qps : 1;
-	/* --threads over the QPs: run as streams, -n the total */
+	/* --threads over the QPs or connections: run as streams, -n the
+	 * total */
 	p->conns = q->conns > 1 ? q->conns : 1;
 	p->threads = q->threads > 1 ? q->threads : 1;
 	if (p->threads > 1 && (p->qps > 1 || p->conns > 1) &&
@@ -465,9 +466,10 @@ static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 }
 
 /*
- * --qps (--conns): this side's QPs (connections), over every stream (each held its share of
- * them, opened one after the other): their counts in stream order, their
- * spread, setup times added up, memory per QP over them all.
+ * --qps (--conns): this side's QPs (connections), over every stream
+ * (each held its share of them, opened one after the other): their counts
+ * in stream order, their spread, setup times added up, memory per QP over
+ * them all.
  */
 static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
 {

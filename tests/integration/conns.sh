@@ -7,11 +7,10 @@
 # document valid against the schema; -n split over --threads exactly; the
 # -vx lines (conns, threads, conn_setup, the spread, socket buffers);
 # RLIMIT_NOFILE too small (ulimit -n) refused with one line naming it, on
-# the client and on the server;
-# --conns on another test and with --streams refused; the server's memory
-# budget; a 0.5 server without CAP_CONNS and Debian's qperf 0.4.11 refused
-# with one line (the latter still serving); bad values.  The same spread over threads of --qps is
-# tests/rdma/qps.sh's.
+# the client and on the server; --conns on another test and with
+# --streams refused; the server's memory budget; a 0.5 server without CAP_CONNS and Debian's qperf 0.4.11 refused
+# with one line (the latter still serving); bad values.  The same spread
+# over threads of --qps is tests/rdma/qps.sh's.
 #
 # Usage: bash tests/integration/conns.sh   (QPERF=... overrides)
 
