@@ -137,9 +137,9 @@ endif
 LIB_OBJS = lib/sched.o lib/err.o lib/clock.o lib/alloc.o lib/random.o lib/sockcall.o \
 	lib/tlv.o lib/counters.o lib/addr.o lib/numa.o lib/hist.o lib/outfile.o lib/text.o \
 	lib/verdict.o lib/ceiling.o lib/sysfs.o lib/facts.o lib/path.o lib/pace.o lib/olsched.o \
-	lib/fair.o lib/ethlink.o lib/portinfo.o lib/qpspread.o
+	lib/fair.o lib/ethlink.o lib/portinfo.o lib/qpspread.o lib/fdlimit.o
 TRANSPORT_OBJS = transports/table.o transports/sock.o transports/sock_conn.o transports/sock_io.o transports/sock_cnt.o \
-	transports/sock_facts.o \
+	transports/sock_facts.o transports/sock_conns.o \
 	$(if $(HAVE_RDMA),$(VERBS_OBJS))
 OUTPUT_OBJS = output/out.o output/report.o output/report_tab.o output/report_x.o output/report_cnt.o \
 	output/report_streams.o output/report_pace.o output/json.o output/json_cnt.o output/json_regmr.o output/report_regmr.o output/report_conn.o output/json_conn.o output/plot.o \

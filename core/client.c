@@ -437,6 +437,8 @@ static int run_data(struct client *cl, struct attempt *a)
 			      "%s: %s needs a server that %s (qperf %s); the server at %s (qperf %s) lacks it",
 			      a->t->name, qps_given(a), qw, QPERF_VERSION,
 			      cl->plan->host, a->h.version);
+	if (client_caps_check(a, false, cl->plan->host) < 0)
+		return -1;
 	if (param_forever(a->t, &a->par) && !session_forever(&sd.p, sd.ext &&
 						       sd.ext_ver >= 2,
 						       sd.peer_caps))
@@ -556,6 +558,8 @@ static int legacy_adjust(struct attempt *a, const char *host)
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; the server at %s runs qperf 0.4, which holds one QP per test",
 			      a->t->name, qps_given(a), QPERF_VERSION, host);
+	if (client_caps_check(a, true, host) < 0)
+		return -1;
 	if (knob_given(a))
 		return seterr(a->err, sizeof(a->err),
 			      "%s: %s needs a server running qperf %s or later; this server runs 0.4, whose protocol cannot carry it",
@@ -832,7 +836,8 @@ static bool preflight(struct client *cl, const struct plan_item *it,
 	a->pre_for = it->test;
 	param_prepare(it->test, &a->par);
 	a->par.used[PAR_STREAMS] = false;
-	a->par.used[PAR_QPS] = false;
+	a->par.used[PAR_QPS] = a->par.used[PAR_THREADS] =
+		a->par.used[PAR_CONNS] = false;
 	a->t = test_find("conf");
 	fill_request(a, false);
 	pathrun_pre_of(&a->lq, &pre[0]);

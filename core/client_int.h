@@ -37,6 +37,13 @@ void fill_side(struct attempt *a, int side, bool legacy, struct req *q);
 /* Both: a->q for the server, a->lq for this end. */
 void fill_request(struct attempt *a, bool legacy);
 /*
+ * What this test asks of the server beyond what core/client.c checks
+ * (--conns: CAP_CONNS; --threads: CAP_THREADS): after the server's
+ * hello, or before a 0.4.11 server (legacy) is sent anything.  0, or -1 with
+ * a->err filled with one line naming the option and the server.
+ */
+int client_caps_check(struct attempt *a, bool legacy, const char *host);
+/*
  * Before any test: each test's local values against the local device:
  * 0, or the exit status (2 for a bad value, 1 if a test cannot run here)
  * with the error in msg.

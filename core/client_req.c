@@ -4,6 +4,7 @@
  * gets (0.4.11's fixed fields and the 0.5 block), and the checks of the
  * whole plan against the local device before any test runs.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +75,38 @@ static void fill_own(struct attempt *a, int side, bool legacy,
 	}
 	if (!legacy && a->par.used[PAR_QPS] && v[PAR_QPS] > 1)
 		q->qps = u32(v[PAR_QPS]);
+	if (!legacy && a->par.used[PAR_CONNS] && v[PAR_CONNS] > 1)
+		q->conns = u32(v[PAR_CONNS]);
+	/* resolved by param_prepare(): above one only where it applies */
+	if (!legacy && a->par.used[PAR_THREADS] && v[PAR_THREADS] > 1)
+		q->threads = u32(v[PAR_THREADS]);
 	if (!legacy && a->par.used[PAR_STREAMS]) {
 		q->streams = u32(v[PAR_STREAMS]);
 		q->cpus = a->par.cpus[side];
 	}
+}
+
+int client_caps_check(struct attempt *a, bool legacy, const char *host)
+{
+	const uint64_t *v = a->par.val[SIDE_LOC];
+	uint32_t caps = legacy ? 0 : a->h.caps;
+	const char *ver = legacy ? "0.4" : a->h.version;
+
+	if (a->par.used[PAR_CONNS] && v[PAR_CONNS] > 1 && !(caps & CAP_CONNS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: --conns %" PRIu64 " needs a server that runs several connections in one test (qperf %s); the server at %s (qperf %s) lacks it",
+			      a->t->name, v[PAR_CONNS], QPERF_VERSION, host,
+			      ver);
+	if (a->par.used[PAR_THREADS] && v[PAR_THREADS] > 1 &&
+	    param_spread_n(a->t, &a->par) > 1 && !(caps & CAP_THREADS))
+		return seterr(a->err, sizeof(a->err),
+			      "%s: %" PRIu64 " threads (%s) need a server that spreads QPs over threads (qperf %s); the server at %s (qperf %s) lacks it: give --threads 1",
+			      a->t->name, v[PAR_THREADS],
+			      a->par.set[SIDE_LOC][PAR_THREADS] ?
+				      "--threads" :
+				      "the default of --threads, one per CPU",
+			      QPERF_VERSION, host, ver);
+	return 0;
 }
 
 /*

@@ -198,6 +198,10 @@ size_t ext_req_encode(const struct req *q, uint8_t *out, size_t cap)
 		tlv_u32(&w, REQX_ARRIVALS, q->arrivals);
 	if (q->qps > 1)
 		tlv_u32(&w, REQX_QPS, q->qps);
+	if (q->threads > 1)
+		tlv_u32(&w, REQX_THREADS, q->threads);
+	if (q->conns > 1)
+		tlv_u32(&w, REQX_CONNS, q->conns);
 	if (q->cpus.n) {
 		uint8_t b[2 * CPUS_MAX], *p = b;
 
@@ -271,6 +275,8 @@ static const struct tlv_field reqx_tab[] = {
 	REQ_U(REQX_MSG_RATE, TLV_U64, msg_rate, .max = RATE_MAX),
 	REQ_U(REQX_ARRIVALS, TLV_U32, arrivals, .min = 1, .max = 2),
 	REQ_U(REQX_QPS, TLV_U32, qps, .min = 1, .max = QPS_MAX),
+	REQ_U(REQX_THREADS, TLV_U32, threads, .min = 1, .max = THREADS_MAX),
+	REQ_U(REQX_CONNS, TLV_U32, conns, .min = 1, .max = CONNS_MAX),
 	REQ_U(REQX_NONCE, TLV_BLOB, nonce),
 	REQ_U(REQX_PREFLIGHT, TLV_U32, preflight, .max = 0xffff),
 	{ .type = REQX_CPUS, .kind = TLV_FN, .fn = req_cpus_item },
@@ -298,6 +304,8 @@ int ext_req_decode(const uint8_t *in, size_t len, struct req *q)
 	q->rate = q->msg_rate = 0;
 	q->arrivals = 0;
 	q->qps = 1;
+	q->threads = 1;
+	q->conns = 1;
 	if (tlv_decode(in, len, reqx_tab, ARRAY_SIZE(reqx_tab), q, &seen) < 0)
 		return -1;
 	if (seen & TLV_BIT(REQX_NONCE))

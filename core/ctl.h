@@ -68,6 +68,8 @@ struct req {
 	uint64_t rate, msg_rate; /* --rate: bytes/s or msgs/s, 0 = none */
 	uint32_t arrivals; /* REQX_ARRIVALS; 0: closed loop */
 	uint32_t qps; /* --qps; 0 or 1: one QP */
+	uint32_t threads; /* --threads over the QPs; 0 or 1: one */
+	uint32_t conns; /* --conns; 0 or 1: one data connection */
 	bool has_nonce; /* the client has a shared secret (core/auth.h) */
 	uint8_t nonce[CTL_NONCE]; /* its random nonce */
 };
@@ -91,6 +93,10 @@ enum reqx_item {
 	REQX_ARRIVALS = 14, /* u32 1 constant, 2 Poisson: a latency test
 			     * with a rate runs open loop; absent: closed */
 	REQX_QPS = 15, /* u32 2..QPS_MAX QPs (CAP_QPS); absent: one */
+	REQX_THREADS = 16, /* u32 2..THREADS_MAX threads the QPs are spread
+			    * over (CAP_THREADS); absent: one */
+	REQX_CONNS = 17, /* u32 2..CONNS_MAX data connections of tcp_bw or
+			  * udp_bw (CAP_CONNS); absent: one */
 
 	/* 32 .. 32 + PAR_VK_COUNT - 1: the verbs knobs, u32 each, present
 	 * only when set (docs/protocol.md) */
@@ -117,8 +123,10 @@ enum statx_item {
 	STATX_STREAM = 7, /* bytes, once per stream: STATX_STREAM_SIZE */
 	STATX_FACTS = 8, /* bytes: this end's path facts (CAP_FACTS) */
 	STATX_COUNTERS = 9, /* bytes: this end's counters (CAP_COUNTERS) */
-	STATX_QPS = 15 /* bytes: this end's QPs of a --qps test (CAP_QPS):
-			* STATX_QPS_HDR bytes, then u64 counts */
+	STATX_QPS = 15, /* bytes: this end's QPs of a --qps test (CAP_QPS):
+			 * STATX_QPS_HDR bytes, then u64 counts */
+	STATX_CONNS = 17 /* bytes: its connections of a --conns test
+			  * (CAP_CONNS), laid out as STATX_QPS */
 };
 
 /*

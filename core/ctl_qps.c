@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The STATX_QPS item of a STAT block (core/ctl.h): one end's QPs of a
- * --qps test, for the client's report.  Pure: bytes to struct and back,
- * every field and length checked before it is stored.
+ * --qps test, for the client's report; STATX_CONNS, laid out the same,
+ * its data connections of a --conns test (qp_side.conns).  Pure: bytes
+ * to struct and back, every field and length checked before it is
+ * stored.
  */
 #include <stddef.h>
 #include <string.h>
@@ -48,7 +50,7 @@ size_t stat_qps_append(const struct qp_side *q, uint8_t *blk, size_t len,
 	}
 	for (uint32_t i = 0; i < listed; i++)
 		wire_put(p + STATX_QPS_HDR + 8 * (size_t)i, q->counts[i], 8);
-	tlv_end(&tw, STATX_QPS, need);
+	tlv_end(&tw, q->conns ? STATX_CONNS : STATX_QPS, need);
 	n = tlv_finish(&tw);
 	return n ? n : len;
 }
@@ -94,7 +96,10 @@ int stat_qps_take(const uint8_t *blk, size_t len, struct qp_side *q)
 	q->valid = false;
 	tlv_rinit(&r, blk, len);
 	while ((rc = tlv_next(&r, &type, &v, &n)) == 1)
-		if (type == STATX_QPS && qps_decode(v, n, q) < 0)
+		if ((type == STATX_QPS || type == STATX_CONNS) &&
+		    qps_decode(v, n, q) < 0)
 			return -1;
+		else if (type == STATX_CONNS)
+			q->conns = true;
 	return rc < 0 ? -1 : 0;
 }

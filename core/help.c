@@ -491,6 +491,8 @@ static const char examples_text[] =
 	"        qperf myserver --qps 1024 -vx rc_bw\n"
 	"    * A storm: 256 RC QPs set up at once per transaction, QPs/s:\n"
 	"        qperf myserver --qps 256 rc_qp_setup\n"
+	"    * TCP bandwidth over 1024 connections on 2 threads, with their spread:\n"
+	"        qperf myserver --conns 1024 --threads 2 -vx tcp_bw\n"
 	"    * A sweep as one JSON document, or as JSON lines as they come:\n"
 	"        qperf myserver --json -oo msg_size:1K:64K:*4 tcp_bw\n"
 	"        qperf myserver --json_stream tcp_bw tcp_lat\n"

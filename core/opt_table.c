@@ -209,6 +209,19 @@ const struct opt_desc opt_table[] = {
 	  "step's time over the storm, storms/s and QPs/s.  Default 1, at "
 	  "most 65536.  Needs qperf 0.5 on both ends (CAP_QPS2 for XRC, the "
 	  "bidirectional tests, the atomics and --cq_moderation)."),
+	P("--conns", NULL, OT_INT, PAR_CONNS, BOTH, 1, CONNS_MAX, "N",
+	  "Run tcp_bw or udp_bw over N connections. "
+	  "Each end holds N connections (udp_bw: N sockets, each its own "
+	  "flow), spread over --threads; each thread sends on whichever of "
+	  "its connections is writable, in turn, and the receiver reads "
+	  "whichever is readable.  The report is the aggregate; -vx and "
+	  "--json add the spread over the connections (min, median, max of "
+	  "the messages of each), the time to set them all up and the "
+	  "socket buffers per connection (--json: each connection's count, "
+	  "the first 4096).  RLIMIT_NOFILE is checked (and the soft limit "
+	  "raised) before any connection is made.  -n is the total over "
+	  "all.  Default 1, at most 16384.  Needs qperf 0.5 with --conns "
+	  "on both ends."),
 	/* Not -P: 0.4.11 keeps that as an obsolete spelling of -cp. */
 	P("--streams", "-st", OT_INT, PAR_STREAMS, BOTH, 1, STREAMS_MAX, "N",
 	  "Run N streams of a bandwidth test at once. "
@@ -278,12 +291,20 @@ const struct opt_desc opt_table[] = {
 	  "a loopback connection), and for this end's buffer of the RDMA "
 	  "tests.  A device without On-Demand Paging fails the test with "
 	  "one line."),
-	A("--threads", NULL, OT_INT, OA_THREADS, false, 1, REGMR_THREADS_MAX,
-	  "N",
-	  "reg_mr: N threads register at once. "
-	  "Each registers and deregisters its own regions; the report gives "
-	  "the percentiles of them all and their summed rate.  Default 1, "
-	  "at most 64."),
+	P("--threads", NULL, OT_INT, PAR_THREADS, BOTH, 1, THREADS_MAX, "T",
+	  "Run a test in T threads on each end. "
+	  "On reg_mr: T threads register at once, each its own regions; "
+	  "the report gives the percentiles of them all and their summed "
+	  "rate (default 1).  On a --qps or --conns test: the threads the "
+	  "QPs or connections are spread over, each holding its share (N/T, "
+	  "the first N mod T one more) and serving them in turn; default "
+	  "one per CPU of the test's NUMA node (that of the -ca CPU, else "
+	  "of --numa_node, else node 0), never more than N or -n.  -n is the total over "
+	  "all threads, split as evenly (n/T, the first n mod T one more), "
+	  "and the report is one test's aggregate (-v adds each thread's "
+	  "figures).  The client decides T and sends it; the server needs "
+	  "qperf 0.5 with --threads.  Not with --streams.  At most "
+	  "64."),
 	A("--json", "-J", OT_FLAG, OA_JSON, false, 0, 0, NULL,
 	  "Print the results as one JSON document. "
 	  "Nothing else goes to stdout: both ends' configuration, each test "

@@ -59,7 +59,6 @@ enum opt_act {
 	OA_HUGEPAGES, /* --hugepages: settings.mr */
 	OA_PREFAULT, /* --prefault: settings.mr */
 	OA_ODP, /* --odp [Mode]: settings.mr */
-	OA_THREADS, /* --threads N: settings.mr */
 	OA_PLOT, /* --plot: plan->plot_file */
 	OA_JSON, /* -J: plan->json = JSON_DOC */
 	OA_JSON_STREAM, /* --json_stream: plan->json = JSON_STREAM */

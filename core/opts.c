@@ -907,7 +907,7 @@ static int parse_args(int argc, char **argv, struct plan *plan,
 			}
 			v = argv[++i];
 		}
-		if (o->act >= OA_HUGEPAGES && o->act <= OA_THREADS) {
+		if (o->act >= OA_HUGEPAGES && o->act <= OA_ODP) {
 			bool used = false;
 
 			if (regmr_opt(s, o, a, v, i + 1 < argc && plan->host

@@ -25,6 +25,7 @@
 #include "transports/transport.h"
 #include "ctl.h"
 #include "lib/alloc.h"
+#include "lib/numa.h"
 
 #define U32 ((uint64_t)UINT32_MAX)
 
@@ -261,6 +262,50 @@ static void dflt(struct par_set *p, int side, enum par_id id, uint64_t v)
 		p->val[side][id] = v;
 }
 
+uint64_t param_spread_n(const struct test_desc *t, const struct par_set *p)
+{
+	uint64_t q = p->val[SIDE_LOC][PAR_QPS], c = p->val[SIDE_LOC][PAR_CONNS];
+
+	if ((t->uses & PAR_BIT(PAR_CONNS)) && c > 1)
+		return c;
+	return (t->uses & PAR_BIT(PAR_QPS)) && q > 1 ? q : 1;
+}
+
+/*
+ * --threads on a test whose QPs are spread over threads: the client
+ * decides one T for both ends.  Not given: one thread per CPU of the
+ * test's NUMA node (the -ca CPU's, else --numa_node's, else node 0; the
+ * machine's without NUMA).  Never more than the QPs, nor than -n, so
+ * every thread has at least one QP and one message.  reg_mr keeps the
+ * value given (default 1); every other test runs one thread.
+ */
+static void threads_pick(const struct test_desc *t, struct par_set *p)
+{
+	uint64_t n = param_spread_n(t, p), msgs = p->val[SIDE_LOC][PAR_NO_MSGS];
+	uint64_t pn = p->val[SIDE_LOC][PAR_AFFINITY], v;
+	int node = 0;
+
+	if (!(t->uses & PAR_BIT(PAR_THREADS)))
+		return;
+	if (t->kind == TK_LOCAL)
+		return; /* reg_mr: as given, default 1 */
+	if (p->cpus[SIDE_LOC].n)
+		pn = p->cpus[SIDE_LOC].pn[0];
+	if (pn)
+		node = qnuma_cpu_node((unsigned)(pn - 1));
+	else if (p->set[SIDE_LOC][PAR_NUMA_NODE])
+		node = (int)p->val[SIDE_LOC][PAR_NUMA_NODE];
+	v = p->set[SIDE_LOC][PAR_THREADS] ? p->val[SIDE_LOC][PAR_THREADS]
+					   : (uint64_t)cpu_node_count(node);
+	if (!p->set[SIDE_LOC][PAR_THREADS] && p->val[SIDE_LOC][PAR_STREAMS] > 1)
+		v = 1; /* --streams runs threads of its own */
+	if (v > n)
+		v = n;
+	if (msgs && v > msgs)
+		v = msgs;
+	p->val[SIDE_LOC][PAR_THREADS] = p->val[SIDE_REM][PAR_THREADS] = v;
+}
+
 void param_prepare(const struct test_desc *t, struct par_set *p)
 {
 	bool cm = (t->uses & PAR_BIT(PAR_USE_CM)) && p->val[SIDE_LOC][PAR_USE_CM];
@@ -300,10 +345,13 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		dflt(p, side, PAR_MSG_SIZE, t->msg_size);
 		dflt(p, side, PAR_STREAMS, 1);
 		dflt(p, side, PAR_QPS, 1);
+		dflt(p, side, PAR_THREADS, 1);
+		dflt(p, side, PAR_CONNS, 1);
 		dflt(p, side, PAR_MTU_SIZE,
 		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
 							     : 0);
 	}
+	threads_pick(t, p);
 }
 
 /* Append "<spelling> set but not used in test <name>", clamped. */
@@ -447,6 +495,13 @@ const struct par_row param_table[] = {
 	/* Its own item (REQX_QPS, 0.5 peers with CAP_QPS), only above one;
 	 * -vu lists it only then. */
 	OWN(PAR_QPS, "qps", RPK_COUNT, .list_above_one = true),
+	/* Its own item (REQX_THREADS, 0.5 peers with CAP_THREADS) on a
+	 * --qps test, only above one; reg_mr's never travels.  Resolved by
+	 * param_prepare(); -vu lists it only above one. */
+	OWN(PAR_THREADS, "threads", RPK_COUNT, .list_above_one = true),
+	/* Its own item (REQX_CONNS, 0.5 peers with CAP_CONNS), only above
+	 * one; -vu lists it only then. */
+	OWN(PAR_CONNS, "conns", RPK_COUNT, .list_above_one = true),
 	/* --rate: its own items (0.5 peers with CAP_RATE); bytes/s or
 	 * msgs/s, used only when given (param_prepare()).  Not in -vu's
 	 * list: the report's offered_rate says it. */
@@ -588,6 +643,74 @@ uint32_t param_qps_cap(const struct test_desc *t, const struct par_set *p,
 	return CAP_QPS;
 }
 
+/* --conns: tcp_bw and udp_bw only; not with --streams (one way to run
+ * several connections at a time). */
+static int conns_check(const struct test_desc *t, const struct settings *s,
+		       char *err, size_t errlen)
+{
+	const struct par_set *p = &s->par;
+	const char *o = p->spelling[SIDE_LOC][PAR_CONNS];
+	char v[24];
+
+	if (!given(s, PAR_CONNS))
+		return 0;
+	snprintf(v, sizeof(v), "%" PRIu64, p->val[SIDE_LOC][PAR_CONNS]);
+	if (!o)
+		o = "--conns";
+	if (!(t->uses & PAR_BIT(PAR_CONNS)))
+		return opts_fail(err, errlen, o, v,
+				 "not for %s: only tcp_bw and udp_bw run over several connections",
+				 t->name);
+	if (given(s, PAR_STREAMS))
+		return opts_fail(err, errlen, o, v,
+				 "not with %s: give --threads to spread the connections over threads",
+				 p->spelling[SIDE_LOC][PAR_STREAMS] ?
+					 p->spelling[SIDE_LOC][PAR_STREAMS] :
+					 "--streams");
+	return 0;
+}
+
+/*
+ * --threads over QPs: not with --streams (each is a way to run threads;
+ * together they would have no clear meaning), nor with -I (interval
+ * records carry one thread's figures): a default of several threads
+ * there is refused too, with the way out.
+ */
+static int threads_check(const struct test_desc *t, const struct settings *s,
+			 char *err, size_t errlen)
+{
+	const struct par_set *p = &s->par;
+	const char *o = p->spelling[SIDE_LOC][PAR_THREADS];
+	struct par_set *x;
+	uint64_t v;
+	char b[24];
+
+	if (!(t->uses & PAR_BIT(PAR_THREADS)) || t->kind == TK_LOCAL)
+		return 0;
+	snprintf(b, sizeof(b), "%" PRIu64, p->val[SIDE_LOC][PAR_THREADS]);
+	if (given(s, PAR_THREADS) && given(s, PAR_STREAMS))
+		return opts_fail(err, errlen, o ? o : "--threads", b,
+				 "not with %s: give one of them (--threads spreads the QPs of one test over threads, --streams runs separate streams)",
+				 p->spelling[SIDE_LOC][PAR_STREAMS] ?
+					 p->spelling[SIDE_LOC][PAR_STREAMS] :
+					 "--streams");
+	if (!s->interval)
+		return 0;
+	x = xmalloc(sizeof(*x));
+	*x = *p;
+	param_prepare(t, x);
+	v = x->val[SIDE_LOC][PAR_THREADS];
+	free(x);
+	if (v < 2 && !looped(s, PAR_THREADS))
+		return 0;
+	return opts_fail(err, errlen, s->interval_opt ? s->interval_opt : "-I",
+			 NULL,
+			 "interval reports are not available with %" PRIu64 " threads in test %s%s; give --threads 1",
+			 v, t->name,
+			 p->set[SIDE_LOC][PAR_THREADS] ? "" :
+			 " (the default: one per CPU of the NUMA node)");
+}
+
 int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen)
 {
@@ -595,7 +718,9 @@ int param_check_test(const struct test_desc *t, const struct settings *s,
 	const char *unit;
 	const struct par_set *p = &s->par;
 
-	if (qps_check(t, s, err, errlen) < 0)
+	if (qps_check(t, s, err, errlen) < 0 ||
+	    conns_check(t, s, err, errlen) < 0 ||
+	    threads_check(t, s, err, errlen) < 0)
 		return -1;
 
 	/* Interval records carry one stream's figures. */

@@ -65,6 +65,9 @@ uint32_t param_qps_cap(const struct test_desc *t, const struct par_set *p,
 int param_check_test(const struct test_desc *t, const struct settings *s,
 		     char *err, size_t errlen);
 
+/* The QPs (--qps) test t spreads over its threads: 1 when none. */
+uint64_t param_spread_n(const struct test_desc *t, const struct par_set *p);
+
 /* The largest message test t can carry, or 0 for no limit. */
 uint64_t param_msg_max(const struct test_desc *t);
 /*

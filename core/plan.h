@@ -50,7 +50,6 @@ struct settings {
 		bool hugepages; /* --hugepages */
 		bool prefault; /* --prefault */
 		uint32_t odp; /* --odp: enum regmr_odp */
-		uint32_t threads; /* --threads: 0 not given */
 		const char *first; /* the first of them given, as typed */
 	} mr;
 };

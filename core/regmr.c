@@ -24,7 +24,6 @@ void regmr_apply(const struct settings *s, struct tparams *p)
 	p->hugepages = s->mr.hugepages;
 	p->prefault = s->mr.prefault;
 	p->odp = s->mr.odp;
-	p->threads = s->mr.threads;
 }
 
 int regmr_run(struct attempt *a)

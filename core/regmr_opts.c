@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Memory registration options (reg_mr, issue 20): --hugepages,
- * --prefault, --odp [explicit|implicit|prefetch] and --threads N land in
+ * --prefault and --odp [explicit|implicit|prefetch] land in
  * struct settings' mr, per test like every option; the plan's checks say
  * which tests use them.  They are this end's only and never travel: the
  * RDMA bandwidth tests apply --hugepages and --odp to the client's
@@ -36,9 +36,9 @@ int regmr_opt(struct settings *s, const struct opt_desc *o,
 	      bool *used, char *err, size_t errlen)
 {
 	struct mr_opts *m = &s->mr;
-	uint64_t x;
 	int odp;
 
+	(void)v; /* no option here takes a value */
 	*used = false;
 	if (!m->first)
 		m->first = spelling;
@@ -48,11 +48,6 @@ int regmr_opt(struct settings *s, const struct opt_desc *o,
 		return 0;
 	case OA_PREFAULT:
 		m->prefault = true;
-		return 0;
-	case OA_THREADS:
-		if (parse_value(o, spelling, v, &x, err, errlen))
-			return -1;
-		m->threads = (uint32_t)x;
 		return 0;
 	default: /* OA_ODP: an optional mode; a test name is no mode */
 		m->odp = REGMR_ODP_EXPLICIT;
@@ -80,9 +75,8 @@ void regmr_plan_check(struct plan *plan)
 		/* (a test this build lacks says so when it runs) */
 		if (t->kind == TK_LOCAL || !m->first || !t->tp)
 			continue;
-		if (m->prefault || m->threads)
-			plan_warn(plan, "%s set but not used in test %s (reg_mr only)",
-				  m->prefault ? "--prefault" : "--threads",
+		if (m->prefault)
+			plan_warn(plan, "--prefault set but not used in test %s (reg_mr only)",
 				  t->name);
 		else if (!rdma)
 			plan_warn(plan, "%s set but not used in test %s (reg_mr and the RDMA tests only)",

@@ -45,6 +45,10 @@
 /* What the memory budget counts for each QP of a --qps test: its queues
  * and its share of a provider's own (softverbs: a 64 KiB packet buffer). */
 #define SERVER_QP_MEM (96u << 10)
+/* ... and for each data connection of a --conns test: what its socket
+ * buffers may hold at Linux's defaults (tcp_rmem's 128 KiB), memory the
+ * kernel takes on this host for the test. */
+#define SERVER_CONN_MEM (128u << 10)
 #define SERVER_MAX_TIMEOUT (3600 * NS_PER_SEC)
 #define LOW_PORTS 1024 /* data ports below this need --allow_low_ports */
 
@@ -237,6 +241,16 @@ static int validate(const struct test_desc *t, struct req *q,
 		return seterr(err, errlen,
 			      "%s: a storm of %u QPs is above the %u this server sets up at once",
 			      t->name, q->qps, t->tp->storm_max);
+	if (q->conns > 1 && !(t->uses & PAR_BIT(PAR_CONNS)))
+		return seterr(err, errlen, "%s does not run several connections",
+			      t->name);
+	if (q->threads > 1 &&
+	    (q->streams > 1 || q->threads > (q->qps > q->conns ? q->qps
+							       : q->conns)))
+		return seterr(err, errlen,
+			      "%s: %u threads need as many QPs or connections or more (%u) and no --streams",
+			      t->name, q->threads,
+			      q->qps > q->conns ? q->qps : q->conns);
 	if (q->qps > 1 && q->streams > q->qps)
 		return seterr(err, errlen,
 			      "%s: %u QPs cannot be shared by %u streams",
@@ -355,8 +369,10 @@ static int serve_one(int fd, const struct plan *p)
 	adm.req_index = q.req_index;
 	adm.data = t->kind == TK_DATA;
 	adm.mem = adm.data ? test_mem(t, &q) : 0;
-	if (q.streams > 1)
-		adm.mem *= q.streams; /* one buffer per stream, one slot */
+	if (q.streams > 1 || q.threads > 1) /* a buffer per thread, one slot */
+		adm.mem *= q.streams > 1 ? q.streams : q.threads;
+	if (q.conns > 1) /* each connection's socket buffers */
+		adm.mem += (uint64_t)q.conns * SERVER_CONN_MEM, adm.conns = q.conns;
 	if (q.qps > 1) { /* one buffer for all, and each QP's queues */
 		adm.mem += (uint64_t)q.qps * SERVER_QP_MEM;
 		adm.qps = q.qps;

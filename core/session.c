@@ -117,6 +117,15 @@ static void session_own(const struct req *q, struct tparams *p)
 	p->gid_index = q->gid_index;
 	p->streams = q->streams > 1 ? q->streams : 1;
 	p->qps = q->qps > 1 ? q->qps : 1;
+	/* --threads over the QPs or connections: run as streams, -n the
+	 * total */
+	p->conns = q->conns > 1 ? q->conns : 1;
+	p->threads = q->threads > 1 ? q->threads : 1;
+	if (p->threads > 1 && (p->qps > 1 || p->conns > 1) &&
+	    p->streams < 2) {
+		p->streams = p->threads;
+		p->total_n = true;
+	}
 	p->cpus = q->cpus;
 	p->rate = q->rate;
 	p->msg_rate = q->rate ? 0 : q->msg_rate;
@@ -143,7 +152,7 @@ uint32_t session_caps(void)
 			CAP_VKNOBS | CAP_INTERVAL | CAP_CONF_EXT | CAP_STREAMS |
 			CAP_COUNTERS | CAP_FACTS | CAP_FOREVER |
 			CAP_RATE | CAP_OPENLOOP | CAP_OLRDMA | CAP_QPS |
-			CAP_QPS2;
+			CAP_QPS2 | CAP_THREADS | CAP_CONNS;
 
 	/* What this build can run: XRC, the tests beyond 0.4.11's. */
 	for (size_t i = 0; i < test_count; i++) {
@@ -288,7 +297,8 @@ static int send_stat(struct tside *sd, char *err, size_t errlen)
 				 : ext_stat_encode(&sd->st, sd->ext_ver, h,
 						   ext, EXT_STAT_MAX);
 		n = pathrun_stat_add(sd, ext, n, EXT_STAT_MAX);
-		if (n && sd->qps && (sd->peer_caps & CAP_QPS))
+		if (n && sd->qps && (sd->peer_caps &
+				     (sd->qps[0].conns ? CAP_CONNS : CAP_QPS)))
 			n = stat_qps_append(&sd->qps[0], ext, n, EXT_STAT_MAX);
 		if (n && sd->ext_ver >= 2 && (sd->peer_caps & CAP_COUNTERS))
 			n = session_cnt_append(sd, ext, n, EXT_STAT_MAX);
@@ -387,6 +397,7 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 			uint32_t n, char *err, size_t errlen)
 {
 	const struct transport *tp = sd->t->tp;
+	uint32_t at = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct tsess *s = &v[i].s;
@@ -398,6 +409,17 @@ static int open_streams(struct tside *sd, struct chan *ch, struct strm *v,
 		s->p.slots = loop_open_slots(sd->t, &sd->p);
 		/* --qps over --streams: stream i holds its share of them */
 		s->p.qps = sd->p.qps / n + (i < sd->p.qps % n);
+		/* --threads: -n is the total, the first n mod T one more;
+		 * the device's limits are for all QPs */
+		if (sd->p.total_n && sd->p.no_msgs)
+			s->p.no_msgs = sd->p.no_msgs / n + (i < sd->p.no_msgs % n);
+		if (sd->p.total_n)
+			s->p.qps_test = sd->p.qps;
+		/* --conns: likewise its share of the connections */
+		s->p.conns = sd->p.conns / n + (i < sd->p.conns % n);
+		s->p.conns_test = sd->p.conns;
+		s->p.conns_before = at;
+		at += s->p.conns;
 		s->ch = ch;
 		s->stop = &timer_fired;
 		s->progress = progress_counter;
@@ -446,15 +468,17 @@ static void pace_result(struct tside *sd, const struct strm *v, uint32_t n)
 }
 
 /*
- * --qps: this side's QPs, over every stream (each held its share of
- * them, opened one after the other): their counts in stream order, their
- * spread, setup times added up, memory per QP over them all.
+ * --qps (--conns): this side's QPs (connections), over every stream
+ * (each held its share of them, opened one after the other): their counts
+ * in stream order, their spread, setup times added up, memory per QP over
+ * them all.
  */
 static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
 {
 	const struct transport *tp = sd->t->tp;
 	struct qp_side *q, *one = xcalloc(1, sizeof(*one));
-	uint64_t *c = xcalloc(sd->p.qps, sizeof(*c)), mr = 0, qb = 0, pb = 0;
+	uint32_t all = sd->p.conns > 1 ? sd->p.conns : sd->p.qps;
+	uint64_t *c = xcalloc(all, sizeof(*c)), mr = 0, qb = 0, pb = 0;
 	uint32_t at = 0;
 
 	sd->qps = xcalloc(2, sizeof(*sd->qps));
@@ -462,10 +486,11 @@ static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		memset(one, 0, sizeof(*one));
 		tp->qp_stats(&v[i].s, one, c + at);
-		if (!one->n || one->n > sd->p.qps - at)
+		if (!one->n || one->n > all - at)
 			break; /* each stream holds its share (open_streams()) */
 		at += one->n;
 		q->cq_per_qp = one->cq_per_qp;
+		q->conns = one->conns;
 		q->setup_ns += one->setup_ns;
 		mr += one->mr_B * one->n;
 		qb += one->queue_B * one->n;
@@ -473,6 +498,7 @@ static void qps_collect(struct tside *sd, struct strm *v, uint32_t n)
 	}
 	q->valid = at > 0;
 	q->n = at;
+	q->threads = n;
 	if (at) {
 		q->mr_B = mr / at;
 		q->queue_B = qb / at;
@@ -581,7 +607,7 @@ int session_run(struct tside *sd, char *err, size_t errlen)
 		goto out;
 	rc = run_loops(sd, v, n, err, errlen);
 	done_watch_stop(&dw);
-	if (sd->p.qps > 1 && tp->qp_stats)
+	if ((sd->p.qps > 1 || sd->p.conns > 1) && tp->qp_stats)
 		qps_collect(sd, v, n);
 	if (watch)
 		measure_disarm(); /* the watch may have armed it late */

@@ -121,6 +121,12 @@ static void on_stop(int sig)
 }
 
 /* "2.5 s", "10 min" */
+/* The hint of a memory refusal besides a smaller -m. */
+static const char *fewer(const struct admit *a)
+{
+	return a->qps ? " or fewer --qps" : a->conns ? " or fewer --conns" : "";
+}
+
 static void fmt_time(char *buf, size_t len, uint64_t ns)
 {
 	double s = (double)ns / 1e9;
@@ -501,12 +507,11 @@ static void on_message(struct superv *sv, struct slot *s,
 		if (m->a.mem > sv->budget)
 			xsnprintf(r.text, sizeof(r.text),
 				  "not enough memory: this test needs %s bytes, more than the server's whole budget of %s (--max_memory); use a smaller -m%s",
-				  need, all, m->a.qps ? " or fewer --qps" : "");
+				  need, all, fewer(&m->a));
 		else
 			xsnprintf(r.text, sizeof(r.text),
 				  "not enough memory: this test needs %s bytes and %s of the server's %s (--max_memory) are free; try again later or use a smaller -m%s",
-				  need, freeb, all,
-				  m->a.qps ? " or fewer --qps" : "");
+				  need, freeb, all, fewer(&m->a));
 	} else {
 		r.ok = 1;
 		s->counted = true;

@@ -40,6 +40,7 @@ struct admit {
 	uint32_t data; /* 1: a test that moves data; 0: conf, quit */
 	uint64_t mem; /* bytes of buffers the test allocates */
 	uint32_t qps; /* --qps above one: their queues are part of mem */
+	uint32_t conns; /* --conns above one: their socket buffers too */
 	uint64_t time_ns; /* 0: by count (or until EOF) */
 	uint64_t timeout_ns; /* the request's timeout, after clamping */
 	uint64_t no_msgs;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "numa.h"
@@ -208,6 +209,20 @@ bool cpu_usable(uint64_t cpu)
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return true; /* cannot tell: leave it to sched_setaffinity */
 	return CPU_ISSET((int)cpu, &set);
+}
+
+int cpu_node_count(int node)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int count = 0;
+
+	if (n < 1)
+		return 1;
+	if (node < 0 || qnuma_nodes_count() < 1)
+		return (int)n;
+	for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+		count += qnuma_cpu_node((unsigned)c) == node;
+	return count ? count : (int)n;
 }
 
 int cpu_usable_count(void)

@@ -59,6 +59,9 @@ int set_cpu_affinity(uint64_t aff, char *err, size_t errlen);
  * CPUs it may run on (0 if unknown).  Do not block.
  */
 bool cpu_usable(uint64_t cpu);
+/* The online CPUs of NUMA node node (-1, or no NUMA: of the machine),
+ * whatever this process's affinity; at least 1. */
+int cpu_node_count(int node);
 int cpu_usable_count(void);
 
 #endif

@@ -61,6 +61,13 @@ enum par_id {
 	PAR_CQ_PER_QP, /* --cq_per_qp: a CQ per QP, not one shared */
 	PAR_STREAMS, /* --streams: parallel streams of one test (0.5 peers) */
 	PAR_QPS, /* --qps: QPs of one RDMA test (0.5 peers with CAP_QPS) */
+	/* --threads: the test's threads on each end: reg_mr's registering
+	 * threads, or those a --qps test's QPs are spread over (0.5 peers
+	 * with CAP_THREADS); -n counts over them all */
+	PAR_THREADS,
+	/* --conns: data connections of tcp_bw or udp_bw (0.5 peers with
+	 * CAP_CONNS), spread over --threads */
+	PAR_CONNS,
 	/* --rate (lib/pace.h): one of the two, the other 0; 0 = not paced.
 	 * The sender of each direction paces; the server only for tests
 	 * where it sends (0.5 peers with CAP_RATE). */
@@ -87,6 +94,8 @@ enum side { SIDE_LOC, SIDE_REM };
 
 /* --streams N: at most this many streams in one test. */
 #define STREAMS_MAX 64
+/* --threads T: at most this many threads of one test (reg_mr's too). */
+#define THREADS_MAX STREAMS_MAX
 /* -ca with a CPU list: at most this many entries, each a CPU number + 1
  * below CPUS_PN_MAX (0: that stream is not pinned). */
 #define CPUS_MAX STREAMS_MAX
@@ -96,6 +105,9 @@ enum side { SIDE_LOC, SIDE_REM };
  * of their counts listed one by one (STAT, JSON; the spread is over all). */
 #define QPS_MAX 65536
 #define QPS_LIST_MAX 4096
+/* --conns N: at most this many data connections in one test; their
+ * counts are listed as the QPs' are (QPS_LIST_MAX). */
+#define CONNS_MAX 16384
 
 /* A -ca CPU list: pn[i] pins stream i (i modulo n); 0.4.11's meaning. */
 struct cpu_list {
@@ -381,6 +393,9 @@ struct conn_res {
 struct qp_side {
 	bool valid; /* false: not known (the peer is not a 0.5 one) */
 	uint32_t n; /* QPs */
+	uint32_t threads; /* this end's threads they were spread over */
+	bool conns; /* data connections of a --conns test, not QPs: queue_B
+		     * is their socket buffers, mr_B 0 */
 	bool cq_per_qp; /* a CQ per QP, else one shared by all */
 	uint64_t setup_ns; /* creating, exchanging and connecting them all */
 	uint64_t mr_B, queue_B, proc_B; /* bytes per QP (above) */

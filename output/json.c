@@ -546,7 +546,7 @@ void json_test_results(struct json_doc *J, const struct test_desc *t,
 	if (res->conn)
 		set(o, "conn", json_conn(res->conn));
 	if (res->qps)
-		set(o, "qps", json_qps(res->qps));
+		set(o, res->qps[0].conns ? "conns" : "qps", json_qps(res->qps));
 	for (int i = 0; i < nnotes; i++)
 		set(nt, notes[i].name, json_string(notes[i].value));
 	set(J->cur, "notes", nt);

@@ -22,7 +22,7 @@
 # may be joined with "|") of the names to run:
 #  - where a suite has several programs or files (unit: tests/unit/test_*;
 #    integration: basic options polling memory errors interval_plot json
-#    streams counters verdict completion forever, its files; softverbs-cm: its ASan pass; rdma: xport qperf
+#    streams counters verdict completion forever conns, its files; softverbs-cm: its ASan pass; rdma: xport qperf
 #    json), those whose name contains PATTERN run whole, and only they:
 #    unit:test_opts runs that one binary, integration:json json.sh;
 #  - otherwise every part of the suite runs with QPERF_CHECKS=PATTERN in
@@ -62,13 +62,13 @@ if [ ${#args[@]} -eq 0 ]; then
 fi
 
 # The integration suite's files, each a sub-suite (integration:NAME).
-INTEGRATION=(basic options polling memory errors interval_plot json streams counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma)
+INTEGRATION=(basic options polling memory errors interval_plot json streams counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma conns)
 # In CI (CI=true) the sanitize suite runs tests/integration/json.sh,
 # streams.sh and tests/robust/harden.sh whole on the ASan+UBSan build;
 # when it is part of this run, their plain runs are left out (the same
 # checks of the same code; the ASan run is the one that can fail on more).
 if [ "${CI:-}" = true ] && [[ " ${args[*]} " == *" sanitize "* ]]; then
-	INTEGRATION=(basic options polling memory errors interval_plot counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma)
+	INTEGRATION=(basic options polling memory errors interval_plot counters verdict completion forever pace openloop openloop_rdma clients load regmr conn conn_rdma conns)
 	export QPERF_HARDEN_IN_SANITIZE=1
 fi
 

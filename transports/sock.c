@@ -764,7 +764,8 @@ static int client_open(struct tsess *s, const struct xport *xp,
  */
 static void kernel_pace(struct tsess *s, const struct xport *xp, int fd)
 {
-	uint64_t r = tsess_rate(s);
+	/* --conns: the session's rate shared by its links */
+	uint64_t r = tsess_rate(s) / (s->p.conns > 1 ? s->p.conns : 1);
 	uint32_t r32 = r > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r;
 
 	if (s->server || !r || xp != &xport_tcp ||
@@ -781,23 +782,29 @@ int sock_open(struct tsess *s, const struct xport *xp, char *err,
 	      size_t errlen)
 {
 	struct sock_priv *sp = s->priv;
-	int rc;
+	uint32_t n = s->p.conns > 1 ? s->p.conns : 1;
 
 	sp->xp = xp;
 	sp->fd = -1;
 	/* A timed test's alarm already ends every blocking call. */
 	sp->idle = !s->p.time || s->p.timeout < s->p.time ? s->p.timeout : 0;
-	rc = s->server ? server_open(s, xp, sp, err, errlen)
-		       : client_open(s, xp, sp, err, errlen);
-	if (rc < 0)
+	if (sock_conns_begin(s, sp, err, errlen) < 0)
 		return -1;
+	/* --conns: each link as the one connection is made (sock_conns.c) */
+	for (uint32_t i = 0; i < n; i++) {
+		if ((s->server ? server_open(s, xp, sp, err, errlen)
+			       : client_open(s, xp, sp, err, errlen)) < 0)
+			return -1;
+		sock_set_timeo(sp->xp, sp->fd, SO_SNDTIMEO, sp->idle);
+		sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
+		sp->rcvtimeo = sp->idle;
+		sock_tune_fd(s, sp);
+		kernel_pace(s, xp, sp->fd);
+		sock_conns_made(sp, i);
+	}
 	s->buf = xcalloc(1, s->p.msg_size ? s->p.msg_size : 1);
 	s->buflen = s->p.msg_size;
-	sock_set_timeo(sp->xp, sp->fd, SO_SNDTIMEO, sp->idle);
-	sock_set_timeo(sp->xp, sp->fd, SO_RCVTIMEO, sp->idle);
-	sp->rcvtimeo = sp->idle;
 	sock_tune(s, sp);
-	kernel_pace(s, xp, sp->fd);
 	return 0;
 }
 
@@ -805,6 +812,7 @@ void sock_close(struct tsess *s)
 {
 	struct sock_priv *sp = s->priv;
 
+	sock_conns_close(sp);
 	if (sp->fd >= 0 && sp->xp)
 		sp->xp->k->close(sp->fd);
 	sp->fd = -1;
@@ -833,9 +841,10 @@ _Static_assert(sizeof(struct sock_priv) <= SOCK_PRIV_MAX,
 	const struct transport transport_##x = {                      \
 		.name = #x, .label = lbl, .flags = (fl) | TF_CLOSE_EARLY, \
 		.max_msg = max, .priv_size = sizeof(struct sock_priv),  \
-		.open = open_##x, .close = sock_close, .post = sock_post, \
+		.check = sock_conns_check, .open = open_##x,            \
+		.close = sock_close, .post = sock_post,                 \
 		.poll = sock_poll, .counters = sock_counters,           \
-		.facts = sock_facts,                                    \
+		.qp_stats = sock_conns_stats, .facts = sock_facts,      \
 	}
 
 SOCK_TRANSPORT(tcp, "TCP", TF_EOF_ENDS, 0);

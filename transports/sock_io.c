@@ -56,7 +56,7 @@
 #define BUSY_POLL_US 50 /* SO_BUSY_POLL asked for with -cp1 */
 #define SPIN_BUDGET (BUSY_POLL_US * 1000ULL) /* ns spun before sleeping */
 
-static void set_fast(struct tsess *s, struct sock_priv *sp)
+void sock_tune_fd(struct tsess *s, struct sock_priv *sp)
 {
 	bool legacy = !s->ch->ext;
 	bool tcp = sp->xp->style == SS_STREAM && sp->xp->protocol == 0 &&
@@ -100,7 +100,8 @@ static uint32_t batch_of(const struct tsess *s, const struct sock_priv *sp)
 {
 	uint32_t n = tsess_depth(s, false);
 
-	if (!s->ch->ext || s->server || sp->xp->style != SS_DGRAM ||
+	/* --conns: one message per link at its turn (round robin) */
+	if (!s->ch->ext || s->server || sp->xp->style != SS_DGRAM || sp->mc ||
 	    sp->xp->k != &sock_calls_kernel ||
 	    s->t->loop != LOOP_STREAM_BW || s->p.msg_size > SOCK_BATCH_MSG ||
 	    getenv("QPERF_NO_MMSG"))
@@ -110,7 +111,6 @@ static uint32_t batch_of(const struct tsess *s, const struct sock_priv *sp)
 
 void sock_tune(struct tsess *s, struct sock_priv *sp)
 {
-	set_fast(s, sp);
 	sp->batch = batch_of(s, sp);
 	if (sp->batch < 2)
 		return;
@@ -372,11 +372,25 @@ int sock_post(struct tsess *s, const struct twr *wr, uint32_t n,
 		return seterr(err, errlen,
 			      "internal error: %s cannot post this operation",
 			      sp->xp->name);
+again:
+	/* --conns: on the next writable link (sock_conns.c) */
+	switch (sp->mc ? sock_conns_pick(s, sp, POLLOUT, UINT64_MAX) : 1) {
+	case -1:
+		s->ended = !tsess_stopped(s);
+		return 0;
+	case 0:
+		return tsess_stopped(s) ? 0 : TP_IDLE;
+	}
 	switch (send_msg(s, sp, &sent)) {
 	case XF_OK:
+		sock_conns_count(sp, sent);
 		sp->ndone += sent;
 		return (int)sent;
 	case XF_STOP:
+		if (sock_conns_gone(s, sp)) {
+			sent = n;
+			goto again;
+		}
 		s->ended = !tsess_stopped(s);
 		return 0;
 	case XF_ERR:
@@ -440,7 +454,16 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	}
 	if (sp->credits == 0 || max < 1)
 		return 0;
-	if (wait != UINT64_MAX && !(sp->fast & SF_SPIN)) {
+again:
+	if (sp->mc) { /* --conns: the next readable link (sock_conns.c) */
+		int r = sock_conns_pick(s, sp, POLLIN, wait);
+
+		if (r <= 0) {
+			s->ended = r < 0 && !tsess_stopped(s);
+			return 0;
+		}
+		want = sp->idle; /* a message is coming: read all of it */
+	} else if (wait != UINT64_MAX && !(sp->fast & SF_SPIN)) {
 		if (!wait_readable(sp, wait))
 			return 0;
 		want = sp->idle; /* a message is coming: read all of it */
@@ -456,6 +479,7 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 	switch (recv_msg(s, sp, want, probe, &moved)) {
 	case XF_OK:
 		sp->credits--;
+		sock_conns_count(sp, 1);
 		c[0] = (struct tcomp){ OP_RECV, TC_OK, 0, (uint32_t)moved };
 		return 1;
 	case XF_ERR:
@@ -463,6 +487,8 @@ int sock_poll(struct tsess *s, struct tcomp *c, int max, uint64_t wait,
 		c[0] = (struct tcomp){ OP_RECV, TC_ERR, 0, 0 };
 		return 1;
 	case XF_STOP:
+		if (sock_conns_gone(s, sp))
+			goto again; /* that link ended; the others go on */
 		s->ended = !tsess_stopped(s);
 		return 0;
 	case XF_IDLE:

@@ -40,7 +40,70 @@ struct sock_priv {
 	uint32_t batch; /* SF_MMSG: messages per sendmmsg, else 1 */
 	struct mmsghdr *mm; /* SF_MMSG: batch headers, owned */
 	struct iovec *iov; /* ... their buffers (all s->buf), owned */
+	struct sock_conns *mc; /* --conns: the links, owned; NULL: one */
 };
+
+/*
+ * --conns (sock_conns.c): one of a session's data connections.  The
+ * link in use is loaded into struct sock_priv (fd, the datagram peer and
+ * client, the receive timeout), so that the one send and receive path
+ * serves every link; the others wait here.
+ */
+struct sock_link {
+	int fd;
+	struct sockaddr_storage peer, client;
+	socklen_t peerlen, clientlen;
+	bool dgram_peer;
+	uint64_t rcvtimeo; /* ns */
+	uint64_t msgs; /* messages it moved */
+	bool gone; /* its peer closed it (EOF, reset) */
+};
+
+struct pollfd;
+struct sock_conns {
+	struct sock_link *l;
+	uint32_t n, live; /* links, and those not gone */
+	uint32_t made; /* links set up so far */
+	uint32_t cur; /* the link loaded into sock_priv (with loaded) */
+	bool loaded;
+	uint32_t next; /* where the next scan for ready links starts */
+	struct pollfd *pfd; /* n entries */
+	uint32_t *ready, nready, at; /* links found ready, served in turn */
+	uint64_t start_ns, setup_ns; /* setting them all up */
+	uint64_t buf_B; /* SO_SNDBUF + SO_RCVBUF of one link, bytes */
+};
+
+/*
+ * The session's links.  sock_conns_begin: before the first is made, for
+ * a session of a --conns test (else nothing): RLIMIT_NOFILE checked for
+ * the whole test (and the soft limit raised) at its first thread, the
+ * table made; 0 or -1 with err filled.  sock_conns_made: link i is set
+ * up in sock_priv: keep it (after the last, load link 0).  Neither
+ * blocks.
+ */
+int sock_conns_begin(struct tsess *s, struct sock_priv *sp, char *err,
+		     size_t errlen);
+void sock_conns_made(struct sock_priv *sp, uint32_t i);
+/*
+ * Load the next link ready for ev (POLLOUT: to send, POLLIN: to read):
+ * the links poll() found ready are served in turn, one message each,
+ * before it is asked again.  Waits at most wait ns (UINT64_MAX: the idle
+ * limit sp->idle, 0 there meaning no limit; the timer's SIGALRM ends it).
+ * 1: loaded; 0: none ready in time (or the timer); -1: every link gone.
+ */
+int sock_conns_pick(struct tsess *s, struct sock_priv *sp, short ev,
+		    uint64_t wait);
+/* The loaded link moved k messages. */
+void sock_conns_count(struct sock_priv *sp, uint32_t k);
+/* Its peer closed the loaded link: true when others remain (the test
+ * goes on), false when it was the last or the timer ended the test. */
+bool sock_conns_gone(struct tsess *s, struct sock_priv *sp);
+/* Close every link and free the table (idempotent). */
+void sock_conns_close(struct sock_priv *sp);
+/* The check and qp_stats operations of the socket transports. */
+int sock_conns_check(struct tsess *s, char *err, size_t errlen);
+void sock_conns_stats(const struct tsess *s, struct qp_side *q,
+		      uint64_t *counts);
 
 /* Fast paths (sock_tune). */
 #define SF_NODELAY 0x1u /* bulk sender: no Nagle stall on a message's tail */
@@ -58,6 +121,9 @@ struct sock_priv {
  * fast path off.
  */
 void sock_tune(struct tsess *s, struct sock_priv *sp);
+/* The part of it for one data socket (sp->fd), before sock_tune(): with
+ * --conns, once for each. */
+void sock_tune_fd(struct tsess *s, struct sock_priv *sp);
 
 /*
  * Data-socket setup that the connection test (sock_conn.c) shares with

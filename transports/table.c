@@ -52,8 +52,12 @@
 #define U_UCD (U_R | U_CM) /* UC, UD: -cm1 only between 0.5 peers */
 /* --streams: bandwidth tests that run several streams at once. */
 #define U_ST PAR_BIT(PAR_STREAMS)
-/* --qps: RDMA bandwidth tests whose one loop posts over several QPs. */
-#define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP))
+/* --qps: RDMA bandwidth tests whose one loop posts over several QPs,
+ * spread over --threads. */
+#define U_TH PAR_BIT(PAR_THREADS)
+#define U_QP (PAR_BIT(PAR_QPS) | PAR_BIT(PAR_CQ_PER_QP) | U_TH)
+/* --conns: the socket bandwidth tests over several data connections. */
+#define U_CN (PAR_BIT(PAR_CONNS) | U_TH)
 /* --rate: every bandwidth test (lib/pace.h), and the ping-pong latency
  * tests, which then run open loop (core/openloop.c); OL: only with a
  * peer that runs it on RDMA and rsockets too (CAP_OLRDMA). */
@@ -101,11 +105,12 @@ const struct test_desc test_table[] = {
 	SOCK("sctp_lat", 5, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sctp),
 	SOCK("sdp_bw", 6, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW, sdp),
 	SOCK("sdp_lat", 7, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, sdp),
-	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST, tcp),
+	SOCK("tcp_bw", 8, MEAS_BANDWIDTH, BW, 65536, U_SOCK_BW | U_ST | U_CN, tcp),
 	SOCK("tcp_lat", 9, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, tcp),
 	/* Depth 16: a 0.5 sender of small messages batches that many
 	 * datagrams per sendmmsg() call (SF_MMSG, sock_io.c). */
-	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768, U_SOCK_BW | U_ST, udp),
+	SOCKN("udp_bw", 10, MEAS_BANDWIDTH_SR, BW, 16, 32768,
+	      U_SOCK_BW | U_ST | U_CN, udp),
 	SOCK("udp_lat", 11, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, udp),
 	RDMA("rc_bi_bw", 12, MEAS_BANDWIDTH, BI, OP_SEND, 1024, 65536,
 	     U_RC | U_AR | U_BWK | U_ST | U_RT | U_QP, Q2, rc),
@@ -161,7 +166,7 @@ const struct test_desc test_table[] = {
 	RSOCK("rs_lat", 37, MEAS_LATENCY, PP, 1, U_SOCK | U_RT, OL),
 	/* On the client alone (TK_LOCAL): never sent to a server. */
 	{ "reg_mr", 38, TK_LOCAL, MEAS_REGMR, LOOP_NONE, OP_SEND, 0, 1 << 20,
-	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID), 0, VERBS(regmr),
+	  U_ALL | U_N | U_MSG | PAR_BIT(PAR_ID) | U_TH, 0, VERBS(regmr),
 	  NO_RDMA_WHY, 0 },
 	/* A TCP connection per transaction (0.5 peers with CAP_CONN). */
 	{ "tcp_conn", 39, TK_DATA, MEAS_CONN, LOOP_CONN, OP_SEND, 1, 1,

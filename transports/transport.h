@@ -159,6 +159,15 @@ struct tparams {
 	 * list that pins stream i to CPU list.pn[i % n] - 1. */
 	uint32_t streams; /* 0 or 1: one stream, as in 0.4.11 */
 	struct cpu_list cpus;
+	/* --threads: reg_mr's registering threads (0 = 1); on a --qps test
+	 * the threads its QPs are spread over, run as streams (streams =
+	 * threads) but with -n the total over them all (total_n) */
+	uint32_t threads;
+	bool total_n;
+	uint32_t qps_test; /* --threads: the QPs of all threads (0: qps) */
+	/* --conns: the data connections this session holds, and with
+	 * --threads those of the whole test and of the threads before */
+	uint32_t conns, conns_test, conns_before;
 	/* --rate of the whole test (0: not paced), one of the two; each
 	 * stream paces at its share (tsess_rate()). */
 	uint64_t rate; /* bytes/s */
@@ -181,7 +190,6 @@ struct tparams {
 	bool hugepages; /* 2 MiB pages (MAP_HUGETLB) */
 	bool prefault; /* reg_mr: touch every page before registering */
 	uint32_t odp; /* enum regmr_odp (lib/types.h) */
-	uint32_t threads; /* reg_mr: threads registering at once; 0 = 1 */
 	char static_rate[PAR_STR_MAX]; /* rate name or "" */
 };
 
@@ -209,6 +217,8 @@ struct tparams {
 			     * storm of N setups per transaction */
 /* ... also on the tests flagged TDF_QPS2 and with --cq_moderation */
 #define CAP_QPS2 0x800000u
+#define CAP_THREADS 0x200000u /* runs --threads over --qps (REQX_THREADS) */
+#define CAP_CONNS 0x400000u /* runs --conns (REQX_CONNS, STATX_CONNS) */
 
 /*
  * The control connection as a transport sees it.  send/recv move exactly

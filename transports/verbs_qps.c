@@ -17,7 +17,6 @@
  * names, nothing here sends anything and nothing is allocated: 0.4.11's
  * exchange and data path are unchanged.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "lib/fdlimit.h"
 #include "lib/tlv.h"
 #include "lib/wire.h"
 #include "verbs_int.h"
@@ -169,22 +169,6 @@ static bool ipc_lock_held(void)
 	return held;
 }
 
-/* Descriptors this process has open now. */
-static uint64_t fds_open(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	uint64_t n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* RLIMIT_MEMLOCK: the buffer and every QP's queues, as a device pins
  * them, unless the process may pin past its limit. */
 static int memlock_check(const struct tsess *s, const struct verbs_priv *v,
@@ -223,7 +207,7 @@ static int nofile_check(const struct verbs_priv *v, char *err, size_t errlen)
 	if (v->dattr.vendor_id != SOFTVERBS_VENDOR ||
 	    getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_max == RLIM_INFINITY)
 		return 0;
-	open = fds_open();
+	open = fdlimit_open();
 	need = open + FD_SPARE + (uint64_t)v->nqp * per;
 	if (need <= rl.rlim_max)
 		return 0;
@@ -243,23 +227,27 @@ int verbs_qps_check(struct tsess *s, struct verbs_priv *v, char *err,
 	const char *dev = v->info.device;
 	int max_qp = v->dattr.max_qp, max_cq = v->dattr.max_cq;
 	uint32_t per = xrc(v) ? 2 : 1;
+	/* --threads: each thread's share is made in turn; the device's
+	 * limits are checked against them all at the first */
+	uint32_t all = s->p.qps_test > v->nqp ? s->p.qps_test : v->nqp;
+	uint32_t ncq = s->p.cq_per_qp && all > 1 ? all : 1;
 
-	if (v->nqp < 2)
+	if (v->nqp < 2 && all < 2)
 		return 0;
 	if (s->p.use_cm)
 		return seterr(err, errlen,
 			      "--qps %u: several QPs are not connected through RDMA CM (-cm1)",
 			      v->nqp);
-	if (max_qp >= 0 && (uint64_t)v->nqp * per > (uint32_t)max_qp)
+	if (max_qp >= 0 && (uint64_t)all * per > (uint32_t)max_qp)
 		return seterr(err, errlen,
 			      "--qps %u is above the max_qp of %s (%d%s); at most %d QPs fit",
-			      v->nqp, dev, max_qp,
+			      all, dev, max_qp,
 			      per > 1 ? ", and XRC makes a send and a receive QP for each" : "",
 			      max_qp / (int)per);
-	if (max_cq >= 0 && v->ncq > (uint32_t)max_cq)
+	if (max_cq >= 0 && ncq > (uint32_t)max_cq)
 		return seterr(err, errlen,
 			      "--qps %u with --cq_per_qp needs %u CQs, above the max_cq of %s (%d); at most %d QPs fit with a CQ each",
-			      v->nqp, v->ncq, dev, max_cq, max_cq);
+			      all, ncq, dev, max_cq, max_cq);
 	if (v->dattr.max_mr < 1)
 		return seterr(err, errlen,
 			      "%s registers no memory (max_mr %d); all QPs share one region",

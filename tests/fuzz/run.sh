@@ -52,6 +52,7 @@ srcs="
 	transports/sock_cnt.c
 	transports/sock_conn.c
 	transports/sock_facts.c
+	transports/sock_conns.c
 	output/out.c
 	output/report.c
 	output/report_tab.c

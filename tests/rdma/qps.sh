@@ -6,7 +6,9 @@
 # the bidirectional tests and the atomics over 1, 64 and 1024 (each way
 # exact over RC and XRC); --cq_moderation over 16 QPs with exact totals;
 # uc_bw, rc_rdma_write_bw, uc_rdma_write_bw and rc_rdma_read_bw over 64;
-# a CQ per QP; --use_srq; two threads (--streams 2); the -vx lines; the
+# a CQ per QP; --use_srq; two threads (--streams 2); --threads (-n the
+# total over them, the default one per CPU, a server without CAP_THREADS
+# refused); the -vx lines; the
 # limits checked before any QP is made (the device's max_qp and max_cq,
 # RLIMIT_MEMLOCK, softverbs' RLIMIT_NOFILE), on the client and on the
 # server; the server's memory budget; a 0.4.11 server and a 0.5 one
@@ -156,6 +158,38 @@ qps_json "qps: rc_bw --qps 64 -st 2 -n 3200" 64 6400 rc_bw
 json_assert "qps: -st 2: two streams of 3200" \
 	"[s['loc']['send']['msgs'] for s in R['streams']] == [3200, 3200]"
 
+# --threads T: the QPs spread over T threads, -n the total, split n/T
+# (the first n mod T one more); the default one per CPU, at most the QPs
+# and -n, shown by -vx and --json.
+C -n 1001 --qps 64 --threads 3 --json rc_bw
+qps_json "qps: rc_bw --qps 64 --threads 3 -n 1001" 64 1001 rc_bw
+json_assert "qps: --threads 3: three threads, their sends 334, 334, 333" \
+	"R['qps']['threads'] == 3 == T0['params']['loc']['threads'] and [s['loc']['send']['msgs'] for s in R['streams']] == [334, 334, 333] and [s['rem']['recv']['msgs'] for s in R['streams']] == [334, 334, 333]"
+C -n 999 --qps 64 --threads 1 --json rc_bw
+qps_json "qps: rc_bw --qps 64 --threads 1 -n 999" 64 999 rc_bw
+json_assert "qps: --threads 1: one thread, no stream list" \
+	"R['qps']['threads'] == 1 and 'streams' not in R"
+cpus=$(getconf _NPROCESSORS_ONLN)
+want=$((cpus < 64 ? cpus : 64))
+C -n 6400 --qps 64 --json ud_bw
+qps_json "qps: ud_bw --qps 64, the default threads" 64 6400 ud_bw
+json_assert "qps: the default --threads: $want, one per CPU" \
+	"R['qps']['threads'] == $want == T0['params']['loc']['threads']"
+C -t "$TT" --qps 64 -vx rc_bw
+has "^    threads += +$want \$" &&
+	pass "qps: -vx shows the default threads ($want)" ||
+	fail "qps: -vx shows the default threads ($want)" "$(ctx)"
+C -n 2 --qps 64 --threads 8 --json rc_bw
+json_assert "qps: -n 2: at most 2 threads, 2 messages" \
+	"R['qps']['threads'] == 2 and R['loc']['send']['msgs'] == 2 == R['rem']['recv']['msgs']"
+C --qps 64 --threads 2 -st 2 rc_bw
+expect "qps: --threads with --streams: refused" 2 '^$' \
+	'^qperf: --threads: 2: not with -st: give one of them'
+one_line "qps: --threads with --streams"
+C -I 0.2 -t "$TT" --qps 64 --threads 2 rc_bw
+expect "qps: -I with 2 threads: refused" 2 '^$' \
+	'^qperf: -I: interval reports are not available with 2 threads in test rc_bw; give --threads 1$'
+
 # The limits, before any QP is made: the client's (exit 2, nothing sent)
 # and the server's (its one line, exit 1).
 SOFTVERBS_MAX_QP=1000 C -n 1024 --qps 1024 rc_bw
@@ -196,6 +230,30 @@ expect "qps: past the server's memory budget: refused" 1 '' \
 C -n 6400 --qps 64 rc_bw
 expect "qps: and that server runs 64" 0 "$(headline rc_bw)"
 stop_server "$PORT" "$SPID"
+
+# A 0.5 server with CAP_QPS but without CAP_THREADS (0x200000): more
+# than one thread refused with one line; one sends no REQX_THREADS (16).
+for th in 2 1; do
+	pf=$T/tcaps.$th
+	python3 "$PEER" caps-server "$pf" 0xfffff >"$T/tcaps.$th.out" 2>&1 &
+	track_pid $!
+	wait_for 5 test -s "$pf"
+	run env SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -to 1 \
+		-n 100 --qps 4 --threads "$th" rc_bw
+	wait_for 5 test -s "$pf.items"
+	if [ "$th" = 2 ]; then
+		expect "qps: a 0.5 server without CAP_THREADS: refused" 1 '' \
+			'^qperf: rc_bw: 2 threads \(--threads\) need a server that spreads QPs over threads \(qperf 0\.5\.0\); the server at 127\.0\.0\.1 \(qperf 0\.5\.0\) lacks it: give --threads 1$'
+		one_line "qps: without CAP_THREADS"
+		grep -Eq '(^| )16( |$)' "$pf.items" &&
+			pass "qps: --threads 2 sends item 16" ||
+			fail "qps: --threads 2 sends item 16" "items: $(cat "$pf.items" 2>/dev/null)"
+	else
+		[ -s "$pf.items" ] && ! grep -Eq '(^| )16( |$)' "$pf.items" &&
+			pass "qps: --threads 1 sends no item 16" ||
+			fail "qps: --threads 1 sends no item 16" "items: $(cat "$pf.items" 2>/dev/null)"
+	fi
+done
 
 # A 0.4.11 server, and a 0.5 one without CAP_QPS (0x80000): one line.
 # Only --qps above one sends REQX_QPS (15).

@@ -525,6 +525,15 @@ TEST(stat_ext_hist)
 	}
 }
 
+/* A 0.5 request with nothing beyond its defaults. */
+static void ext_req_plain(struct req *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->ext = true;
+	q->ext_ver = 2;
+	q->gid_index = -1;
+}
+
 /* --qps: REQX_QPS only above one QP; STATX_QPS round trip and bounds. */
 TEST(qps_items)
 {
@@ -534,10 +543,7 @@ TEST(qps_items)
 	struct node_stat st;
 	size_t n, m;
 
-	memset(&q, 0, sizeof(q));
-	q.ext = true;
-	q.ext_ver = 2;
-	q.gid_index = -1;
+	ext_req_plain(&q);
 	q.qps = 1;
 	n = ext_req_encode(&q, blk, sizeof(blk));
 	CHECK(n > 0);
@@ -575,6 +581,48 @@ TEST(qps_items)
 	m = stat_qps_append(&a, blk, n, sizeof(blk));
 	CHECK(m > n);
 	CHECK(stat_qps_take(blk, m, &b) < 0);
+}
+
+/* --threads and --conns: REQX_THREADS (16) and REQX_CONNS (17) only
+ * above one, bounded; STATX_CONNS round trip, marked as connections. */
+TEST(threads_conns_items)
+{
+	static struct qp_side a, b;
+	uint8_t blk[TLV_BIG_MAX];
+	struct req q, d;
+	struct node_stat st;
+	size_t n, m;
+
+	ext_req_plain(&q);
+	q.threads = q.conns = 1;
+	m = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(ext_req_decode(blk, m, &d) == 0 && d.threads == 1 &&
+	      d.conns == 1);
+	q.threads = 3;
+	q.conns = 1024;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(n == m + 16); /* two u32 items more */
+	CHECK(ext_req_decode(blk, n, &d) == 0 && d.threads == 3 &&
+	      d.conns == 1024);
+	q.threads = THREADS_MAX + 1;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(ext_req_decode(blk, n, &d) < 0);
+	q.threads = 2;
+	q.conns = CONNS_MAX + 1;
+	n = ext_req_encode(&q, blk, sizeof(blk));
+	CHECK(ext_req_decode(blk, n, &d) < 0);
+
+	memset(&st, 0, sizeof(st));
+	n = ext_stat_encode(&st, 2, NULL, blk, sizeof(blk));
+	a = (struct qp_side){ .valid = true, .n = 3, .conns = true,
+			      .setup_ns = 5000, .queue_B = 425984,
+			      .total = 7, .min = 2, .median = 2, .max = 3,
+			      .listed = 3, .counts = { 2, 2, 3 } };
+	m = stat_qps_append(&a, blk, n, sizeof(blk));
+	CHECK(m == n + 4 + STATX_QPS_HDR + 8 * 3);
+	CHECK(blk[n] == STATX_CONNS || blk[n + 1] == STATX_CONNS);
+	CHECK(stat_qps_take(blk, m, &b) == 0 && b.valid && b.conns);
+	CHECK(memcmp(&a, &b, sizeof(a)) == 0);
 }
 
 TEST(conf_codec)
@@ -716,6 +764,7 @@ int main(void)
 	RUN(stat_roundtrip_ext);
 	RUN(stat_ext_hist);
 	RUN(qps_items);
+	RUN(threads_conns_items);
 	RUN(conf_codec);
 	RUN(ctl_recv_timeout_and_eof);
 	RUN(ctl_recv_peer_error);

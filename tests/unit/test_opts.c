@@ -266,10 +266,12 @@ TEST(every_option_parses)
 				argv[argc++] = "--load";
 				argv[argc++] = "tcp_bw";
 			}
-			/* --qps is refused on a test that runs one QP */
+			/* --qps is refused on a test that runs one QP,
+			 * --conns on one that runs one connection */
 			if (!exporter)
 				argv[argc++] = r->act == OA_COMPARE ? "b.json" :
 					       r->par == PAR_QPS    ? "rc_bw" :
+					       r->par == PAR_CONNS  ? "tcp_bw" :
 								      "tcp_lat";
 			argv[argc] = NULL;
 			rc = parse_v(argc, argv, &p, err, sizeof(err));
@@ -325,7 +327,7 @@ TEST(every_option_parses)
 						 (r->act == OA_TOLERANCE ||
 						  r->act == OA_ARRIVALS ||
 						  (r->act >= OA_HUGEPAGES &&
-						   r->act <= OA_THREADS) ||
+						   r->act <= OA_ODP) ||
 						  r->act == OA_PORT_FILE ||
 						  r->act == OA_RENDEZVOUS ||
 						  r->act == OA_SEED ||

@@ -56,7 +56,8 @@ TEST(snapshot_and_threads)
 		    &p, err, sizeof(err)) == 0);
 	CHECK(p.ntests == 2 && p.nwarn == 0);
 	CHECK(p.tests[0].s.mr.hugepages && p.tests[0].s.mr.prefault &&
-	      p.tests[0].s.mr.threads == 4 && p.tests[1].s.mr.threads == 2 &&
+	      p.tests[0].s.par.val[SIDE_LOC][PAR_THREADS] == 4 &&
+	      p.tests[1].s.par.val[SIDE_LOC][PAR_THREADS] == 2 &&
 	      p.tests[1].s.mr.hugepages);
 	CHECK(p.tests[0].s.mr.odp == REGMR_ODP_OFF);
 	plan_free(&p);
