@@ -308,13 +308,14 @@ for args in 'xrc_bw:xrc_bw over several QPs' 'rc_bi_bw:rc_bi_bw over several QPs
 		"^qperf: $t: --qps needs a server that runs $what \\(qperf 0\\.5\\.0\\); the server at 127\\.0\\.0\\.1 \\(qperf 0\\.5\\.0\\) lacks it$"
 	one_line "qps: $a without CAP_QPS2"
 done
-# ... while rc_bw over several QPs, unmoderated, is asked of it (item 15)
+# ... while rc_bw over several QPs, unmoderated, on one thread (it lacks
+# CAP_THREADS too), is asked of it (item 15)
 rm -f "$pf" "$pf.items"
 python3 "$PEER" caps-server "$pf" 0xfffff >"$T/q2caps.out" 2>&1 &
 track_pid $!
 wait_for 5 test -s "$pf"
 run env SOFTVERBS_NODE=2 "$QPERF" 127.0.0.1 -lp "$(cat "$pf")" -to 1 \
-	-n 100 --qps 4 rc_bw
+	-n 100 --qps 4 --threads 1 rc_bw
 wait_for 5 test -s "$pf.items"
 ! grep -q 'lacks it' "$ERR_FILE" && grep -Eq '(^| )15( |$)' "$pf.items" &&
 	pass "qps: rc_bw --qps 4 is asked of a server with CAP_QPS alone" ||
