@@ -322,39 +322,36 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		return TP_FATAL;
 	}
 	for (int i = 0; i < n; i++) {
+		enum op op;
 		uint32_t qi;
-		bool lost;
+		bool lost, atomic;
 
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			verbs_wc_error(s->t ? s->t->name : s->tp->name,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
+		op = wc_op(v, &wc[i]);
 		qi = verbs_qp_of(v, &wc[i]);
 		lost = v->k->stray &&
 		       v->k->stray(v, &wc[i], v->peer_qpns[qi]);
-		verbs_qp_done(v, qi, wc_op(v, &wc[i]), lost);
+		verbs_qp_done(v, qi, op, lost);
 		if (lost) {
 			stray++;
 			continue;
 		}
-		wc[k] = wc[i];
+		atomic = op == OP_FADD || op == OP_CSWAP;
+		c[k].op = op;
+		c[k].status = TC_OK;
+		c[k].slot = atomic ? (uint32_t)wc[i].wr_id :
+			    op == OP_RECV && v->nslots ?
+				     verbs_slot_of(v, &wc[i]) :
+				     0;
+		c[k].bytes = atomic ? 8 : s->p.msg_size;
 		k++;
 	}
 	if (stray && post_recv(s, v, (uint32_t)stray, err, errlen) < 0)
 		return TP_FATAL;
-	for (int i = 0; i < k; i++) {
-		c[i].op = wc_op(v, &wc[i]);
-		c[i].status = TC_OK;
-		c[i].slot = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
-				    (uint32_t)wc[i].wr_id :
-			    c[i].op == OP_RECV && v->nslots ?
-				    verbs_slot_of(v, &wc[i]) :
-				    0;
-		c[i].bytes = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
-				     8 :
-				     s->p.msg_size;
-	}
 	if (n > 0 && (uint32_t)n > s->max_cqes)
 		s->max_cqes = (uint32_t)n;
 	if (v->mod) {
