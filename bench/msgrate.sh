@@ -18,7 +18,13 @@
 # The rate is the client's: messages posted and completed over its window
 # (qperf: send msgs / real time of --json; perftest: its MsgRate).  In
 # null mode the server's receives complete on their own, unrelated to the
-# client's sends, so its count says nothing.  CPU cycles per message: the
+# client's sends, so its count says nothing; and a server that receives
+# (qperf's rc_rdma_write_bw, whose writes carry an immediate as 0.4.11's
+# do, and both tools' send_bw) spins on receives that complete as they
+# are posted, where perftest's write server posts none and sleeps.  So in
+# part 1 every server, both tools', runs at nice 19: it takes only the CPU
+# the clients leave, and a 2-CPU machine can give a second client thread
+# a CPU of its own.  CPU cycles per message: the
 # client process's whole CPU time (user + system, from the shell's times
 # builtin, setup included, for both tools alike) times the CPU's clock
 # (/proc/cpuinfo "cpu MHz") over its messages.  It measures; it asserts
@@ -31,6 +37,7 @@
 #   PART=         1 or 2: that part only
 #   OURS=./qperf  the binary (default: the one next to bench/)
 #   SV_LIB=DIR    softverbs' build directory (default softverbs/build)
+#   NOTE=TEXT     a line for the report, under its header (what else ran)
 #
 # Exit status: 0 when the table was produced (failed runs are listed), 2 on
 # a usage or setup error.
@@ -43,6 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BENCH=msgrate
 SV_LIB=${SV_LIB:-$here/../softverbs/build}
 SERVER_ENV=(SOFTVERBS_NODE=1)
+SERVER_WRAP=(nice -n 19) # part 1 (above); part 2's servers work
 
 check_common
 command -v python3 >/dev/null || die "python3 is needed for the statistics"
@@ -133,6 +141,7 @@ if [ "${PART:-2}" = 2 ]; then
 	bench_stop "$ours_pid" "$OURS" "$ours_port"
 	ours_pid='' ours_port=''
 	unset SOFTVERBS_NULL
+	SERVER_WRAP=()
 	start_ours || die "our server did not start"
 	T2=$T
 	[ "$T2" -ge 2 ] || T2=2 # setting up 4096 QPs takes a while
@@ -151,6 +160,10 @@ echo "$finished, $(hostname), $(nproc) CPUs ($cpu, $mhz MHz), $(uname -r)," \
 	"load at the end $load_end; $PAIRS pairs per case ($T1 s in part 1," \
 	"${T2:-2} s in part 2); $ours_ver ($ours_rev); $pt_ver"
 echo
+if [ -n "${NOTE:-}" ]; then
+	echo "$NOTE"
+	echo
+fi
 python3 - "$raw" "$mhz" "$CASES1" "$CASES2" <<'PYEOF'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
@@ -182,7 +195,7 @@ table("Part 1: null mode (each tool's own cost)", sys.argv[3])
 table("Part 2: normal mode, aggregate over many QPs", sys.argv[4])
 print("In part 2 each figure is what the tool reports for its window: perftest's duration mode (-D) counts the iterations of its measured window only, which at thousands of QPs can be a small part of the run.")
 print()
-print("Target (part 1): qperf/perftest at least 1.0 at one thread, like for like.  perftest asks for a completion every 100 sends by default (--cq-mod 100); qperf signals every send unless -cqm is given (not with --qps yet), so the like-for-like rows are qperf's default against -Q 1, and -cqm 100 against perftest's default.  perftest runs its QPs on one thread whatever their number.  Cycles per message: the client process's whole CPU time (setup included) over its messages.")
+print("Target (part 1): qperf/perftest at least 1.0 at one thread, like for like.  perftest asks for a completion every 100 sends by default (--cq-mod 100); qperf signals every send unless -cqm is given (not with --qps yet), so the like-for-like rows are qperf's default against -Q 1, and -cqm 100 against perftest's default.  perftest runs its QPs on one thread whatever their number.  Cycles per message: the client process's whole CPU time (setup included) over its messages; with --streams 2 that is the two threads' average, so the same figure as one thread's means the threads do not slow each other.  In part 1 both tools' servers run at nice 19 (null mode completes a receive as it is posted, so a receiving server spins while perftest's write server sleeps).  --streams 2 (two client threads, each with its own device context and 8 of the QPs) is set against perftest's one thread: if the threads scale, its ratio is about twice the one-thread row's, as far as the machine has a second CPU free.  The pairs are interleaved, so both tools of a pair see the same load; other jobs on the machine (the load above) move the rates more than the cycles per message, which count CPU time, not wall time.")
 PYEOF
 print_fails
 exit 0
