@@ -11,13 +11,16 @@
 #
 # The sourcing script sets here (its directory) first, and BENCH (its
 # name, for messages) and SERVER_ENV (VAR=VAL words for every server, may
-# be empty) before check_common.
+# be empty) before check_common; SERVER_WRAP (a command that runs every
+# server, ours, 0.4.11's and perftest's: "nice -n 19") is empty unless it
+# sets it.
 #
 # It stands on tests/lib.sh, the one shell library of the tests (ports:
 # free_port, port_listening; polling: wait_for, pid_gone; stop_server);
 # T here is the seconds of a run, not tests/lib.sh's temp dir (LIB_TMP).
 
 bench_t=${T:-1}
+SERVER_WRAP=()
 # shellcheck source=../tests/lib.sh
 . "$here/../tests/lib.sh"
 PAIRS=${PAIRS:-5}
@@ -104,7 +107,7 @@ cleanup() {
 start_ours() {
 	local pf=$work/ours.port
 	rm -f "$pf"
-	env "${SERVER_ENV[@]}" "$OURS" -lp 0 -lpf "$pf" >>"$work/ours-server.log" 2>&1 </dev/null &
+	env "${SERVER_ENV[@]}" "${SERVER_WRAP[@]}" "$OURS" -lp 0 -lpf "$pf" >>"$work/ours-server.log" 2>&1 </dev/null &
 	ours_pid=$!
 	started_pids+=("$ours_pid")
 	for _ in $(seq 100); do
@@ -126,7 +129,7 @@ start_old() {
 	local port
 	for _ in 1 2 3 4 5; do
 		port=$(free_port)
-		env "${SERVER_ENV[@]}" "$OLD" -lp "$port" >>"$work/old-server.log" 2>&1 </dev/null &
+		env "${SERVER_ENV[@]}" "${SERVER_WRAP[@]}" "$OLD" -lp "$port" >>"$work/old-server.log" 2>&1 </dev/null &
 		old_pid=$!
 		started_pids+=("$old_pid")
 		for _ in $(seq 100); do
@@ -310,7 +313,8 @@ perftest_once() {
 		wcli=("$GNU_TIME" -f %M -o "$PT_RSS_DIR/rss.cli")
 	fi
 	port=$(free_port)
-	SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "${wsrv[@]}" "$prog" "$@" \
+	SOFTVERBS_NODE=1 timeout -k 5 "$run_limit" "${SERVER_WRAP[@]}" \
+		"${wsrv[@]}" "$prog" "$@" \
 		-p "$port" >"$srv" 2>&1 </dev/null &
 	spid=$!
 	started_pids+=("$spid")

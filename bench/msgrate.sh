@@ -9,7 +9,7 @@
 # (SOFTVERBS_NULL=1, docs/softverbs.md: every work request completes as it
 # is posted and no data moves), so what is left is each tool's posting and
 # polling loop and the verbs calls themselves: 1 QP, then --qps 16 on one
-# and on two threads (--streams 2) against ib_write_bw -q 16.  Part 2: the
+# and on two threads (--threads 2) against ib_write_bw -q 16.  Part 2: the
 # aggregate 2-byte rc_rdma_write_bw rate at --qps 1, 64, 1024 and 4096
 # against ib_write_bw -q at the same counts over softverbs in its normal
 # mode (data moves; the emulator's cost per QP shows).  Each case runs PAIRS
@@ -18,7 +18,13 @@
 # The rate is the client's: messages posted and completed over its window
 # (qperf: send msgs / real time of --json; perftest: its MsgRate).  In
 # null mode the server's receives complete on their own, unrelated to the
-# client's sends, so its count says nothing.  CPU cycles per message: the
+# client's sends, so its count says nothing; and a server that receives
+# (qperf's rc_rdma_write_bw, whose writes carry an immediate as 0.4.11's
+# do, and both tools' send_bw) spins on receives that complete as they
+# are posted, where perftest's write server posts none and sleeps.  So in
+# part 1 every server, both tools', runs at nice 19: it takes only the CPU
+# the clients leave, and a 2-CPU machine can give a second client thread
+# a CPU of its own.  CPU cycles per message: the
 # client process's whole CPU time (user + system, from the shell's times
 # builtin, setup included, for both tools alike) times the CPU's clock
 # (/proc/cpuinfo "cpu MHz") over its messages.  It measures; it asserts
@@ -31,6 +37,7 @@
 #   PART=         1 or 2: that part only
 #   OURS=./qperf  the binary (default: the one next to bench/)
 #   SV_LIB=DIR    softverbs' build directory (default softverbs/build)
+#   NOTE=TEXT     a line for the report, under its header (what else ran)
 #
 # Exit status: 0 when the table was produced (failed runs are listed), 2 on
 # a usage or setup error.
@@ -43,6 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 BENCH=msgrate
 SV_LIB=${SV_LIB:-$here/../softverbs/build}
 SERVER_ENV=(SOFTVERBS_NODE=1)
+SERVER_WRAP=(nice -n 19) # part 1 (above); part 2's servers work
 
 check_common
 command -v python3 >/dev/null || die "python3 is needed for the statistics"
@@ -110,17 +118,20 @@ print("%.1f %d" % (l["send"]["msgs"] / l["real_time_s"], l["send"]["msgs"]))' \
 # Part 1, null mode.  qperf signals every send by default (0.4.11's
 # behaviour); perftest asks for a completion every 100 (its --cq-mod
 # default): so 1 QP runs both ways, and -Q 1 (perftest signalling every
-# send) is the like-for-like peer of qperf's default, which --qps needs
-# (its sends are not moderated).
+# send) is the like-for-like peer of qperf's default.  Over 16 QPs: one
+# thread (--threads 1; the default is one per CPU), two threads, and
+# moderated per QP (-cqm 100) against perftest's default.
 CASES1="rc_bw::ib_send_bw: rc_bw:-cqm_100:ib_send_bw:"
 CASES1+=" rc_rdma_write_bw::ib_write_bw: rc_rdma_write_bw:-cqm_100:ib_write_bw:"
 CASES1+=" rc_rdma_write_bw::ib_write_bw:-Q_1"
-CASES1+=" rc_rdma_write_bw:--qps_16:ib_write_bw:-q_16_-Q_1"
-CASES1+=" rc_rdma_write_bw:--qps_16_--streams_2:ib_write_bw:-q_16_-Q_1"
-# Part 2, normal mode: the aggregate at the same QP counts.
+CASES1+=" rc_rdma_write_bw:--qps_16_--threads_1:ib_write_bw:-q_16_-Q_1"
+CASES1+=" rc_rdma_write_bw:--qps_16_--threads_2:ib_write_bw:-q_16_-Q_1"
+CASES1+=" rc_rdma_write_bw:--qps_16_--threads_1_-cqm_100:ib_write_bw:-q_16"
+# Part 2, normal mode: the aggregate at the same QP counts, on one thread
+# as perftest's.
 CASES2=""
 for q in 1 64 1024 4096; do
-	CASES2+=" rc_rdma_write_bw:--qps_$q:ib_write_bw:-q_$q"
+	CASES2+=" rc_rdma_write_bw:--qps_${q}_--threads_1:ib_write_bw:-q_$q"
 done
 T1=$T
 if [ "${PART:-1}" = 1 ]; then
@@ -133,6 +144,7 @@ if [ "${PART:-2}" = 2 ]; then
 	bench_stop "$ours_pid" "$OURS" "$ours_port"
 	ours_pid='' ours_port=''
 	unset SOFTVERBS_NULL
+	SERVER_WRAP=()
 	start_ours || die "our server did not start"
 	T2=$T
 	[ "$T2" -ge 2 ] || T2=2 # setting up 4096 QPs takes a while
@@ -151,6 +163,10 @@ echo "$finished, $(hostname), $(nproc) CPUs ($cpu, $mhz MHz), $(uname -r)," \
 	"load at the end $load_end; $PAIRS pairs per case ($T1 s in part 1," \
 	"${T2:-2} s in part 2); $ours_ver ($ours_rev); $pt_ver"
 echo
+if [ -n "${NOTE:-}" ]; then
+	echo "$NOTE"
+	echo
+fi
 python3 - "$raw" "$mhz" "$CASES1" "$CASES2" <<'PYEOF'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
@@ -182,7 +198,7 @@ table("Part 1: null mode (each tool's own cost)", sys.argv[3])
 table("Part 2: normal mode, aggregate over many QPs", sys.argv[4])
 print("In part 2 each figure is what the tool reports for its window: perftest's duration mode (-D) counts the iterations of its measured window only, which at thousands of QPs can be a small part of the run.")
 print()
-print("Target (part 1): qperf/perftest at least 1.0 at one thread, like for like.  perftest asks for a completion every 100 sends by default (--cq-mod 100); qperf signals every send unless -cqm is given (not with --qps yet), so the like-for-like rows are qperf's default against -Q 1, and -cqm 100 against perftest's default.  perftest runs its QPs on one thread whatever their number.  Cycles per message: the client process's whole CPU time (setup included) over its messages.")
+print("Target (part 1): qperf/perftest at least 1.0 at one thread, like for like.  perftest asks for a completion every 100 sends by default (--cq-mod 100); qperf signals every send unless -cqm is given, so the like-for-like rows are qperf's default against -Q 1, and -cqm 100 against perftest's default.  perftest runs its QPs on one thread whatever their number.  Cycles per message: the client process's whole CPU time (setup included) over its messages; with --threads 2 that is the two threads' average, so the same figure as one thread's means the threads do not slow each other.  In part 1 both tools' servers run at nice 19 (null mode completes a receive as it is posted, so a receiving server spins while perftest's write server sleeps).  --threads 2 (two client threads, each with its own device context and 8 of the QPs) is set against perftest's one thread: if the threads scale, its ratio is about twice the one-thread row's, as far as the machine has a second CPU free.  The pairs are interleaved, so both tools of a pair see the same load; other jobs on the machine (the load above) move the rates more than the cycles per message, which count CPU time, not wall time.")
 PYEOF
 print_fails
 exit 0

@@ -149,7 +149,11 @@ void sv_cq_push(struct sv_cq *cq, const struct ibv_wc *wc, bool solicited)
 	}
 	e = &cq->ring[(cq->head + cq->count) % cq->cap];
 	e->wc = *wc;
-	e->ts = sv_now_ns();
+	/* a clock read per completion only for a CQ that reads the time */
+	e->ts = cq->wc_flags_ex & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+				   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) ?
+			sv_now_ns() :
+			0;
 	cq->count++;
 	if (cq->armed && cq->cq.channel &&
 	    (!cq->solicited_only || solicited ||

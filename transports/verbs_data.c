@@ -162,6 +162,28 @@ static int build_send(struct tsess *s, struct verbs_priv *v,
 	return 0;
 }
 
+/*
+ * The WR built for QP qi's turn, made the next QP's: a WR of the same
+ * call differs from the one before only in its wr_id (made afresh: its
+ * kind and QP; what the signalling adds comes after) and the peer's
+ * address where the kind gives one, and in being signalled, which
+ * verbs_post() sets.  Atomics and open-loop WRs take a slot each and are
+ * built every time (wr_reusable()).
+ */
+static void wr_retarget(const struct verbs_priv *v, struct ibv_send_wr *w,
+			enum op op, uint32_t qi)
+{
+	if (v->k->address)
+		v->k->address(v, w, qi);
+	w->wr_id = (op == OP_SEND ? WR_SEND : WR_RDMA) | qp_tag(qi);
+}
+
+static bool wr_reusable(const struct verbs_priv *v, enum op op)
+{
+	return !v->nslots && (op == OP_SEND || op == OP_WRITE ||
+			      op == OP_WRITE_IMM || op == OP_READ);
+}
+
 static uint32_t min3(uint32_t a, uint32_t b, uint32_t c)
 {
 	uint32_t m = a < b ? a : b;
@@ -183,7 +205,7 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 	struct verbs_priv *v = s->priv;
 	struct ibv_send_wr *w = v->swr, *bad;
 	struct ibv_sge *sg = v->ssg;
-	uint32_t done = 0;
+	uint32_t done = 0, built = 0; /* w[0, built): this call's, reusable */
 
 	if (!v->qp || !v->mr || !w || !sg) {
 		seterr(err, errlen, "internal error: post on a closed session");
@@ -199,14 +221,20 @@ int verbs_post(struct tsess *s, const struct twr *wr, uint32_t n, char *err,
 			break; /* every queue is full: the rest waits */
 		k = min3(n - done, v->plist, v->turn < room ? v->turn : room);
 		for (uint32_t i = 0; i < k; i++) {
-			if (build_send(s, v, wr, (uint32_t)qi, &w[i], &sg[i],
-				       err, errlen))
+			if (i < built)
+				wr_retarget(v, &w[i], wr->op, (uint32_t)qi);
+			else if (build_send(s, v, wr, (uint32_t)qi, &w[i],
+					    &sg[i], err, errlen))
 				return TP_FATAL;
 			if (verbs_mod_signal(v, (uint32_t)qi, &w[i],
 					     done + i + 1 == n || i + 1 == room))
 				w[i].send_flags |= IBV_SEND_SIGNALED;
+			else
+				w[i].send_flags &= ~(unsigned)IBV_SEND_SIGNALED;
 			w[i].next = i + 1 < k ? &w[i + 1] : NULL;
 		}
+		if (k > built && wr_reusable(v, wr->op))
+			built = k;
 		bad = NULL;
 		rc = ibv_post_send(v->qps[qi], w, &bad);
 		if (rc) {
@@ -295,58 +323,46 @@ static int cq_take(struct tsess *s, struct verbs_priv *v, struct tcomp *c,
 		return TP_FATAL;
 	}
 	for (int i = 0; i < n; i++) {
+		enum op op;
 		uint32_t qi;
-		bool lost;
+		bool lost, atomic;
 
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			verbs_wc_error(s->t ? s->t->name : s->tp->name,
 				       (int)wc[i].status, err, errlen);
 			return TP_FATAL;
 		}
+		op = wc_op(v, &wc[i]);
 		qi = verbs_qp_of(v, &wc[i]);
 		lost = v->k->stray &&
 		       v->k->stray(v, &wc[i], v->peer_qpns[qi]);
-		verbs_qp_done(v, qi, wc_op(v, &wc[i]), lost);
+		verbs_qp_done(v, qi, op, lost);
 		if (lost) {
 			stray++;
 			continue;
 		}
-		wc[k] = wc[i];
+		/* Moderated: a signalled send or RDMA stands for its run;
+		 * the part of the runs beyond max comes with the next poll. */
+		if (v->mod && op != OP_RECV) {
+			v->owed_op = op;
+			v->owed += verbs_mod_retire(v, &wc[i]) - 1;
+		}
+		atomic = op == OP_FADD || op == OP_CSWAP;
+		c[k].op = op;
+		c[k].status = TC_OK;
+		c[k].slot = atomic ? (uint32_t)wc[i].wr_id :
+			    op == OP_RECV && v->nslots ?
+				     verbs_slot_of(v, &wc[i]) :
+				     0;
+		c[k].bytes = atomic ? 8 : s->p.msg_size;
 		k++;
 	}
 	if (stray && post_recv(s, v, (uint32_t)stray, err, errlen) < 0)
 		return TP_FATAL;
-	for (int i = 0; i < k; i++) {
-		c[i].op = wc_op(v, &wc[i]);
-		c[i].status = TC_OK;
-		c[i].slot = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
-				    (uint32_t)wc[i].wr_id :
-			    c[i].op == OP_RECV && v->nslots ?
-				    verbs_slot_of(v, &wc[i]) :
-				    0;
-		c[i].bytes = c[i].op == OP_FADD || c[i].op == OP_CSWAP ?
-				     8 :
-				     s->p.msg_size;
-	}
 	if (n > 0 && (uint32_t)n > s->max_cqes)
 		s->max_cqes = (uint32_t)n;
-	if (v->mod) {
-		/* Each signalled send or RDMA stands for its run; the part of
-		 * the runs beyond max comes with the next poll. */
-		int m = k;
-
-		for (int i = 0; i < m; i++) {
-			uint32_t run;
-
-			if (c[i].op == OP_RECV)
-				continue;
-			run = verbs_mod_retire(v, &wc[i]);
-			v->owed_op = c[i].op;
-			v->owed += run - 1;
-		}
-		if (v->owed && k < max)
-			k += hand_owed(s, v, c + k, max - k);
-	}
+	if (v->owed && k < max)
+		k += hand_owed(s, v, c + k, max - k);
 	return k;
 }
 

@@ -8,12 +8,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -174,16 +176,28 @@ out:
 	finish(s, qp, &b, NULL);
 }
 
-/* Poll a cq_ex for one completion within WAIT_MS; 1 got, 0 not. */
+/* CLOCK_MONOTONIC in ns: what softverbs' completion timestamps count. */
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Poll a cq_ex for want completions within WAIT_MS (ts: the CQ was made
+ * with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP): how many came. */
 struct exwc {
 	uint64_t wr_id;
 	enum ibv_wc_status status;
 	enum ibv_wc_opcode opcode;
 	uint32_t byte_len;
 	uint32_t qp_num;
+	uint64_t ts; /* ibv_wc_read_completion_ts, if the CQ asked for it */
 };
 
-static int cqx_collect(struct ibv_cq_ex *cq, struct exwc *out, int want)
+static int cqx_collect(struct ibv_cq_ex *cq, struct exwc *out, int want,
+		       bool ts)
 {
 	struct ibv_poll_cq_attr pa;
 	double end = now_ms() + WAIT_MS;
@@ -202,6 +216,7 @@ static int cqx_collect(struct ibv_cq_ex *cq, struct exwc *out, int want)
 			out[n].opcode = ibv_wc_read_opcode(cq);
 			out[n].byte_len = ibv_wc_read_byte_len(cq);
 			out[n].qp_num = ibv_wc_read_qp_num(cq);
+			out[n].ts = ts ? ibv_wc_read_completion_ts(cq) : 0;
 			n++;
 		} while (n < want && ibv_next_poll(cq) == 0);
 		ibv_end_poll(cq);
@@ -245,6 +260,7 @@ void t_qp_ex(struct sv_side *s)
 		struct ibv_qp_init_attr_ex ia;
 		struct ibv_qp_ex *qx;
 		struct exwc wc[3];
+		uint64_t t0, t1;
 		int n;
 
 		memset(&dx, 0, sizeof(dx));
@@ -252,7 +268,8 @@ void t_qp_ex(struct sv_side *s)
 		      dx.orig_attr.max_qp > 0, "ibv_query_device_ex");
 		memset(&ca, 0, sizeof(ca));
 		ca.cqe = 64;
-		ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+		ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 		cqx = ibv_create_cq_ex(s->ctx, &ca);
 		if (!CHECK(cqx, "ibv_create_cq_ex"))
 			goto bail;
@@ -296,8 +313,10 @@ void t_qp_ex(struct sv_side *s)
 		qx->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_atomic_fetch_add(qx, peer.rkey, peer.addr + AOFF, 7);
 		ibv_wr_set_sge(qx, b.mr->lkey, (uintptr_t)(b.p + AOFF), 8);
+		t0 = mono_ns();
 		CHECK(!ibv_wr_complete(qx), "ibv_wr_complete posts 3 WRs");
-		n = cqx_collect(cqx, wc, 3);
+		n = cqx_collect(cqx, wc, 3, true);
+		t1 = mono_ns();
 		if (CHECK(n == 3, "3 completions through ibv_start_poll/"
 			  "ibv_next_poll (%d)", n)) {
 			CHECK(wc[0].wr_id == 1 && wc[1].wr_id == 2 &&
@@ -313,6 +332,16 @@ void t_qp_ex(struct sv_side *s)
 			      "the READ is %d (%u)", RLEN, wc[1].byte_len);
 			CHECK(wc[0].qp_num == qp->qp_num,
 			      "ibv_wc_read_qp_num is ours");
+			/* hca_core_clock is 1 GHz: CLOCK_MONOTONIC in ns */
+			CHECK(t0 <= wc[0].ts && wc[0].ts <= wc[1].ts &&
+			      wc[1].ts <= wc[2].ts && wc[2].ts <= t1,
+			      "ibv_wc_read_completion_ts: in order, within "
+			      "the post and the poll (%llu..%llu: %llu %llu "
+			      "%llu)", (unsigned long long)t0,
+			      (unsigned long long)t1,
+			      (unsigned long long)wc[0].ts,
+			      (unsigned long long)wc[1].ts,
+			      (unsigned long long)wc[2].ts);
 		}
 		CHECK(pattern_check(b.p + ROFF, RLEN, 131) < 0,
 		      "ibv_wr_rdma_read data");
