@@ -481,6 +481,20 @@ need_python() {
 	command -v python3 >/dev/null 2>&1
 }
 
+# --- a scripted server's record of the request items it got -----------------
+
+# items_has NAME FILE ITEMS / items_lacks NAME FILE ITEMS: FILE (the item
+# types of a request, space-separated) holds one of ITEMS (an ERE
+# alternation, "16|17"), or is there and holds none of them.
+items_has() {
+	grep -Eq "(^| )($3)( |\$)" "$2" && pass "$1" ||
+		fail "$1" "items: $(cat "$2" 2>/dev/null)"
+}
+items_lacks() {
+	[ -s "$2" ] && ! grep -Eq "(^| )($3)( |\$)" "$2" && pass "$1" ||
+		fail "$1" "items: $(cat "$2" 2>/dev/null)"
+}
+
 # --- -vx (latency percentiles and process CPU) ----------------------------
 
 # vx_ns NAME: the value of the first report line NAME in OUT_FILE, in ns

@@ -168,13 +168,10 @@ for c in 4 1; do
 		expect "conns: a 0.5 server without CAP_CONNS: refused" 1 '' \
 			'^qperf: tcp_bw: --conns 4 needs a server that runs several connections in one test \(qperf 0\.5\.0\); the server at 127\.0\.0\.1 \(qperf 0\.5\.0\) lacks it$'
 		one_line "conns: without CAP_CONNS"
-		grep -Eq '(^| )17( |$)' "$pf.items" &&
-			pass "conns: --conns 4 sends item 17" ||
-			fail "conns: --conns 4 sends item 17" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_has "conns: --conns 4 sends item 17" "$pf.items" 17
 	else
-		[ -s "$pf.items" ] && ! grep -Eq '(^| )(16|17)( |$)' "$pf.items" &&
-			pass "conns: --conns 1 sends neither item 16 nor 17" ||
-			fail "conns: --conns 1 sends neither item 16 nor 17" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_lacks "conns: --conns 1 sends neither item 16 nor 17" \
+			"$pf.items" '16|17'
 	fi
 done
 

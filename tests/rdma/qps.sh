@@ -245,13 +245,9 @@ for th in 2 1; do
 		expect "qps: a 0.5 server without CAP_THREADS: refused" 1 '' \
 			'^qperf: rc_bw: 2 threads \(--threads\) need a server that spreads QPs over threads \(qperf 0\.5\.0\); the server at 127\.0\.0\.1 \(qperf 0\.5\.0\) lacks it: give --threads 1$'
 		one_line "qps: without CAP_THREADS"
-		grep -Eq '(^| )16( |$)' "$pf.items" &&
-			pass "qps: --threads 2 sends item 16" ||
-			fail "qps: --threads 2 sends item 16" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_has "qps: --threads 2 sends item 16" "$pf.items" 16
 	else
-		[ -s "$pf.items" ] && ! grep -Eq '(^| )16( |$)' "$pf.items" &&
-			pass "qps: --threads 1 sends no item 16" ||
-			fail "qps: --threads 1 sends no item 16" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_lacks "qps: --threads 1 sends no item 16" "$pf.items" 16
 	fi
 done
 
@@ -280,13 +276,9 @@ for q in 4 1; do
 		expect "qps: a 0.5 server without CAP_QPS: refused" 1 '' \
 			'^qperf: rc_bw: --qps needs a server that runs several QPs in one test \(qperf 0\.5\.0\); the server at 127\.0\.0\.1 \(qperf 0\.5\.0\) lacks it$'
 		one_line "qps: without CAP_QPS"
-		grep -Eq '(^| )15( |$)' "$pf.items" &&
-			pass "qps: --qps 4 sends item 15" ||
-			fail "qps: --qps 4 sends item 15" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_has "qps: --qps 4 sends item 15" "$pf.items" 15
 	else
-		[ -s "$pf.items" ] && ! grep -Eq '(^| )(15|41)( |$)' "$pf.items" &&
-			pass "qps: --qps 1 sends nothing new" ||
-			fail "qps: --qps 1 sends nothing new" "items: $(cat "$pf.items" 2>/dev/null)"
+		items_lacks "qps: --qps 1 sends nothing new" "$pf.items" '15|41'
 	fi
 done
 
