@@ -351,6 +351,10 @@ void param_prepare(const struct test_desc *t, struct par_set *p)
 		     (t->uses & PAR_BIT(PAR_MTU_SIZE)) && !cm ? DEFAULT_RDMA_MTU
 							     : 0);
 	}
+	/* --threads spreads several QPs or connections (reg_mr's are its
+	 * own): over one of each it is not in use, and given, warned of. */
+	if (t->kind != TK_LOCAL && param_spread_n(t, p) < 2)
+		p->used[PAR_THREADS] = false;
 	threads_pick(t, p);
 }
 

@@ -52,8 +52,8 @@ for t in tcp_bw udp_bw; do
 		Q -n "$n" -m 1k --conns "$c" --json "$t"
 		if [ "$c" = 1 ]; then
 			json_valid "conns: $t --conns 1 -n $n" doc
-			json_assert "conns: $t --conns 1: as without it (no conns object), $n sent" \
-				"'conns' not in R and R['loc']['send']['msgs'] == $n and T0['params']['loc']['conns'] == 1 and T0['params']['loc']['threads'] == 1"
+			json_assert "conns: $t --conns 1: as without it (no conns object, threads not in use), $n sent" \
+				"'conns' not in R and R['loc']['send']['msgs'] == $n and T0['params']['loc']['conns'] == 1 and 'threads' not in T0['params']['loc']"
 			continue
 		fi
 		conns_json "conns: $t --conns $c -n $n" "$c" "$n" "$t"
@@ -116,6 +116,13 @@ expect "conns: --conns with --streams: refused" 2 '^$' \
 Q --threads 2 -st 2 tcp_bw
 expect "conns: --threads with --streams: refused" 2 '^$' \
 	'^qperf: --threads: 2: not with -st: '
+# --threads over one connection spreads nothing: warned of, one thread.
+Q -t "$TT" -vu --threads 2 tcp_bw
+expect "conns: --threads 2 without --conns: runs, warned of" 0 \
+	'^    bw +=  ' '^qperf: warning: --threads set but not used in test tcp_bw$'
+grep -q 'threads' "$OUT_FILE" &&
+	fail "conns: --threads 2 without --conns: not among the used options" "$(ctx)" ||
+	pass "conns: --threads 2 without --conns: not among the used options"
 for v in 0 16385 x; do
 	Q --conns "$v" tcp_bw
 	expect "conns: --conns $v: refused" 2 '^$' "^qperf: --conns: $v: "
