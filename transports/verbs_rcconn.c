@@ -324,6 +324,33 @@ static void conn_drop(struct verbs_priv *v)
 
 /* ---- the client ---- */
 
+int rcc_start_addr(struct tsess *s, struct rcc_priv *r,
+		   struct rdma_cm_id **id, void *ctx, char *why, size_t len)
+{
+	if (rdma_create_id(r->v.cm_ch, id, ctx, RDMA_PS_TCP)) {
+		*id = NULL;
+		return seterr(why, len, "rdma_create_id: %s", strerror(errno));
+	}
+	if (rdma_resolve_addr(*id, r->bind_src ? (struct sockaddr *)&r->src
+					       : NULL,
+			      (struct sockaddr *)&r->dst, rcc_timeout_ms(s)))
+		return seterr(why, len, "%s", strerror(errno));
+	return 0;
+}
+
+int rcc_start_connect(struct rcc_priv *r, struct rdma_cm_id *id, char *why,
+		      size_t len)
+{
+	struct rdma_conn_param cp;
+
+	rcc_conn_param(&cp);
+	cp.private_data = r->token;
+	cp.private_data_len = RCC_TOKEN;
+	if (rdma_connect(id, &cp))
+		return seterr(why, len, "%s", strerror(errno));
+	return 0;
+}
+
 static int client_resolve(struct tsess *s, struct rcc_priv *r, bool route,
 			  char *why, size_t len)
 {
@@ -336,14 +363,8 @@ static int client_resolve(struct tsess *s, struct rcc_priv *r, bool route,
 		return rcc_expect(s, r, RDMA_CM_EVENT_ROUTE_RESOLVED, why, len,
 				  &got);
 	}
-	if (rdma_create_id(v->cm_ch, &v->cm_id, NULL, RDMA_PS_TCP)) {
-		v->cm_id = NULL;
-		return seterr(why, len, "rdma_create_id: %s", strerror(errno));
-	}
-	if (rdma_resolve_addr(v->cm_id,
-			      r->bind_src ? (struct sockaddr *)&r->src : NULL,
-			      (struct sockaddr *)&r->dst, ms))
-		return seterr(why, len, "%s", strerror(errno));
+	if (rcc_start_addr(s, r, &v->cm_id, NULL, why, len) < 0)
+		return -1;
 	if (rcc_expect(s, r, RDMA_CM_EVENT_ADDR_RESOLVED, why, len, &got) < 0)
 		return -1;
 	if (v->ctx && v->cm_id->verbs != v->ctx)
@@ -356,7 +377,6 @@ static int client_step(struct tsess *s, struct rcc_priv *r,
 		       enum rcc_step step, char *why, size_t len)
 {
 	struct verbs_priv *v = &r->v;
-	struct rdma_conn_param cp;
 	int got, rc;
 
 	switch (step) {
@@ -366,11 +386,8 @@ static int client_step(struct tsess *s, struct rcc_priv *r,
 	case RCC_CREATE:
 		return qp_make(s, v, why, len) ? -1 : 1;
 	case RCC_CONNECT:
-		rcc_conn_param(&cp);
-		cp.private_data = r->token;
-		cp.private_data_len = RCC_TOKEN;
-		if (rdma_connect(v->cm_id, &cp))
-			return seterr(why, len, "%s", strerror(errno));
+		if (rcc_start_connect(r, v->cm_id, why, len) < 0)
+			return -1;
 		rc = rcc_expect(s, r, RDMA_CM_EVENT_ESTABLISHED, why, len,
 				&got);
 		if (rc < 0 && got == RDMA_CM_EVENT_REJECTED)

@@ -81,6 +81,14 @@ bool rcc_request_ok(struct tsess *s, const struct rcc_priv *r,
 const char *rcc_wait_why(int e);
 /* Both ends' connection parameters. */
 void rcc_conn_param(struct rdma_conn_param *cp);
+/* The client's starts, whose events come later (one connection, or a
+ * storm's slot): a new id on the session's channel (ctx its context)
+ * resolving the server's address; the connect, with the test's token.
+ * 0, or -1 with why filled. */
+int rcc_start_addr(struct tsess *s, struct rcc_priv *r,
+		   struct rdma_cm_id **id, void *ctx, char *why, size_t len);
+int rcc_start_connect(struct rcc_priv *r, struct rdma_cm_id *id, char *why,
+		      size_t len);
 
 /* An RC QP on id with the session's PD and CQ (QP qi's, for a CQ per
  * QP): 0, or -1 with why filled. */

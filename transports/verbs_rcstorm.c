@@ -321,24 +321,12 @@ static int client_start(struct tsess *s, struct rcc_priv *r,
 {
 	struct verbs_priv *v = &r->v;
 	struct rcc_slot *sl = &r->slot[j];
-	struct rdma_conn_param cp;
 	int e;
 
 	switch (step) {
 	case RCC_ADDR:
-		if (rdma_create_id(v->cm_ch, &sl->id,
-				   (void *)(uintptr_t)(j + 1), RDMA_PS_TCP)) {
-			sl->id = NULL;
-			return seterr(why, len, "rdma_create_id: %s",
-				      strerror(errno));
-		}
-		if (rdma_resolve_addr(sl->id,
-				      r->bind_src ? (struct sockaddr *)&r->src :
-						    NULL,
-				      (struct sockaddr *)&r->dst,
-				      rcc_timeout_ms(s)))
-			return seterr(why, len, "%s", strerror(errno));
-		return 0;
+		return rcc_start_addr(s, r, &sl->id,
+				      (void *)(uintptr_t)(j + 1), why, len);
 	case RCC_ROUTE:
 		if (sl->id->verbs != v->ctx)
 			return seterr(why, len,
@@ -347,12 +335,7 @@ static int client_start(struct tsess *s, struct rcc_priv *r,
 			return seterr(why, len, "%s", strerror(errno));
 		return 0;
 	case RCC_CONNECT:
-		rcc_conn_param(&cp);
-		cp.private_data = r->token;
-		cp.private_data_len = RCC_TOKEN;
-		if (rdma_connect(sl->id, &cp))
-			return seterr(why, len, "%s", strerror(errno));
-		return 0;
+		return rcc_start_connect(r, sl->id, why, len);
 	case RCC_MSG:
 		sl->wait = WANT_SEND | WANT_RECV;
 		e = slot_post(s, r, j, false);
